@@ -1,0 +1,59 @@
+# StoryGraph: the two commands are `make run` (the app) and `make test` (the whole suite).
+PY_SYS ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip --disable-pip-version-check
+STAMP  := $(VENV)/.installed
+DEVSTAMP := $(VENV)/.installed-dev
+HOST   ?= 127.0.0.1
+PORT   ?= 8501
+
+.PHONY: run test install deps model lint unit bench clean-data help
+
+help:
+	@echo "make run    - install what is missing and start the app on http://$(HOST):$(PORT)"
+	@echo "make test   - install what is missing and run lint + the whole test suite"
+	@echo "make model  - install the embedded model (llama.cpp server + Qwen2.5-Coder-1.5B)"
+	@echo "make bench  - run the benchmarks and print their tables"
+
+$(VENV)/bin/python:
+	$(PY_SYS) -m venv $(VENV)
+
+$(STAMP): requirements.txt | $(VENV)/bin/python
+	$(PIP) install -r requirements.txt
+	touch $@
+
+$(DEVSTAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
+	$(PIP) install -r requirements-dev.txt
+	touch $(STAMP) $@
+
+install: $(STAMP)
+
+# The embedded model, only when no other model is configured (idempotent, quick when present).
+model: $(STAMP)
+	$(PY) -m storygraph.llm.install --if-needed
+
+run: install model
+	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT) \
+		--server.headless true --browser.gatherUsageStats false
+
+# Test-only system pieces: Debian chromium + CJK fonts, and Neo4j's Cypher parser from npm.
+deps: $(DEVSTAMP)
+	bash scripts/ensure_system_deps.sh
+	npm ci --prefix tools/cypher-lint --no-audit --no-fund --loglevel=error
+
+lint: $(DEVSTAMP)
+	$(PY) -m ruff check .
+
+test: deps lint
+	$(PY) -m storygraph.llm.install --force-embedded
+	$(PY) -m pytest -q --timeout=900
+
+unit: $(DEVSTAMP)
+	$(PY) -m pytest -q tests/unit
+
+bench: install model
+	$(PY) -m benchmarks
+
+clean-data:
+	rm -rf data

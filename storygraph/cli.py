@@ -1,0 +1,294 @@
+"""`python -m storygraph …`: ingest, ask, graph import/export, stats, docs, reset, doctor."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from storygraph.errors import StoryGraphError
+from storygraph.ingest import Progress
+from storygraph.qa import QAOptions
+from storygraph.retrieval import BASE_MODES
+from storygraph.services import Services, build_services
+from storygraph.settings import Settings, get_settings
+
+Handler = Callable[[argparse.Namespace, Settings], int]
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _services(settings: Settings) -> Services:
+    services = build_services(settings)
+    for warning in services.warnings:
+        print(f"note: {warning}", file=sys.stderr)
+    return services
+
+
+def _stderr_progress(event: Progress) -> None:
+    if event.stage == "extract" and event.total:
+        width = 30
+        filled = int(width * event.done / event.total)
+        bar = "#" * filled + "-" * (width - filled)
+        end = "\n" if event.done == event.total else ""
+        print(
+            f"\r{event.document}: [{bar}] {event.done}/{event.total} chunks",
+            end=end,
+            file=sys.stderr,
+            flush=True,
+        )
+    elif event.stage in ("decode", "write"):
+        print(f"{event.document}: {event.message}", file=sys.stderr, flush=True)
+
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    services = _services(settings)
+    try:
+        if args.estimate:
+            from storygraph.estimate import estimate_files
+
+            result = estimate_files(services, [Path(p) for p in args.paths])
+            _print_json(result) if args.json else print(result["summary"])
+            return 0
+        ingestor = services.ingestor()
+        failed = 0
+        reports = []
+        for raw in args.paths:
+            path = Path(raw)
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                print(f"{path}: cannot read ({exc.strerror})", file=sys.stderr)
+                failed += 1
+                continue
+            report = ingestor.ingest_bytes(path.name, data, _stderr_progress)
+            reports.append(report.to_json())
+            if report.status == "failed":
+                failed += 1
+            if not args.json:
+                print(
+                    f"{path.name}: {report.status}: {report.message} "
+                    f"({report.usage.calls} LLM calls, {report.usage.total_tokens} tokens, "
+                    f"{report.seconds:.1f} s)"
+                )
+                for warning in report.warnings:
+                    print(f"  warning: {warning}")
+        if args.json:
+            _print_json(reports)
+        return 1 if failed else 0
+    finally:
+        services.close()
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    if args.no_llm:
+        settings = settings.model_copy(update={"no_llm": True})
+    services = _services(settings)
+    try:
+        options = QAOptions(
+            mode=args.mode or settings.retrieval_mode,
+            top_k=args.top_k or settings.rerank_top_k,
+            min_score=settings.rerank_min_score if args.min_score is None else args.min_score,
+            strategy=settings.rerank_strategy,
+            no_llm=args.no_llm,
+        )
+        answer = services.qa().ask(args.question, options)
+        if args.json:
+            _print_json(answer.to_json())
+            return 0
+        print(answer.answer)
+        if answer.citations:
+            print()
+            for c in answer.citations:
+                print(f"[{c.number}] {c.document_name}: {c.text}")
+        print(f"\nentities: {', '.join(e.node_id for e in answer.entities) or '(none)'}")
+        for fact in answer.facts:
+            mark = "kept" if fact.kept else "dropped"
+            print(f"  {fact.score:>5} {mark:7} {fact.text()}")
+        for warning in answer.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        return 0
+    finally:
+        services.close()
+
+
+def cmd_graph(args: argparse.Namespace, settings: Settings) -> int:
+    from storygraph.graph_io import export_graph, import_graph, load_graph_file
+
+    services = _services(settings.model_copy(update={"no_llm": True}))
+    try:
+        if args.graph_command == "import":
+            counts, dropped = import_graph(services.store, load_graph_file(Path(args.file)))
+            print(
+                f"imported: {counts.entities_added} entities added, {counts.entities_merged} "
+                f"merged, {counts.relations_added} relations added, {counts.relations_merged} "
+                "merged"
+            )
+            for line in dropped:
+                print(f"  skipped: {line}", file=sys.stderr)
+        else:
+            data = export_graph(services.store)
+            text = json.dumps(data, ensure_ascii=False, indent=1)
+            if args.file == "-":
+                print(text)
+            else:
+                Path(args.file).write_text(text + "\n", encoding="utf-8")
+                print(
+                    f"exported {len(data['nodes'])} nodes and {len(data['relationships'])} "
+                    f"relationships to {args.file}"
+                )
+        return 0
+    finally:
+        services.close()
+
+
+def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    services = _services(settings.model_copy(update={"no_llm": True}))
+    try:
+        stats = services.store.stats()
+        stats_out: dict[str, Any] = {"store": services.store.describe(), **stats}
+        if args.json:
+            _print_json(stats_out)
+        else:
+            for key, value in stats_out.items():
+                print(f"{key}: {value}")
+        return 0
+    finally:
+        services.close()
+
+
+def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
+    services = _services(settings.model_copy(update={"no_llm": True}))
+    try:
+        if args.docs_command == "delete":
+            docs = {d.id: d for d in services.store.list_documents()}
+            matches = [d for d in docs.values() if d.id == args.id or d.name == args.id]
+            if not matches:
+                print(f"no document with id or name {args.id!r}", file=sys.stderr)
+                return 1
+            for doc in matches:
+                result = services.store.delete_document(doc.id)
+                print(
+                    f"deleted {doc.name} ({doc.id}): {result['entities_deleted']} entities and "
+                    f"{result['relations_deleted']} relations no other document supported"
+                )
+            return 0
+        docs_list = services.store.list_documents()
+        if args.json:
+            _print_json([d.__dict__ for d in docs_list])
+        elif not docs_list:
+            print("no documents")
+        for doc in [] if args.json else docs_list:
+            print(f"{doc.id}  {doc.status:7}  {doc.language}  {doc.chunks:4} chunks  {doc.name}")
+        return 0
+    finally:
+        services.close()
+
+
+def cmd_reset(args: argparse.Namespace, settings: Settings) -> int:
+    if not args.yes:
+        print(
+            "reset deletes every document, entity and relation; add --yes to confirm",
+            file=sys.stderr,
+        )
+        return 2
+    services = _services(settings.model_copy(update={"no_llm": True}))
+    try:
+        services.store.reset()
+        print("graph emptied")
+        return 0
+    finally:
+        services.close()
+
+
+def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    from storygraph.doctor import run_doctor
+
+    report = run_doctor(settings)
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        print(report.render())
+    return 0 if report.healthy else 1
+
+
+def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from storygraph.evaluation.cli import run_eval_command
+
+    return run_eval_command(args, settings)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m storygraph", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", help="ingest story files (progress on stderr)")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--estimate", action="store_true", help="estimate calls, tokens, cost, time")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("ask", help="ask a question")
+    p.add_argument("question")
+    p.add_argument("--mode", help=f"retrieval mode: {', '.join(BASE_MODES)} (default onehop)")
+    p.add_argument("--no-llm", action="store_true", help="dictionary entities, lexical scores")
+    p.add_argument("--top-k", type=int)
+    p.add_argument("--min-score", type=float)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("graph", help="import or export a graph JSON file")
+    gsub = p.add_subparsers(dest="graph_command", required=True)
+    gi = gsub.add_parser("import")
+    gi.add_argument("file")
+    ge = gsub.add_parser("export")
+    ge.add_argument("file", help="output path, or - for stdout")
+    p.set_defaults(func=cmd_graph)
+
+    p = sub.add_parser("stats", help="counts of documents, chunks, entities, relations")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("docs", help="list or delete documents")
+    dsub = p.add_subparsers(dest="docs_command")
+    dsub.add_parser("list")
+    dd = dsub.add_parser("delete")
+    dd.add_argument("id", help="document id or file name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_docs, docs_command="list")
+
+    p = sub.add_parser("reset", help="delete everything")
+    p.add_argument("--yes", action="store_true")
+    p.set_defaults(func=cmd_reset)
+
+    p = sub.add_parser("doctor", help="check the model and the store, explain an empty graph")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("eval", help="evaluate retrieval on a question set and a fixed graph")
+    p.add_argument("questions")
+    p.add_argument("--graph", required=True)
+    p.add_argument("--mode", action="append", dest="modes")
+    p.add_argument("--no-llm", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args, get_settings()))
+    except StoryGraphError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"next step: {exc.hint}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted; nothing half-written is kept", file=sys.stderr)
+        return 130

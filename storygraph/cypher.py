@@ -1,0 +1,351 @@
+"""Every Cypher query StoryGraph runs, as named constants.
+
+Rules (design §3-4):
+- One dialect for embedded FalkorDB and Neo4j 5: no APOC, no dynamic labels, no procedures.
+- Values travel only as parameters (`$name`).
+- A label or relation type can only reach a query through a `<<label>>` / `<<rel_type>>` /
+  `<<old_label>>` placeholder filled by `render()`, which accepts nothing but already-sanitised
+  identifiers (`^[A-Za-z_][A-Za-z0-9_]*$`) and backticks them.
+- Per-engine pieces are limited to schema DDL (the `*_FALKORDB` / `*_NEO4J` constants).
+
+`tests/integration/test_cypher_dialect.py` runs every constant through Neo4j's own parser.
+"""
+
+from __future__ import annotations
+
+import re
+
+STRUCTURAL_TYPES: tuple[str, ...] = ("MENTIONS", "PART_OF")
+"""Relation types we create ourselves; never returned as facts."""
+
+IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# --- schema --------------------------------------------------------------------------------
+
+SCHEMA_FALKORDB: tuple[str, ...] = (
+    "CREATE INDEX FOR (n:__Entity__) ON (n.id)",
+    "CREATE INDEX FOR (n:__Entity__) ON (n.norm)",
+    "CREATE INDEX FOR (n:__Entity__) ON (n.rkey)",
+    "CREATE INDEX FOR (c:Chunk) ON (c.id)",
+    "CREATE INDEX FOR (d:Document) ON (d.id)",
+    "CREATE INDEX FOR (d:Document) ON (d.sha256)",
+)
+
+SCHEMA_NEO4J: tuple[str, ...] = (
+    "CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:__Entity__) REQUIRE e.id IS UNIQUE",
+    "CREATE INDEX entity_norm IF NOT EXISTS FOR (e:__Entity__) ON (e.norm)",
+    "CREATE INDEX entity_rkey IF NOT EXISTS FOR (e:__Entity__) ON (e.rkey)",
+    "CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE c.id IS UNIQUE",
+    "CREATE CONSTRAINT document_id IF NOT EXISTS FOR (d:Document) REQUIRE d.id IS UNIQUE",
+    "CREATE INDEX document_sha IF NOT EXISTS FOR (d:Document) ON (d.sha256)",
+)
+
+# --- documents and chunks -----------------------------------------------------------------
+
+DOCUMENT_BY_SHA = """
+MATCH (d:Document {sha256: $sha256})
+RETURN d.id AS id, d.name AS name, d.status AS status
+"""
+
+DOCUMENT_BEGIN = """
+MERGE (d:Document {id: $id})
+SET d.name = $name, d.sha256 = $sha256, d.language = $language, d.chars = $chars,
+    d.uploaded_at = $now, d.status = 'pending', d.chunks = $chunks
+"""
+
+DOCUMENT_COMMIT = """
+MATCH (d:Document {id: $id})
+SET d.status = 'ready'
+RETURN d.id AS id
+"""
+
+CHUNKS_CREATE = """
+MATCH (d:Document {id: $document_id})
+UNWIND $rows AS row
+MERGE (c:Chunk {id: row.id})
+SET c.document_id = $document_id, c.index = row.index, c.text = row.text,
+    c.start = row.start, c.end = row.end
+MERGE (c)-[:PART_OF]->(d)
+"""
+
+DOCUMENTS_LIST = """
+MATCH (d:Document)
+RETURN d.id AS id, d.name AS name, d.sha256 AS sha256, d.language AS language,
+       d.chars AS chars, d.uploaded_at AS uploaded_at, d.status AS status, d.chunks AS chunks
+ORDER BY d.uploaded_at, d.name
+"""
+
+PENDING_DOCUMENT_IDS = """
+MATCH (d:Document)
+WHERE d.status <> 'ready'
+RETURN d.id AS id
+"""
+
+CHUNKS_BY_IDS = """
+MATCH (c:Chunk)-[:PART_OF]->(d:Document)
+WHERE c.id IN $ids
+RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS document_id
+"""
+
+# Deleting a document (in this order): relations only it supported, its provenance on the
+# remaining relations, entities only it supported (and left without relations), its provenance
+# on the remaining entities, then its chunks and the document node.
+RELATIONS_DELETE_ONLY_SUPPORTED_BY = """
+MATCH (:__Entity__)-[r]->(:__Entity__)
+WHERE size(coalesce(r.chunk_ids, [])) > 0 AND all(x IN r.chunk_ids WHERE x STARTS WITH $prefix)
+DELETE r
+RETURN count(*) AS deleted
+"""
+
+RELATIONS_STRIP_PROVENANCE = """
+MATCH (:__Entity__)-[r]->(:__Entity__)
+WHERE any(x IN coalesce(r.chunk_ids, []) WHERE x STARTS WITH $prefix)
+WITH r, [i IN range(0, size(r.chunk_ids) - 1) WHERE NOT r.chunk_ids[i] STARTS WITH $prefix] AS keep
+SET r.evidence = [i IN keep | coalesce(r.evidence, [])[i]],
+    r.chunk_ids = [i IN keep | r.chunk_ids[i]],
+    r.weight = size(keep)
+RETURN count(r) AS touched
+"""
+
+ENTITIES_DELETE_ONLY_SUPPORTED_BY = """
+MATCH (e:__Entity__)
+WHERE size(coalesce(e.chunk_ids, [])) > 0 AND all(x IN e.chunk_ids WHERE x STARTS WITH $prefix)
+OPTIONAL MATCH (e)-[x]-(:__Entity__)
+WITH e, count(x) AS remaining
+WHERE remaining = 0
+DETACH DELETE e
+RETURN count(*) AS deleted
+"""
+
+ENTITIES_STRIP_PROVENANCE = """
+MATCH (e:__Entity__)
+WHERE any(x IN coalesce(e.chunk_ids, []) WHERE x STARTS WITH $prefix)
+WITH e, [i IN range(0, size(e.chunk_ids) - 1) WHERE NOT e.chunk_ids[i] STARTS WITH $prefix] AS keep
+SET e.type_votes = [i IN keep | coalesce(e.type_votes, [])[i]],
+    e.chunk_ids = [i IN keep | e.chunk_ids[i]]
+RETURN e.id AS id
+"""
+
+CHUNKS_AND_DOCUMENT_DELETE = """
+MATCH (d:Document {id: $document_id})
+OPTIONAL MATCH (c:Chunk)-[:PART_OF]->(d)
+DETACH DELETE c, d
+RETURN count(*) AS deleted
+"""
+
+# --- entities -------------------------------------------------------------------------------
+
+ENTITY_CANDIDATES = """
+MATCH (e:__Entity__)
+WHERE e.norm IN $norms OR e.rkey IN $rkeys
+RETURN e.id AS id, e.type AS type, e.norm AS norm, e.rkey AS rkey, e.kana AS kana,
+       e.type_votes AS type_votes
+"""
+
+ENTITY_UPSERT = """
+UNWIND $rows AS row
+MERGE (e:__Entity__ {id: row.id})
+ON CREATE SET e.created_at = $now
+WITH e, row, coalesce(e.chunk_ids, []) AS old_ids, coalesce(e.type_votes, []) AS old_votes,
+     coalesce(e.aliases, []) AS old_aliases
+SET e:<<label>>,
+    e.type = row.type, e.norm = row.norm, e.rkey = row.rkey, e.kana = row.kana,
+    e.chunk_ids = old_ids + row.chunk_ids,
+    e.type_votes = old_votes + row.type_votes,
+    e.aliases = old_aliases + [x IN row.aliases WHERE NOT x IN old_aliases],
+    e.updated_at = $now
+"""
+
+ENTITY_REMOVE_LABEL = """
+UNWIND $ids AS id
+MATCH (e:__Entity__ {id: id})
+REMOVE e:<<old_label>>
+"""
+
+MENTIONS_CREATE = """
+UNWIND $rows AS row
+MATCH (c:Chunk {id: row.chunk_id})
+MATCH (e:__Entity__ {id: row.entity_id})
+MERGE (c)-[:MENTIONS]->(e)
+"""
+
+ENTITY_NAMES = """
+MATCH (e:__Entity__)
+RETURN e.id AS id, e.norm AS norm, e.type AS type
+"""
+
+# --- relations ------------------------------------------------------------------------------
+
+RELATION_UPSERT = """
+UNWIND $rows AS row
+MATCH (a:__Entity__ {id: row.source})
+MATCH (b:__Entity__ {id: row.target})
+MERGE (a)-[r:<<rel_type>>]->(b)
+ON CREATE SET r.created_at = $now
+WITH r, row, coalesce(r.chunk_ids, []) + row.chunk_ids AS ids,
+     coalesce(r.evidence, []) + row.evidence AS evidence
+SET r.chunk_ids = ids, r.evidence = evidence, r.weight = size(ids), r.updated_at = $now
+"""
+
+RELATIONS_EXISTING = """
+UNWIND $rows AS row
+MATCH (:__Entity__ {id: row.source})-[r:<<rel_type>>]->(:__Entity__ {id: row.target})
+RETURN row.source AS source, row.target AS target
+"""
+
+ENTITY_TYPE_SET = """
+UNWIND $rows AS row
+MATCH (e:__Entity__ {id: row.id})
+SET e:<<label>>, e.type = row.type
+"""
+
+ENTITY_VOTES = """
+MATCH (e:__Entity__)
+WHERE e.id IN $ids
+RETURN e.id AS id, e.type AS type, e.type_votes AS type_votes
+"""
+
+# Retrieval (design §5). Each returns rows of (start, type, end, chunk_ids, evidence) with the
+# edge's real direction.
+RETRIEVE_ONEHOP = """
+MATCH (s:__Entity__)-[r]-(:__Entity__)
+WHERE s.id IN $ids AND NOT type(r) IN $structural
+WITH DISTINCT r
+WITH r, startNode(r) AS a, endNode(r) AS b
+RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
+       r.evidence AS evidence
+"""
+
+RETRIEVE_DIRECTED_2HOP = """
+MATCH (s:__Entity__)-[r]->(b:__Entity__)
+WHERE s.id IN $ids AND NOT type(r) IN $structural
+RETURN s.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
+       r.evidence AS evidence
+UNION
+MATCH (s:__Entity__)-[r1]->(m:__Entity__)-[r]->(b:__Entity__)
+WHERE s.id IN $ids AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
+RETURN m.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
+       r.evidence AS evidence
+"""
+
+RETRIEVE_UNDIRECTED_2HOP = """
+MATCH (s:__Entity__)-[r]-(:__Entity__)
+WHERE s.id IN $ids AND NOT type(r) IN $structural
+WITH DISTINCT r
+WITH r, startNode(r) AS a, endNode(r) AS b
+RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
+       r.evidence AS evidence
+UNION
+MATCH (s:__Entity__)-[r1]-(m:__Entity__)-[r]-(:__Entity__)
+WHERE s.id IN $ids AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
+WITH DISTINCT r
+WITH r, startNode(r) AS a, endNode(r) AS b
+RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
+       r.evidence AS evidence
+"""
+
+# Co-members: other nodes with an edge of the same type into the same node as a start node
+# (おじいさん -[LIVES_IN]-> 村 <-[LIVES_IN]- おばあさん). Used by question-type expansion.
+RETRIEVE_CO_MEMBERS = """
+MATCH (s:__Entity__)-[r1]->(m:__Entity__)<-[r]-(o:__Entity__)
+WHERE s.id IN $ids AND type(r1) = type(r) AND type(r) IN $types AND o <> s
+RETURN o.id AS start, type(r) AS type, m.id AS end, r.chunk_ids AS chunk_ids,
+       r.evidence AS evidence
+"""
+
+RELATION_TYPES = """
+MATCH (:__Entity__)-[r]->(:__Entity__)
+WHERE NOT type(r) IN $structural
+RETURN type(r) AS type, count(*) AS count
+ORDER BY count DESC
+"""
+
+# --- whole graph: export, view, stats, reset --------------------------------------------------
+
+EXPORT_NODES = """
+MATCH (e:__Entity__)
+RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_ids
+ORDER BY e.id
+"""
+
+EXPORT_RELATIONSHIPS = """
+MATCH (a:__Entity__)-[r]->(b:__Entity__)
+WHERE NOT type(r) IN $structural
+RETURN a.id AS source, type(r) AS type, b.id AS target, r.chunk_ids AS chunk_ids,
+       r.evidence AS evidence, r.weight AS weight
+ORDER BY source, type, target
+"""
+
+GRAPH_VIEW = """
+MATCH (a:__Entity__)-[r]->(b:__Entity__)
+WHERE NOT type(r) IN $structural
+  AND ($prefix = '' OR any(x IN coalesce(r.chunk_ids, []) WHERE x STARTS WITH $prefix))
+  AND (size($types) = 0 OR a.type IN $types OR b.type IN $types)
+  AND ($search = '' OR a.norm CONTAINS $search OR b.norm CONTAINS $search)
+RETURN a.id AS start, a.type AS start_type, type(r) AS type, b.id AS end, b.type AS end_type,
+       r.chunk_ids AS chunk_ids, r.evidence AS evidence
+LIMIT $limit
+"""
+
+ENTITY_TYPES_OF = """
+MATCH (e:__Entity__)
+WHERE e.id IN $ids
+RETURN e.id AS id, e.type AS type
+"""
+
+STATS = """
+OPTIONAL MATCH (d:Document)
+WITH count(d) AS documents
+OPTIONAL MATCH (c:Chunk)
+WITH documents, count(c) AS chunks
+OPTIONAL MATCH (e:__Entity__)
+WITH documents, chunks, count(e) AS entities
+OPTIONAL MATCH (:__Entity__)-[r]->(:__Entity__)
+WHERE NOT type(r) IN $structural
+RETURN documents, chunks, entities, count(r) AS relations
+"""
+
+RESET = """
+MATCH (n)
+DETACH DELETE n
+"""
+
+
+_PLACEHOLDER_RE = re.compile(r"<<([a-z_]+)>>")
+
+
+def placeholders(template: str) -> set[str]:
+    """Names of the `<<identifier>>` placeholders of a query template."""
+    return set(_PLACEHOLDER_RE.findall(template))
+
+
+def render(template: str, **identifiers: str) -> str:
+    """Fill a template's identifier placeholders with backticked, validated identifiers.
+
+    Raises ValueError when an identifier is not already sanitised or a placeholder is unfilled,
+    so an unsanitised LLM string can never reach a query.
+    """
+    needed = placeholders(template)
+    if needed != set(identifiers):
+        raise ValueError(f"placeholders {sorted(needed)} need values, got {sorted(identifiers)}")
+    for name, value in identifiers.items():
+        if not IDENTIFIER_RE.fullmatch(value):
+            raise ValueError(f"unsafe identifier for <<{name}>>: {value!r}")
+    return _PLACEHOLDER_RE.sub(lambda m: f"`{identifiers[m.group(1)]}`", template)
+
+
+def all_queries() -> dict[str, str]:
+    """Every query constant of this module, templates rendered with a sample identifier."""
+    found: dict[str, str] = {}
+    for name, value in globals().items():
+        if not name.isupper() or name.startswith("_"):
+            continue
+        if isinstance(value, str) and name not in {"IDENTIFIER_RE"}:
+            sample = {p: "Sample_Type" for p in placeholders(value)}
+            found[name] = render(value, **sample) if sample else value
+        elif isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
+            if name == "STRUCTURAL_TYPES":
+                continue
+            for i, query in enumerate(value):
+                found[f"{name}[{i}]"] = query
+    return found

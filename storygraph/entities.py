@@ -1,0 +1,124 @@
+"""Finding the question's entities in the graph (design §5.1).
+
+1. The LLM lists the names it sees (structured output), each resolved against the graph:
+   exact → normalised → contains / contained-in → fuzzy.
+2. Names of graph nodes found literally in the question (dictionary match) are added; without a
+   model this alone works.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+from rapidfuzz import fuzz, process
+
+from storygraph.models import ResolvedEntity
+from storygraph.prompt_files import fill
+from storygraph.text.normalize import normalize_name
+
+FUZZY_THRESHOLD = 85.0
+MIN_CONTAINS_CHARS = 2
+
+
+class QuestionEntities(BaseModel):
+    """Names of the characters, places and things a question is about."""
+
+    names: list[str] = Field(default_factory=list, description="names as written in the question")
+
+
+def llm_names(question: str, llm: BaseChatModel, callbacks: list[Any]) -> list[str]:
+    """Names the model sees in the question; raises whatever the client raises."""
+    structured = llm.with_structured_output(QuestionEntities, method="function_calling")
+    result = structured.invoke(
+        fill("question_entities", question=question), config={"callbacks": callbacks}
+    )
+    if isinstance(result, QuestionEntities):
+        return [n.strip() for n in result.names if isinstance(n, str) and n.strip()]
+    if isinstance(result, dict):
+        return [str(n).strip() for n in result.get("names") or [] if str(n).strip()]
+    return []
+
+
+def resolve_name(mention: str, names: Sequence[dict[str, Any]]) -> ResolvedEntity | None:
+    """Match one mention to a graph node: exact, normalised, contains, then fuzzy."""
+    for row in names:
+        if row["id"] == mention:
+            return ResolvedEntity(mention, row["id"], "llm", 1.0)
+    norm = normalize_name(mention)
+    if not norm:
+        return None
+    for row in names:
+        if row.get("norm") == norm:
+            return ResolvedEntity(mention, row["id"], "llm", 1.0)
+    if len(norm) >= MIN_CONTAINS_CHARS:
+        contained = [
+            r
+            for r in names
+            if r.get("norm")
+            and len(r["norm"]) >= MIN_CONTAINS_CHARS
+            and (r["norm"] in norm or norm in r["norm"])
+        ]
+        if contained:
+            best = min(contained, key=lambda r: abs(len(r["norm"]) - len(norm)))
+            return ResolvedEntity(mention, best["id"], "fuzzy", 0.9)
+    choices = {r["id"]: r.get("norm") or "" for r in names}
+    match = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_THRESHOLD)
+    if match:
+        return ResolvedEntity(mention, match[2], "fuzzy", float(match[1]) / 100)
+    return None
+
+
+def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[ResolvedEntity]:
+    """Graph node names that occur literally (after normalisation) in the question.
+
+    A name contained in a longer matched name at the same place is dropped (鬼 inside 鬼ヶ島).
+    """
+    text = normalize_name(question)
+    spans: list[tuple[int, int, str]] = []
+    for row in names:
+        norm = row.get("norm") or ""
+        if not norm:
+            continue
+        start = text.find(norm)
+        while start != -1:
+            spans.append((start, start + len(norm), row["id"]))
+            start = text.find(norm, start + 1)
+    spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
+    taken: list[tuple[int, int]] = []
+    found: dict[str, ResolvedEntity] = {}
+    for start, end, node_id in spans:
+        if any(start >= a and end <= b for a, b in taken):
+            continue
+        taken.append((start, end))
+        found.setdefault(node_id, ResolvedEntity(text[start:end], node_id, "dictionary", 1.0))
+    return sorted(found.values(), key=lambda e: text.find(normalize_name(e.mention)))
+
+
+def find_entities(
+    question: str,
+    names: Sequence[dict[str, Any]],
+    llm: BaseChatModel | None,
+    callbacks: list[Any],
+) -> tuple[list[ResolvedEntity], list[str]]:
+    """Start nodes for a question, and warnings (e.g. the model failed, dictionary used)."""
+    warnings: list[str] = []
+    resolved: dict[str, ResolvedEntity] = {}
+    if llm is not None:
+        try:
+            mentions = llm_names(question, llm, callbacks)
+        except Exception as exc:  # noqa: BLE001 - any model fault falls back to the dictionary
+            warnings.append(
+                f"entity extraction by the model failed ({type(exc).__name__}); "
+                "used dictionary matching only"
+            )
+            mentions = []
+        for mention in mentions:
+            match = resolve_name(mention, names)
+            if match and match.node_id not in resolved:
+                resolved[match.node_id] = match
+    for match in dictionary_match(question, names):
+        resolved.setdefault(match.node_id, match)
+    return list(resolved.values()), warnings

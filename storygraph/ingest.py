@@ -1,0 +1,212 @@
+"""Ingestion: bytes in, a committed document with provenance out (or nothing at all).
+
+decode → strip Aozora markup → detect language → content hash (idempotency) → chunk →
+extract every chunk (the slow, failure-prone part, all in memory) → merge → one write batch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from storygraph.errors import InputError, StoryGraphError
+from storygraph.extraction import Extractor
+from storygraph.llm.usage import UsageCounter
+from storygraph.merge import build_plan
+from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
+from storygraph.store import GraphStore
+from storygraph.text.aozora import is_aozora, strip_aozora
+from storygraph.text.chunking import chunk_text
+from storygraph.text.decode import decode_bytes
+from storygraph.text.language import detect_language
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress event: `stage` is decode / extract / write / done."""
+
+    document: str
+    stage: str
+    done: int
+    total: int
+    message: str = ""
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+def _no_progress(_: Progress) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class PreparedText:
+    name: str
+    text: str
+    language: str
+    sha256: str
+    encoding: str
+    aozora: bool
+
+    @property
+    def document_id(self) -> str:
+        return self.sha256[:16]
+
+
+def prepare(name: str, data: bytes, *, max_bytes: int) -> PreparedText:
+    """Decode and clean an upload; raises InputError with a clear message when unusable."""
+    if len(data) > max_bytes:
+        raise InputError(
+            f"{name} is {len(data) / 1_048_576:.1f} MB; the upload limit is "
+            f"{max_bytes / 1_048_576:.1f} MB.",
+            "Split the file, or raise STORYGRAPH_MAX_UPLOAD_MB.",
+        )
+    decoded = decode_bytes(data, name)
+    text = decoded.text
+    aozora = is_aozora(text)
+    if aozora:
+        text = strip_aozora(text)
+    text = text.strip()
+    if not text:
+        raise InputError(f"{name} has no story text left after cleaning.", "Upload a text file.")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return PreparedText(name, text, detect_language(text), digest, decoded.encoding, aozora)
+
+
+class Ingestor:
+    """Ingests documents into a GraphStore with an Extractor."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        extractor: Extractor,
+        *,
+        chunk_size: int,
+        chunk_overlap: int,
+        max_bytes: int,
+        lock_dir: Path | None = None,
+    ) -> None:
+        self.store = store
+        self.extractor = extractor
+        self.chunk_size = chunk_size
+        self.chunk_overlap = chunk_overlap
+        self.max_bytes = max_bytes
+        self.lock_dir = lock_dir
+
+    def chunks_for(self, prepared: PreparedText) -> list[Chunk]:
+        return chunk_text(prepared.text, prepared.document_id, self.chunk_size, self.chunk_overlap)
+
+    @contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        """Serialise the check-and-write of documents between sessions and processes."""
+        if self.lock_dir is None:
+            yield
+            return
+        self.lock_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.lock_dir / "ingest.lock", "w", encoding="ascii") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def ingest_bytes(
+        self, name: str, data: bytes, progress: ProgressFn = _no_progress
+    ) -> IngestReport:
+        """Ingest one file. Never raises for bad input or model faults: the report says why."""
+        started = time.perf_counter()
+        report = IngestReport(document=name)
+        counter = UsageCounter()
+        try:
+            progress(Progress(name, "decode", 0, 1, "decoding"))
+            prepared = prepare(name, data, max_bytes=self.max_bytes)
+            report.document_id = prepared.document_id
+            existing = self.store.find_document_by_sha(prepared.sha256)
+            if existing and existing.get("status") == "ready":
+                report.status = "unchanged"
+                report.message = f"already stored as {existing.get('name')}; nothing changed"
+                progress(Progress(name, "done", 1, 1, report.message))
+                return report
+            chunks = self.chunks_for(prepared)
+            report.chunks = len(chunks)
+            extractions = self._extract_all(name, prepared, chunks, counter, progress)
+            report.chunks_failed = sum(1 for e in extractions if e.error)
+            progress(Progress(name, "write", 0, 1, "merging and writing"))
+            self._write(prepared, chunks, extractions, report)
+            if report.entities_added + report.entities_merged == 0:
+                report.warnings.append(
+                    "The model extracted nothing from this text: run `python -m storygraph "
+                    "doctor` to see why."
+                )
+            progress(Progress(name, "done", 1, 1, "stored"))
+        except StoryGraphError as exc:
+            report.status = "failed"
+            report.message = str(exc)
+            progress(Progress(name, "done", 1, 1, report.message))
+        finally:
+            report.usage = counter.snapshot()
+            report.seconds = time.perf_counter() - started
+        return report
+
+    def _extract_all(
+        self,
+        name: str,
+        prepared: PreparedText,
+        chunks: list[Chunk],
+        counter: UsageCounter,
+        progress: ProgressFn,
+    ) -> list[ChunkExtraction]:
+        results: list[ChunkExtraction] = []
+        for i, chunk in enumerate(chunks):
+            progress(Progress(name, "extract", i, len(chunks), f"chunk {i + 1} of {len(chunks)}"))
+            results.append(self.extractor.extract(chunk, prepared.language, [counter]))
+        progress(Progress(name, "extract", len(chunks), len(chunks), "extracted"))
+        return results
+
+    def _write(
+        self,
+        prepared: PreparedText,
+        chunks: list[Chunk],
+        extractions: list[ChunkExtraction],
+        report: IngestReport,
+    ) -> None:
+        doc = DocumentInfo(
+            id=prepared.document_id,
+            name=prepared.name,
+            sha256=prepared.sha256,
+            language=prepared.language,
+            chars=len(prepared.text),
+        )
+        with self._write_lock():
+            existing = self.store.find_document_by_sha(prepared.sha256)
+            if existing and existing.get("status") == "ready":
+                report.status = "unchanged"
+                report.message = "stored meanwhile by another session; nothing changed"
+                return
+            if existing:  # a pending leftover of a crashed ingest of the same text
+                self.store.delete_document(prepared.document_id)
+            plan = build_plan(extractions, self.store.entity_candidates)
+            report.warnings.extend(plan.dropped[:20])
+            try:
+                counts = self.store.write_document(doc, chunks, plan)
+            except Exception:
+                # Leave the graph as it was: remove whatever part of the batch landed.
+                # If the store is down, cleanup_pending() removes the rest on the next start.
+                with contextlib.suppress(StoryGraphError):
+                    self.store.delete_document(doc.id)
+                raise
+        report.entities_added = counts.entities_added
+        report.entities_merged = counts.entities_merged
+        report.relations_added = counts.relations_added
+        report.relations_merged = counts.relations_merged
+        report.message = (
+            f"{report.chunks} chunks, {counts.entities_added} entities added, "
+            f"{counts.entities_merged} merged, {counts.relations_added} relations added, "
+            f"{counts.relations_merged} merged"
+        )

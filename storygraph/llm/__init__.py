@@ -1,0 +1,1 @@
+"""Language-model plumbing: the embedded model's files and its local llama.cpp server."""

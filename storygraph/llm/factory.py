@@ -1,0 +1,93 @@
+"""One client path for every provider: a `langchain-openai` chat model (design §6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from langchain_core.language_models import BaseChatModel
+
+from storygraph.errors import ConfigError
+from storygraph.settings import Settings
+
+EMBEDDED_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What is answering, for the UI badge, the trace and the doctor."""
+
+    provider: str
+    model: str
+    capable: bool
+    """True for models that handle batched scoring and long chunks; False for the small
+    embedded model, which gets per-fact scoring and short chunks (design §6)."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} ({self.provider})" if self.model else self.provider
+
+
+def model_info(settings: Settings) -> ModelInfo:
+    provider = settings.resolved_provider()
+    if provider == "none":
+        return ModelInfo("none", "", capable=False)
+    if provider == "embedded":
+        return ModelInfo("embedded", settings.llm_model or EMBEDDED_MODEL_NAME, capable=False)
+    if provider == "azure":
+        return ModelInfo("azure", settings.azure_openai_deployment or settings.llm_model, True)
+    return ModelInfo(provider, settings.llm_model or DEFAULT_OPENAI_MODEL, capable=True)
+
+
+def build_chat_model(
+    settings: Settings, *, embedded_base_url: str | None = None
+) -> BaseChatModel | None:
+    """The configured chat model, or None in no-LLM mode. Builds a client, calls nothing."""
+    provider = settings.resolved_provider()
+    info = model_info(settings)
+    common = {
+        "temperature": settings.llm_temperature,
+        "timeout": settings.llm_timeout_s,
+        "max_retries": settings.llm_max_retries,
+    }
+    if provider == "none":
+        return None
+    if provider == "azure":
+        from langchain_openai import AzureChatOpenAI
+
+        if not (settings.azure_openai_deployment and settings.azure_openai_api_key):
+            raise ConfigError(
+                "Azure OpenAI needs a deployment and a key.",
+                "Set AZURE_OPENAI_DEPLOYMENT and AZURE_OPENAI_API_KEY (see .env.example).",
+            )
+        return AzureChatOpenAI(
+            azure_endpoint=settings.azure_openai_endpoint,
+            azure_deployment=settings.azure_openai_deployment,
+            api_version=settings.azure_openai_api_version,
+            api_key=settings.azure_openai_api_key,
+            **common,
+        )
+    from langchain_openai import ChatOpenAI
+
+    if provider == "embedded":
+        if not embedded_base_url:
+            raise ConfigError("The embedded model server is not running.", "Run `make model`.")
+        return ChatOpenAI(
+            base_url=embedded_base_url, api_key="embedded", model=info.model, **common
+        )
+    if provider == "openai_compatible":
+        if not settings.openai_base_url:
+            raise ConfigError(
+                "An OpenAI-compatible provider needs a base URL.",
+                "Set OPENAI_BASE_URL, e.g. http://localhost:8000/v1 for vLLM.",
+            )
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else ""
+        return ChatOpenAI(
+            base_url=settings.openai_base_url,
+            api_key=key or "not-needed",
+            model=info.model,
+            **common,
+        )
+    if settings.openai_api_key is None or not settings.openai_api_key.get_secret_value():
+        raise ConfigError("OpenAI needs an API key.", "Set OPENAI_API_KEY (see .env.example).")
+    return ChatOpenAI(api_key=settings.openai_api_key, model=info.model, **common)

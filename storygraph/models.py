@@ -1,0 +1,202 @@
+"""Plain data types passed between the layers. No I/O here."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+EntitySource = Literal["llm", "dictionary", "fuzzy", "given", "embedding"]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document that one extraction call sees."""
+
+    id: str
+    document_id: str
+    index: int
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """A stored (or about to be stored) document."""
+
+    id: str
+    name: str
+    sha256: str
+    language: str
+    chars: int
+    uploaded_at: str = ""
+    status: str = "ready"
+    chunks: int = 0
+
+
+@dataclass(frozen=True)
+class ExtractedEntity:
+    name: str
+    type: str
+    chunk_id: str
+
+
+@dataclass(frozen=True)
+class ExtractedRelation:
+    source: str
+    source_type: str
+    type: str
+    target: str
+    target_type: str
+    chunk_id: str
+    evidence: str = ""
+
+
+@dataclass
+class ChunkExtraction:
+    """What the model extracted from one chunk."""
+
+    chunk: Chunk
+    entities: list[ExtractedEntity] = field(default_factory=list)
+    relations: list[ExtractedRelation] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class Fact:
+    """One relation of the graph, as retrieval returns it and rerank scores it."""
+
+    start: str
+    type: str
+    end: str
+    chunk_ids: list[str] = field(default_factory=list)
+    evidence: str = ""
+    score: float | None = None
+    kept: bool = False
+    reason: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.start, self.type, self.end)
+
+    def text(self) -> str:
+        return f"{self.start} -[{self.type}]-> {self.end}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "type": self.type,
+            "end": self.end,
+            "score": self.score,
+            "kept": self.kept,
+            "chunk_ids": list(self.chunk_ids),
+            "evidence": self.evidence,
+        }
+
+
+@dataclass(frozen=True)
+class ResolvedEntity:
+    """A name from the question matched to a node of the graph."""
+
+    mention: str
+    node_id: str
+    source: EntitySource
+    score: float = 1.0
+
+
+@dataclass
+class Usage:
+    """LLM calls and tokens, summed over a piece of work."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+
+@dataclass
+class TraceStep:
+    name: str
+    seconds: float
+    detail: dict[str, Any] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass
+class Citation:
+    number: int
+    chunk_id: str
+    document_name: str
+    text: str
+
+
+@dataclass
+class Answer:
+    question: str
+    answer: str
+    mode: str
+    entities: list[ResolvedEntity] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    steps: list[TraceStep] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    rerank_fell_back: bool = False
+    warnings: list[str] = field(default_factory=list)
+    cypher: str = ""
+
+    @property
+    def kept_facts(self) -> list[Fact]:
+        return [f for f in self.facts if f.kept]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "mode": self.mode,
+            "entities": [e.node_id for e in self.entities],
+            "entity_matches": [asdict(e) for e in self.entities],
+            "facts": [f.to_json() for f in self.facts],
+            "citations": [asdict(c) for c in self.citations],
+            "rerank_fell_back": self.rerank_fell_back,
+            "warnings": list(self.warnings),
+            "usage": asdict(self.usage),
+            "steps": [
+                {
+                    "name": s.name,
+                    "seconds": round(s.seconds, 4),
+                    "usage": asdict(s.usage),
+                    **s.detail,
+                }
+                for s in self.steps
+            ],
+        }
+
+
+@dataclass
+class IngestReport:
+    document: str
+    document_id: str = ""
+    status: Literal["added", "unchanged", "failed"] = "added"
+    chunks: int = 0
+    entities_added: int = 0
+    entities_merged: int = 0
+    relations_added: int = 0
+    relations_merged: int = 0
+    chunks_failed: int = 0
+    usage: Usage = field(default_factory=Usage)
+    seconds: float = 0.0
+    message: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["seconds"] = round(self.seconds, 3)
+        return data

@@ -1,0 +1,135 @@
+"""Question answering: entities → retrieval → rerank → answer, with a full trace (design §5)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from storygraph.answer import build_citations, facts_answer, llm_answer
+from storygraph.entities import find_entities
+from storygraph.llm.factory import ModelInfo
+from storygraph.llm.usage import UsageCounter, usage_delta
+from storygraph.models import Answer, ResolvedEntity, TraceStep, Usage
+from storygraph.rerank import Strategy, rerank
+from storygraph.retrieval import DEFAULT_MODE, retrieve
+from storygraph.store import GraphStore
+
+
+@dataclass(frozen=True)
+class QAOptions:
+    mode: str = DEFAULT_MODE
+    top_k: int = 15
+    min_score: float = 1.0
+    strategy: str = "auto"
+    no_llm: bool = False
+
+
+class QAEngine:
+    """Answers questions over a GraphStore with an optional chat model."""
+
+    def __init__(self, store: GraphStore, llm: BaseChatModel | None, info: ModelInfo) -> None:
+        self.store = store
+        self.llm = llm
+        self.info = info
+
+    def _strategy(self, requested: str) -> Strategy:
+        if requested in ("batched", "per_fact"):
+            return requested  # type: ignore[return-value]
+        return "batched" if self.info.capable else "per_fact"
+
+    def ask(
+        self,
+        question: str,
+        options: QAOptions = QAOptions(),
+        *,
+        start_entities: Sequence[str] | None = None,
+    ) -> Answer:
+        question = question.strip()
+        llm = None if options.no_llm else self.llm
+        counter = UsageCounter()
+        callbacks: list[Any] = [counter]
+        answer = Answer(question=question, answer="", mode=options.mode)
+
+        def step(name: str, started: float, before: Usage, **detail: Any) -> None:
+            answer.steps.append(
+                TraceStep(
+                    name,
+                    time.perf_counter() - started,
+                    detail,
+                    usage_delta(before, counter.snapshot()),
+                )
+            )
+
+        # 1. entities
+        t0, u0 = time.perf_counter(), counter.snapshot()
+        names = self.store.entity_names()
+        if start_entities:
+            answer.entities = [ResolvedEntity(n, n, "given") for n in start_entities]
+        else:
+            answer.entities, warnings = find_entities(question, names, llm, callbacks)
+            answer.warnings.extend(warnings)
+        step(
+            "entities",
+            t0,
+            u0,
+            found=[e.node_id for e in answer.entities],
+            how={e.node_id: e.source for e in answer.entities},
+            graph_names=len(names),
+        )
+
+        # 2. retrieval
+        t0, u0 = time.perf_counter(), counter.snapshot()
+        found = retrieve(self.store, options.mode, [e.node_id for e in answer.entities])
+        answer.cypher = found.cypher
+        answer.warnings.extend(found.notes)
+        step("retrieval", t0, u0, candidates=len(found.facts), mode=options.mode)
+
+        # 3. rerank
+        t0, u0 = time.perf_counter(), counter.snapshot()
+        ranked = rerank(
+            question,
+            found.facts,
+            llm=llm,
+            strategy=self._strategy(options.strategy),
+            top_k=options.top_k,
+            min_score=options.min_score,
+            callbacks=callbacks,
+        )
+        answer.facts = ranked.facts
+        answer.rerank_fell_back = ranked.fell_back
+        if ranked.fell_back:
+            answer.warnings.append(f"rerank fell back to the lexical scorer: {ranked.reason}")
+        step(
+            "rerank",
+            t0,
+            u0,
+            method=ranked.method,
+            kept=len(answer.kept_facts),
+            fell_back=ranked.fell_back,
+            top_k=options.top_k,
+            min_score=options.min_score,
+        )
+
+        # 4. answer
+        t0, u0 = time.perf_counter(), counter.snapshot()
+        kept = answer.kept_facts
+        chunk_ids = [c for f in kept for c in f.chunk_ids]
+        answer.citations = build_citations(kept, self.store.chunks(chunk_ids))
+        method = "facts"
+        if llm is not None and kept:
+            try:
+                answer.answer = llm_answer(question, kept, answer.citations, llm, callbacks)
+                method = "llm"
+            except Exception as exc:  # noqa: BLE001 - a model fault still yields an answer
+                answer.warnings.append(
+                    f"the model could not answer ({type(exc).__name__}); showing the facts instead"
+                )
+        if not answer.answer:
+            answer.answer = facts_answer(question, kept, answer.citations)
+        step("answer", t0, u0, method=method, citations=len(answer.citations))
+        answer.usage = counter.snapshot()
+        return answer

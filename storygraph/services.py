@@ -1,0 +1,185 @@
+"""The composition root: builds the store and the model once and hands them to the rest.
+
+Nothing else constructs clients. The Streamlit app caches one `Services` per process
+(`st.cache_resource`); the CLI builds one per command; tests build them with a scripted model.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from storygraph.errors import ConfigError, ModelError, StoryGraphError
+from storygraph.extraction import Extractor, TransformerExtractor
+from storygraph.ingest import Ingestor
+from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
+from storygraph.models import Chunk, ChunkExtraction
+from storygraph.qa import QAEngine
+from storygraph.settings import Settings
+from storygraph.store import GraphStore
+
+log = logging.getLogger(__name__)
+
+
+class NoModelExtractor:
+    """Stands in when no model is configured: ingest explains what to do instead."""
+
+    name = "none"
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
+        raise ModelError(
+            f"Ingest needs a language model, and none is available: {self.why}",
+            "Run `make model` for the embedded model, or set OPENAI_API_KEY / OPENAI_BASE_URL "
+            "(see .env.example). Graph import (`python -m storygraph graph import`) works "
+            "without one.",
+        )
+
+
+def open_store(settings: Settings) -> GraphStore:
+    """The configured graph store, schema ensured and crashed ingests cleaned up."""
+    if settings.uses_neo4j:
+        from storygraph.store.neo4j_runner import Neo4jRunner
+
+        runner: Any = Neo4jRunner(
+            settings.neo4j_uri or "",
+            settings.neo4j_username,
+            settings.neo4j_password.get_secret_value(),
+            settings.neo4j_database,
+        )
+    else:
+        from storygraph.store.falkordb_runner import FalkorDBRunner
+        from storygraph.store.falkordb_server import EmbeddedFalkorDB
+
+        runner = FalkorDBRunner(EmbeddedFalkorDB(Path(settings.data_dir)), settings.graph_name)
+    store = GraphStore(runner)
+    store.ensure_schema()
+    cleaned = store.cleanup_pending()
+    if cleaned:
+        log.warning(
+            "removed %d half-written document(s) left by an interrupted ingest", len(cleaned)
+        )
+    return store
+
+
+@dataclass
+class Services:
+    """Everything the app and the CLI need, built once."""
+
+    settings: Settings
+    store: GraphStore
+    info: ModelInfo
+    model_status: str = ""
+    llm_override: BaseChatModel | None = None
+    extractor_override: Extractor | None = None
+    _llm: BaseChatModel | None = None
+    _llm_url: str | None = None
+    _embedded: Any = None
+    warnings: list[str] = field(default_factory=list)
+
+    # --- the model ---------------------------------------------------------------------------
+    def llm(self) -> BaseChatModel | None:
+        """The chat model, (re)starting the embedded server if it died. None in no-LLM mode."""
+        if self.llm_override is not None:
+            return self.llm_override
+        if self.info.provider == "embedded":
+            if self._embedded is None:
+                return None
+            url = self._embedded.ensure_running()
+            if url != self._llm_url:
+                self._llm = build_chat_model(self.settings, embedded_base_url=url)
+                self._llm_url = url
+        return self._llm
+
+    def extractor(self) -> Extractor:
+        if self.extractor_override is not None:
+            return self.extractor_override
+        llm = self.llm()
+        if llm is None:
+            return NoModelExtractor(self.model_status or "no-LLM mode is on")
+        return TransformerExtractor(llm)
+
+    # --- workflows ---------------------------------------------------------------------------
+    def ingestor(self) -> Ingestor:
+        size = self.settings.effective_chunk_size()
+        if self.llm_override is not None and not self.settings.chunk_size:
+            size = 1200 if self.info.capable else 200
+        return Ingestor(
+            self.store,
+            self.extractor(),
+            chunk_size=size,
+            chunk_overlap=min(self.settings.effective_chunk_overlap(), size // 2),
+            max_bytes=self.settings.max_upload_bytes,
+            lock_dir=Path(self.settings.data_dir),
+        )
+
+    def qa(self) -> QAEngine:
+        return QAEngine(self.store, self.llm(), self.info)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _start_embedded(settings: Settings) -> tuple[Any, str]:
+    """Start the embedded model server if it is installed; else say how to install it."""
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        return None, "the embedded model is not installed (run `make model`)"
+    from storygraph.llm.embedded_server import EmbeddedServer
+    from storygraph.llm.model_files import MODEL_SIZE, model_path
+
+    path = model_path(settings)
+    if not path.exists() or path.stat().st_size != MODEL_SIZE:
+        return None, f"the embedded model file is missing at {path} (run `make model`)"
+    server = EmbeddedServer(settings)
+    server.start()
+    return server, ""
+
+
+def build_services(
+    settings: Settings,
+    *,
+    llm: BaseChatModel | None = None,
+    extractor: Extractor | None = None,
+    info: ModelInfo | None = None,
+) -> Services:
+    """Build the services. `llm` / `extractor` inject a model (tests, benchmarks)."""
+    store = open_store(settings)
+    resolved = info or (
+        ModelInfo("scripted", type(llm).__name__, capable=True)
+        if llm is not None
+        else model_info(settings)
+    )
+    services = Services(
+        settings=settings,
+        store=store,
+        info=resolved,
+        llm_override=llm,
+        extractor_override=extractor,
+    )
+    if llm is not None or resolved.provider == "none":
+        services.model_status = "" if llm is not None else "no-LLM mode is on"
+        return services
+    try:
+        if resolved.provider == "embedded":
+            services._embedded, services.model_status = _start_embedded(settings)
+            if services._embedded is None:
+                services.info = ModelInfo("none", "", capable=False)
+                services.warnings.append(services.model_status)
+        else:
+            services._llm = build_chat_model(settings)
+    except (ConfigError, ModelError) as exc:
+        services.info = ModelInfo("none", "", capable=False)
+        services.model_status = str(exc)
+        services.warnings.append(str(exc))
+    except StoryGraphError:
+        store.close()
+        raise
+    return services

@@ -1,0 +1,74 @@
+"""Runner for embedded FalkorDB through its native client (never its Bolt port)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+from falkordb import FalkorDB
+
+from storygraph.cypher import SCHEMA_FALKORDB
+from storygraph.errors import StoreError
+from storygraph.store.falkordb_server import EmbeddedFalkorDB
+from storygraph.store.runner import Row, Statement
+
+_CONNECTION_ERRORS = (redis.ConnectionError, redis.TimeoutError, ConnectionError, OSError)
+
+
+class FalkorDBRunner:
+    """Runs Cypher on one graph of an embedded FalkorDB server; restarts the server if it died."""
+
+    engine = "falkordb"
+    schema = SCHEMA_FALKORDB
+
+    def __init__(self, server: EmbeddedFalkorDB, graph_name: str) -> None:
+        self.server = server
+        self.graph_name = graph_name
+        self._db: FalkorDB | None = None
+        self._graph: Any = None
+        self._connect()
+
+    def _connect(self) -> None:
+        socket = self.server.ensure_running()
+        self._db = FalkorDB(unix_socket_path=str(socket))
+        self._graph = self._db.select_graph(self.graph_name)
+
+    def _query(self, query: str, params: dict[str, Any] | None) -> list[Row]:
+        result = self._graph.query(query, params or {})
+        names = [str(column[1]) for column in (result.header or [])]
+        return [dict(zip(names, row, strict=False)) for row in result.result_set or []]
+
+    def run(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
+        try:
+            return self._query(query, params)
+        except _CONNECTION_ERRORS:
+            # The server died (crash, kill, machine sleep): restart it once and retry. Writes
+            # are safe to retry only because every write statement is idempotent per batch
+            # (MERGE on ids) and documents are committed last (see GraphStore.write_document).
+            try:
+                self._connect()
+                return self._query(query, params)
+            except _CONNECTION_ERRORS as exc:
+                raise StoreError(
+                    f"The embedded graph database is not answering ({exc}).",
+                    f"Check {self.server.paths.logfile}; restart the app.",
+                ) from exc
+        except redis.ResponseError as exc:
+            raise StoreError(f"The graph database refused a query: {exc}") from exc
+
+    def run_batch(self, statements: Sequence[Statement]) -> None:
+        # FalkorDB has no multi-statement transactions; GraphStore makes the batch
+        # all-or-nothing at the document level (pending status + cleanup).
+        for query, params in statements:
+            self.run(query, params)
+
+    def describe(self) -> str:
+        return f"embedded FalkorDB (graph '{self.graph_name}', {self.server.paths.root})"
+
+    def close(self) -> None:
+        if self._db is not None:
+            with contextlib.suppress(Exception):  # closing a dead connection is fine
+                self._db.connection.close()
+        self._db = None

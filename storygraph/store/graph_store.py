@@ -1,0 +1,390 @@
+"""GraphStore: the store contract (design §4) over any Runner.
+
+Every method here runs the same Cypher on FalkorDB and Neo4j; only the schema DDL differs and
+comes from the runner. Documents are all-or-nothing: a document is written with status
+`pending` and flipped to `ready` last; retrieval ignores provenance from pending documents, and
+`cleanup_pending()` (run when a store opens) removes whatever a crashed ingest left behind.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from storygraph import cypher as q
+from storygraph.errors import StoreError
+from storygraph.merge import EntityRecord, MergePlan, RelationRecord
+from storygraph.models import Chunk, DocumentInfo, Fact
+from storygraph.store.runner import Row, Runner, Statement
+
+RETRIEVAL_QUERIES: dict[str, str] = {
+    "onehop": q.RETRIEVE_ONEHOP,
+    "directed2": q.RETRIEVE_DIRECTED_2HOP,
+    "undirected2": q.RETRIEVE_UNDIRECTED_2HOP,
+}
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def chunk_prefix(document_id: str) -> str:
+    """Every chunk id of a document starts with this, so provenance can be matched by prefix."""
+    return f"{document_id}:"
+
+
+@dataclass(frozen=True)
+class WriteCounts:
+    entities_added: int
+    entities_merged: int
+    relations_added: int
+    relations_merged: int
+
+
+def _batched(rows: Sequence[dict[str, Any]], size: int = 500) -> Iterable[list[dict[str, Any]]]:
+    for start in range(0, len(rows), size):
+        yield list(rows[start : start + size])
+
+
+def _entity_row(record: EntityRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "type": record.label,
+        "norm": record.norm,
+        "rkey": record.rkey,
+        "kana": record.kana,
+        "chunk_ids": record.chunk_ids,
+        "type_votes": record.type_votes,
+        "aliases": record.aliases,
+    }
+
+
+class GraphStore:
+    """The graph of documents, chunks, entities and relations (design §3)."""
+
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+        self._names_cache: list[Row] | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------------
+    @property
+    def engine(self) -> str:
+        return self.runner.engine
+
+    def describe(self) -> str:
+        return self.runner.describe()
+
+    def ensure_schema(self) -> None:
+        for statement in self.runner.schema:
+            try:
+                self.runner.run(statement)
+            except StoreError as exc:
+                if "already indexed" not in str(exc) and "already exists" not in str(exc):
+                    raise
+
+    def close(self) -> None:
+        self.runner.close()
+
+    def _changed(self) -> None:
+        self._names_cache = None
+
+    # --- documents -----------------------------------------------------------------------------
+    def find_document_by_sha(self, sha256: str) -> Row | None:
+        rows = self.runner.run(q.DOCUMENT_BY_SHA, {"sha256": sha256})
+        return rows[0] if rows else None
+
+    def list_documents(self) -> list[DocumentInfo]:
+        return [
+            DocumentInfo(
+                id=row["id"],
+                name=row["name"] or "",
+                sha256=row["sha256"] or "",
+                language=row["language"] or "",
+                chars=int(row["chars"] or 0),
+                uploaded_at=row["uploaded_at"] or "",
+                status=row["status"] or "",
+                chunks=int(row["chunks"] or 0),
+            )
+            for row in self.runner.run(q.DOCUMENTS_LIST)
+        ]
+
+    def pending_document_ids(self) -> list[str]:
+        return [row["id"] for row in self.runner.run(q.PENDING_DOCUMENT_IDS)]
+
+    def write_document(
+        self, doc: DocumentInfo, chunks: Sequence[Chunk], plan: MergePlan
+    ) -> WriteCounts:
+        """Write a document, its chunks, entities and relations; `ready` only at the very end."""
+        now = _now()
+        statements: list[Statement] = [
+            (
+                q.DOCUMENT_BEGIN,
+                {
+                    "id": doc.id,
+                    "name": doc.name,
+                    "sha256": doc.sha256,
+                    "language": doc.language,
+                    "chars": doc.chars,
+                    "chunks": len(chunks),
+                    "now": now,
+                },
+            )
+        ]
+        chunk_rows = [
+            {"id": c.id, "index": c.index, "text": c.text, "start": c.start, "end": c.end}
+            for c in chunks
+        ]
+        for rows in _batched(chunk_rows):
+            statements.append((q.CHUNKS_CREATE, {"document_id": doc.id, "rows": rows}))
+        statements.extend(self._entity_statements(plan.entities, now))
+        mention_rows = [
+            {"chunk_id": chunk_id, "entity_id": record.id}
+            for record in plan.entities
+            for chunk_id in record.chunk_ids
+        ]
+        for rows in _batched(mention_rows):
+            statements.append((q.MENTIONS_CREATE, {"rows": rows}))
+        existing_relations = self._existing_relations(plan.relations)
+        statements.extend(self._relation_statements(plan.relations, now))
+        statements.append((q.DOCUMENT_COMMIT, {"id": doc.id}))
+        try:
+            self.runner.run_batch(statements)
+        finally:
+            self._changed()
+        merged_entities = sum(1 for e in plan.entities if e.existing)
+        return WriteCounts(
+            entities_added=len(plan.entities) - merged_entities,
+            entities_merged=merged_entities,
+            relations_added=len(plan.relations) - existing_relations,
+            relations_merged=existing_relations,
+        )
+
+    def _entity_statements(self, entities: Sequence[EntityRecord], now: str) -> list[Statement]:
+        statements: list[Statement] = []
+        relabel: dict[str, list[str]] = {}
+        for record in entities:
+            if record.existing_label and record.existing_label != record.label:
+                relabel.setdefault(record.existing_label, []).append(record.id)
+        for old_label, ids in sorted(relabel.items()):
+            statements.append((q.render(q.ENTITY_REMOVE_LABEL, old_label=old_label), {"ids": ids}))
+        by_label: dict[str, list[dict[str, Any]]] = {}
+        for record in entities:
+            by_label.setdefault(record.label, []).append(_entity_row(record))
+        for label, label_rows in sorted(by_label.items()):
+            query = q.render(q.ENTITY_UPSERT, label=label)
+            for rows in _batched(label_rows):
+                statements.append((query, {"rows": rows, "now": now}))
+        return statements
+
+    @staticmethod
+    def _relation_rows_by_type(
+        relations: Sequence[RelationRecord],
+    ) -> dict[str, list[dict[str, Any]]]:
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        for rel in relations:
+            by_type.setdefault(rel.type, []).append(
+                {
+                    "source": rel.source,
+                    "target": rel.target,
+                    "chunk_ids": rel.chunk_ids,
+                    "evidence": rel.evidence,
+                }
+            )
+        return by_type
+
+    def _relation_statements(
+        self, relations: Sequence[RelationRecord], now: str
+    ) -> list[Statement]:
+        statements: list[Statement] = []
+        for rel_type, type_rows in sorted(self._relation_rows_by_type(relations).items()):
+            query = q.render(q.RELATION_UPSERT, rel_type=rel_type)
+            for rows in _batched(type_rows):
+                statements.append((query, {"rows": rows, "now": now}))
+        return statements
+
+    def _existing_relations(self, relations: Sequence[RelationRecord]) -> int:
+        found = 0
+        for rel_type, type_rows in self._relation_rows_by_type(relations).items():
+            query = q.render(q.RELATIONS_EXISTING, rel_type=rel_type)
+            for rows in _batched(type_rows):
+                params = {"rows": [{"source": r["source"], "target": r["target"]} for r in rows]}
+                found += len(self.runner.run(query, params))
+        return found
+
+    def delete_document(self, document_id: str) -> dict[str, int]:
+        """Remove a document, its chunks and the provenance it contributed.
+
+        Entities and relations go only when no other document (or import) supports them.
+        """
+        params = {"prefix": chunk_prefix(document_id), "document_id": document_id}
+        try:
+            rels = self.runner.run(q.RELATIONS_DELETE_ONLY_SUPPORTED_BY, params)
+            self.runner.run(q.RELATIONS_STRIP_PROVENANCE, params)
+            ents = self.runner.run(q.ENTITIES_DELETE_ONLY_SUPPORTED_BY, params)
+            touched = [row["id"] for row in self.runner.run(q.ENTITIES_STRIP_PROVENANCE, params)]
+            self.reconcile_types(touched)
+            self.runner.run(q.CHUNKS_AND_DOCUMENT_DELETE, params)
+        finally:
+            self._changed()
+        return {
+            "relations_deleted": int(rels[0]["deleted"]) if rels else 0,
+            "entities_deleted": int(ents[0]["deleted"]) if ents else 0,
+        }
+
+    def cleanup_pending(self) -> list[str]:
+        """Remove documents a crashed or failed ingest left half-written."""
+        pending = self.pending_document_ids()
+        for document_id in pending:
+            self.delete_document(document_id)
+        return pending
+
+    def reconcile_types(self, ids: Sequence[str]) -> None:
+        """Set each entity's type (and label) to its most frequent vote."""
+        if not ids:
+            return
+        relabel: dict[tuple[str, str], list[str]] = {}
+        for row in self.runner.run(q.ENTITY_VOTES, {"ids": list(ids)}):
+            votes = [v for v in row["type_votes"] or [] if v]
+            if not votes:
+                continue
+            best = Counter(votes).most_common(1)[0][0]
+            if best != row["type"]:
+                relabel.setdefault((row["type"] or "", best), []).append(row["id"])
+        for (old, new), group in relabel.items():
+            if old:
+                self.runner.run(q.render(q.ENTITY_REMOVE_LABEL, old_label=old), {"ids": group})
+            rows = [{"id": i, "type": new} for i in group]
+            self.runner.run(q.render(q.ENTITY_TYPE_SET, label=new), {"rows": rows})
+
+    # --- entities ------------------------------------------------------------------------------
+    def entity_candidates(self, norms: Sequence[str], rkeys: Sequence[str]) -> list[Row]:
+        if not norms and not rkeys:
+            return []
+        return self.runner.run(q.ENTITY_CANDIDATES, {"norms": list(norms), "rkeys": list(rkeys)})
+
+    def entity_names(self) -> list[Row]:
+        """Every entity's id, normalised name and type (cached until the next write)."""
+        if self._names_cache is None:
+            self._names_cache = self.runner.run(q.ENTITY_NAMES)
+        return self._names_cache
+
+    def entity_types(self, ids: Sequence[str]) -> dict[str, str]:
+        rows = self.runner.run(q.ENTITY_TYPES_OF, {"ids": list(ids)})
+        return {row["id"]: row["type"] or "" for row in rows}
+
+    # --- retrieval -----------------------------------------------------------------------------
+    def retrieve(self, mode: str, ids: Sequence[str]) -> list[Fact]:
+        """Relations around the start nodes, with their real direction (design §5.2)."""
+        try:
+            query = RETRIEVAL_QUERIES[mode]
+        except KeyError as exc:
+            raise ValueError(f"unknown retrieval mode {mode!r}") from exc
+        if not ids:
+            return []
+        rows = self.runner.run(query, {"ids": list(ids), "structural": list(q.STRUCTURAL_TYPES)})
+        return self._facts(rows)
+
+    def co_members(self, ids: Sequence[str], types: Sequence[str]) -> list[Fact]:
+        """Edges of the same type into the same node as an edge from a start node."""
+        if not ids or not types:
+            return []
+        rows = self.runner.run(q.RETRIEVE_CO_MEMBERS, {"ids": list(ids), "types": list(types)})
+        return self._facts(rows)
+
+    def _facts(self, rows: Sequence[Row]) -> list[Fact]:
+        pending = [chunk_prefix(d) for d in self.pending_document_ids()]
+        facts: dict[tuple[str, str, str], Fact] = {}
+        for row in rows:
+            chunk_ids = list(row.get("chunk_ids") or [])
+            evidence = list(row.get("evidence") or [])
+            if pending and chunk_ids:
+                keep = [i for i, c in enumerate(chunk_ids) if not c.startswith(tuple(pending))]
+                if not keep:
+                    continue  # supported only by a document that is not committed
+                evidence = [evidence[i] for i in keep if i < len(evidence)]
+                chunk_ids = [chunk_ids[i] for i in keep]
+            key = (row["start"], row["type"], row["end"])
+            if key in facts:
+                continue
+            facts[key] = Fact(
+                start=row["start"],
+                type=row["type"],
+                end=row["end"],
+                chunk_ids=chunk_ids,
+                evidence=next((e for e in evidence if e), ""),
+            )
+        return list(facts.values())
+
+    def relation_types(self) -> list[tuple[str, int]]:
+        rows = self.runner.run(q.RELATION_TYPES, {"structural": list(q.STRUCTURAL_TYPES)})
+        return [(row["type"], int(row["count"])) for row in rows]
+
+    def chunks(self, ids: Sequence[str]) -> dict[str, Row]:
+        if not ids:
+            return {}
+        return {row["id"]: row for row in self.runner.run(q.CHUNKS_BY_IDS, {"ids": list(ids)})}
+
+    # --- whole graph ---------------------------------------------------------------------------
+    def graph_view(
+        self,
+        *,
+        limit: int = 300,
+        document_id: str = "",
+        types: Sequence[str] = (),
+        search: str = "",
+    ) -> list[Row]:
+        from storygraph.text.normalize import normalize_name
+
+        params = {
+            "structural": list(q.STRUCTURAL_TYPES),
+            "prefix": chunk_prefix(document_id) if document_id else "",
+            "types": list(types),
+            "search": normalize_name(search) if search.strip() else "",
+            "limit": int(limit),
+        }
+        return self.runner.run(q.GRAPH_VIEW, params)
+
+    def export_graph(self) -> dict[str, Any]:
+        nodes = [
+            {k: v for k, v in row.items() if v not in (None, [])}
+            for row in self.runner.run(q.EXPORT_NODES)
+        ]
+        rels = [
+            {k: v for k, v in row.items() if v not in (None, [])}
+            for row in self.runner.run(
+                q.EXPORT_RELATIONSHIPS, {"structural": list(q.STRUCTURAL_TYPES)}
+            )
+        ]
+        return {"nodes": nodes, "relationships": rels}
+
+    def stats(self) -> dict[str, int]:
+        rows = self.runner.run(q.STATS, {"structural": list(q.STRUCTURAL_TYPES)})
+        row = rows[0] if rows else {}
+        return {k: int(row.get(k) or 0) for k in ("documents", "chunks", "entities", "relations")}
+
+    def reset(self) -> None:
+        try:
+            self.runner.run(q.RESET)
+        finally:
+            self._changed()
+
+    def write_plan(self, plan: MergePlan) -> WriteCounts:
+        """Write entities and relations that belong to no document (graph import)."""
+        now = _now()
+        existing_relations = self._existing_relations(plan.relations)
+        statements = self._entity_statements(plan.entities, now)
+        statements.extend(self._relation_statements(plan.relations, now))
+        try:
+            self.runner.run_batch(statements)
+        finally:
+            self._changed()
+        merged = sum(1 for e in plan.entities if e.existing)
+        return WriteCounts(
+            entities_added=len(plan.entities) - merged,
+            entities_merged=merged,
+            relations_added=len(plan.relations) - existing_relations,
+            relations_merged=existing_relations,
+        )

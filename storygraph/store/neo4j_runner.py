@@ -1,0 +1,74 @@
+"""Runner for Neo4j 5 through the official driver: one driver per process, same queries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from storygraph.cypher import SCHEMA_NEO4J
+from storygraph.errors import StoreError
+from storygraph.store.runner import Row, Statement
+
+
+class Neo4jRunner:
+    """Runs Cypher on a Neo4j 5 database; a batch is one write transaction."""
+
+    engine = "neo4j"
+    schema = SCHEMA_NEO4J
+
+    def __init__(self, uri: str, username: str, password: str, database: str) -> None:
+        import neo4j
+        from neo4j.exceptions import AuthError, ServiceUnavailable
+
+        self.uri = uri
+        self.database = database
+        try:
+            self._driver = neo4j.GraphDatabase.driver(uri, auth=(username, password))
+            self._driver.verify_connectivity()
+        except AuthError as exc:
+            raise StoreError(
+                f"Neo4j at {uri} refused the credentials.",
+                "Check NEO4J_USERNAME and NEO4J_PASSWORD.",
+            ) from exc
+        except (ServiceUnavailable, OSError, ValueError) as exc:
+            raise StoreError(
+                f"Neo4j at {uri} is not reachable ({type(exc).__name__}).",
+                "Start Neo4j (see README: Neo4j with Docker) or unset NEO4J_URI to use the "
+                "embedded graph database.",
+            ) from exc
+
+    def run(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
+        from neo4j.exceptions import Neo4jError, ServiceUnavailable
+
+        try:
+            records, _, _ = self._driver.execute_query(query, params or {}, database_=self.database)
+        except ServiceUnavailable as exc:
+            raise StoreError(
+                f"Neo4j at {self.uri} stopped answering.", "Check the server."
+            ) from exc
+        except Neo4jError as exc:
+            raise StoreError(f"Neo4j refused a query: {exc.message}") from exc
+        return [record.data() for record in records]
+
+    def run_batch(self, statements: Sequence[Statement]) -> None:
+        from neo4j.exceptions import Neo4jError, ServiceUnavailable
+
+        def work(tx: Any) -> None:
+            for query, params in statements:
+                tx.run(query, params).consume()
+
+        try:
+            with self._driver.session(database=self.database) as session:
+                session.execute_write(work)
+        except ServiceUnavailable as exc:
+            raise StoreError(
+                f"Neo4j at {self.uri} stopped answering.", "Check the server."
+            ) from exc
+        except Neo4jError as exc:
+            raise StoreError(f"Neo4j refused a write: {exc.message}") from exc
+
+    def describe(self) -> str:
+        return f"Neo4j ({self.uri}, database '{self.database}')"
+
+    def close(self) -> None:
+        self._driver.close()

@@ -1,0 +1,30 @@
+"""The one per-engine seam: something that runs a Cypher string with parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+Row = dict[str, Any]
+Statement = tuple[str, dict[str, Any]]
+
+
+class Runner(Protocol):
+    """Runs queries against one graph. Implementations: FalkorDBRunner, Neo4jRunner."""
+
+    engine: str
+    schema: tuple[str, ...]
+
+    def run(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
+        """Run one query; rows come back as dicts keyed by the RETURN aliases."""
+        ...
+
+    def run_batch(self, statements: Sequence[Statement]) -> None:
+        """Run statements in order, atomically where the engine can (Neo4j: one transaction)."""
+        ...
+
+    def describe(self) -> str:
+        """A short human description of where the graph lives (no secrets)."""
+        ...
+
+    def close(self) -> None: ...

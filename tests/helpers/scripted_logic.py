@@ -1,0 +1,171 @@
+"""A small scripted "model": deterministic answers to the four requests StoryGraph makes.
+
+It stands at the model boundary only. It reads the real prompts the pipeline sends and answers
+in the real wire shapes (tool calls for structured output, text for the answer), so decoding,
+chunking, LLMGraphTransformer's parsing, merging, Cypher and ranking all run for real.
+
+- extraction (tool `DynamicGraph`): emits the scripted triples whose two names both occur in the
+  chunk text, so what it returns depends on the text it is given;
+- question entities (tool `QuestionEntities`): the scripted names that occur in the question;
+- rerank (tools `FactScores` / `SingleScore`): a score from keyword rules of the script;
+- answer (no tool): the first listed fact, in words, with its citation marks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Triple = tuple[str, str, str, str, str]  # source, source type, REL_TYPE, target, target type
+
+MOMOTARO_JA: tuple[Triple, ...] = (
+    ("おじいさん", "Character", "GOES_TO", "山", "Place"),
+    ("おばあさん", "Character", "GOES_TO", "川", "Place"),
+    ("おばあさん", "Character", "FINDS", "桃", "Object"),
+    ("桃太郎", "Character", "BORN_FROM", "桃", "Object"),
+    ("おじいさん", "Character", "RAISES", "桃太郎", "Character"),
+    ("桃太郎", "Character", "GOES_TO", "鬼が島", "Place"),
+    ("鬼", "Character", "LIVES_IN", "鬼が島", "Place"),
+    ("おばあさん", "Character", "MAKES", "きびだんご", "Object"),
+    ("桃太郎", "Character", "GIVES_DUMPLING_TO", "犬", "Animal"),
+    ("犬", "Animal", "BECOMES_COMPANION_OF", "桃太郎", "Character"),
+    ("猿", "Animal", "BECOMES_COMPANION_OF", "桃太郎", "Character"),
+    ("きじ", "Animal", "BECOMES_COMPANION_OF", "桃太郎", "Character"),
+    ("桃太郎", "Character", "DEFEATS", "鬼", "Character"),
+    ("鬼", "Character", "OWNS", "宝物", "Object"),
+)
+
+MOMOTARO_EN: tuple[Triple, ...] = (
+    ("old man", "Character", "GOES_TO", "mountains", "Place"),
+    ("old woman", "Character", "FINDS", "peach", "Object"),
+    ("Momotaro", "Character", "BORN_FROM", "peach", "Object"),
+    ("Momotaro", "Character", "GOES_TO", "Island of the Ogres", "Place"),
+    ("dog", "Animal", "FOLLOWS", "Momotaro", "Character"),
+    ("monkey", "Animal", "FOLLOWS", "Momotaro", "Character"),
+    ("pheasant", "Animal", "FOLLOWS", "Momotaro", "Character"),
+    ("Momotaro", "Character", "DEFEATS", "ogres", "Character"),
+)
+
+DEFAULT_SCORE_RULES: tuple[tuple[str, str, float], ...] = (
+    # (word in question, relation-type substring, score)
+    ("仲間", "COMPANION", 9.0),
+    ("companion", "FOLLOW", 9.0),
+    ("倒", "DEFEAT", 9.0),
+    ("defeat", "DEFEAT", 9.0),
+    ("住", "LIVES", 9.0),
+    ("どこ", "GOES_TO", 8.0),
+)
+
+
+@dataclass
+class Script:
+    triples: Sequence[Triple] = MOMOTARO_JA + MOMOTARO_EN
+    score_rules: Sequence[tuple[str, str, float]] = DEFAULT_SCORE_RULES
+    default_score: float = 3.0
+    names: Sequence[str] = field(default_factory=tuple)
+
+    def vocabulary(self) -> list[str]:
+        found = {t[0] for t in self.triples} | {t[3] for t in self.triples} | set(self.names)
+        return sorted(found, key=len, reverse=True)
+
+
+def _tool_names(tools: Sequence[dict[str, Any]] | None) -> list[str]:
+    names = []
+    for tool in tools or []:
+        fn = tool.get("function", tool)
+        names.append(str(fn.get("name", "")))
+    return names
+
+
+def _input_text(prompt: str) -> str:
+    marker = "following input:"
+    return prompt.split(marker, 1)[1] if marker in prompt else prompt
+
+
+def _occurs(name: str, text: str) -> bool:
+    if re.fullmatch(r"[A-Za-z][A-Za-z ]*", name):
+        return re.search(rf"\b{re.escape(name)}s?\b", text, flags=re.IGNORECASE) is not None
+    return name in text
+
+
+def extract(script: Script, text: str) -> dict[str, Any]:
+    nodes: dict[str, str] = {}
+    rels = []
+    for source, s_type, rel, target, t_type in script.triples:
+        if _occurs(source, text) and _occurs(target, text):
+            nodes.setdefault(source, s_type)
+            nodes.setdefault(target, t_type)
+            rels.append(
+                {
+                    "source_node_id": source,
+                    "source_node_type": s_type,
+                    "type": rel,
+                    "target_node_id": target,
+                    "target_node_type": t_type,
+                }
+            )
+    return {"nodes": [{"id": n, "type": t} for n, t in nodes.items()], "relationships": rels}
+
+
+def question_names(script: Script, question: str) -> dict[str, Any]:
+    found: list[str] = []
+    for name in script.vocabulary():
+        if _occurs(name, question) and not any(name in longer for longer in found):
+            found.append(name)
+    return {"names": found}
+
+
+def _question(prompt: str) -> str:
+    match = re.search(r"Question:\s*(.+)", prompt)
+    return match.group(1).strip() if match else prompt
+
+
+def score(script: Script, question: str, fact: str) -> float:
+    for word, rel_part, value in script.score_rules:
+        if word.lower() in question.lower() and rel_part in fact:
+            return value
+    return script.default_score
+
+
+def scores(script: Script, prompt: str) -> dict[str, Any]:
+    question = _question(prompt)
+    facts = re.findall(r"^(\d+)\.\s+(.+)$", prompt, flags=re.MULTILINE)
+    return {"scores": [{"index": int(i), "score": score(script, question, f)} for i, f in facts]}
+
+
+def single_score(script: Script, prompt: str) -> dict[str, Any]:
+    fact = re.search(r"Fact:\s*(.+)", prompt)
+    return {"score": score(script, _question(prompt), fact.group(1) if fact else "")}
+
+
+def answer(prompt: str) -> str:
+    facts = re.findall(
+        r"^- (.+?) -\[(\w+)\]-> (.+?)((?: ?\[\d+\])*)\s*$", prompt, flags=re.MULTILINE
+    )
+    if not facts:
+        return "The graph does not say."
+    start, rel, end, marks = facts[0]
+    return f"{start} {rel.lower().replace('_', ' ')} {end}. {marks.strip()}".strip()
+
+
+def respond(script: Script, prompt: str, tools: Sequence[dict[str, Any]] | None) -> dict[str, Any]:
+    """The reply to one request: {"tool": name, "args": {...}} or {"content": text}."""
+    names = _tool_names(tools)
+    if "DynamicGraph" in names:
+        return {"tool": "DynamicGraph", "args": extract(script, _input_text(prompt))}
+    if "QuestionEntities" in names:
+        return {"tool": "QuestionEntities", "args": question_names(script, _question(prompt))}
+    if "FactScores" in names:
+        return {"tool": "FactScores", "args": scores(script, prompt)}
+    if "SingleScore" in names:
+        return {"tool": "SingleScore", "args": single_score(script, prompt)}
+    if names:
+        return {"tool": names[0], "args": {}}
+    return {"content": answer(prompt)}
+
+
+def as_json(reply: dict[str, Any]) -> str:
+    return json.dumps(reply, ensure_ascii=False)
