@@ -72,3 +72,4 @@ class FalkorDBRunner:
             with contextlib.suppress(Exception):  # closing a dead connection is fine
                 self._db.connection.close()
         self._db = None
+        self.server.stop()  # only stops a server this process started

@@ -1,0 +1,128 @@
+"""The CLI's promises from the issue, run through `storygraph.cli.main` on a real store."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from storygraph.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+Triple = tuple[str, str, str]
+
+
+def _ask(capsys: pytest.CaptureFixture[str], question: str, *extra: str) -> dict:
+    assert main(["ask", question, "--no-llm", "--json", *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _triples(result: dict) -> set[Triple]:
+    return {(f["start"], f["type"], f["end"]) for f in result["facts"]}
+
+
+@pytest.fixture
+def seeded(cli_env: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    assert main(["graph", "import", str(shared_dir / "eval" / "seed_graph.json")]) == 0
+    assert "9 entities added" in capsys.readouterr().out
+    return cli_env
+
+
+def test_ask_lists_every_relation_touching_the_entity_in_both_directions(
+    seeded: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = _ask(capsys, "桃太郎を倒したのは誰？")
+    assert result["entities"] == ["桃太郎"]
+    graph = json.loads((shared_dir / "eval" / "seed_graph.json").read_text(encoding="utf-8"))
+    touching = {
+        (r["source"], r["type"], r["target"])
+        for r in graph["relationships"]
+        if "桃太郎" in (r["source"], r["target"])
+    }
+    assert _triples(result) == touching
+    assert ("鬼", "DEFEATS", "桃太郎") in _triples(result)
+    for leak in [
+        ("おじいさん", "GOES_TO", "山"),
+        ("おじいさん", "LIVES_IN", "村"),
+        ("おばあさん", "LIVES_IN", "村"),
+    ]:
+        assert leak not in _triples(result)
+    for fact in result["facts"]:
+        assert set(fact) >= {"start", "type", "end", "score", "kept", "chunk_ids"}
+    scores = [f["score"] for f in result["facts"]]
+    assert scores == sorted(scores, reverse=True)  # rank order
+    assert result["answer"]
+
+
+def test_historical_modes_show_their_leaks_on_purpose(
+    seeded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    undirected = _triples(_ask(capsys, "桃太郎を倒したのは誰？", "--mode", "undirected2"))
+    directed = _triples(_ask(capsys, "桃太郎を倒したのは誰？", "--mode", "directed2"))
+    assert ("おばあさん", "LIVES_IN", "村") in undirected
+    assert ("おじいさん", "GOES_TO", "山") in directed
+    assert ("おばあさん", "LIVES_IN", "村") not in directed
+
+
+def test_stats_docs_export_and_reset(
+    seeded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["stats", "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert (stats["entities"], stats["relations"], stats["documents"]) == (9, 15, 0)
+    out = tmp_path / "export.json"
+    assert main(["graph", "export", str(out)]) == 0
+    exported = json.loads(out.read_text(encoding="utf-8"))
+    assert len(exported["nodes"]) == 9 and len(exported["relationships"]) == 15
+    assert main(["docs"]) == 0
+    assert "no documents" in capsys.readouterr().out
+    assert main(["reset"]) == 2  # refuses without --yes
+    assert main(["reset", "--yes"]) == 0
+    capsys.readouterr()
+    assert main(["stats", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["entities"] == 0
+
+
+def test_errors_are_one_clear_line_not_a_traceback(
+    cli_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    assert main(["graph", "import", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "is not a JSON graph file" in err and "Traceback" not in err
+
+
+def test_ingest_without_any_model_says_what_to_do(
+    cli_env: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("STORYGRAPH_NO_LLM", "true")
+    from storygraph.settings import get_settings
+
+    get_settings.cache_clear()
+    story = tmp_path / "story.txt"
+    story.write_text("桃太郎は鬼を退治しました。", encoding="utf-8")
+    assert main(["ingest", str(story)]) == 1
+    out = capsys.readouterr().out
+    assert "failed" in out and "needs a language model" in out
+    assert main(["docs"]) == 0
+    assert "no documents" in capsys.readouterr().out
+
+
+def test_module_entry_point_runs(cli_env: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "storygraph", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    for command in ("ingest", "ask", "graph", "stats", "docs", "reset", "doctor", "eval"):
+        assert command in done.stdout
