@@ -12,7 +12,7 @@ from typing import Any
 from storygraph.errors import StoryGraphError
 from storygraph.ingest import Progress
 from storygraph.qa import QAOptions
-from storygraph.retrieval import BASE_MODES
+from storygraph.retrieval import available_modes
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings, get_settings
 
@@ -235,7 +235,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ask", help="ask a question")
     p.add_argument("question")
-    p.add_argument("--mode", help=f"retrieval mode: {', '.join(BASE_MODES)} (default onehop)")
+    p.add_argument(
+        "--mode",
+        help=f"retrieval mode, one of: {', '.join(available_modes())} "
+        "(default: STORYGRAPH_RETRIEVAL_MODE, onehop+qtype+reltype+rerank)",
+    )
     p.add_argument("--no-llm", action="store_true", help="dictionary entities, lexical scores")
     p.add_argument("--top-k", type=int)
     p.add_argument("--min-score", type=float)

@@ -14,7 +14,7 @@ from storygraph.entities import find_entities
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.usage import UsageCounter, usage_delta
 from storygraph.models import Answer, ResolvedEntity, TraceStep, Usage
-from storygraph.rerank import Strategy, rerank
+from storygraph.rerank import Strategy, rank_without_model, rerank
 from storygraph.retrieval import DEFAULT_MODE, retrieve
 from storygraph.store import GraphStore
 
@@ -26,6 +26,8 @@ class QAOptions:
     min_score: float = 1.0
     strategy: str = "auto"
     no_llm: bool = False
+    compose_answer: bool = True
+    """False: skip the model's answer (the eval measures retrieval); the facts answer is given."""
 
 
 class QAEngine:
@@ -83,23 +85,52 @@ class QAEngine:
 
         # 2. retrieval
         t0, u0 = time.perf_counter(), counter.snapshot()
-        found = retrieve(self.store, options.mode, [e.node_id for e in answer.entities])
-        answer.cypher = found.cypher
-        answer.warnings.extend(found.notes)
-        step("retrieval", t0, u0, candidates=len(found.facts), mode=options.mode)
-
-        # 3. rerank
-        t0, u0 = time.perf_counter(), counter.snapshot()
-        ranked = rerank(
-            question,
-            found.facts,
+        found = retrieve(
+            self.store,
+            options.mode,
+            [e.node_id for e in answer.entities],
+            question=question,
             llm=llm,
-            strategy=self._strategy(options.strategy),
-            top_k=options.top_k,
-            min_score=options.min_score,
             callbacks=callbacks,
         )
-        answer.facts = ranked.facts
+        answer.mode = found.mode
+        answer.cypher = found.cypher
+        answer.warnings.extend(found.notes)
+        qtype = found.question_type
+        reltypes = found.relation_types
+        step(
+            "retrieval",
+            t0,
+            u0,
+            candidates=len(found.facts),
+            mode=found.mode,
+            question_type=qtype.describe() if qtype else None,
+            relation_types=reltypes.describe() if reltypes else None,
+            added=[f.text() for f in found.added],
+            filtered_out=[f.text() for f in found.filtered_out],
+            queries=[label for label, _ in found.queries],
+        )
+
+        # 3. rerank (or plain retrieval order when the mode has no +rerank)
+        t0, u0 = time.perf_counter(), counter.snapshot()
+        if found.rerank:
+            ranked = rerank(
+                question,
+                found.facts,
+                llm=llm,
+                strategy=self._strategy(options.strategy),
+                top_k=options.top_k,
+                min_score=options.min_score,
+                callbacks=callbacks,
+                prior=found.priors(),
+            )
+        else:
+            ranked = rank_without_model(found.facts, top_k=options.top_k, prior=found.priors())
+        # Candidates the relation-type stage set aside stay in the trace, dropped, last.
+        for fact in found.filtered_out:
+            fact.kept = False
+            fact.reason = "relation type does not fit the question"
+        answer.facts = ranked.facts + list(found.filtered_out)
         answer.rerank_fell_back = ranked.fell_back
         if ranked.fell_back:
             answer.warnings.append(f"rerank fell back to the lexical scorer: {ranked.reason}")
@@ -120,7 +151,7 @@ class QAEngine:
         chunk_ids = [c for f in kept for c in f.chunk_ids]
         answer.citations = build_citations(kept, self.store.chunks(chunk_ids))
         method = "facts"
-        if llm is not None and kept:
+        if llm is not None and kept and options.compose_answer:
             try:
                 answer.answer = llm_answer(question, kept, answer.citations, llm, callbacks)
                 method = "llm"

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from storygraph.lexicon import relation_words
+from storygraph.lexicon import mask_names, relation_words, word_in
 from storygraph.models import Fact
 from storygraph.prompt_files import fill
 from storygraph.text.normalize import normalize_name
@@ -54,7 +54,8 @@ def lexical_scores(question: str, facts: Sequence[Fact]) -> list[float]:
     for fact in facts:
         score = 2.0
         words = relation_words(fact.type)
-        if any(w.lower() in raw for w in words):
+        unnamed = mask_names(raw, (fact.start, fact.end))
+        if any(word_in(w, unnamed) for w in words):
             score += 5.0
         elif any(part and part.lower() in raw for part in fact.type.split("_") if len(part) > 2):
             score += 4.0
@@ -123,8 +124,13 @@ def rerank(
     top_k: int,
     min_score: float,
     callbacks: list[Any],
+    prior: Sequence[float] | None = None,
 ) -> RerankResult:
-    """Score, sort (stable: ties keep retrieval order) and mark the kept facts."""
+    """Score, sort (stable: ties keep retrieval order) and mark the kept facts.
+
+    `prior` (one value per fact, e.g. the question-type adjustment) is added to each score before
+    sorting, so a fact's final score may leave the 0-10 range by that much.
+    """
     facts = list(facts)
     fell_back = False
     reason = ""
@@ -155,15 +161,41 @@ def rerank(
         if failures:
             fell_back = True
             reason = f"{failures} of {len(facts)} facts scored lexically ({reason})"
-    for fact, score in zip(facts, scores, strict=True):
-        fact.score = round(score, 2)
+    adjust = list(prior) if prior is not None else [0.0] * len(facts)
+    for fact, score, extra in zip(facts, scores, adjust, strict=True):
+        fact.score = round(score + extra, 2)
+    if any(adjust):
+        method += " + question-type adjustment"
+    if fell_back:
+        method += " → lexical fallback"
+    return RerankResult(_keep(facts, top_k, min_score), fell_back, method, reason)
+
+
+NEUTRAL_SCORE = 5.0
+"""Score of every candidate when no scorer runs (a mode without +rerank)."""
+
+
+def _keep(facts: Sequence[Fact], top_k: int, min_score: float) -> list[Fact]:
     ranked = sorted(facts, key=lambda f: -(f.score or 0.0))
     for rank, fact in enumerate(ranked):
         fact.kept = rank < top_k and (fact.score or 0.0) >= min_score
+        fact.reason = ""
         if not fact.kept:
             fact.reason = (
                 "below minimum score" if (fact.score or 0.0) < min_score else "beyond top-k"
             )
-    if fell_back:
-        method += " → lexical fallback"
-    return RerankResult(ranked, fell_back, method, reason)
+    return ranked
+
+
+def rank_without_model(
+    facts: Sequence[Fact], *, top_k: int, prior: Sequence[float] | None = None
+) -> RerankResult:
+    """No scorer: every fact gets the neutral score plus its prior; stable sort; first top k."""
+    facts = list(facts)
+    if not facts:
+        return RerankResult([], False, "none")
+    adjust = list(prior) if prior is not None else [0.0] * len(facts)
+    for fact, extra in zip(facts, adjust, strict=True):
+        fact.score = round(NEUTRAL_SCORE + extra, 2)
+    method = "question-type order" if any(adjust) else "retrieval order (no rerank)"
+    return RerankResult(_keep(facts, top_k, 0.0), False, method)

@@ -72,7 +72,9 @@ class Settings(BaseSettings):
     max_upload_mb: float = Field(10.0, gt=0, validation_alias=_env("STORYGRAPH_MAX_UPLOAD_MB"))
 
     # --- retrieval and rerank ----------------------------------------------------------
-    retrieval_mode: str = Field("onehop", validation_alias=_env("STORYGRAPH_RETRIEVAL_MODE"))
+    retrieval_mode: str = Field(
+        "onehop+qtype+reltype+rerank", validation_alias=_env("STORYGRAPH_RETRIEVAL_MODE")
+    )
     rerank_top_k: int = Field(15, ge=1, validation_alias=_env("STORYGRAPH_RERANK_TOP_K"))
     rerank_min_score: float = Field(
         1.0, ge=0, le=10, validation_alias=_env("STORYGRAPH_RERANK_MIN_SCORE")

@@ -52,8 +52,17 @@ def test_ask_lists_every_relation_touching_the_entity_in_both_directions(
         assert leak not in _triples(result)
     for fact in result["facts"]:
         assert set(fact) >= {"start", "type", "end", "score", "kept", "chunk_ids"}
-    scores = [f["score"] for f in result["facts"]]
-    assert scores == sorted(scores, reverse=True)  # rank order
+    # Rank order: scored candidates best first, then those the relation-type stage set aside
+    # (unscored, dropped); every kept fact comes before every dropped one.
+    scores = [f["score"] for f in result["facts"] if f["score"] is not None]
+    assert scores == sorted(scores, reverse=True)
+    assert [f["score"] is None for f in result["facts"]] == sorted(
+        f["score"] is None for f in result["facts"]
+    )
+    kept = [f["kept"] for f in result["facts"]]
+    assert kept == sorted(kept, reverse=True) and any(kept)
+    kept_triples = {(f["start"], f["type"], f["end"]) for f in result["facts"] if f["kept"]}
+    assert ("鬼", "DEFEATS", "桃太郎") in kept_triples
     assert result["answer"]
 
 

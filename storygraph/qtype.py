@@ -1,0 +1,309 @@
+"""Question-type detection, Japanese and English (the founding memo's Phase 2).
+
+A question asks for one slot of a relation: the doer (who-did), the one done to (who-was-done-to,
+also "to whom"), a partner (with-whom), a place (where), a time (when) or a thing (what). What
+matters for retrieval is the role each start entity plays in the question, because that fixes the
+edge direction worth preferring:
+
+- 「桃太郎を倒したのは誰？」 / "Who defeated Momotaro?": 桃太郎 is the object (を / after the verb),
+  so the answer is an edge INTO 桃太郎 (`鬼 -[DEFEATS]-> 桃太郎`): direction "in".
+- 「桃太郎が倒したのは誰？」 / "Who did Momotaro defeat?": 桃太郎 is the subject: direction "out".
+- Passive and benefactive verbs flip it (「鬼は誰に倒された？」, "Who was Momotaro raised by?").
+- 「桃太郎の仲間は誰？」, "Momotaro's friends", 誰と: no preference ("any").
+
+Rules are small and lexical: the particle after the entity (ja) or the word order around it (en).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from storygraph.text.language import detect_language
+from storygraph.text.normalize import normalize_name
+
+Kind = Literal["who_did", "who_was_done_to", "with_whom", "where", "when", "what", "who", "unknown"]
+Direction = Literal["in", "out", "any"]
+
+KINDS: tuple[str, ...] = (
+    "who_did",
+    "who_was_done_to",
+    "with_whom",
+    "where",
+    "when",
+    "what",
+    "who",
+    "unknown",
+)
+PERSON_KINDS = frozenset({"who_did", "who_was_done_to", "with_whom", "who"})
+
+
+@dataclass(frozen=True)
+class QuestionType:
+    """What a question asks for and which way each start entity's edges should point."""
+
+    kind: Kind
+    language: str
+    roles: Mapping[str, Direction] = field(default_factory=dict)
+    passive: bool = False
+    cue: str = ""
+
+    def direction_for(self, entity: str) -> Direction:
+        return self.roles.get(entity, "any")
+
+    def describe(self) -> str:
+        roles = ", ".join(f"{e}: {d}" for e, d in self.roles.items()) or "no entity"
+        voice = ", passive" if self.passive else ""
+        return f"{self.kind} (cue {self.cue or '-'}; {roles}{voice})"
+
+
+# --- Japanese ------------------------------------------------------------------------------
+
+_JA_WHO = ("誰", "だれ", "どなた", "何者")
+_JA_KIND_CUES: tuple[tuple[str, Kind], ...] = (
+    ("誰と", "with_whom"),
+    ("だれと", "with_whom"),
+    ("一緒", "with_whom"),
+    ("誰が", "who_did"),
+    ("だれが", "who_did"),
+    ("誰を", "who_was_done_to"),
+    ("だれを", "who_was_done_to"),
+    ("誰に", "who_was_done_to"),
+    ("だれに", "who_was_done_to"),
+    ("どこ", "where"),
+    ("いつ", "when"),
+    ("何", "what"),
+    ("なに", "what"),
+    ("なん", "what"),
+    ("どんな", "what"),
+)
+# Passive (倒された, 食べられた, 言われる) and benefactive (助けてもらった) verbs: the grammatical
+# subject is the one done to. 生まれる looks passive and is not.
+_JA_PASSIVE = re.compile(
+    r"(?<!生)[さかがたなばまらわ]れ(?:た|る|て|ま)|られ(?:た|る|て|ま)|[てで]もら"
+)
+_JA_SUBJECT = ("が", "は", "って", "も")
+_JA_IDENTITY = re.compile(
+    r"^(?:は|って)[、 ]*(?:誰|だれ|どなた|何者)(?:です|でしょう|だ)?か?[？?。!！]*$"
+)
+_JA_OBJECT = ("を", "に", "へ")
+_JA_SOURCE = ("から",)
+_JA_NEUTRAL = ("の", "と", "で", "や")
+
+
+def _ja_particle_role(after: str) -> Direction:
+    """Role of an entity from the particle right after it, before voice is considered."""
+    if after.startswith(("には", "とは", "では", "のは")):
+        return "in" if after.startswith("には") else "any"
+    if after.startswith(_JA_SOURCE):
+        return "out"
+    if after.startswith(_JA_SUBJECT):
+        return "out"
+    if after.startswith(_JA_OBJECT):
+        return "in"
+    return "any"
+
+
+def _flip(direction: Direction) -> Direction:
+    return {"in": "out", "out": "in", "any": "any"}[direction]  # type: ignore[return-value]
+
+
+def _find(text: str, entity: str) -> int:
+    at = text.find(entity)
+    if at >= 0:
+        return at
+    return normalize_name(text).find(normalize_name(entity))
+
+
+def _detect_ja(question: str, entities: Sequence[str]) -> QuestionType:
+    text = question.strip()
+    passive = bool(_JA_PASSIVE.search(text))
+    kind: Kind = "unknown"
+    cue = ""
+    for word, found_kind in _JA_KIND_CUES:
+        if word in text:
+            kind, cue = found_kind, word
+            break
+    if kind == "who_was_done_to" and cue.endswith("に") and passive:
+        kind = "who_did"  # 誰に倒された: 誰 is the doer
+    roles: dict[str, Direction] = {}
+    identity = False
+    for entity in entities:
+        at = _find(text, entity)
+        if at < 0:
+            continue
+        after = text[at + len(entity) :] if text.find(entity) >= 0 else ""
+        role = _ja_particle_role(after)
+        if _JA_IDENTITY.match(after):
+            identity = True  # 桃太郎は誰？: who is it, no direction
+            role = "any"
+        roles[entity] = _flip(role) if passive else role
+    if kind == "unknown" and any(w in text for w in _JA_WHO):
+        cue = next(w for w in _JA_WHO if w in text)
+        kind = _who_from_roles(roles, identity)
+    return QuestionType(kind, "ja", roles, passive, cue)
+
+
+def _who_from_roles(roles: Mapping[str, Direction], identity: bool) -> Kind:
+    directions = set(roles.values()) - {"any"}
+    if identity or len(directions) != 1:
+        return "who"
+    return "who_did" if directions == {"in"} else "who_was_done_to"
+
+
+# --- English -------------------------------------------------------------------------------
+
+_EN_AUX = frozenset(
+    [
+        "did",
+        "does",
+        "do",
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "can",
+        "could",
+        "shall",
+        "should",
+    ]
+)
+_EN_DETERMINERS = frozenset(["the", "a", "an", "his", "her", "their", "its", "this", "that"])
+_EN_BE = frozenset(["is", "are", "was", "were"])
+_WORD = re.compile(r"[a-z]+(?:'s)?|[^\sa-z]")
+
+
+def _en_kind(words: list[str], text: str) -> tuple[Kind, str]:
+    if "with whom" in text or (words and words[0] in ("who", "whom") and words[-1] == "with"):
+        return "with_whom", "with whom"
+    if "together with" in text:
+        return "with_whom", "together with"
+    for phrase in ("to whom", "for whom", "whom"):
+        if re.search(rf"\b{phrase}\b", text):
+            return "who_was_done_to", phrase
+    for word, kind in (("where", "where"), ("when", "when"), ("what", "what"), ("which", "what")):
+        if re.search(rf"\b{word}\b", text):
+            return kind, word  # type: ignore[return-value]
+    if re.search(r"\b(who|whose)\b", text):
+        return "who", "who"
+    return "unknown", ""
+
+
+def _en_role(text: str, entity: str) -> tuple[Direction, bool] | None:
+    """Role of the entity from the words around it; None when it is not in the question."""
+    name = entity.lower()
+    match = re.search(rf"(?<![a-z]){re.escape(name)}(?![a-z])", text)
+    if not match:
+        return None
+    before = _WORD.findall(text[: match.start()])
+    after = text[match.end() :]
+    if after.startswith("'s") or (before and before[-1] == "of"):
+        return "any", False
+    while before and before[-1] in _EN_DETERMINERS:
+        before = before[:-1]
+    previous = before[-1] if before else ""
+    if previous == "by":
+        return "out", True  # "... defeated by Momotaro": the doer
+    if previous in ("with", "and"):
+        return "any", False
+    if previous in ("to", "at"):
+        return "in", False
+    if previous in _EN_AUX:
+        passive = previous in _EN_BE and bool(
+            re.match(r"\s+(?:\w+ly\s+)?\w+(?:ed|en|t)\b(?!\s+(?:to|in|at|from)\b)", after)
+            and re.search(r"\bby\b", after)
+        )
+        return ("in" if passive else "out"), passive
+    if not before or before[0] not in ("who", "whom", "what", "which", "where", "when", "whose"):
+        return "out", False  # "Momotaro defeated whom?": the subject comes first
+    return "in", False  # "Who defeated Momotaro?": the entity is the verb's object
+
+
+def _detect_en(question: str, entities: Sequence[str]) -> QuestionType:
+    text = " ".join(question.lower().split())
+    words = _WORD.findall(text.rstrip("?!. "))
+    kind, cue = _en_kind(words, text)
+    roles: dict[str, Direction] = {}
+    passive = False
+    for entity in entities:
+        found = _en_role(text, entity)
+        if found is None:
+            continue
+        roles[entity], was_passive = found
+        passive = passive or was_passive
+    if kind == "who":
+        identity = bool(re.match(r"who (is|are|was|were) [a-z' ]+\?*$", text)) and not any(
+            re.search(rf"\b{w}\b", text) for w in ("by", "with")
+        )
+        kind = _who_from_roles(roles, identity and all(r == "out" for r in roles.values()))
+    return QuestionType(kind, "en", roles, passive, cue)
+
+
+def detect_question_type(question: str, entities: Sequence[str] = ()) -> QuestionType:
+    """The question's type and each start entity's preferred edge direction."""
+    if detect_language(question) == "ja":
+        return _detect_ja(question, entities)
+    return _detect_en(question, entities)
+
+
+# --- use in ranking ------------------------------------------------------------------------
+
+DIRECTION_BONUS = 2.0
+SLOT_BONUS = 1.0
+EXPANSION_BONUS = 1.0
+PLACE_TYPES = frozenset(
+    {"place", "location", "country", "city", "town", "village", "island", "building", "area"}
+)
+PERSON_TYPES = frozenset(
+    {"character", "person", "animal", "creature", "deity", "god", "monster", "oni", "people"}
+)
+THING_TYPES = frozenset({"object", "item", "thing", "food", "treasure", "artifact", "tool"})
+
+
+def _slot_fit(qtype: QuestionType, other_type: str) -> float:
+    """Does the node at the other end fit the slot the question asks for?"""
+    kind = other_type.lower()
+    if qtype.kind == "where":
+        return SLOT_BONUS if kind in PLACE_TYPES else 0.0
+    if qtype.kind in PERSON_KINDS:
+        if kind in PERSON_TYPES:
+            return SLOT_BONUS
+        return -SLOT_BONUS if kind in PLACE_TYPES | THING_TYPES else 0.0
+    if qtype.kind == "what":
+        return SLOT_BONUS if kind in THING_TYPES else 0.0
+    return 0.0
+
+
+def fact_prior(
+    qtype: QuestionType,
+    start: str,
+    end: str,
+    start_ids: Sequence[str],
+    node_types: Mapping[str, str],
+) -> float:
+    """Score adjustment for one relation: + for the preferred direction and a fitting slot."""
+    adjustments: list[float] = []
+    for entity in start_ids:
+        if entity not in (start, end) or start == end:
+            continue
+        direction: Direction = "out" if start == entity else "in"
+        other = end if start == entity else start
+        wanted = qtype.direction_for(entity)
+        value = 0.0
+        if wanted != "any":
+            value += DIRECTION_BONUS if wanted == direction else -DIRECTION_BONUS
+        value += _slot_fit(qtype, node_types.get(other, ""))
+        adjustments.append(value)
+    return max(adjustments) if adjustments else 0.0
+
+
+def expansion_wanted(qtype: QuestionType) -> bool:
+    """Question types whose answer lies beyond one hop: a partner shares a relation's target."""
+    return qtype.kind == "with_whom"
