@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
 from storygraph.errors import ConfigError
 from storygraph.settings import Settings
 
 EMBEDDED_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+
+
+class ToolCallingChatOpenAI(ChatOpenAI):
+    """ChatOpenAI whose structured output defaults to function calling.
+
+    langchain-openai defaults `with_structured_output` to JSON-schema mode, which llama.cpp's
+    server answers with HTTP 500 and several OpenAI-compatible servers lack; named function
+    calling works on llama.cpp, vLLM, Ollama and LM Studio. LLMGraphTransformer calls
+    `with_structured_output(schema, include_raw=True)` without a method, so the default matters.
+    """
+
+    def with_structured_output(  # type: ignore[override]
+        self, schema: Any = None, *, method: str = "function_calling", **kwargs: Any
+    ) -> Any:
+        return super().with_structured_output(schema, method=method, **kwargs)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -53,8 +70,6 @@ def build_chat_model(
     if provider == "none":
         return None
     if provider == "azure":
-        from langchain_openai import AzureChatOpenAI
-
         if not (settings.azure_openai_deployment and settings.azure_openai_api_key):
             raise ConfigError(
                 "Azure OpenAI needs a deployment and a key.",
@@ -67,12 +82,10 @@ def build_chat_model(
             api_key=settings.azure_openai_api_key,
             **common,
         )
-    from langchain_openai import ChatOpenAI
-
     if provider == "embedded":
         if not embedded_base_url:
             raise ConfigError("The embedded model server is not running.", "Run `make model`.")
-        return ChatOpenAI(
+        return ToolCallingChatOpenAI(
             base_url=embedded_base_url, api_key="embedded", model=info.model, **common
         )
     if provider == "openai_compatible":
@@ -82,7 +95,7 @@ def build_chat_model(
                 "Set OPENAI_BASE_URL, e.g. http://localhost:8000/v1 for vLLM.",
             )
         key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else ""
-        return ChatOpenAI(
+        return ToolCallingChatOpenAI(
             base_url=settings.openai_base_url,
             api_key=key or "not-needed",
             model=info.model,

@@ -1,0 +1,251 @@
+"""Cost and time estimate of an ingest, before any model call (and a check against the result).
+
+Chunk counts are exact: the files go through the same `prepare()` and `Ingestor.chunks_for()`
+as the real ingest, and a file already stored costs nothing. Ingest makes one extraction call
+per chunk (a failed call is retried once, which the estimate does not foresee), so
+
+    prompt tokens     = calls x INSTRUCTION_TOKENS[lang] + chars x TOKENS_PER_CHAR[lang]
+    completion tokens = calls x COMPLETION_TOKENS[lang]
+    seconds           = prompt / PROMPT_TOKENS_PER_S + completion / GENERATION_TOKENS_PER_S
+                        (embedded model), or calls x REMOTE_SECONDS_PER_CALL (remote models)
+    money             = prompt / 1000 x price_prompt_per_1k + completion / 1000 x ...per_1k
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from storygraph.errors import StoryGraphError
+from storygraph.ingest import Ingestor, prepare
+from storygraph.models import IngestReport, Usage
+
+if TYPE_CHECKING:
+    from storygraph.services import Services
+
+# --- measured constants: the one place they live -------------------------------------------------
+# Measured 2026-11-22 with `python -m benchmarks --only calibrate` (benchmarks/calibrate.py) for
+# the embedded Qwen2.5-Coder-1.5B-Instruct Q4_K_M (llama.cpp), 2-core AMD EPYC, 200-char chunks:
+# - TOKENS_PER_CHAR: the model's own tokenizer (llama.cpp, vocabulary only) over every 200-char
+#   chunk of shared/stories (ja 0.71, en 0.24). Other tokenizers (OpenAI's) differ by ~±20 %.
+# - INSTRUCTION_TOKENS: the LLMGraphTransformer prompt exactly as sent (system prompt, our
+#   additional instructions, the tool schema) minus the chunk, counted with that tokenizer
+#   (median ja 1,239, en 1,149); the chat template adds a few tokens per message. The server
+#   log's real requests of this kind had ~1,070 prompt tokens after a 4-token cached prefix.
+# - COMPLETION_TOKENS: median completion of the real requests in the llama.cpp server log
+#   (127: those calls ran into the reply-length limit, so this is an upper-end figure).
+# - PROMPT / GENERATION tokens per second: design §6 on an idle machine (66 / 22 tok/s); the
+#   server log under shared load showed medians of 31 / 10 tok/s (best 61 / 19).
+TOKENS_PER_CHAR: dict[str, float] = {"ja": 0.71, "en": 0.24}
+INSTRUCTION_TOKENS: dict[str, int] = {"ja": 1240, "en": 1150}
+COMPLETION_TOKENS: dict[str, int] = {"ja": 127, "en": 127}
+PROMPT_TOKENS_PER_S = 66.0
+GENERATION_TOKENS_PER_S = 22.0
+# Not measurable here (no remote model on this machine): an assumption for a hosted model
+# answering a ~1.5k-token extraction call. Proposed as a setting (see docs/BENCHMARKS.md).
+REMOTE_SECONDS_PER_CALL = 4.0
+
+
+@dataclass(frozen=True)
+class FileEstimate:
+    name: str
+    language: str = ""
+    chars: int = 0
+    chunks: int = 0
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cost: float = 0.0
+    status: str = "new"  # new / unchanged / error
+    message: str = ""
+
+
+def _lang(language: str) -> str:
+    return language if language in TOKENS_PER_CHAR else "en"
+
+
+def _ingestor(services: Services) -> Ingestor:
+    """An Ingestor chunking exactly like `services.ingestor()`, without starting a model."""
+    from storygraph.services import NoModelExtractor
+
+    settings = services.settings
+    size = settings.effective_chunk_size()
+    if services.llm_override is not None and not settings.chunk_size:
+        size = 1200 if services.info.capable else 200
+    return Ingestor(
+        services.store,
+        NoModelExtractor("estimating only"),
+        chunk_size=size,
+        chunk_overlap=min(settings.effective_chunk_overlap(), size // 2),
+        max_bytes=settings.max_upload_bytes,
+    )
+
+
+def seconds_for(services: Services, calls: int, prompt: int, completion: int) -> float:
+    if services.info.provider == "embedded":
+        return prompt / PROMPT_TOKENS_PER_S + completion / GENERATION_TOKENS_PER_S
+    return calls * REMOTE_SECONDS_PER_CALL
+
+
+def _estimate_one(services: Services, ingestor: Ingestor, name: str, data: bytes) -> FileEstimate:
+    try:
+        prepared = prepare(name, data, max_bytes=ingestor.max_bytes)
+    except StoryGraphError as exc:
+        return FileEstimate(name, status="error", message=str(exc))
+    existing = services.store.find_document_by_sha(prepared.sha256)
+    chunks = ingestor.chunks_for(prepared)
+    chars = sum(len(c.text) for c in chunks)
+    if existing and existing.get("status") == "ready":
+        return FileEstimate(
+            name,
+            prepared.language,
+            len(prepared.text),
+            len(chunks),
+            status="unchanged",
+            message=f"already stored as {existing.get('name')}; ingest costs nothing",
+        )
+    lang = _lang(prepared.language)
+    calls = len(chunks)
+    prompt = round(calls * INSTRUCTION_TOKENS[lang] + chars * TOKENS_PER_CHAR[lang])
+    completion = calls * COMPLETION_TOKENS[lang]
+    settings = services.settings
+    cost = (
+        prompt / 1000 * settings.price_prompt_per_1k
+        + completion / 1000 * settings.price_completion_per_1k
+    )
+    return FileEstimate(
+        name,
+        prepared.language,
+        len(prepared.text),
+        calls,
+        calls,
+        prompt,
+        completion,
+        seconds_for(services, calls, prompt, completion),
+        cost,
+    )
+
+
+def estimate_texts(services: Services, files: Sequence[tuple[str, bytes]]) -> dict[str, Any]:
+    """Expected calls, tokens, money and time to ingest `files` (name, bytes) with `services`."""
+    ingestor = _ingestor(services)
+    per_file = [_estimate_one(services, ingestor, name, data) for name, data in files]
+    new = [f for f in per_file if f.status == "new"]
+    total = {
+        key: sum(getattr(f, key) for f in new)
+        for key in ("chunks", "calls", "prompt_tokens", "completion_tokens", "seconds", "cost")
+    }
+    result: dict[str, Any] = {
+        "model": services.info.label,
+        "provider": services.info.provider,
+        "chunk_size": ingestor.chunk_size,
+        "files": [asdict(f) for f in per_file],
+        **total,
+        "seconds": round(total["seconds"], 1),
+        "cost": round(total["cost"], 6),
+        "price_prompt_per_1k": services.settings.price_prompt_per_1k,
+        "price_completion_per_1k": services.settings.price_completion_per_1k,
+        "basis": _basis(services),
+    }
+    result["summary"] = summary(result)
+    return result
+
+
+def estimate_files(services: Services, paths: Sequence[Path]) -> dict[str, Any]:
+    """`estimate_texts` over files on disk; an unreadable file is listed with its error."""
+    files: list[tuple[str, bytes]] = []
+    unreadable: list[dict[str, Any]] = []
+    for path in paths:
+        try:
+            files.append((path.name, path.read_bytes()))
+        except OSError as exc:
+            unreadable.append(
+                asdict(FileEstimate(path.name, status="error", message=f"cannot read: {exc}"))
+            )
+    result = estimate_texts(services, files)
+    if unreadable:
+        result["files"].extend(unreadable)
+        result["summary"] = summary(result)
+    return result
+
+
+def _basis(services: Services) -> str:
+    if services.info.provider == "none":
+        return (
+            "no language model is available, so ingest cannot run yet (`make model`, or set "
+            f"OPENAI_API_KEY); figures assume a remote model at {REMOTE_SECONDS_PER_CALL:.0f} s "
+            "per call"
+        )
+    if services.info.provider == "embedded":
+        return (
+            f"embedded model speed {PROMPT_TOKENS_PER_S:.0f} tok/s prompt, "
+            f"{GENERATION_TOKENS_PER_S:.0f} tok/s generation (measured on a 2-core machine)"
+        )
+    return f"{REMOTE_SECONDS_PER_CALL:.0f} s per call assumed for a remote model"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def summary(result: dict[str, Any]) -> str:
+    """Human-readable lines for the CLI and the ingest tab."""
+    lines = []
+    for f in result["files"]:
+        if f["status"] == "new":
+            lines.append(
+                f"{f['name']}: {f['chunks']} chunks → {f['calls']} LLM calls, "
+                f"~{f['prompt_tokens'] + f['completion_tokens']:,} tokens, "
+                f"~{_duration(f['seconds'])}"
+            )
+        else:
+            lines.append(f"{f['name']}: {f['status']}: {f['message']}")
+    money = (
+        f", ~{result['cost']:.4f} at the configured prices"
+        if result["price_prompt_per_1k"] or result["price_completion_per_1k"]
+        else " (no price configured: STORYGRAPH_PRICE_PROMPT_PER_1K / _COMPLETION_PER_1K)"
+    )
+    lines.append(
+        f"Total with {result['model']}: {result['calls']} LLM calls, "
+        f"~{result['prompt_tokens']:,} prompt + ~{result['completion_tokens']:,} completion "
+        f"tokens, ~{_duration(result['seconds'])}{money}."
+    )
+    lines.append(f"Basis: {result['basis']}.")
+    return "\n".join(lines)
+
+
+def _actual(reports: IngestReport | Sequence[IngestReport]) -> tuple[Usage, float, int]:
+    items = [reports] if isinstance(reports, IngestReport) else list(reports)
+    usage = Usage()
+    for report in items:
+        usage.add(report.usage)
+    return usage, sum(r.seconds for r in items), sum(r.chunks for r in items)
+
+
+def compare(
+    estimate: dict[str, Any], report: IngestReport | Sequence[IngestReport]
+) -> dict[str, Any]:
+    """Estimated vs actual calls, tokens and seconds after an ingest; ratio = actual/estimate."""
+    usage, seconds, chunks = _actual(report)
+    pairs = {
+        "chunks": (estimate["chunks"], chunks),
+        "calls": (estimate["calls"], usage.calls),
+        "prompt_tokens": (estimate["prompt_tokens"], usage.prompt_tokens),
+        "completion_tokens": (estimate["completion_tokens"], usage.completion_tokens),
+        "seconds": (estimate["seconds"], round(seconds, 1)),
+    }
+    return {
+        key: {
+            "estimated": est,
+            "actual": act,
+            "ratio": round(act / est, 2) if est else None,
+        }
+        for key, (est, act) in pairs.items()
+    }
