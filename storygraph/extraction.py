@@ -3,14 +3,19 @@
 Instructions go in through `additional_instructions` in the story's language, never as a
 replacement prompt (a custom prompt broke the transformer's parser on a vLLM model; see
 docs/ISSUES.md). Each chunk is one call; a chunk whose call fails is retried once, and a second
-failure aborts the document (nothing has been written yet, so nothing is lost).
+failure aborts the document (nothing has been written yet, so nothing is lost). A reply that
+carries no readable graph (garbage text, a tool call with invalid JSON or the wrong fields, no
+tool call at all) counts as a failed call: LLMGraphTransformer itself would silently turn it into
+an empty extraction, and the document would be stored without its facts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, Protocol
+from uuid import UUID
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document as LCDocument
 from langchain_core.language_models import BaseChatModel
 from langchain_neo4j.graph_transformers.llm import LLMGraphTransformer
@@ -55,18 +60,92 @@ class TransformerExtractor:
         source = LCDocument(page_content=chunk.text, metadata={"chunk_id": chunk.id})
         last: Exception | None = None
         for _ in range(self.attempts):
+            probe = _ReplyProbe()
             try:
-                graph_doc = transformer.process_response(source, config={"callbacks": callbacks})
+                graph_doc = transformer.process_response(
+                    source, config={"callbacks": [*callbacks, probe]}
+                )
+                if probe.unreadable and not (graph_doc.nodes or graph_doc.relationships):
+                    raise UnreadableReply(probe.describe())
                 break
             except Exception as exc:  # noqa: BLE001 - any client error: retry, then report
                 last = exc
         else:
-            raise ModelError(
-                f"The model failed on chunk {chunk.index + 1}: {type(last).__name__}: {last}",
-                "Check the model server (python -m storygraph doctor); the document was not "
-                "stored, so you can simply upload it again.",
-            ) from last
+            assert last is not None
+            raise model_failure(last, chunk.index + 1) from last
         return to_chunk_extraction(chunk, graph_doc.nodes, graph_doc.relationships)
+
+
+class UnreadableReply(ValueError):
+    """The model answered, but not with a graph the transformer could read."""
+
+
+class _ReplyProbe(BaseCallbackHandler):
+    """Sees the structured-output chain's result: `parsed` is None when the reply was unusable."""
+
+    def __init__(self) -> None:
+        self.unreadable = False
+        self.error = ""
+
+    def on_chain_end(
+        self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        top_level = parent_run_id is None and isinstance(outputs, dict)
+        if top_level and "parsed" in outputs and outputs.get("parsed") is None:
+            self.unreadable = True
+            error = outputs.get("parsing_error")
+            self.error = f"{type(error).__name__}: {error}"[:200] if error else ""
+
+    def describe(self) -> str:
+        base = "the reply held no readable graph (no tool call, invalid JSON or wrong fields)"
+        return f"{base}; {self.error}" if self.error else base
+
+
+_NEXT_STEP = (
+    "the document was not stored, so you can simply upload it again once the model answers."
+)
+
+
+def _names(exc: BaseException) -> str:
+    return " ".join(cls.__name__ for cls in type(exc).__mro__)
+
+
+def model_failure(exc: BaseException, chunk_number: int) -> ModelError:
+    """A ModelError that names what went wrong with the model call and what to do next."""
+    detail = f"{type(exc).__name__}: {exc}"[:300]
+    status = getattr(exc, "status_code", None)
+    names = _names(exc)
+    if isinstance(exc, UnreadableReply):
+        what = "answered without the structured graph the extractor needs"
+        hint = (
+            "Use a model with tool calling / JSON output (see .env.example), or run "
+            f"`python -m storygraph doctor`; {_NEXT_STEP}"
+        )
+    elif isinstance(exc, TimeoutError) or "Timeout" in names:
+        what = "timed out"
+        hint = (
+            "Raise STORYGRAPH_LLM_TIMEOUT_S, use shorter chunks (STORYGRAPH_CHUNK_SIZE) or a "
+            f"faster model; {_NEXT_STEP}"
+        )
+    elif status == 429:
+        what = "refused the request as rate-limited (HTTP 429)"
+        hint = f"Wait a minute or raise STORYGRAPH_LLM_MAX_RETRIES; {_NEXT_STEP}"
+    elif status in (401, 403):
+        what = f"refused the credentials (HTTP {status})"
+        hint = f"Check OPENAI_API_KEY / AZURE_OPENAI_API_KEY; {_NEXT_STEP}"
+    elif isinstance(status, int) and status >= 500:
+        what = f"answered with a server error (HTTP {status})"
+        hint = f"Check the model server's log (python -m storygraph doctor); {_NEXT_STEP}"
+    elif isinstance(exc, ConnectionError | OSError) or "Connect" in names:
+        what = "could not be reached"
+        hint = (
+            "Check that the model server is running and OPENAI_BASE_URL is right "
+            f"(python -m storygraph doctor); {_NEXT_STEP}"
+        )
+    else:
+        what = "failed"
+        hint = f"Check the model server (python -m storygraph doctor); {_NEXT_STEP}"
+    return ModelError(f"The model {what} on chunk {chunk_number} ({detail}).", hint)
 
 
 def to_chunk_extraction(

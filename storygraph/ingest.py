@@ -10,7 +10,7 @@ import contextlib
 import fcntl
 import hashlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,8 +91,10 @@ class Ingestor:
         chunk_overlap: int,
         max_bytes: int,
         lock_dir: Path | None = None,
+        secrets: Sequence[str] = (),
     ) -> None:
         self.store = store
+        self.secrets = [s for s in secrets if len(s) >= 4]
         self.extractor = extractor
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
@@ -101,6 +103,12 @@ class Ingestor:
 
     def chunks_for(self, prepared: PreparedText) -> list[Chunk]:
         return chunk_text(prepared.text, prepared.document_id, self.chunk_size, self.chunk_overlap)
+
+    def redact(self, text: str) -> str:
+        """`text` with every configured secret (API keys, passwords) masked."""
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
 
     @contextmanager
     def _write_lock(self) -> Iterator[None]:
@@ -147,9 +155,11 @@ class Ingestor:
             progress(Progress(name, "done", 1, 1, "stored"))
         except StoryGraphError as exc:
             report.status = "failed"
-            report.message = str(exc)
+            # A model server may echo the key it was sent: never pass it on to the user.
+            report.message = self.redact(str(exc))
             progress(Progress(name, "done", 1, 1, report.message))
         finally:
+            report.warnings = [self.redact(w) for w in report.warnings]
             report.usage = counter.snapshot()
             report.seconds = time.perf_counter() - started
         return report

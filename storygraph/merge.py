@@ -21,7 +21,13 @@ from typing import Any
 
 from storygraph.models import ChunkExtraction
 from storygraph.text.normalize import is_kana_only, normalize_name, reading
-from storygraph.text.sanitize import sanitize_label, sanitize_rel_type
+from storygraph.text.sanitize import (
+    IDENTIFIER,
+    RESERVED_LABELS,
+    RESERVED_REL_TYPES,
+    sanitize_label,
+    sanitize_rel_type,
+)
 
 CandidateLookup = Callable[[Sequence[str], Sequence[str]], list[dict[str, Any]]]
 
@@ -136,6 +142,29 @@ def _most_common(values: Sequence[str], prefer: str | None = None) -> str:
     return next(v for v in values if counts[v] == best)
 
 
+def _resolve(
+    clusters: Sequence[_Cluster], candidates: Sequence[dict[str, Any]]
+) -> list[tuple[dict[str, Any] | None, list[_Cluster]]]:
+    """Match clusters to stored nodes and group the clusters that end on the same node.
+
+    A stored kana node joins a kanji spelling of its reading only when exactly one cluster of
+    the batch claims it that way (神 and 紙 must not both become かみ); clusters that resolve to
+    the same stored node are merged into one record, so every record stays unique per node.
+    """
+    matches = [_match_existing(c, candidates) for c in clusters]
+    by_reading = Counter(
+        m["id"] for c, m in zip(clusters, matches, strict=True)
+        if m and m.get("kana") and m.get("norm") != c.norm
+    )  # fmt: skip
+    groups: dict[str, tuple[dict[str, Any] | None, list[_Cluster]]] = {}
+    for cluster, match in zip(clusters, matches, strict=True):
+        if match and match.get("kana") and match.get("norm") != cluster.norm:
+            match = match if by_reading[match["id"]] == 1 else None
+        key = f"existing:{match['id']}" if match else f"new:{cluster.norm}"
+        groups.setdefault(key, (match, []))[1].append(cluster)
+    return list(groups.values())
+
+
 def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) -> MergePlan:
     """Turn per-chunk extractions into unique entity and relation records."""
     mentions: list[_Mention] = []
@@ -161,10 +190,11 @@ def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) 
 
     records: list[EntityRecord] = []
     id_of_norm: dict[str, str] = {}
-    for cluster in clusters:
-        existing = _match_existing(cluster, candidates)
-        names = cluster.names()
+    for existing, group in _resolve(clusters, candidates):
+        names = [name for cluster in group for name in cluster.names()]
         node_id = existing["id"] if existing else _most_common(names)
+        cluster = _Cluster(group[0].norm, group[0].kana, group[0].rkey)
+        cluster.mentions = [m for c in group for m in c.mentions]
         votes_by_chunk: dict[str, str] = {}
         for mention in cluster.mentions:
             votes_by_chunk.setdefault(mention.chunk_id, mention.label)
@@ -209,6 +239,26 @@ def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) 
     return MergePlan(entities=records, relations=list(relations.values()), dropped=dropped)
 
 
+def imported_rel_type(raw: str) -> str:
+    """An imported relation type: kept when already a safe UPPER_SNAKE type, else sanitised.
+
+    An export of ours carries sanitised types; sanitising them again must not change them
+    (`sanitize_rel_type("U1F351")` gives `U1_F351`), or a re-import would double every edge.
+    """
+    safe = IDENTIFIER.fullmatch(raw) and len(raw) <= 64 and raw == raw.upper()
+    if safe and raw not in RESERVED_REL_TYPES:
+        return raw
+    return sanitize_rel_type(raw)
+
+
+def imported_label(raw: str) -> str:
+    """An imported label: kept when already a safe identifier, else sanitised."""
+    reserved = {name.casefold() for name in RESERVED_LABELS}
+    if IDENTIFIER.fullmatch(raw) and raw.casefold() not in reserved and len(raw) <= 64:
+        return raw
+    return sanitize_label(raw)
+
+
 def plan_from_graph(
     nodes: Sequence[dict[str, Any]],
     relationships: Sequence[dict[str, Any]],
@@ -220,7 +270,7 @@ def plan_from_graph(
     of ours does), and none otherwise: they belong to no document and no delete removes them.
     """
     mentions = [
-        _Mention(clean_name(n.get("id")), sanitize_label(str(n.get("type") or "")), "")
+        _Mention(clean_name(n.get("id")), imported_label(str(n.get("type") or "")), "")
         for n in nodes
     ]
     types_by_norm = {normalize_name(m.name): m.label for m in mentions if m.name}
@@ -271,7 +321,7 @@ def plan_from_graph(
         if not source or not target:
             dropped.append(f"{rel!r}: missing source or target")
             continue
-        key = (source, sanitize_rel_type(str(rel.get("type") or "")), target)
+        key = (source, imported_rel_type(str(rel.get("type") or "")), target)
         record = relations.setdefault(key, RelationRecord(source, key[1], target))
         chunk_ids = [str(c) for c in rel.get("chunk_ids") or []]
         evidence = [str(e) for e in rel.get("evidence") or []]

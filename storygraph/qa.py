@@ -17,6 +17,7 @@ from storygraph.models import Answer, ResolvedEntity, TraceStep, Usage
 from storygraph.rerank import Strategy, rank_without_model, rerank
 from storygraph.retrieval import DEFAULT_MODE, retrieve
 from storygraph.store import GraphStore
+from storygraph.text.language import detect_language
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,11 @@ class QAEngine:
             try:
                 answer.answer = llm_answer(question, kept, answer.citations, llm, callbacks)
                 method = "llm"
+                asked, got = detect_language(question), detect_language(answer.answer)
+                if asked != got:
+                    answer.warnings.append(
+                        f"the model answered in {got}, not in the question's language ({asked})"
+                    )
             except Exception as exc:  # noqa: BLE001 - a model fault still yields an answer
                 answer.warnings.append(
                     f"the model could not answer ({type(exc).__name__}); showing the facts instead"

@@ -42,6 +42,12 @@ class NoModelExtractor:
         )
 
 
+def secret_values(settings: Settings) -> list[str]:
+    """The configured secrets, so that messages can mask them."""
+    found = [settings.neo4j_password, settings.openai_api_key, settings.azure_openai_api_key]
+    return [s.get_secret_value() for s in found if s is not None and s.get_secret_value()]
+
+
 def open_store(settings: Settings) -> GraphStore:
     """The configured graph store, schema ensured and crashed ingests cleaned up."""
     if settings.uses_neo4j:
@@ -117,6 +123,7 @@ class Services:
             chunk_overlap=min(self.settings.effective_chunk_overlap(), size // 2),
             max_bytes=self.settings.max_upload_bytes,
             lock_dir=Path(self.settings.data_dir),
+            secrets=secret_values(self.settings),
         )
 
     def qa(self) -> QAEngine:

@@ -4,10 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from storygraph.cypher import SCHEMA_NEO4J
 from storygraph.errors import StoreError
 from storygraph.store.runner import Row, Statement
+
+
+def safe_uri(uri: str) -> str:
+    """The URI without any `user:password@` part, for messages and logs."""
+    try:
+        parts = urlsplit(uri)
+    except ValueError:
+        return "(an unparsable NEO4J_URI)"
+    if "@" not in parts.netloc:
+        return uri
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
 
 class Neo4jRunner:
@@ -18,21 +30,28 @@ class Neo4jRunner:
 
     def __init__(self, uri: str, username: str, password: str, database: str) -> None:
         import neo4j
-        from neo4j.exceptions import AuthError, ServiceUnavailable
+        from neo4j.exceptions import AuthError, ConfigurationError, ServiceUnavailable
 
-        self.uri = uri
+        self.uri = safe_uri(uri)
+        uri_text = self.uri
         self.database = database
         try:
             self._driver = neo4j.GraphDatabase.driver(uri, auth=(username, password))
             self._driver.verify_connectivity()
+        except ConfigurationError as exc:
+            raise StoreError(
+                f"NEO4J_URI ({uri_text}) is not usable: {type(exc).__name__}.",
+                "Use bolt://host:7687 or neo4j://host:7687 and put the credentials in "
+                "NEO4J_USERNAME / NEO4J_PASSWORD, not in the URI.",
+            ) from None
         except AuthError as exc:
             raise StoreError(
-                f"Neo4j at {uri} refused the credentials.",
+                f"Neo4j at {uri_text} refused the credentials.",
                 "Check NEO4J_USERNAME and NEO4J_PASSWORD.",
             ) from exc
         except (ServiceUnavailable, OSError, ValueError) as exc:
             raise StoreError(
-                f"Neo4j at {uri} is not reachable ({type(exc).__name__}).",
+                f"Neo4j at {uri_text} is not reachable ({type(exc).__name__}).",
                 "Start Neo4j (see README: Neo4j with Docker) or unset NEO4J_URI to use the "
                 "embedded graph database.",
             ) from exc
