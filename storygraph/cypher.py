@@ -156,6 +156,16 @@ SET e:<<label>>,
     e.updated_at = $now
 """
 
+# New entities (the merge plan found no node for them): a plain CREATE. MERGE + SET label on
+# every row made imports grow super-linearly (25 s for 33k nodes vs 1.5 s; docs/BENCHMARKS.md).
+ENTITY_CREATE = """
+UNWIND $rows AS row
+CREATE (e:__Entity__:<<label>>)
+SET e.id = row.id, e.type = row.type, e.norm = row.norm, e.rkey = row.rkey, e.kana = row.kana,
+    e.chunk_ids = row.chunk_ids, e.type_votes = row.type_votes, e.aliases = row.aliases,
+    e.created_at = $now, e.updated_at = $now
+"""
+
 ENTITY_REMOVE_LABEL = """
 UNWIND $ids AS id
 MATCH (e:__Entity__ {id: id})

@@ -8,6 +8,7 @@ comes from the runner. Documents are all-or-nothing: a document is written with 
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,9 @@ from storygraph.errors import StoreError
 from storygraph.merge import EntityRecord, MergePlan, RelationRecord
 from storygraph.models import Chunk, DocumentInfo, Fact
 from storygraph.store.runner import Row, Runner, Statement
+
+NAMES_CACHE_SECONDS = 5.0
+"""Entity names are re-read after this long, so writes by another process show up."""
 
 RETRIEVAL_QUERIES: dict[str, str] = {
     "onehop": q.RETRIEVE_ONEHOP,
@@ -68,6 +72,7 @@ class GraphStore:
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
         self._names_cache: list[Row] | None = None
+        self._names_read_at = 0.0
 
     # --- lifecycle -----------------------------------------------------------------------------
     @property
@@ -170,11 +175,12 @@ class GraphStore:
                 relabel.setdefault(record.existing_label, []).append(record.id)
         for old_label, ids in sorted(relabel.items()):
             statements.append((q.render(q.ENTITY_REMOVE_LABEL, old_label=old_label), {"ids": ids}))
-        by_label: dict[str, list[dict[str, Any]]] = {}
+        groups: dict[tuple[bool, str], list[dict[str, Any]]] = {}
         for record in entities:
-            by_label.setdefault(record.label, []).append(_entity_row(record))
-        for label, label_rows in sorted(by_label.items()):
-            query = q.render(q.ENTITY_UPSERT, label=label)
+            groups.setdefault((record.existing, record.label), []).append(_entity_row(record))
+        for (existing, label), label_rows in sorted(groups.items()):
+            template = q.ENTITY_UPSERT if existing else q.ENTITY_CREATE
+            query = q.render(template, label=label)
             for rows in _batched(label_rows):
                 statements.append((query, {"rows": rows, "now": now}))
         return statements
@@ -266,9 +272,11 @@ class GraphStore:
         return self.runner.run(q.ENTITY_CANDIDATES, {"norms": list(norms), "rkeys": list(rkeys)})
 
     def entity_names(self) -> list[Row]:
-        """Every entity's id, normalised name and type (cached until the next write)."""
-        if self._names_cache is None:
+        """Every entity's id, normalised name and type (cached briefly; own writes clear it)."""
+        stale = time.monotonic() - self._names_read_at > NAMES_CACHE_SECONDS
+        if self._names_cache is None or stale:
             self._names_cache = self.runner.run(q.ENTITY_NAMES)
+            self._names_read_at = time.monotonic()
         return self._names_cache
 
     def entity_types(self, ids: Sequence[str]) -> dict[str, str]:
