@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -20,6 +21,7 @@ from storygraph.prompt_files import fill
 from storygraph.text.normalize import normalize_name
 
 FUZZY_THRESHOLD = 85.0
+MAX_LISTED_TYPES = 200
 MIN_CONTAINS_CHARS = 2
 
 
@@ -27,6 +29,37 @@ class QuestionEntities(BaseModel):
     """Names of the characters, places and things a question is about."""
 
     names: list[str] = Field(default_factory=list, description="names as written in the question")
+
+
+class QuestionAnalysis(BaseModel):
+    """The names a question is about and the relation types that could answer it."""
+
+    names: list[str] = Field(default_factory=list, description="names as written in the question")
+    relation_types: list[str] = Field(
+        default_factory=list, description="relation types from the list, spelled exactly"
+    )
+
+
+def _strings(values: Any) -> list[str]:
+    return [str(v).strip() for v in values or [] if str(v).strip()]
+
+
+def analyse_question(
+    question: str, relation_types: Sequence[str], llm: BaseChatModel, callbacks: list[Any]
+) -> tuple[list[str], list[str]]:
+    """One call for both the names and the fitting relation types (keeps a question at three
+    calls with reranking: analysis, rerank, answer). Raises whatever the client raises."""
+    structured = llm.with_structured_output(QuestionAnalysis, method="function_calling")
+    listed = "\n".join(f"- {t}" for t in relation_types[:MAX_LISTED_TYPES]) or "(none)"
+    result = structured.invoke(
+        fill("question_analysis", question=question, types=listed),
+        config={"callbacks": callbacks},
+    )
+    if isinstance(result, QuestionAnalysis):
+        return _strings(result.names), _strings(result.relation_types)
+    if isinstance(result, dict):
+        return _strings(result.get("names")), _strings(result.get("relation_types"))
+    return [], []
 
 
 def llm_names(question: str, llm: BaseChatModel, callbacks: list[Any]) -> list[str]:
@@ -97,28 +130,45 @@ def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[Res
     return sorted(found.values(), key=lambda e: text.find(normalize_name(e.mention)))
 
 
+@dataclass
+class EntityFinding:
+    entities: list[ResolvedEntity]
+    warnings: list[str] = field(default_factory=list)
+    relation_types: list[str] | None = None
+    """The model's relation-type pick when it was asked for one (None: not asked or failed)."""
+
+
 def find_entities(
     question: str,
     names: Sequence[dict[str, Any]],
     llm: BaseChatModel | None,
     callbacks: list[Any],
-) -> tuple[list[ResolvedEntity], list[str]]:
-    """Start nodes for a question, and warnings (e.g. the model failed, dictionary used)."""
-    warnings: list[str] = []
+    *,
+    relation_types: Sequence[str] | None = None,
+) -> EntityFinding:
+    """Start nodes for a question. With `relation_types`, the same model call also picks the
+    types that fit the question (Phase 3), so no second call is needed."""
+    finding = EntityFinding([])
     resolved: dict[str, ResolvedEntity] = {}
     if llm is not None:
+        mentions: list[str] = []
         try:
-            mentions = llm_names(question, llm, callbacks)
+            if relation_types is not None:
+                mentions, finding.relation_types = analyse_question(
+                    question, relation_types, llm, callbacks
+                )
+            else:
+                mentions = llm_names(question, llm, callbacks)
         except Exception as exc:  # noqa: BLE001 - any model fault falls back to the dictionary
-            warnings.append(
+            finding.warnings.append(
                 f"entity extraction by the model failed ({type(exc).__name__}); "
                 "used dictionary matching only"
             )
-            mentions = []
         for mention in mentions:
             match = resolve_name(mention, names)
             if match and match.node_id not in resolved:
                 resolved[match.node_id] = match
     for match in dictionary_match(question, names):
         resolved.setdefault(match.node_id, match)
-    return list(resolved.values()), warnings
+    finding.entities = list(resolved.values())
+    return finding

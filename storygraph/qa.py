@@ -15,7 +15,7 @@ from storygraph.llm.factory import ModelInfo
 from storygraph.llm.usage import UsageCounter, usage_delta
 from storygraph.models import Answer, ResolvedEntity, TraceStep, Usage
 from storygraph.rerank import Strategy, rank_without_model, rerank
-from storygraph.retrieval import DEFAULT_MODE, retrieve
+from storygraph.retrieval import DEFAULT_MODE, parse_mode, retrieve
 from storygraph.store import GraphStore
 from storygraph.text.language import detect_language
 
@@ -70,11 +70,16 @@ class QAEngine:
         # 1. entities
         t0, u0 = time.perf_counter(), counter.snapshot()
         names = self.store.entity_names()
+        # With +reltype and a model, one call finds the names and picks the relation types.
+        analysed = bool(parse_mode(options.mode).reltype and llm is not None and not start_entities)
+        model_pick: list[str] | None = None
         if start_entities:
             answer.entities = [ResolvedEntity(n, n, "given") for n in start_entities]
         else:
-            answer.entities, warnings = find_entities(question, names, llm, callbacks)
-            answer.warnings.extend(warnings)
+            types = [t for t, _ in self.store.relation_types()] if analysed else None
+            finding = find_entities(question, names, llm, callbacks, relation_types=types)
+            answer.entities, model_pick = finding.entities, finding.relation_types
+            answer.warnings.extend(finding.warnings)
         step(
             "entities",
             t0,
@@ -82,6 +87,7 @@ class QAEngine:
             found=[e.node_id for e in answer.entities],
             how={e.node_id: e.source for e in answer.entities},
             graph_names=len(names),
+            relation_type_pick=model_pick,
         )
 
         # 2. retrieval
@@ -91,8 +97,9 @@ class QAEngine:
             options.mode,
             [e.node_id for e in answer.entities],
             question=question,
-            llm=llm,
+            llm=None if analysed else llm,  # analysed: the pick is made (or failed) already
             callbacks=callbacks,
+            model_pick=model_pick,
         )
         answer.mode = found.mode
         answer.cypher = found.cypher

@@ -73,6 +73,11 @@ def llm_pick(
         raw = list(result.types)
     elif isinstance(result, dict):
         raw = list(result.get("types") or [])
+    return _listed(raw, available)
+
+
+def _listed(raw: Sequence[Any], available: Sequence[str]) -> list[str]:
+    """The model's picks reduced to types that exist (case-insensitive), in pick order."""
     by_upper = {t.upper(): t for t in available}
     picked: list[str] = []
     for item in raw:
@@ -89,6 +94,7 @@ def select_relation_types(
     llm: BaseChatModel | None,
     callbacks: list[Any],
     names: Sequence[str] = (),
+    model_pick: Sequence[str] | None = None,
 ) -> RelTypeSelection:
     """Types fitting the question: the model's pick joined with the lexical pick.
 
@@ -100,7 +106,10 @@ def select_relation_types(
     picked: list[str] = []
     reason = ""
     method = "lexical"
-    if llm is not None:
+    if model_pick is not None:  # already picked by the question-analysis call
+        picked = _listed(model_pick, available)
+        method = "llm + lexical" if picked else "lexical (the model picked no listed type)"
+    elif llm is not None:
         try:
             picked = llm_pick(question, available, llm, callbacks)
             method = "llm + lexical" if picked else "lexical (the model picked no listed type)"

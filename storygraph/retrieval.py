@@ -144,6 +144,7 @@ def retrieve(
     question: str = "",
     llm: BaseChatModel | None = None,
     callbacks: list[Any] | None = None,
+    model_pick: Sequence[str] | None = None,
 ) -> Retrieval:
     """Candidates for a mode (see the module docstring); scoring is the caller's (qa.py)."""
     spec = parse_mode(mode)
@@ -157,7 +158,7 @@ def retrieve(
         queries.append(("relation types in the graph", q.RELATION_TYPES))
         available = [t for t, _ in store.relation_types()]
         found.relation_types = select_relation_types(
-            question, available, llm=llm, callbacks=callbacks, names=ids
+            question, available, llm=llm, callbacks=callbacks, names=ids, model_pick=model_pick
         )
 
     expansion: list[str] = []

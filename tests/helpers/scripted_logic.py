@@ -6,7 +6,8 @@ chunking, LLMGraphTransformer's parsing, merging, Cypher and ranking all run for
 
 - extraction (tool `DynamicGraph`): emits the scripted triples whose two names both occur in the
   chunk text, so what it returns depends on the text it is given;
-- question entities (tool `QuestionEntities`): the scripted names that occur in the question;
+- question entities (tools `QuestionEntities` / `QuestionAnalysis`): the scripted names that
+  occur in the question, and the listed relation types its score rules tie to the question;
 - rerank (tools `FactScores` / `SingleScore`): a score from keyword rules of the script;
 - answer (no tool): the first listed fact, in words, with its citation marks.
 """
@@ -118,6 +119,18 @@ def question_names(script: Script, question: str) -> dict[str, Any]:
     return {"names": found}
 
 
+def analysis(script: Script, prompt: str) -> dict[str, Any]:
+    """Names in the question, and the listed relation types the score rules tie to it."""
+    question = _question(prompt)
+    listed = re.findall(r"^- ([A-Za-z_][A-Za-z0-9_]*)$", prompt, flags=re.MULTILINE)
+    picked = [
+        t
+        for t in listed
+        if any(w.lower() in question.lower() and part in t for w, part, _ in script.score_rules)
+    ]
+    return {**question_names(script, question), "relation_types": picked}
+
+
 def _question(prompt: str) -> str:
     match = re.search(r"Question:\s*(.+)", prompt)
     return match.group(1).strip() if match else prompt
@@ -156,6 +169,8 @@ def respond(script: Script, prompt: str, tools: Sequence[dict[str, Any]] | None)
     names = _tool_names(tools)
     if "DynamicGraph" in names:
         return {"tool": "DynamicGraph", "args": extract(script, _input_text(prompt))}
+    if "QuestionAnalysis" in names:
+        return {"tool": "QuestionAnalysis", "args": analysis(script, prompt)}
     if "QuestionEntities" in names:
         return {"tool": "QuestionEntities", "args": question_names(script, _question(prompt))}
     if "FactScores" in names:

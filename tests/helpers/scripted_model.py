@@ -25,6 +25,7 @@ from tests.helpers.scripted_logic import Script, respond
 _KIND_BY_TOOL = {
     "DynamicGraph": "extract",
     "QuestionEntities": "entities",
+    "QuestionAnalysis": "entities",
     "FactScores": "rerank",
     "SingleScore": "rerank",
 }
