@@ -1,0 +1,1 @@
+"""Text handling: decoding uploads, Aozora markup, chunking, names and identifiers."""

@@ -1,0 +1,194 @@
+"""Entity-name normalisation, kana readings (SudachiPy) and the rule for merging names.
+
+Merge rule: two names are one entity when their normalised forms are equal, or when one is
+kana-only and equals the other's reading (きじ / キジ / 雉; おに / 鬼). Two different kanji
+spellings that share a reading (神 / 紙) stay apart.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import unicodedata
+from typing import Any
+
+from storygraph.text.language import is_kanji
+
+logger = logging.getLogger(__name__)
+
+READING_PREFIX = "r:"
+_MAX_PASSES = 8
+_QUOTES = "「」『』\"'`“”‘’„‚«»‹›《》【】〈〉〔〕()[]{}<>"
+_TRAILING_PUNCT = ".,;:!?。、・…‥"
+_WHITESPACE = re.compile(r"\s+")
+# Katakana ァ..ヴ and ヽヾ map to hiragana; ヵ ヶ stay (鬼ヶ島 is not 鬼ゖ島).
+_KATA_TO_HIRA = {code: code - 0x60 for code in range(0x30A1, 0x30F5)} | {
+    0x30FD: 0x309D,
+    0x30FE: 0x309E,
+}
+_KANA_MARKS = frozenset("ー・゛゜ゝゞヽヾ")
+
+_lock = threading.Lock()
+_local = threading.local()
+_dictionary: Any = None
+_dictionary_loaded = False
+
+
+def normalize_name(name: str) -> str:
+    """NFKC, trimmed, one space between words, casefolded, katakana as hiragana, no quotes."""
+    current = name
+    for _ in range(_MAX_PASSES):
+        following = _normalize_once(current)
+        if following == current:
+            break
+        current = following
+    return current
+
+
+def katakana_to_hiragana(text: str) -> str:
+    """Map katakana to hiragana (ヵ, ヶ and ヷ..ヺ have no hiragana form and stay)."""
+    return text.translate(_KATA_TO_HIRA)
+
+
+def is_kana_only(name: str) -> bool:
+    """True when the normalised name is written only in hiragana/katakana."""
+    chars = [ch for ch in normalize_name(name) if not ch.isspace()]
+    return (
+        bool(chars)
+        and all(0x3041 <= ord(ch) <= 0x30FF for ch in chars)
+        and any(ch not in _KANA_MARKS for ch in chars)
+    )
+
+
+def has_kanji(text: str) -> bool:
+    """True when `text` contains a CJK ideograph (or 々 / 〆)."""
+    return any(is_kanji(ch) for ch in text)
+
+
+def reading(name: str) -> str | None:
+    """Hiragana reading of a name that contains kanji; None without kanji or without Sudachi."""
+    text = _clean(name)
+    if not has_kanji(text):
+        return None
+    tokens = token_readings(text)
+    if tokens is None:
+        return None
+    joined = normalize_name("".join(spoken for _, spoken in tokens))
+    return joined if joined and not has_kanji(joined) else None
+
+
+def token_readings(text: str) -> list[tuple[str, str]] | None:
+    """(surface, katakana reading) per Sudachi token; symbols read as written, no spaces."""
+    tokenizer = _tokenizer()
+    if tokenizer is None:
+        return None
+    tokens: list[tuple[str, str]] = []
+    text = "".join(ch for ch in text if not 0xD800 <= ord(ch) <= 0xDFFF)
+    for morpheme in tokenizer.tokenize(text):
+        kind = morpheme.part_of_speech()[0]
+        if kind == "空白":
+            continue
+        surface = morpheme.surface()
+        tokens.append((surface, surface if kind == "補助記号" else morpheme.reading_form()))
+    return tokens
+
+
+def sudachi_available() -> bool:
+    """True when SudachiPy and its core dictionary can be loaded."""
+    return _load_dictionary() is not None
+
+
+def same_entity(a: str, b: str) -> bool:
+    """The merge rule: equal normalised names, or a kana-only name equal to the other's reading."""
+    norm_a, norm_b = normalize_name(a), normalize_name(b)
+    if not norm_a or not norm_b:
+        return False
+    if norm_a == norm_b:
+        return True
+    if is_kana_only(a) and has_kanji(norm_b):
+        return reading(b) == norm_a
+    if is_kana_only(b) and has_kanji(norm_a):
+        return reading(a) == norm_b
+    return False
+
+
+def merge_keys(name: str) -> list[str]:
+    """Keys to index a name under: its normalised form, then an "r:" reading key if any.
+
+    Kanji names get "r:" + reading, kana-only names "r:" + their normalised form. A shared
+    plain key always means one entity; a shared "r:" key only when at least one of the two
+    names is kana-only (see `keys_match`), because 神 and 紙 both carry "r:かみ" and no key
+    scheme can put かみ with both of them but keep them apart.
+    """
+    normalized = normalize_name(name)
+    if not normalized:
+        return []
+    if is_kana_only(name):
+        return [normalized, READING_PREFIX + normalized]
+    spoken = reading(name)
+    return [normalized, READING_PREFIX + spoken] if spoken else [normalized]
+
+
+def keys_match(keys_a: list[str], keys_b: list[str]) -> bool:
+    """`same_entity` decided from two `merge_keys` results alone."""
+    if not keys_a or not keys_b:
+        return False
+    if keys_a[0] == keys_b[0]:
+        return True
+    shared = set(keys_a[1:]) & set(keys_b[1:])
+    return bool(shared) and (_kana_keys(keys_a) or _kana_keys(keys_b))
+
+
+def _kana_keys(keys: list[str]) -> bool:
+    return len(keys) == 2 and keys[1] == READING_PREFIX + keys[0]
+
+
+def _normalize_once(name: str) -> str:
+    text = _clean(name).casefold()
+    text = unicodedata.normalize("NFKC", text)
+    return katakana_to_hiragana(text)
+
+
+def _clean(name: str) -> str:
+    """NFKC, whitespace collapsed, surrounding quotes and trailing punctuation removed."""
+    text = unicodedata.normalize("NFKC", name)
+    text = _WHITESPACE.sub(" ", text).strip()
+    previous = None
+    while previous != text:
+        previous = text
+        text = text.strip(_QUOTES).rstrip(_TRAILING_PUNCT).strip()
+    return text
+
+
+def _load_dictionary() -> Any:
+    global _dictionary, _dictionary_loaded
+    if _dictionary_loaded:
+        return _dictionary
+    with _lock:
+        if not _dictionary_loaded:
+            try:
+                from sudachipy import Dictionary
+
+                _dictionary = Dictionary(dict="core")
+            except Exception as exc:  # noqa: BLE001 - no import or no dictionary: readings off
+                logger.warning("Sudachi is not available, kanji readings are off: %s", exc)
+                _dictionary = None
+            _dictionary_loaded = True
+    return _dictionary
+
+
+def _tokenizer() -> Any:
+    """One tokenizer per thread: a Sudachi Tokenizer refuses concurrent use."""
+    tokenizer = getattr(_local, "tokenizer", None)
+    if tokenizer is not None:
+        return tokenizer
+    dictionary = _load_dictionary()
+    if dictionary is None:
+        return None
+    from sudachipy import SplitMode
+
+    factory = getattr(dictionary, "tokenizer", None) or dictionary.create
+    tokenizer = factory(mode=SplitMode.C)
+    _local.tokenizer = tokenizer
+    return tokenizer
