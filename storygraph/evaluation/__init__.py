@@ -1,1 +1,1 @@
-"""Retrieval evaluation on fixed graphs: `python -m storygraph eval` (docs/RETRIEVAL_RESULTS.md)."""
+"""Retrieval evaluation on fixed graphs: `python -m storygraph eval` (docs/ISSUES.md §4)."""
