@@ -1,0 +1,457 @@
+"""The embedded model's local server: llama.cpp's OpenAI-compatible server, one per data dir.
+
+`EmbeddedServer` starts `python -m llama_cpp.server` on 127.0.0.1, waits until
+`GET /v1/models` answers, and records `{pid, port, model, started_at}` in
+`<data_dir>/llm-server.json` so a later process (a restarted app) reuses the running server
+instead of loading the model again. Its output goes to `<data_dir>/logs/llm-server.log`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+
+from storygraph.errors import ModelError
+from storygraph.llm.model_files import MODEL_ALIAS, model_path
+
+if TYPE_CHECKING:
+    from storygraph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+HOST = "127.0.0.1"
+# llama-cpp-python's handler that lets the model choose between a reply and a tool call
+# (`tool_choice="auto"`) and that also honours a forced tool (`with_structured_output`).
+CHAT_FORMAT = "chatml-function-calling"
+STATE_FILE = "llm-server.json"
+LOCK_FILE = "llm-server.lock"
+LOG_FILE = Path("logs") / "llm-server.log"
+LOG_ROTATE_BYTES = 5 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What a server command needs to know."""
+
+    model: Path
+    port: int
+    threads: int
+    ctx: int
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """The state file's content."""
+
+    pid: int
+    port: int
+    model: str
+    started_at: float
+
+
+CommandFactory = Callable[[Launch], list[str]]
+
+
+def llama_command(launch: Launch) -> list[str]:
+    """The llama.cpp server command line for `launch`."""
+    return [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(launch.model),
+        "--model_alias",
+        MODEL_ALIAS,
+        "--host",
+        HOST,
+        "--port",
+        str(launch.port),
+        "--n_threads",
+        str(launch.threads),
+        "--n_threads_batch",
+        str(launch.threads),
+        "--n_ctx",
+        str(launch.ctx),
+        "--chat_format",
+        CHAT_FORMAT,
+        # logits for every prompt token are only needed for logprobs; keeping them costs
+        # n_ctx x 151,936 floats (up to 2.4 GB at n_ctx 4096) of resident memory.
+        "--logits_all",
+        "False",
+        # the default cuts a streaming answer short when another request arrives
+        "--interrupt_requests",
+        "False",
+    ]
+
+
+# --- small helpers -----------------------------------------------------------------------
+def free_port() -> int:
+    """A port nothing listens on right now (the OS's choice for port 0)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((HOST, port))
+        except OSError:
+            return False
+        return True
+
+
+def pid_alive(pid: int) -> bool:
+    """True for a live process (a zombie counts as dead)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("State:"):
+                return "Z" not in line.split()[1]
+    return True
+
+
+def models_answer(port: int, timeout_s: float = 2.0) -> bool:
+    """True when `GET /v1/models` on `port` answers 200 with a model list."""
+    try:
+        with urllib.request.urlopen(f"http://{HOST}:{port}/v1/models", timeout=timeout_s) as resp:
+            body: Any = json.loads(resp.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(body, dict) and isinstance(body.get("data"), list)
+
+
+def port_listening(port: int, timeout_s: float = 1.0) -> bool:
+    """True when something accepts TCP connections on `port`.
+
+    The liveness check for a server that already answered once: llama.cpp's `/v1/models`
+    waits for the model lock, so it stalls for as long as a generation runs.
+    """
+    try:
+        with socket.create_connection((HOST, port), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
+
+
+def serves_port(pid: int, port: int) -> bool:
+    """True when `pid` is alive, was started with `port` on its command line and listens there.
+
+    Guards against a recycled pid or another program on the port before reusing or killing.
+    """
+    if not pid_alive(pid):
+        return False
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        argv = []  # no /proc: rely on the port alone
+    if argv and str(port).encode() not in argv:
+        return False
+    return port_listening(port)
+
+
+def tail(path: Path, lines: int = 20, start: int = 0) -> str:
+    """The last `lines` lines of `path` after byte offset `start`."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(start)
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """An inter-process lock (POSIX); a no-op where `fcntl` is missing."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - non-POSIX
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+# --- the server --------------------------------------------------------------------------
+class EmbeddedServer:
+    """One llama.cpp server per data dir, started on demand and reused across processes."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        model: Path | None = None,
+        command: CommandFactory = llama_command,
+        startup_timeout_s: float = 180.0,
+        stop_timeout_s: float = 10.0,
+    ) -> None:
+        self._data_dir = Path(settings.data_dir)
+        self._model = (model if model is not None else model_path(settings)).resolve()
+        self._threads = settings.embedded_threads
+        self._ctx = settings.embedded_ctx
+        self._wanted_port = settings.embedded_port
+        self._command = command
+        self._startup_timeout_s = startup_timeout_s
+        self._stop_timeout_s = stop_timeout_s
+        self._lock = threading.RLock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._state: ServerState | None = None
+        self.notice = ""  # a line for the user, e.g. "port 8080 was taken, using 41234"
+
+    # --- paths and properties ------------------------------------------------------------
+    @property
+    def state_path(self) -> Path:
+        return self._data_dir / STATE_FILE
+
+    @property
+    def log_path(self) -> Path:
+        return self._data_dir / LOG_FILE
+
+    @property
+    def model_id(self) -> str:
+        """The model name to send in requests (the server's `--model_alias`)."""
+        return MODEL_ALIAS
+
+    @property
+    def port(self) -> int | None:
+        return self._state.port if self._state else None
+
+    @property
+    def pid(self) -> int | None:
+        return self._state.pid if self._state else None
+
+    # --- public API ----------------------------------------------------------------------
+    def start(self) -> str:
+        """Start (or reuse) the server; return its base URL. Raises `ModelError`."""
+        with self._lock, _file_lock(self._data_dir / LOCK_FILE):
+            if self._state and self._healthy(self._state):
+                return self._url(self._state.port)
+            reused = self._reuse_from_file()
+            if reused:
+                self._state = reused
+                log.info("Reusing model server pid %s on port %s", reused.pid, reused.port)
+                return self._url(reused.port)
+            self._state = self._launch()
+            return self._url(self._state.port)
+
+    def ensure_running(self) -> str:
+        """The base URL of a healthy server, restarting it if it died."""
+        with self._lock:
+            if self._state and self._healthy(self._state):
+                return self._url(self._state.port)
+            if self._state:
+                log.warning("The embedded model server (pid %s) is gone; restarting", self.pid)
+                self._forget()
+            return self.start()
+
+    def is_healthy(self) -> bool:
+        """The server process is alive and listening (it may be busy generating)."""
+        with self._lock:
+            return self._state is not None and self._healthy(self._state)
+
+    def stop(self) -> None:
+        """Stop this data dir's server (started here or by another process): SIGTERM, SIGKILL."""
+        with self._lock, _file_lock(self._data_dir / LOCK_FILE):
+            state = self._state or self._read_state()
+            if state is None:
+                return
+            if self._proc is not None and self._proc.pid == state.pid:
+                self._stop_child(self._proc)
+            elif serves_port(state.pid, state.port):
+                self._stop_pid(state.pid)
+            self._forget()
+            self.state_path.unlink(missing_ok=True)
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- internals -----------------------------------------------------------------------
+    @staticmethod
+    def _url(port: int) -> str:
+        return f"http://{HOST}:{port}/v1"
+
+    def _healthy(self, state: ServerState) -> bool:
+        if self._proc is not None and self._proc.pid == state.pid:
+            return self._proc.poll() is None and port_listening(state.port)
+        return serves_port(state.pid, state.port)
+
+    def _forget(self) -> None:
+        if self._proc is not None:
+            with contextlib.suppress(Exception):
+                self._proc.poll()
+        self._proc = None
+        self._state = None
+
+    def _read_state(self) -> ServerState | None:
+        try:
+            raw = json.loads(self.state_path.read_text(encoding="utf-8"))
+            return ServerState(
+                pid=int(raw["pid"]),
+                port=int(raw["port"]),
+                model=str(raw["model"]),
+                started_at=float(raw["started_at"]),
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _write_state(self, state: ServerState) -> None:
+        self._data_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.state_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(state)), encoding="utf-8")
+        os.replace(tmp, self.state_path)
+
+    def _reuse_from_file(self) -> ServerState | None:
+        state = self._read_state()
+        if state is None:
+            return None
+        if not serves_port(state.pid, state.port):
+            self.state_path.unlink(missing_ok=True)
+            return None
+        if state.model != str(self._model):
+            log.info("The running server has another model (%s); replacing it", state.model)
+            self._stop_pid(state.pid)
+            self.state_path.unlink(missing_ok=True)
+            return None
+        return state
+
+    def _choose_port(self) -> int:
+        wanted = self._wanted_port
+        if not wanted:
+            return free_port()
+        if port_is_free(wanted):
+            return wanted
+        port = free_port()
+        self.notice = f"Port {wanted} is taken by another program; the model server uses {port}"
+        log.warning(self.notice)
+        return port
+
+    def _launch(self) -> ServerState:
+        if not self._model.is_file():
+            raise ModelError(
+                f"The embedded model file {self._model} is missing",
+                "install it with `make model` (or `python scripts/install_model.py`)",
+            )
+        last_error: ModelError | None = None
+        for _attempt in range(2):  # a second try covers losing a race for the chosen port
+            port = self._choose_port()
+            try:
+                return self._spawn(port)
+            except _PortLost as err:
+                last_error = err.error
+        assert last_error is not None
+        raise last_error
+
+    def _spawn(self, port: int) -> ServerState:
+        launch = Launch(model=self._model, port=port, threads=self._threads, ctx=self._ctx)
+        cmd = self._command(launch)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            if self.log_path.stat().st_size > LOG_ROTATE_BYTES:
+                os.replace(self.log_path, self.log_path.with_name(self.log_path.name + ".1"))
+        with self.log_path.open("ab") as logf:
+            logf.write(f"\n--- {time.strftime('%Y-%m-%d %H:%M:%S')} {cmd}\n".encode())
+            logf.flush()
+            offset = logf.tell()
+            proc = subprocess.Popen(
+                cmd,
+                # unbuffered, so the log holds the last words of a server that crashes
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                stdin=subprocess.DEVNULL,
+                stdout=logf,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # Ctrl-C in the app's terminal doesn't kill it midway
+            )
+        self._proc = proc
+        started = time.time()
+        deadline = time.monotonic() + self._startup_timeout_s
+        while time.monotonic() < deadline:
+            code = proc.poll()
+            if code is not None:
+                self._proc = None
+                error = self._failure(f"exited with code {code} while starting", offset)
+                if not port_is_free(port):
+                    raise _PortLost(error)
+                raise error
+            if models_answer(port, timeout_s=1.0):
+                state = ServerState(proc.pid, port, str(self._model), started)
+                self._write_state(state)
+                log.info(
+                    "Embedded model server pid %s on port %s ready in %.1f s",
+                    proc.pid,
+                    port,
+                    time.time() - started,
+                )
+                return state
+            time.sleep(0.2)
+        self._stop_child(proc)
+        self._proc = None
+        raise self._failure(f"did not answer within {self._startup_timeout_s:.0f} s", offset)
+
+    def _failure(self, what: str, offset: int) -> ModelError:
+        last = tail(self.log_path, 20, offset)
+        message = f"The embedded model server {what}"
+        if last:
+            message += f". Last lines of {self.log_path}:\n{last}"
+        return ModelError(
+            message,
+            "check the log; on low memory lower STORYGRAPH_EMBEDDED_CTX, or reinstall with "
+            "`make model`",
+        )
+
+    def _stop_child(self, proc: subprocess.Popen[bytes]) -> None:
+        if proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(timeout=self._stop_timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=self._stop_timeout_s)
+
+    def _stop_pid(self, pid: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + self._stop_timeout_s
+        while time.monotonic() < deadline:
+            if not pid_alive(pid):
+                return
+            time.sleep(0.1)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+class _PortLost(Exception):
+    def __init__(self, error: ModelError) -> None:
+        super().__init__(str(error))
+        self.error = error

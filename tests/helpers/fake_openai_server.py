@@ -1,0 +1,99 @@
+"""A tiny OpenAI-compatible HTTP server for tests (stdlib only).
+
+    python fake_openai_server.py --port 8123 [--model ID] [--reply TEXT]
+        [--startup-delay S] [--fail-at-start] [--ignore-sigterm] [--busy-after-first]
+
+Answers `GET /v1/models` and `POST /v1/chat/completions` with a canned reply.
+`--busy-after-first` makes every `/v1/models` after the first take 5 s, as llama.cpp's does
+while it generates (it waits for the model lock).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def _handler(model: str, reply: str, busy_after_first: bool) -> type[BaseHTTPRequestHandler]:
+    served = {"models": 0}
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            sys.stderr.write("fake-server: " + (format % args) + "\n")
+
+        def _send(self, status: int, body: dict[str, Any]) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") == "/v1/models":
+                served["models"] += 1
+                if busy_after_first and served["models"] > 1:
+                    time.sleep(5)
+                self._send(200, {"object": "list", "data": [{"id": model, "object": "model"}]})
+            else:
+                self._send(404, {"error": {"message": "not found"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            self.rfile.read(length)
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._send(404, {"error": {"message": "not found"}})
+                return
+            self._send(
+                200,
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": reply},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                },
+            )
+
+    return Handler
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--model", default="fake-model")
+    parser.add_argument("--reply", default="canned reply")
+    parser.add_argument("--startup-delay", type=float, default=0.0)
+    parser.add_argument("--fail-at-start", action="store_true")
+    parser.add_argument("--ignore-sigterm", action="store_true")
+    parser.add_argument("--busy-after-first", action="store_true")
+    args = parser.parse_args()
+
+    print(f"fake-server: starting on port {args.port}", flush=True)
+    if args.ignore_sigterm:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if args.fail_at_start:
+        print("fake-server: error: could not load model (on purpose)", flush=True)
+        sys.exit(3)
+    time.sleep(args.startup_delay)
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", args.port), _handler(args.model, args.reply, args.busy_after_first)
+    )
+    print("fake-server: ready", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
