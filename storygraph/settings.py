@@ -65,6 +65,7 @@ class Settings(BaseSettings):
     embedded_threads: int = Field(2, ge=1, validation_alias=_env("STORYGRAPH_EMBEDDED_THREADS"))
     embedded_ctx: int = Field(4096, ge=512, validation_alias=_env("STORYGRAPH_EMBEDDED_CTX"))
     embedded_port: int = Field(0, ge=0, validation_alias=_env("STORYGRAPH_EMBEDDED_PORT"))
+    model_dir: Path | None = Field(None, validation_alias=_env("STORYGRAPH_MODEL_DIR"))
 
     # --- ingestion ---------------------------------------------------------------------
     chunk_size: int = Field(0, ge=0, validation_alias=_env("STORYGRAPH_CHUNK_SIZE"))
@@ -91,7 +92,9 @@ class Settings(BaseSettings):
         0.0, ge=0, validation_alias=_env("STORYGRAPH_PRICE_COMPLETION_PER_1K")
     )
 
-    @field_validator("neo4j_uri", "openai_base_url", "azure_openai_endpoint", mode="before")
+    @field_validator(
+        "neo4j_uri", "openai_base_url", "azure_openai_endpoint", "model_dir", mode="before"
+    )
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value

@@ -49,8 +49,9 @@ def part_requirements() -> list[str]:
 
 
 def model_path(settings: Settings) -> Path:
-    """Where the joined model lives for these settings."""
-    return Path(settings.data_dir) / "models" / MODEL_FILENAME
+    """Where the joined model lives: STORYGRAPH_MODEL_DIR, else `<data dir>/models`."""
+    folder = settings.model_dir if settings.model_dir else Path(settings.data_dir) / "models"
+    return Path(folder) / MODEL_FILENAME
 
 
 def _find_dist(name: str, search_path: Sequence[str] | None) -> md.Distribution | None:
