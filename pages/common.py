@@ -1,0 +1,95 @@
+"""UI helpers shared by the tabs: error display, messages across reruns, the model badge."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Literal
+
+import streamlit as st
+
+from storygraph.errors import StoryGraphError
+from storygraph.services import Services
+
+log = logging.getLogger("storygraph.app")
+
+SERVICES_KEY = "_services"
+"""Session-state key a test (or an embedding app) may fill with a ready `Services` before the
+first run; app.py then uses it instead of building the process-wide cached services."""
+
+_FLASH_KEY = "_flash"
+FlashKind = Literal["success", "info", "warning", "error"]
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+
+
+def md_escape(text: str) -> str:
+    """Text shown literally by st.markdown (no emphasis, links or lists from story text)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def split_hint(message: str) -> tuple[str, str]:
+    """`str(StoryGraphError)` joins message and hint with " — "; split them again."""
+    head, sep, tail = message.partition(" — ")
+    return (head, tail) if sep else (message, "")
+
+
+def show_error(message: str, hint: str = "") -> None:
+    st.error(message, icon=":material/error:")
+    if hint:
+        st.info(hint, icon=":material/lightbulb:")
+
+
+@contextmanager
+def guarded(action: str) -> Iterator[None]:
+    """Run a UI action; any failure becomes an st.error (+ hint) instead of a traceback."""
+    try:
+        yield
+    except StoryGraphError as exc:
+        log.warning("%s failed: %s", action, exc)
+        show_error(exc.message, exc.hint)
+    except Exception as exc:  # the app must keep working after any fault
+        log.exception("%s failed", action)
+        show_error(
+            f"{action} failed: {type(exc).__name__}: {exc}",
+            "The app keeps running; try again. The server log has the details.",
+        )
+
+
+def flash(kind: FlashKind, text: str, hint: str = "") -> None:
+    """Queue a message for the next run (callbacks run before the page is drawn)."""
+    st.session_state.setdefault(_FLASH_KEY, []).append((kind, text, hint))
+
+
+def show_flashes() -> None:
+    for kind, text, hint in st.session_state.pop(_FLASH_KEY, []):
+        if kind == "error":
+            show_error(text, hint)
+        else:
+            getattr(st, kind)(text)
+
+
+def model_badge(services: Services) -> None:
+    """Which graph store and which model are answering, and how to get a better model."""
+    info = services.info
+    with st.container(horizontal=True, gap="small"):
+        st.badge(f"Graph: {services.store.describe()}", icon=":material/hub:", color="gray")
+        if info.provider == "none":
+            st.badge("Model: none", icon=":material/block:", color="orange")
+        else:
+            st.badge(f"Model: {info.label}", icon=":material/smart_toy:", color="blue")
+    if info.provider == "none":
+        reason = f" ({services.model_status})" if services.model_status else ""
+        st.caption(
+            f"No language model is configured{reason}: answers list the top facts from the "
+            "graph, ranked by a lexical score. Set OPENAI_API_KEY, or OPENAI_BASE_URL for any "
+            "OpenAI-compatible server, to get written answers and LLM reranking."
+        )
+        return
+    if info.provider == "embedded":
+        st.caption(
+            "The embedded model is small and runs on this machine; it finds fewer relations "
+            "than a large model. For better answers set OPENAI_API_KEY (OpenAI), or "
+            "OPENAI_BASE_URL for vLLM / Ollama / LM Studio (see .env.example), and restart."
+        )
