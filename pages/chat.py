@@ -139,6 +139,17 @@ def _show_trace(answer: Answer) -> None:
             )
         for warning in answer.warnings:
             st.warning(warning)
+        retrieval = next((s.detail for s in answer.steps if s.name == "retrieval"), {})
+        details = [
+            f"**question type:** {retrieval['question_type']}"
+            if retrieval.get("question_type") else "",
+            f"**relation types:** {md_escape(str(retrieval['relation_types']))}"
+            if retrieval.get("relation_types") else "",
+            f"**added by expansion:** {md_escape(', '.join(retrieval['added']))}"
+            if retrieval.get("added") else "",
+        ]
+        if any(details):
+            st.markdown(" · ".join(d for d in details if d))
         st.markdown("**Entities found in the question**")
         if answer.entities:
             st.dataframe(
