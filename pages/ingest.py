@@ -67,7 +67,11 @@ def ingest_files(services: Services, uploads: Sequence[Upload]) -> list[IngestRe
 
 def show_report(report: IngestReport, index: int) -> None:
     with st.container(border=True, key=f"ingest_report_{index}"):
-        icon = {"added": "✅", "unchanged": "♻️", "failed": "❌"}[report.status]
+        icon = {
+            "added": ":material/check_circle:",
+            "unchanged": ":material/published_with_changes:",
+            "failed": ":material/error:",
+        }[report.status]
         st.markdown(f"{icon} **{md_escape(report.document)}** — {report.status}")
         if report.status == "failed":
             message, hint = split_hint(report.message)
@@ -151,7 +155,8 @@ def render(services: Services) -> None:
     st.caption(
         "Plain-text stories (.txt, .md) in UTF-8 or Shift_JIS; Aozora Bunko files are cleaned "
         "of ruby and notes. Each file is split into chunks and the model extracts characters, "
-        "places, things and how they relate."
+        "places, things and how they relate. "
+        f"Up to {services.settings.max_upload_mb:g} MB per file (STORYGRAPH_MAX_UPLOAD_MB)."
     )
     show_flashes()
     generation = st.session_state.setdefault(UPLOADER_KEY, 0)
