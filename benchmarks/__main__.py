@@ -10,7 +10,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks import calibrate, import_bench, ingest_overhead, llm_usage, memory, retrieval_bench
+from benchmarks import (
+    calibrate,
+    extraction_bench,
+    import_bench,
+    ingest_overhead,
+    llm_usage,
+    memory,
+    retrieval_bench,
+)
 from benchmarks.common import BenchResult, machine_info
 
 BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
@@ -20,6 +28,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "llm": llm_usage.run,
     "memory": memory.run,
     "calibrate": calibrate.run,
+    "extraction": extraction_bench.run,
 }
 
 

@@ -20,6 +20,7 @@ from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.models import Chunk, ChunkExtraction
 from storygraph.qa import QAEngine
 from storygraph.settings import Settings
+from storygraph.small_extraction import SmallModelExtractor
 from storygraph.store import GraphStore
 
 log = logging.getLogger(__name__)
@@ -109,6 +110,10 @@ class Services:
         llm = self.llm()
         if llm is None:
             return NoModelExtractor(self.model_status or "no-LLM mode is on")
+        if self.info.provider == "embedded":
+            # LLMGraphTransformer's schema gets garbage out of the small embedded model;
+            # triple lines get its main relations (docs/EMBEDDED_MODEL.md).
+            return SmallModelExtractor(llm)
         return TransformerExtractor(llm)
 
     # --- workflows ---------------------------------------------------------------------------

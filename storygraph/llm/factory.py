@@ -13,6 +13,7 @@ from storygraph.settings import Settings
 
 EMBEDDED_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+EMBEDDED_MAX_TOKENS = 1024
 
 
 class ToolCallingChatOpenAI(ChatOpenAI):
@@ -85,8 +86,14 @@ def build_chat_model(
     if provider == "embedded":
         if not embedded_base_url:
             raise ConfigError("The embedded model server is not running.", "Run `make model`.")
+        # langchain-openai sends max_tokens as max_completion_tokens, which llama.cpp's server
+        # ignores: a looping reply would run to the end of the context. extra_body reaches it.
         return ToolCallingChatOpenAI(
-            base_url=embedded_base_url, api_key="embedded", model=info.model, **common
+            base_url=embedded_base_url,
+            api_key="embedded",
+            model=info.model,
+            extra_body={"max_tokens": EMBEDDED_MAX_TOKENS},
+            **common,
         )
     if provider == "openai_compatible":
         if not settings.openai_base_url:

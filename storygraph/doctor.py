@@ -1,0 +1,395 @@
+"""`python -m storygraph doctor`: is the setup able to build a graph, and if not, why not?
+
+Checks in order, each `ok` / `warn` / `fail` / `skip` with a detail and what to change:
+settings, graph store, model reachable (for the embedded model: installed, verified, server
+starts), structured output (tool calling, else JSON), context size, thinking mode, and finally
+one real extraction of a short paragraph with the extractor ingest would use. When that
+extraction would leave the graph empty, the last check says why (model error, no tool call,
+unreadable reply, empty lists) and what to change. Secrets are never shown.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+from pydantic import BaseModel, Field
+
+from storygraph.errors import StoryGraphError
+from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
+from storygraph.models import Chunk
+from storygraph.settings import Settings
+
+Status = Literal["ok", "warn", "fail", "skip"]
+SAMPLE_JA = (
+    "むかし、むかし、あるところに、おじいさんとおばあさんがありました。"
+    "桃太郎は犬と猿ときじを家来にして、鬼が島へ鬼を退治しに行きました。"
+)
+SAMPLE_EN = "Momotaro went to Onigashima with a dog, a monkey and a pheasant to defeat the ogres."
+THINK = re.compile(r"<think>|</think>", re.IGNORECASE)
+BIGGER_MODEL = (
+    "Use a bigger model: set OPENAI_BASE_URL to a vLLM / Ollama / LM Studio server (or "
+    "OPENAI_API_KEY), see .env.example."
+)
+_MARK = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
+
+
+@dataclass
+class Check:
+    name: str
+    status: Status
+    detail: str
+    fix: str = ""
+
+
+@dataclass
+class DoctorReport:
+    model: str
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return bool(self.checks) and all(c.status != "fail" for c in self.checks)
+
+    def add(self, name: str, status: Status, detail: str, fix: str = "") -> Check:
+        check = Check(name, status, detail, fix)
+        self.checks.append(check)
+        return check
+
+    def check(self, name: str) -> Check | None:
+        return next((c for c in self.checks if c.name == name), None)
+
+    def render(self) -> str:
+        lines = [f"StoryGraph doctor · model: {self.model or 'none'}", ""]
+        for c in self.checks:
+            lines.append(f"[{_MARK[c.status]}] {c.name}: {c.detail}")
+            if c.fix and c.status != "ok":
+                lines.append(f"    → {c.fix}")
+        verdict = "healthy" if self.healthy else "NOT healthy: fix the ✗ items above"
+        lines += ["", f"Result: {verdict}"]
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "healthy": self.healthy,
+            "model": self.model,
+            "checks": [asdict(c) for c in self.checks],
+        }
+
+
+class DoctorProbe(BaseModel):
+    """Tiny schema for the tool-calling check."""
+
+    animal: str = Field(description="the animal named in the sentence")
+
+
+class _Replies(BaseCallbackHandler):
+    """Keeps the raw messages the model returned, to explain an empty extraction."""
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+
+    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        for generations in response.generations:
+            for generation in generations:
+                self.messages.append(getattr(generation, "message", None))
+
+
+def _error_text(exc: BaseException) -> str:
+    hint = getattr(exc, "hint", "")
+    text = f"{type(exc).__name__}: {exc}"[:240]
+    return f"{text} ({hint})" if hint else text
+
+
+def _content(message: Any) -> str:
+    content = getattr(message, "content", "")
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+
+
+# --- individual checks -----------------------------------------------------------------------
+def check_settings(report: DoctorReport, settings: Settings, info: ModelInfo) -> None:
+    keys = [
+        name
+        for name, value in (
+            ("OPENAI_API_KEY", settings.openai_api_key),
+            ("AZURE_OPENAI_API_KEY", settings.azure_openai_api_key),
+        )
+        if value is not None and value.get_secret_value()
+    ]
+    store = "Neo4j" if settings.uses_neo4j else "embedded FalkorDB"
+    detail = (
+        f"provider {info.provider} ({info.model or 'no model'}), store {store}, data dir "
+        f"{settings.data_dir}, chunk size {settings.effective_chunk_size()} chars"
+    )
+    if settings.openai_base_url:
+        detail += f", OPENAI_BASE_URL {settings.openai_base_url}"
+    detail += f"; keys set: {', '.join(keys) if keys else 'none'}"
+    if info.provider == "none":
+        report.add(
+            "settings",
+            "warn",
+            detail + "; no-LLM mode: ingest cannot extract a graph",
+            "Unset STORYGRAPH_NO_LLM / STORYGRAPH_LLM_PROVIDER=none to use a model.",
+        )
+    else:
+        report.add("settings", "ok", detail)
+
+
+def check_store(report: DoctorReport, settings: Settings) -> None:
+    from storygraph.services import open_store
+
+    try:
+        store = open_store(settings)
+    except Exception as exc:  # noqa: BLE001 - any failure is the finding
+        fix = (
+            "Check NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD and that Neo4j is running."
+            if settings.uses_neo4j
+            else f"Check that {settings.data_dir} is writable and not used by another version."
+        )
+        report.add("graph store", "fail", f"cannot open the store: {_error_text(exc)}", fix)
+        return
+    try:
+        documents = len(store.list_documents())
+        report.add("graph store", "ok", f"{store.describe()} reachable, {documents} document(s)")
+    except Exception as exc:  # noqa: BLE001
+        report.add("graph store", "fail", f"store opened but a query failed: {_error_text(exc)}")
+    finally:
+        store.close()
+
+
+def _embedded_llm(report: DoctorReport, settings: Settings) -> tuple[BaseChatModel | None, Any]:
+    """Installed? verified? server starts? Returns (model, server we started or None)."""
+    from storygraph.llm.model_files import MODEL_SHA256, MODEL_SIZE, is_verified, model_path
+
+    install = "Run `make model` (or `python -m storygraph.llm.install`)."
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        report.add("model reachable", "fail", "llama-cpp-python is not installed", install)
+        return None, None
+    path = model_path(settings)
+    if not path.exists():
+        report.add("model reachable", "fail", f"the model file is missing at {path}", install)
+        return None, None
+    if not is_verified(path, MODEL_SIZE, MODEL_SHA256):
+        report.add(
+            "model reachable",
+            "fail",
+            f"the model file at {path} is not verified (size or checksum differs)",
+            f"Delete it and run `make model` again. {install}",
+        )
+        return None, None
+    from storygraph.llm.embedded_server import EmbeddedServer
+
+    server = EmbeddedServer(settings)
+    try:
+        url = server.start()
+    except StoryGraphError as exc:
+        report.add(
+            "model reachable",
+            "fail",
+            f"the llama.cpp server did not start: {_error_text(exc)}",
+            f"See {server.log_path}; try fewer STORYGRAPH_EMBEDDED_THREADS or a smaller "
+            "STORYGRAPH_EMBEDDED_CTX if memory is short.",
+        )
+        return None, None
+    started_here = getattr(server, "_proc", None) is not None
+    report.add("model reachable", "ok", f"{path.name} verified; llama.cpp server at {url}")
+    return build_chat_model(settings, embedded_base_url=url), server if started_here else None
+
+
+def check_reply(report: DoctorReport, llm: BaseChatModel) -> bool:
+    """A tiny call; also looks for a thinking mode. False when the model is unreachable."""
+    try:
+        reply = llm.invoke([HumanMessage("Reply with the single word OK.")])
+    except Exception as exc:  # noqa: BLE001
+        from storygraph.extraction import model_failure
+
+        failure = model_failure(exc, 1)
+        report.add(
+            "model answers",
+            "fail",
+            f"the model call failed: {_error_text(exc)}",
+            failure.hint.split(";")[0],
+        )
+        return False
+    text = _content(reply)
+    reasoning = (getattr(reply, "additional_kwargs", None) or {}).get("reasoning_content")
+    report.add("model answers", "ok", f"replied {text.strip()[:40]!r}")
+    thinking_fix = (
+        "Turn thinking off (Qwen3: add /no_think or serve with enable_thinking=false; vLLM: "
+        "--reasoning-parser; Ollama: think=false) or use a non-thinking model."
+    )
+    if THINK.search(text):
+        report.add("thinking mode", "fail", "the reply contains <think> reasoning", thinking_fix)
+    elif not text.strip() and reasoning:
+        report.add("thinking mode", "fail", "the reply is reasoning only, no answer", thinking_fix)
+    elif not text.strip():
+        report.add("thinking mode", "warn", "the reply was empty", thinking_fix)
+    else:
+        report.add("thinking mode", "ok", "answers directly, no <think> block")
+    return True
+
+
+def check_structured_output(report: DoctorReport, llm: BaseChatModel) -> None:
+    question = [HumanMessage("Sentence: 'The dog barked at the moon.' Which animal is named?")]
+    try:
+        parsed = llm.with_structured_output(DoctorProbe, method="function_calling").invoke(question)
+        if isinstance(parsed, DoctorProbe) and parsed.animal.strip():
+            report.add(
+                "tool calling", "ok", f"named function call works (animal={parsed.animal!r})"
+            )
+            return
+        problem = f"the reply held no usable tool call ({parsed!r})"[:200]
+    except Exception as exc:  # noqa: BLE001
+        problem = f"function calling failed: {_error_text(exc)}"
+    try:
+        reply = llm.invoke(
+            [*question, HumanMessage('Answer only with JSON like {"animal": "..."}.')]
+        )
+        data = json.loads(_content(reply).strip().strip("`").removeprefix("json").strip())
+        json_ok = isinstance(data, dict) and bool(data.get("animal"))
+    except Exception:  # noqa: BLE001
+        json_ok = False
+    fix = (
+        "Extraction with LLMGraphTransformer needs named function calling: serve the model "
+        "with tool calling on (vLLM: --enable-auto-tool-choice --tool-call-parser <parser>; "
+        "Ollama / LM Studio: a model whose template supports tools). " + BIGGER_MODEL
+    )
+    if json_ok:
+        report.add("tool calling", "warn", f"{problem}; plain JSON replies work", fix)
+    else:
+        report.add("tool calling", "fail", f"{problem}; JSON replies do not parse either", fix)
+
+
+def check_context(report: DoctorReport, settings: Settings, info: ModelInfo) -> None:
+    size = settings.effective_chunk_size()
+    if info.provider != "embedded":
+        report.add(
+            "context size",
+            "skip",
+            f"not known for a remote model; chunks are {size} chars (about {size} tokens at most)",
+        )
+        return
+    from storygraph.small_extraction import triple_prompt
+
+    prompt = triple_prompt("ja")
+    fixed = len(prompt.instructions) + len(prompt.example_text) + len(prompt.example_triples)
+    # Japanese runs about one token per character with this tokenizer, English fewer; the
+    # reply is capped by SmallModelExtractor's max_tokens (256). Overlap adds < size / 2.
+    needed = fixed + size + size // 2 + 256 + 64
+    detail = f"STORYGRAPH_EMBEDDED_CTX={settings.embedded_ctx} tokens; an extraction call needs "
+    detail += f"about {needed} (prompt {fixed}, chunk {size} chars, reply 256)"
+    if needed > settings.embedded_ctx:
+        report.add(
+            "context size",
+            "fail",
+            detail,
+            "Raise STORYGRAPH_EMBEDDED_CTX or lower STORYGRAPH_CHUNK_SIZE.",
+        )
+    else:
+        report.add("context size", "ok", detail)
+
+
+def _why_empty(replies: list[Any]) -> tuple[str, str]:
+    if not replies:
+        return "the model returned nothing", "Check the model server's log."
+    last = replies[-1]
+    text = _content(last).strip()
+    tool_calls = getattr(last, "tool_calls", None) or []
+    if THINK.search(text):
+        return "the reply was thinking text", "Turn the model's thinking mode off."
+    if tool_calls:
+        args = tool_calls[0].get("args", {})
+        if not any(args.get(k) for k in ("nodes", "relationships")):
+            return "the tool call held empty lists", BIGGER_MODEL
+        return f"the tool call did not parse ({str(args)[:120]})", BIGGER_MODEL
+    if not text:
+        return "the reply was empty", BIGGER_MODEL
+    return f"no tool call, the reply was text: {text[:120]!r}", BIGGER_MODEL
+
+
+def check_extraction(
+    report: DoctorReport, settings: Settings, info: ModelInfo, llm: BaseChatModel
+) -> None:
+    from storygraph.services import Services
+
+    language = "ja"
+    text = SAMPLE_JA
+    chunk = Chunk("doctor:0", "doctor", 0, text, 0, len(text))
+    extractor = Services(settings=settings, store=None, info=info, llm_override=llm).extractor()  # type: ignore[arg-type]
+    replies = _Replies()
+    try:
+        result = extractor.extract(chunk, language, [replies])
+    except StoryGraphError as exc:
+        report.add(
+            "extraction",
+            "fail",
+            f"{extractor.name} on a 桃太郎 paragraph failed: {exc}",
+            getattr(exc, "hint", "") or BIGGER_MODEL,
+        )
+        return
+    facts = [f"{r.source}-{r.type}->{r.target}" for r in result.relations]
+    if facts:
+        shown = ", ".join(facts[:4]) + (" …" if len(facts) > 4 else "")
+        report.add(
+            "extraction",
+            "ok",
+            f"{extractor.name}: {len(facts)} relation(s) from 2 sentences: {shown}",
+        )
+        return
+    why, fix = _why_empty(replies.messages)
+    if result.entities:
+        why = f"{len(result.entities)} entities but no relations ({why})"
+    report.add(
+        "extraction",
+        "fail",
+        f"{extractor.name} would leave the graph empty: {why}",
+        fix + " Smaller STORYGRAPH_CHUNK_SIZE can help a small model.",
+    )
+
+
+# --- the whole run ---------------------------------------------------------------------------
+def run_doctor(
+    settings: Settings,
+    *,
+    llm: BaseChatModel | None = None,
+    info: ModelInfo | None = None,
+    check_store_fn: Callable[[DoctorReport, Settings], None] = check_store,
+) -> DoctorReport:
+    """Run every check. `llm` / `info` inject a model (tests); otherwise the configured one."""
+    info = info or (
+        ModelInfo("scripted", type(llm).__name__, capable=True) if llm else model_info(settings)
+    )
+    report = DoctorReport(model=info.label)
+    check_settings(report, settings, info)
+    check_store_fn(report, settings)
+    if info.provider == "none":
+        report.add("model reachable", "skip", "no-LLM mode: questions use graph facts only")
+        return report
+    server = None
+    try:
+        if llm is None:
+            if info.provider == "embedded":
+                llm, server = _embedded_llm(report, settings)
+            else:
+                try:
+                    llm = build_chat_model(settings)
+                except StoryGraphError as exc:
+                    report.add("model reachable", "fail", str(exc), exc.hint)
+        if llm is None:
+            return report
+        if check_reply(report, llm):
+            check_structured_output(report, llm)
+            check_context(report, settings, info)
+            check_extraction(report, settings, info, llm)
+    finally:
+        if server is not None:
+            server.stop()
+    return report

@@ -1,0 +1,97 @@
+"""End to end with the REAL embedded model: install, serve, ingest Japanese and English, ask.
+
+Marked slow (about 1-3 minutes on 2 busy cores once the model is installed) but part of
+`make test`, which installs the model first. If the model cannot be installed the test fails
+with the installer's output; it is never skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from storygraph.qa import QAOptions
+from storygraph.services import Services, build_services
+from storygraph.settings import Settings
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL_DIR = ROOT / "data" / "models"
+# Two sentences of Kusuyama's 桃太郎 (public domain): the companions, then the oni chief.
+JAPANESE = (
+    "犬と、猿と、きじと、これで三にんまで、いい家来ができたので、桃太郎はいよいよ勇み立って、"
+    "またずんずん進んで行きました。\n"
+    "おしまいまでがまんして、たたかっていた鬼の大将も、とうとう桃太郎に組みふせられてしまいました。"
+)
+ENGLISH = (
+    "A Lion was awakened from sleep by a Mouse running over his face. The Lion caught the "
+    "Mouse and was about to kill him, but let him go. Later the Mouse gnawed the rope and "
+    "set the Lion free."
+)
+
+
+def install_model() -> None:
+    env = {**os.environ, "STORYGRAPH_MODEL_DIR": str(MODEL_DIR)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "storygraph.llm.install"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        check=False,
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            "The embedded model could not be installed (`python -m storygraph.llm.install` "
+            f"exited {proc.returncode}); `make test` installs it first.\n"
+            f"--- stdout ---\n{proc.stdout[-3000:]}\n--- stderr ---\n{proc.stderr[-3000:]}",
+            pytrace=False,
+        )
+
+
+@pytest.fixture(scope="module")
+def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
+    install_model()
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        data_dir=tmp_path_factory.mktemp("embedded") / "data",
+        model_dir=MODEL_DIR,
+        llm_provider="embedded",
+    )
+    built = build_services(settings)
+    try:
+        assert built.info.provider == "embedded", f"embedded model unavailable: {built.warnings}"
+        yield built
+    finally:
+        built.close()
+        if built._embedded is not None:
+            built._embedded.stop()
+
+
+def test_real_model_builds_a_graph_and_answers_from_it(services: Services) -> None:
+    ingestor = services.ingestor()
+    assert ingestor.extractor.name == "SmallModelExtractor"
+    ja = ingestor.ingest_bytes("momotaro_excerpt.txt", JAPANESE.encode("utf-8"))
+    en = ingestor.ingest_bytes("lion_and_mouse.txt", ENGLISH.encode("utf-8"))
+    for report in (ja, en):
+        assert report.status == "added", report.message
+        assert report.chunks_failed == 0, report.to_json()
+        assert report.usage.calls >= 1 and report.usage.completion_tokens > 0
+    assert ja.relations_added >= 1, f"no relation from the Japanese text: {ja.to_json()}"
+    assert en.relations_added >= 1, f"no relation from the English text: {en.to_json()}"
+
+    answer = services.qa().ask("桃太郎の家来は誰ですか？", QAOptions())
+    assert answer.answer.strip(), answer.to_json()
+    assert answer.facts, f"retrieval found no fact: {answer.to_json()}"
+    touching = [f for f in answer.facts if "桃太郎" in (f.start, f.end)]
+    assert touching, f"no retrieved relation touches 桃太郎: {[f.key for f in answer.facts]}"
+    assert answer.kept_facts, f"rerank kept no fact: {[(f.key, f.score) for f in answer.facts]}"
+    assert answer.citations, f"the answer cites nothing: {answer.to_json()}"
+    assert any(c.document_name == "momotaro_excerpt.txt" for c in answer.citations)

@@ -1,0 +1,206 @@
+"""The doctor with fake models at the model boundary (no real model server)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict, Field, SecretStr
+
+from storygraph.doctor import DoctorReport, run_doctor
+from storygraph.llm.factory import ModelInfo
+from storygraph.settings import Settings
+
+_ids = itertools.count(1)
+EMBEDDED = ModelInfo("embedded", "fake-small", capable=False)
+REMOTE = ModelInfo("openai_compatible", "fake-remote", capable=True)
+GOOD_GRAPH = {
+    "nodes": [{"id": "桃太郎", "type": "Character"}, {"id": "鬼が島", "type": "Place"}],
+    "relationships": [
+        {
+            "source_node_id": "桃太郎",
+            "source_node_type": "Character",
+            "target_node_id": "鬼が島",
+            "target_node_type": "Place",
+            "type": "GOES_TO",
+        }
+    ],
+}
+
+
+class FakeModel(BaseChatModel):
+    """Plain calls answer `text`; a bound tool gets `tools[name]` as its arguments, if given."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    text: str = "OK"
+    tools: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    error: Exception | None = None
+
+    @property
+    def _llm_type(self) -> str:
+        return "fake"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, BaseMessage]:
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:  # fmt: skip
+        if self.error is not None:
+            raise self.error
+        bound = [t["function"]["name"] for t in kwargs.get("tools", [])]
+        name = next((n for n in bound if n in self.tools), None)
+        if name is not None:
+            call = {"name": name, "args": self.tools[name], "id": f"call_{next(_ids)}"}
+            message = AIMessage("", tool_calls=[call])
+        else:
+            message = AIMessage(self.text)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def no_store(report: DoctorReport, settings: Settings) -> None:
+    report.add("graph store", "ok", "not checked in this test")
+
+
+def doctor(tmp_path: Path, llm: BaseChatModel, info: ModelInfo) -> DoctorReport:
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
+    return run_doctor(settings, llm=llm, info=info, check_store_fn=no_store)
+
+
+def statuses(report: DoctorReport) -> dict[str, str]:
+    return {c.name: c.status for c in report.checks}
+
+
+def test_healthy_embedded_model_with_the_real_store(tmp_path: Path) -> None:
+    reply = "桃太郎 (Character) | GOES_TO | 鬼が島 (Place)"
+    llm = FakeModel(text=reply, tools={"DoctorProbe": {"animal": "dog"}})
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
+    report = run_doctor(settings, llm=llm, info=EMBEDDED)
+    assert report.healthy, report.render()
+    assert statuses(report) == {
+        "settings": "ok",
+        "graph store": "ok",
+        "model answers": "ok",
+        "thinking mode": "ok",
+        "tool calling": "ok",
+        "context size": "ok",
+        "extraction": "ok",
+    }
+    extraction = report.check("extraction")
+    assert extraction is not None and "SmallModelExtractor" in extraction.detail
+    assert "桃太郎-GOES_TO->鬼が島" in extraction.detail
+    assert "0 document(s)" in (report.check("graph store") or extraction).detail
+    assert json.loads(json.dumps(report.to_json()))["healthy"] is True
+
+
+def test_healthy_capable_model_uses_the_transformer(tmp_path: Path) -> None:
+    llm = FakeModel(tools={"DoctorProbe": {"animal": "dog"}, "DynamicGraph": GOOD_GRAPH})
+    report = doctor(tmp_path, llm, REMOTE)
+    assert report.healthy, report.render()
+    extraction = report.check("extraction")
+    assert extraction is not None and "LLMGraphTransformer" in extraction.detail
+    assert statuses(report)["context size"] == "skip"
+
+
+def test_unreachable_model_fails_and_says_what_to_check(tmp_path: Path) -> None:
+    llm = FakeModel(error=ConnectionError("connection refused"))
+    report = doctor(tmp_path, llm, REMOTE)
+    assert not report.healthy
+    failed = report.check("model answers")
+    assert failed is not None and failed.status == "fail"
+    assert "OPENAI_BASE_URL" in failed.fix
+    assert report.check("extraction") is None  # nothing further is tried
+    assert "✗ model answers" in report.render().replace("[", "").replace("]", "")
+
+
+def test_no_tool_calling_is_reported_with_the_empty_graph_reason(tmp_path: Path) -> None:
+    llm = FakeModel(text="Sure! Here is what I found in the story.")
+    report = doctor(tmp_path, llm, REMOTE)
+    assert not report.healthy
+    tools = report.check("tool calling")
+    assert tools is not None and tools.status == "fail" and "function calling" in tools.fix
+    extraction = report.check("extraction")
+    assert extraction is not None and extraction.status == "fail"
+    assert "structured graph" in extraction.detail
+
+
+def test_json_without_tool_calling_is_a_warning(tmp_path: Path) -> None:
+    llm = FakeModel(text='{"animal": "dog"}', tools={"DynamicGraph": GOOD_GRAPH})
+    report = doctor(tmp_path, llm, REMOTE)
+    assert statuses(report)["tool calling"] == "warn"
+    assert report.healthy
+
+
+def test_thinking_mode_is_caught(tmp_path: Path) -> None:
+    llm = FakeModel(
+        text="<think>The user wants OK.</think>OK", tools={"DoctorProbe": {"animal": "dog"}}
+    )
+    report = doctor(tmp_path, llm, EMBEDDED)
+    thinking = report.check("thinking mode")
+    assert thinking is not None and thinking.status == "fail" and "thinking" in thinking.fix
+    assert not report.healthy
+
+
+def test_empty_extraction_says_why(tmp_path: Path) -> None:
+    llm = FakeModel(
+        tools={"DoctorProbe": {"animal": "dog"}, "DynamicGraph": {"nodes": [], "relationships": []}}
+    )
+    report = doctor(tmp_path, llm, REMOTE)
+    extraction = report.check("extraction")
+    assert extraction is not None and extraction.status == "fail"
+    assert "empty" in extraction.detail and "OPENAI_BASE_URL" in extraction.fix
+
+
+def test_small_model_text_without_triples_is_explained(tmp_path: Path) -> None:
+    llm = FakeModel(text="なし", tools={"DoctorProbe": {"animal": "dog"}})
+    report = doctor(tmp_path, llm, EMBEDDED)
+    extraction = report.check("extraction")
+    assert extraction is not None and extraction.status == "fail"
+    assert "'なし'" in extraction.detail
+
+
+def test_context_too_small_for_the_chunk_size(tmp_path: Path) -> None:
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=tmp_path / "d", chunk_size=4000, embedded_ctx=1024
+    )
+    llm = FakeModel(text="桃太郎 | GOES_TO | 鬼が島", tools={"DoctorProbe": {"animal": "dog"}})
+    report = run_doctor(settings, llm=llm, info=EMBEDDED, check_store_fn=no_store)
+    context = report.check("context size")
+    assert context is not None and context.status == "fail"
+    assert "STORYGRAPH_EMBEDDED_CTX" in context.fix
+
+
+def test_secrets_are_never_shown(tmp_path: Path) -> None:
+    secret = "sk-do-not-print-me-123"
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=tmp_path / "d", openai_api_key=SecretStr(secret)
+    )
+    report = run_doctor(settings, llm=FakeModel(error=ConnectionError(secret)), info=REMOTE,
+                        check_store_fn=no_store)  # fmt: skip
+    rendered = report.render() + json.dumps(report.to_json())
+    assert "OPENAI_API_KEY" in rendered
+    assert secret not in (report.check("settings") or report.checks[0]).detail
+
+
+def test_no_llm_mode_warns_and_stops(tmp_path: Path) -> None:
+    settings = Settings(_env_file=None, data_dir=tmp_path / "d", no_llm=True)  # type: ignore[call-arg]
+    report = run_doctor(settings, check_store_fn=no_store)
+    assert statuses(report) == {"settings": "warn", "graph store": "ok", "model reachable": "skip"}
+    assert report.healthy
+
+
+def test_embedded_model_missing_fails_with_install_hint(tmp_path: Path) -> None:
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=tmp_path / "d", model_dir=tmp_path / "no-models"
+    )
+    report = run_doctor(settings, info=EMBEDDED, check_store_fn=no_store)
+    reach = report.check("model reachable")
+    assert reach is not None and reach.status == "fail" and "make model" in reach.fix
+    assert not report.healthy
