@@ -48,6 +48,7 @@ def _tabs() -> list[tuple[str, str]]:
     tabs = [("Ingest", "pages.ingest"), ("Chat", "pages.chat"), ("Graph", "pages.graph")]
     if importlib.util.find_spec("pages.lab") is not None:
         tabs.append(("Retrieval lab", "pages.lab"))
+    tabs.append(("Doctor", "pages.doctor"))
     return tabs
 
 

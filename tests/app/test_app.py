@@ -176,3 +176,12 @@ def test_a_name_with_script_tags_is_text_in_the_graph_tab(services: Services) ->
     assert "alert(1)" in html  # the node is drawn ...
     assert "<script>alert(1)</script>" not in html  # ... as escaped text, never as a tag
     assert not at.exception
+
+
+def test_the_doctor_tab_runs_the_checks_with_the_apps_model(services: Services) -> None:
+    at = _app(services)
+    at.button(key="doctor_run").click().run()
+    assert not at.exception, at.exception
+    text = _texts(at)
+    assert "store" in text.lower() and "extraction" in text.lower()
+    assert at.success or at.error  # a verdict is shown either way
