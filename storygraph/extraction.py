@@ -12,7 +12,7 @@ an empty extraction, and the document would be stored without its facts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -24,6 +24,8 @@ from storygraph.errors import ModelError
 from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
 from storygraph.prompt_files import load_prompt
 from storygraph.text.chunking import evidence_sentence
+
+T = TypeVar("T")
 
 
 class Extractor(Protocol):
@@ -58,21 +60,17 @@ class TransformerExtractor:
     def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
         transformer = self._transformer(language)
         source = LCDocument(page_content=chunk.text, metadata={"chunk_id": chunk.id})
-        last: Exception | None = None
-        for _ in range(self.attempts):
+
+        def call() -> Any:
             probe = _ReplyProbe()
-            try:
-                graph_doc = transformer.process_response(
-                    source, config={"callbacks": [*callbacks, probe]}
-                )
-                if probe.unreadable and not (graph_doc.nodes or graph_doc.relationships):
-                    raise UnreadableReply(probe.describe())
-                break
-            except Exception as exc:  # noqa: BLE001 - any client error: retry, then report
-                last = exc
-        else:
-            assert last is not None
-            raise model_failure(last, chunk.index + 1) from last
+            graph_doc = transformer.process_response(
+                source, config={"callbacks": [*callbacks, probe]}
+            )
+            if probe.unreadable and not (graph_doc.nodes or graph_doc.relationships):
+                raise UnreadableReply(probe.describe())
+            return graph_doc
+
+        graph_doc = with_retries(call, self.attempts, chunk)
         return to_chunk_extraction(chunk, graph_doc.nodes, graph_doc.relationships)
 
 
@@ -108,6 +106,18 @@ _NEXT_STEP = (
 
 def _names(exc: BaseException) -> str:
     return " ".join(cls.__name__ for cls in type(exc).__mro__)
+
+
+def with_retries(call: Callable[[], T], attempts: int, chunk: Chunk) -> T:
+    """Run one model call for a chunk; retry on any error, then raise a ModelError naming it."""
+    last: Exception | None = None
+    for _ in range(max(1, attempts)):
+        try:
+            return call()
+        except Exception as exc:  # noqa: BLE001 - any client error: retry, then report
+            last = exc
+    assert last is not None
+    raise model_failure(last, chunk.index + 1) from last
 
 
 def model_failure(exc: BaseException, chunk_number: int) -> ModelError:

@@ -28,7 +28,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_neo4j.graphs.graph_document import Node, Relationship
 
-from storygraph.extraction import model_failure, to_chunk_extraction
+from storygraph.extraction import to_chunk_extraction, with_retries
 from storygraph.models import Chunk, ChunkExtraction
 from storygraph.prompt_files import load_prompt
 
@@ -191,15 +191,10 @@ class SmallModelExtractor:
 
     def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
         messages = triple_prompt(language).messages(chunk.text)
-        last: Exception | None = None
-        for _ in range(self.attempts):
-            try:
-                reply = self._bound().invoke(messages, config={"callbacks": list(callbacks)})
-                break
-            except Exception as exc:  # noqa: BLE001 - any client error: retry, then report
-                last = exc
-        else:
-            assert last is not None
-            raise model_failure(last, chunk.index + 1) from last
+        reply = with_retries(
+            lambda: self._bound().invoke(messages, config={"callbacks": list(callbacks)}),
+            self.attempts,
+            chunk,
+        )
         nodes, relationships = parse_triples(reply_text(reply), chunk.text)
         return to_chunk_extraction(chunk, nodes, relationships)

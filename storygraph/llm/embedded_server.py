@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from storygraph.errors import ModelError
 from storygraph.llm.model_files import MODEL_ALIAS, model_path
+from storygraph.processes import pid_alive
 
 if TYPE_CHECKING:
     from storygraph.settings import Settings
@@ -113,23 +114,6 @@ def port_is_free(port: int) -> bool:
         except OSError:
             return False
         return True
-
-
-def pid_alive(pid: int) -> bool:
-    """True for a live process (a zombie counts as dead)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(OSError):
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("State:"):
-                return "Z" not in line.split()[1]
-    return True
 
 
 def models_answer(port: int, timeout_s: float = 2.0) -> bool:

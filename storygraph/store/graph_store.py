@@ -155,14 +155,20 @@ class GraphStore:
         existing_relations = self._existing_relations(plan.relations)
         statements.extend(self._relation_statements(plan.relations, now))
         statements.append((q.DOCUMENT_COMMIT, {"id": doc.id}))
+        return self._write(statements, plan, existing_relations)
+
+    def _write(
+        self, statements: Sequence[Statement], plan: MergePlan, existing_relations: int
+    ) -> WriteCounts:
+        """Run a write batch and count what it added and what it merged into the graph."""
         try:
             self.runner.run_batch(statements)
         finally:
             self._changed()
-        merged_entities = sum(1 for e in plan.entities if e.existing)
+        merged = sum(1 for e in plan.entities if e.existing)
         return WriteCounts(
-            entities_added=len(plan.entities) - merged_entities,
-            entities_merged=merged_entities,
+            entities_added=len(plan.entities) - merged,
+            entities_merged=merged,
             relations_added=len(plan.relations) - existing_relations,
             relations_merged=existing_relations,
         )
@@ -385,14 +391,4 @@ class GraphStore:
         existing_relations = self._existing_relations(plan.relations)
         statements = self._entity_statements(plan.entities, now)
         statements.extend(self._relation_statements(plan.relations, now))
-        try:
-            self.runner.run_batch(statements)
-        finally:
-            self._changed()
-        merged = sum(1 for e in plan.entities if e.existing)
-        return WriteCounts(
-            entities_added=len(plan.entities) - merged,
-            entities_merged=merged,
-            relations_added=len(plan.relations) - existing_relations,
-            relations_merged=existing_relations,
-        )
+        return self._write(statements, plan, existing_relations)
