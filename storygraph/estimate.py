@@ -6,8 +6,10 @@ per chunk (a failed call is retried once, which the estimate does not foresee), 
 
     prompt tokens     = calls x INSTRUCTION_TOKENS[lang] + chars x TOKENS_PER_CHAR[lang]
     completion tokens = calls x COMPLETION_TOKENS[lang]
-    seconds           = prompt / PROMPT_TOKENS_PER_S + completion / GENERATION_TOKENS_PER_S
-                        (embedded model), or calls x REMOTE_SECONDS_PER_CALL (remote models)
+    seconds           = evaluated prompt / PROMPT_TOKENS_PER_S
+                        + completion / GENERATION_TOKENS_PER_S (embedded model: its
+                        small-model prompt, fixed prefix cached by llama.cpp), or
+                        calls x REMOTE_SECONDS_PER_CALL (remote models)
     money             = prompt / 1000 x price_prompt_per_1k + completion / 1000 x ...per_1k
 """
 
@@ -41,6 +43,14 @@ if TYPE_CHECKING:
 TOKENS_PER_CHAR: dict[str, float] = {"ja": 0.71, "en": 0.24}
 INSTRUCTION_TOKENS: dict[str, int] = {"ja": 1240, "en": 1150}
 COMPLETION_TOKENS: dict[str, int] = {"ja": 127, "en": 127}
+# The embedded model extracts through storygraph.small_extraction (docs/EMBEDDED_MODEL.md), a
+# much shorter prompt: measured 516 (ja) / 351 (en) prompt tokens and 98 / 37 completion tokens
+# per 200-char chunk (`python -m benchmarks --only extraction`, 2026-11-22), i.e. about 374 /
+# 303 tokens of fixed instructions and example. That fixed prefix is identical in every call,
+# so llama.cpp's prefix cache evaluates only the chunk and ~30 template tokens anew.
+SMALL_INSTRUCTION_TOKENS: dict[str, int] = {"ja": 374, "en": 303}
+SMALL_COMPLETION_TOKENS: dict[str, int] = {"ja": 98, "en": 37}
+SMALL_UNCACHED_TOKENS_PER_CALL = 30
 PROMPT_TOKENS_PER_S = 66.0
 GENERATION_TOKENS_PER_S = 22.0
 # Not measurable here (no remote model on this machine): an assumption for a hosted model
@@ -90,6 +100,11 @@ def seconds_for(services: Services, calls: int, prompt: int, completion: int) ->
     return calls * REMOTE_SECONDS_PER_CALL
 
 
+def _small_path(services: Services) -> bool:
+    """The embedded model extracts with the small-model path (Services.extractor())."""
+    return services.info.provider == "embedded"
+
+
 def _estimate_one(services: Services, ingestor: Ingestor, name: str, data: bytes) -> FileEstimate:
     try:
         prepared = prepare(name, data, max_bytes=ingestor.max_bytes)
@@ -109,8 +124,15 @@ def _estimate_one(services: Services, ingestor: Ingestor, name: str, data: bytes
         )
     lang = _lang(prepared.language)
     calls = len(chunks)
-    prompt = round(calls * INSTRUCTION_TOKENS[lang] + chars * TOKENS_PER_CHAR[lang])
-    completion = calls * COMPLETION_TOKENS[lang]
+    text_tokens = chars * TOKENS_PER_CHAR[lang]
+    if _small_path(services):
+        prompt = round(calls * SMALL_INSTRUCTION_TOKENS[lang] + text_tokens)
+        completion = calls * SMALL_COMPLETION_TOKENS[lang]
+        evaluated = round(calls * SMALL_UNCACHED_TOKENS_PER_CALL + text_tokens)
+    else:
+        prompt = round(calls * INSTRUCTION_TOKENS[lang] + text_tokens)
+        completion = calls * COMPLETION_TOKENS[lang]
+        evaluated = prompt
     settings = services.settings
     cost = (
         prompt / 1000 * settings.price_prompt_per_1k
@@ -124,7 +146,7 @@ def _estimate_one(services: Services, ingestor: Ingestor, name: str, data: bytes
         calls,
         prompt,
         completion,
-        seconds_for(services, calls, prompt, completion),
+        seconds_for(services, calls, evaluated, completion),
         cost,
     )
 
