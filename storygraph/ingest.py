@@ -7,17 +7,16 @@ extract every chunk (the slow, failure-prone part, all in memory) → merge → 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from storygraph.errors import InputError, StoryGraphError
 from storygraph.extraction import Extractor
 from storygraph.llm.usage import UsageCounter
+from storygraph.locks import write_lock
 from storygraph.merge import build_plan
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
 from storygraph.store import GraphStore
@@ -110,20 +109,6 @@ class Ingestor:
             text = text.replace(secret, "***")
         return text
 
-    @contextmanager
-    def _write_lock(self) -> Iterator[None]:
-        """Serialise the check-and-write of documents between sessions and processes."""
-        if self.lock_dir is None:
-            yield
-            return
-        self.lock_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.lock_dir / "ingest.lock", "w", encoding="ascii") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
-
     def ingest_bytes(
         self, name: str, data: bytes, progress: ProgressFn = _no_progress
     ) -> IngestReport:
@@ -193,7 +178,7 @@ class Ingestor:
             language=prepared.language,
             chars=len(prepared.text),
         )
-        with self._write_lock():
+        with write_lock(self.lock_dir):
             existing = self.store.find_document_by_sha(prepared.sha256)
             if existing and existing.get("status") == "ready":
                 report.status = "unchanged"
