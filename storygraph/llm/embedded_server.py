@@ -20,7 +20,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -181,6 +181,46 @@ def _file_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+# llama_cpp.server reads its settings from unprefixed environment variables too (PORT, HOST,
+# API_KEY, MODEL, N_CTX, …) and lets them win over the command line: a PORT exported for the
+# app (`make run PORT=8599`, a PaaS) made the model server try to bind the app's own port.
+_SERVER_ENV_FALLBACK = frozenset(
+    {
+        "host",
+        "port",
+        "api_key",
+        "model",
+        "model_alias",
+        "n_ctx",
+        "n_threads",
+        "n_threads_batch",
+        "chat_format",
+        "config_file",
+        "logits_all",
+        "interrupt_requests",
+        "verbose",
+    }
+)
+
+
+def _server_setting_names() -> frozenset[str]:
+    try:
+        from llama_cpp.server.settings import ModelSettings, ServerSettings
+    except Exception:  # noqa: BLE001 - not installed, or fails to load: use the known names
+        return _SERVER_ENV_FALLBACK
+    names = set(ServerSettings.model_fields) | set(ModelSettings.model_fields)
+    return frozenset(n.lower() for n in names) | _SERVER_ENV_FALLBACK
+
+
+def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The model server's environment: ours without its setting names, output unbuffered
+    (so the log holds the last words of a server that crashes)."""
+    names = _server_setting_names()
+    env = {k: v for k, v in environ.items() if k.lower() not in names}
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
 
 
 # --- the server --------------------------------------------------------------------------
@@ -369,8 +409,7 @@ class EmbeddedServer:
             offset = logf.tell()
             proc = subprocess.Popen(
                 cmd,
-                # unbuffered, so the log holds the last words of a server that crashes
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                env=server_environment(os.environ),
                 stdin=subprocess.DEVNULL,
                 stdout=logf,
                 stderr=subprocess.STDOUT,

@@ -258,3 +258,17 @@ def test_llama_command_line() -> None:
     assert args["--n_threads"] == "2" and args["--n_ctx"] == "4096"
     assert args["--chat_format"] == "chatml-function-calling"
     assert args["--model_alias"] == es.MODEL_ALIAS
+
+
+def test_the_apps_port_and_keys_do_not_leak_into_the_model_servers_settings() -> None:
+    env = es.server_environment(
+        {
+            "PORT": "8599",
+            "HOST": "0.0.0.0",
+            "API_KEY": "x",
+            "n_ctx": "1",
+            "PATH": "/bin",
+            "STORYGRAPH_EMBEDDED_PORT": "0",
+        }
+    )
+    assert env == {"PATH": "/bin", "STORYGRAPH_EMBEDDED_PORT": "0", "PYTHONUNBUFFERED": "1"}
