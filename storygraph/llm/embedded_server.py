@@ -8,6 +8,7 @@ instead of loading the model again. Its output goes to `<data_dir>/logs/llm-serv
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import logging
@@ -246,6 +247,7 @@ class EmbeddedServer:
         self._stop_timeout_s = stop_timeout_s
         self._lock = threading.RLock()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._atexit_registered = False
         self._state: ServerState | None = None
         self.notice = ""  # a line for the user, e.g. "port 8080 was taken, using 41234"
 
@@ -312,6 +314,11 @@ class EmbeddedServer:
                 self._stop_pid(state.pid)
             self._forget()
             self.state_path.unlink(missing_ok=True)
+
+    def stop_if_started_here(self) -> None:
+        """Stop the server at exit when this object started it; leave one it reused running."""
+        if self._proc is not None and self._proc.poll() is None:
+            self.stop()
 
     def __enter__(self) -> Self:
         self.start()
@@ -416,6 +423,9 @@ class EmbeddedServer:
                 start_new_session=True,  # Ctrl-C in the app's terminal doesn't kill it midway
             )
         self._proc = proc
+        if not self._atexit_registered:  # the process that started the server stops it
+            atexit.register(self.stop_if_started_here)
+            self._atexit_registered = True
         started = time.time()
         deadline = time.monotonic() + self._startup_timeout_s
         while time.monotonic() < deadline:

@@ -272,3 +272,21 @@ def test_the_apps_port_and_keys_do_not_leak_into_the_model_servers_settings() ->
         }
     )
     assert env == {"PATH": "/bin", "STORYGRAPH_EMBEDDED_PORT": "0", "PYTHONUNBUFFERED": "1"}
+
+
+def test_a_server_started_here_is_stopped_at_exit_and_a_reused_one_is_not(
+    tmp_path: Path, model: Path, servers: list[EmbeddedServer]
+) -> None:
+    owner = _server(tmp_path, model, servers, FakeCommand())
+    owner.start()
+    pid = owner.pid
+    assert pid is not None
+    visitor = _server(tmp_path, model, servers, FakeCommand())
+    visitor.start()  # reuses the running server through the state file
+    visitor.stop_if_started_here()  # what atexit runs in the visiting process
+    assert es.pid_alive(pid)
+    owner.stop_if_started_here()  # what atexit runs in the process that started it
+    deadline = time.monotonic() + 10
+    while es.pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not es.pid_alive(pid)
