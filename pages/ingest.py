@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from storygraph.services import Services
 SAMPLE_FILE = Path(storygraph.__file__).parent / "samples" / "momotaro_kusuyama.txt"
 SAMPLE_LABEL = "桃太郎 (楠山正雄, Aozora Bunko)"
 REPORTS_KEY = "ingest_reports"
+ESTIMATE_KEY = "ingest_estimate"
 UPLOADER_KEY = "ingest_uploader_generation"
 
 Upload = tuple[str, bytes]
@@ -51,8 +53,11 @@ def ingest_one(services: Services, name: str, data: bytes) -> IngestReport:
         report = services.ingestor().ingest_bytes(name, data, on_progress)
         state = "error" if report.status == "failed" else "complete"
         verb = {"added": "Added", "unchanged": "Already stored", "failed": "Failed"}[report.status]
-        status.update(label=f"{verb}: {name} ({report.seconds:.1f} s)", state=state,
-                      expanded=report.status == "failed")
+        status.update(
+            label=f"{verb}: {name} ({report.seconds:.1f} s)",
+            state=state,
+            expanded=report.status == "failed",
+        )
     return report
 
 
@@ -82,10 +87,12 @@ def show_report(report: IngestReport, index: int) -> None:
             return
         cols = st.columns(6)
         cols[0].metric("Chunks", report.chunks)
-        cols[1].metric("Entities added / merged", f"{report.entities_added} / "
-                       f"{report.entities_merged}")
-        cols[2].metric("Relations added / merged", f"{report.relations_added} / "
-                       f"{report.relations_merged}")
+        cols[1].metric(
+            "Entities added / merged", f"{report.entities_added} / {report.entities_merged}"
+        )
+        cols[2].metric(
+            "Relations added / merged", f"{report.relations_added} / {report.relations_merged}"
+        )
         cols[3].metric("LLM calls", report.usage.calls)
         cols[4].metric("Tokens", f"{report.usage.total_tokens:,}")
         cols[5].metric("Time", f"{report.seconds:.1f} s")
@@ -104,6 +111,38 @@ def show_estimate(services: Services, uploads: Sequence[Upload]) -> None:
     with guarded("Estimating the ingest"):
         estimate = estimate_texts(services, list(uploads))
         st.info(str(estimate.get("summary", "")), icon=":material/calculate:")
+
+
+def _estimate(services: Services, uploads: Sequence[Upload]) -> dict[str, object] | None:
+    """The estimate made just before an ingest, to compare with what it cost."""
+    try:
+        from storygraph.estimate import estimate_texts
+    except ImportError:
+        return None
+    try:
+        return estimate_texts(services, list(uploads))
+    except Exception:  # noqa: BLE001 - the comparison is a bonus; the ingest goes on
+        return None
+
+
+def show_estimate_vs_actual(
+    estimate: dict[str, object] | None, reports: list[IngestReport]
+) -> None:
+    if not estimate or not any(r.status == "added" for r in reports):
+        return
+    from storygraph.estimate import compare
+
+    rows = [
+        {
+            "": key.replace("_", " "),
+            "estimated": v["estimated"],
+            "actual": v["actual"],
+            "actual / estimated": v["ratio"],
+        }
+        for key, v in compare(estimate, reports).items()
+    ]
+    with st.expander("Estimated before the ingest vs actual"):
+        st.dataframe(rows, hide_index=True)
 
 
 def _delete(services: Services, document_id: str, name: str) -> None:
@@ -165,6 +204,9 @@ def render(services: Services) -> None:
         type=["txt", "md"],
         accept_multiple_files=True,
         key=f"ingest_files_{generation}",
+        # The browser then refuses too-big files itself and shows the app's real limit
+        # (not Streamlit's 200 MB default); ingest still checks the exact byte limit.
+        max_upload_size=max(1, math.ceil(services.settings.max_upload_mb)),
     )
     uploads: list[Upload] = [(f.name, f.getvalue()) for f in files or []]
     if uploads:
@@ -183,7 +225,8 @@ def render(services: Services) -> None:
             icon=":material/upload:",
         )
         sample = st.button(
-            f"Load the sample story: {SAMPLE_LABEL}", key="ingest_sample",
+            f"Load the sample story: {SAMPLE_LABEL}",
+            key="ingest_sample",
             icon=":material/menu_book:",
         )
     batch: list[Upload] = []
@@ -192,6 +235,7 @@ def render(services: Services) -> None:
     elif sample:
         batch = [(SAMPLE_FILE.name, SAMPLE_FILE.read_bytes())]
     if batch:
+        st.session_state[ESTIMATE_KEY] = _estimate(services, batch)
         st.session_state[REPORTS_KEY] = ingest_files(services, batch)
         if add:  # a fresh, empty uploader: the files are in the graph now (reports stay)
             st.session_state[UPLOADER_KEY] = generation + 1
@@ -201,4 +245,5 @@ def render(services: Services) -> None:
         st.subheader("Last ingest")
         for index, report in enumerate(reports):
             show_report(report, index)
+        show_estimate_vs_actual(st.session_state.get(ESTIMATE_KEY), reports)
     show_documents(services)

@@ -55,9 +55,13 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             result = estimate_files(services, [Path(p) for p in args.paths])
             _print_json(result) if args.json else print(result["summary"])
             return 0
+        from storygraph.estimate import compare, estimate_files
+
+        before = estimate_files(services, [Path(p) for p in args.paths])
         ingestor = services.ingestor()
         failed = 0
         reports = []
+        done = []
         for raw in args.paths:
             path = Path(raw)
             try:
@@ -67,6 +71,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                 failed += 1
                 continue
             report = ingestor.ingest_bytes(path.name, data, _stderr_progress)
+            done.append(report)
             reports.append(report.to_json())
             if report.status == "failed":
                 failed += 1
@@ -78,8 +83,17 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                 )
                 for warning in report.warnings:
                     print(f"  warning: {warning}")
+        versus = compare(before, done) if any(r.status == "added" for r in done) else {}
         if args.json:
-            _print_json(reports)
+            _print_json({"reports": reports, "estimate_vs_actual": versus})
+        elif versus:
+            print(
+                "estimated vs actual: "
+                + ", ".join(
+                    f"{k.replace('_', ' ')} {v['estimated']} / {v['actual']}"
+                    for k, v in versus.items()
+                )
+            )
         return 1 if failed else 0
     finally:
         services.close()

@@ -80,6 +80,7 @@ def test_upload_shows_an_estimate_then_ingests(services: Services) -> None:
     at.button(key="ingest_add").click().run()
     assert not at.exception, at.exception
     assert [d.name for d in services.store.list_documents()] == ["momotaro.txt"]
+    assert any("Estimated before the ingest vs actual" in e.label for e in at.expander)
 
 
 def test_an_empty_upload_gets_a_clear_error_and_stores_nothing(services: Services) -> None:

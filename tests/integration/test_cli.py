@@ -135,3 +135,29 @@ def test_module_entry_point_runs(cli_env: Path) -> None:
     assert done.returncode == 0
     for command in ("ingest", "ask", "graph", "stats", "docs", "reset", "doctor", "eval"):
         assert command in done.stdout
+
+
+def test_ingest_compares_the_estimate_with_what_it_cost(
+    cli_env: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from storygraph import services as services_module
+    from tests.helpers.scripted_model import ScriptedChatModel
+
+    real_build = services_module.build_services
+    monkeypatch.setattr(
+        "storygraph.cli.build_services",
+        lambda settings: real_build(settings, llm=ScriptedChatModel()),
+    )
+    story = tmp_path / "story.txt"
+    story.write_text(
+        "桃太郎は犬と猿ときじを家来にしました。桃太郎は鬼を退治しました。", encoding="utf-8"
+    )
+    assert main(["ingest", str(story), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["reports"][0]["status"] == "added"
+    versus = result["estimate_vs_actual"]
+    assert versus["chunks"]["estimated"] == versus["chunks"]["actual"] == 1
+    assert versus["calls"]["estimated"] == versus["calls"]["actual"] == 1
