@@ -158,9 +158,20 @@ def _wait_idle(page: Any) -> None:
 
 
 def _shoot(page: Any, name: str) -> None:
+    """Screenshot the whole app. Streamlit scrolls inside its own main element, so a
+    full-page screenshot would stop at the viewport: grow the viewport to the content first."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+    size = page.viewport_size
+    height = page.evaluate(
+        """() => { const m = document.querySelector('[data-testid="stMain"]');
+                   return m ? m.scrollHeight : document.body.scrollHeight; }"""
+    )
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], height)})
+    try:
+        page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+    finally:
+        page.set_viewport_size(size)
     shutil.copyfile(SCREENSHOTS / name, ARTIFACTS / name)
 
 
