@@ -161,7 +161,10 @@ def answer(prompt: str) -> str:
     if not facts:
         return "The graph does not say."
     start, rel, end, marks = facts[0]
-    return f"{start} {rel.lower().replace('_', ' ')} {end}. {marks.strip()}".strip()
+    verb = rel.lower().replace("_", " ")
+    if "(Japanese)" in prompt:
+        return f"{start}は{end}と「{verb}」の関係にあります。{marks.strip()}".strip()
+    return f"{start} {verb} {end}. {marks.strip()}".strip()
 
 
 def respond(script: Script, prompt: str, tools: Sequence[dict[str, Any]] | None) -> dict[str, Any]:
