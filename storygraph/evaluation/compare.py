@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from storygraph.models import Answer
@@ -49,14 +49,7 @@ def compare_modes(
         try:
             answer = qa.ask(
                 question,
-                QAOptions(
-                    mode=mode,
-                    top_k=options.top_k,
-                    min_score=options.min_score,
-                    strategy=options.strategy,
-                    no_llm=options.no_llm,
-                    compose_answer=False,
-                ),
+                replace(options, mode=mode, compose_answer=False),
                 start_entities=start_entities,
             )
             runs.append(ModeRun(mode, answer))

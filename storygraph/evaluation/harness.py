@@ -13,7 +13,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -137,14 +137,7 @@ def evaluate_question(
     started = time.perf_counter()
     answer = qa.ask(
         case.question,
-        QAOptions(
-            mode=mode,
-            top_k=options.top_k,
-            min_score=options.min_score,
-            strategy=options.strategy,
-            no_llm=options.no_llm,
-            compose_answer=False,
-        ),
+        replace(options, mode=mode, compose_answer=False),
         start_entities=list(case.entities) if case.entities else None,
     )
     seconds = time.perf_counter() - started
