@@ -9,8 +9,8 @@ whose reply for some request kinds is replaced by a faulty one:
   `faults={"extract": "garbage"}` gives a reply that is neither JSON nor a tool call.)
 - `FlakyModel(fail_times={"extract": 1}, error=...)`: raises for the first N calls of a kind,
   then answers normally (a transient fault that the retry absorbs).
-- `CountingFaultModel(fail_on={"extract": 3}, error=...)`: raises on the N-th call of a kind
-  only (a fault in the middle of a document).
+- `CountingFaultModel(fail_on={"extract": 3}, error=...)`: raises from the N-th call of a kind
+  on (a fault in the middle of a document).
 - `EnglishAnswerModel`: answers every question in English, whatever its language.
 """
 
@@ -26,7 +26,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from tests.helpers.scripted_logic import Script, extract
-from tests.helpers.scripted_model import _KIND_BY_TOOL, ScriptedChatModel, _prompt_text
+from tests.helpers.scripted_model import ScriptedChatModel, _prompt_text, request_kind
 
 _ids = itertools.count(1)
 
@@ -34,8 +34,7 @@ REPLY_FAULTS = ("invalid_json", "wrong_schema", "text_json", "empty")
 
 
 def _kind(kwargs: dict[str, Any]) -> str:
-    names = [t.get("function", {}).get("name", "") for t in kwargs.get("tools") or []]
-    return next((_KIND_BY_TOOL[n] for n in names if n in _KIND_BY_TOOL), "answer")
+    return request_kind(kwargs.get("tools") or [])
 
 
 def _result(message: AIMessage) -> ChatResult:
@@ -109,47 +108,55 @@ class ReplyFaultModel(ScriptedChatModel):
         raise ValueError(f"unknown reply fault {fault!r}")
 
 
-class FlakyModel(ScriptedChatModel):
+class _CallCountFaultModel(ScriptedChatModel):
+    """Counts the calls of each request kind and raises `error` on the calls `_fails` picks."""
+
+    error: Any = None
+    seen: dict[str, int] = Field(default_factory=dict)
+
+    def _fails(self, kind: str, nth: int) -> bool:
+        raise NotImplementedError
+
+    def _default_error(self) -> Exception:
+        raise NotImplementedError
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        kind = _kind(kwargs)
+        self.seen[kind] = self.seen.get(kind, 0) + 1
+        if self._fails(kind, self.seen[kind]):
+            raise self.error or self._default_error()
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+class FlakyModel(_CallCountFaultModel):
     """Raises `error` for the first `fail_times[kind]` calls of a kind, then answers."""
 
     fail_times: dict[str, int] = Field(default_factory=dict)
-    error: Any = None
-    seen: dict[str, int] = Field(default_factory=dict)
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        kind = _kind(kwargs)
-        self.seen[kind] = self.seen.get(kind, 0) + 1
-        if self.seen[kind] <= self.fail_times.get(kind, 0):
-            raise self.error or TimeoutError("the model server is busy")
-        return super()._generate(messages, stop, run_manager, **kwargs)
+    def _fails(self, kind: str, nth: int) -> bool:
+        return nth <= self.fail_times.get(kind, 0)
+
+    def _default_error(self) -> Exception:
+        return TimeoutError("the model server is busy")
 
 
-class CountingFaultModel(ScriptedChatModel):
+class CountingFaultModel(_CallCountFaultModel):
     """Raises `error` on every call of a kind from the `fail_on[kind]`-th call on."""
 
     fail_on: dict[str, int] = Field(default_factory=dict)
-    error: Any = None
-    seen: dict[str, int] = Field(default_factory=dict)
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        kind = _kind(kwargs)
-        self.seen[kind] = self.seen.get(kind, 0) + 1
+    def _fails(self, kind: str, nth: int) -> bool:
         limit = self.fail_on.get(kind)
-        if limit is not None and self.seen[kind] >= limit:
-            raise self.error or ConnectionError("the model server went away")
-        return super()._generate(messages, stop, run_manager, **kwargs)
+        return limit is not None and nth >= limit
+
+    def _default_error(self) -> Exception:
+        return ConnectionError("the model server went away")
 
 
 class EnglishAnswerModel(ScriptedChatModel):

@@ -32,6 +32,12 @@ _KIND_BY_TOOL = {
 _ids = itertools.count(1)
 
 
+def request_kind(tools: Sequence[dict[str, Any]]) -> str:
+    """extract / entities / rerank from the bound tool's name; a request without tools: answer."""
+    names = [t.get("function", {}).get("name", "") for t in tools]
+    return next((_KIND_BY_TOOL[n] for n in names if n in _KIND_BY_TOOL), "answer")
+
+
 def _prompt_text(messages: Sequence[BaseMessage]) -> str:
     return "\n".join(m.content if isinstance(m.content, str) else str(m.content) for m in messages)
 
@@ -63,8 +69,7 @@ class ScriptedChatModel(BaseChatModel):
     ) -> ChatResult:
         prompt = _prompt_text(messages)
         tools = kwargs.get("tools") or []
-        names = [t.get("function", {}).get("name", "") for t in tools]
-        kind = next((_KIND_BY_TOOL[n] for n in names if n in _KIND_BY_TOOL), "answer")
+        kind = request_kind(tools)
         self.calls.append(kind)
         if self.on_call is not None:
             self.on_call(kind)
