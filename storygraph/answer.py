@@ -190,7 +190,7 @@ def unsupported_names(
     found: list[str] = []
     for name in graph_names:
         key = normalize_name(name)
-        if len(key) < 2 or key not in said or key in support:
+        if (len(key) < 2 and key.isascii()) or key not in said or key in support:
             continue
         if any(key in normalize_name(other) for other in found):
             continue
