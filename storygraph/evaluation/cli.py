@@ -31,6 +31,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("llm_calls", "calls"),
     ("tokens", "tokens"),
     ("seconds", "s"),
+    ("entity_recall", "entities"),
 )
 
 
