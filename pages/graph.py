@@ -19,9 +19,9 @@ WHOLE_HEIGHT = 600
 ALL_DOCUMENTS = ""
 
 
-def _answer_section() -> None:
+def _answer_section(services: Services) -> None:
     st.subheader("Last answer")
-    answer = last_answer()
+    answer = last_answer(services)
     if answer is None:
         st.info("Ask a question in the Chat tab: the relations it considered are drawn here.")
         return
@@ -71,6 +71,6 @@ def _whole_graph_section(services: Services) -> None:
 
 def render(services: Services) -> None:
     with guarded("Drawing the answer graph"):
-        _answer_section()
+        _answer_section(services)
     with guarded("Drawing the whole graph"):
         _whole_graph_section(services)

@@ -38,6 +38,7 @@ class Progress:
 
 
 ProgressFn = Callable[[Progress], None]
+ReportFn = Callable[[IngestReport], None]
 
 
 def _no_progress(_: Progress) -> None:
@@ -91,8 +92,11 @@ class Ingestor:
         max_bytes: int,
         lock_dir: Path | None = None,
         secrets: Sequence[str] = (),
+        on_report: ReportFn | None = None,
     ) -> None:
+        """`on_report` sees every finished report (Services records the measured speed)."""
         self.store = store
+        self.on_report = on_report
         self.secrets = [s for s in secrets if len(s) >= 4]
         self.extractor = extractor
         self.chunk_size = chunk_size
@@ -147,6 +151,11 @@ class Ingestor:
             report.warnings = [self.redact(w) for w in report.warnings]
             report.usage = counter.snapshot()
             report.seconds = time.perf_counter() - started
+        if self.on_report is not None:
+            try:
+                self.on_report(report)
+            except OSError as exc:  # the data directory is not writable: say so, keep the report
+                report.warnings.append(f"the measured model speed was not saved: {exc}")
         return report
 
     def _extract_all(

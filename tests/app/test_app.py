@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages.common import SERVICES_KEY
+from pages.common import SERVICES_KEY, TAB_KEY
 from storygraph.errors import StoreError
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
@@ -42,7 +42,17 @@ def _texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+def _open_tab(at: AppTest, label: str) -> AppTest:
+    """Select a tab as a click would (the tabs are keyed, so their choice is session state)."""
+    at.session_state[TAB_KEY] = label
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def _ask(at: AppTest, question: str) -> AppTest:
+    if not at.chat_input:
+        _open_tab(at, "Chat")
     at.chat_input(key="chat_input").set_value(question).run()
     assert not at.exception, at.exception
     return at
