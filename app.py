@@ -25,9 +25,9 @@ from storygraph.services import Services, build_services
 from storygraph.settings import get_settings
 
 log = logging.getLogger("storygraph.app")
+# A local file: an emoji or a Material icon would make the browser fetch a font or an image from
+# outside, and the app makes no outside request.
 PAGE_ICON = Path(__file__).resolve().parent / "assets" / "storygraph-icon.png"
-"""A local file: an emoji or a Material icon would make the browser fetch a font or an image
-from outside (the app makes no outside request)."""
 
 
 @st.cache_resource(show_spinner="Starting the graph store and the model…")
