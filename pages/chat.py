@@ -318,7 +318,7 @@ def render(services: Services) -> None:
             "New conversation",
             key="chat_new",
             icon=":material/add_comment:",
-            disabled=not turns,
+            disabled=not turns and not question,
             on_click=_new_conversation,
             args=(services,),
             help="Clears the saved conversation of this data directory.",

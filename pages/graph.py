@@ -20,8 +20,8 @@ from storygraph.humanize import plural
 from storygraph.services import Services
 from storygraph.visualize import answer_graph_html, whole_graph_html
 
-ANSWER_HEIGHT = 500
-WHOLE_HEIGHT = 600
+ANSWER_HEIGHT = 560
+WHOLE_HEIGHT = 720
 ALL_DOCUMENTS = ""
 SELECTED_ENTITY_KEY = "selected_entity"
 MAX_LISTED_RELATIONS = 50

@@ -15,9 +15,11 @@ def plural(count: int, word: str, plural_form: str = "") -> str:
 
 
 def duration(seconds: float | None) -> str:
-    """`0.4 s`, `12 s`, `3 min 27 s`, `1 h 02 min`; "–" when unknown."""
+    """`40 ms`, `2.4 s`, `12 s`, `3 min 27 s`, `1 h 02 min`; "–" when unknown."""
     if seconds is None or seconds < 0:
         return "–"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
     if seconds < 10:
         return f"{seconds:.1f} s"
     whole = round(seconds)

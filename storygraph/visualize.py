@@ -327,10 +327,33 @@ div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
   details.textContent = hint;
   var network = new vis.Network(container, {nodes: nodes, edges: edges}, __OPTIONS__);
   window.storygraph = {network: network, nodes: nodes, edges: edges};
+  // Fitting a graph into its box zooms out; fonts grow by the same factor (at most
+  // __MAX_FONT_GROWTH__ times) so that labels keep a readable size on screen.
+  var baseFont = {nodes: {}, edges: {}};
+  nodes.get().forEach(function (n) { baseFont.nodes[n.id] = (n.font && n.font.size) || 14; });
+  edges.get().forEach(function (e) { baseFont.edges[e.id] = (e.font && e.font.size) || 14; });
+  var grown = 1;
+  function grownFonts(set, base, grow) {
+    return set.get().map(function (item) {
+      var font = Object.assign({}, item.font || {});
+      font.size = base[item.id] * grow;
+      return {id: item.id, font: font};
+    });
+  }
+  function readableFonts() {
+    var scale = network.getScale();
+    if (!(scale > 0)) { return; }
+    var grow = Math.max(1, Math.min(1 / scale, __MAX_FONT_GROWTH__));
+    if (Math.abs(grow - grown) < 0.05) { return; }
+    grown = grow;
+    nodes.update(grownFonts(nodes, baseFont.nodes, grow));
+    edges.update(grownFonts(edges, baseFont.edges, grow));
+  }
   function fit() {
     if (container.clientWidth > 0 && container.clientHeight > 0) {
       network.redraw();
       network.fit({animation: false});
+      readableFonts();
     }
   }
   function name(id) {
@@ -353,6 +376,7 @@ div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
   network.once("stabilizationIterationsDone", function () {
     network.setOptions({physics: {enabled: false}});
     fit();
+    window.storygraph.ready = true;
   });
   network.on("click", function (params) {
     var text = hint;
@@ -396,9 +420,10 @@ div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
 """
 
 DETAILS_HEIGHT = 110
+MAX_FONT_GROWTH = 2.5
 LEGEND_HEIGHT = 30
 _PLACEHOLDER = re.compile(
-    r"__(CSS|JS|GRAPH_HEIGHT|DETAILS_HEIGHT|NODES|EDGES|LEGEND|OPTIONS|HINT)__"
+    r"__(CSS|JS|GRAPH_HEIGHT|DETAILS_HEIGHT|MAX_FONT_GROWTH|NODES|EDGES|LEGEND|OPTIONS|HINT)__"
 )
 
 
@@ -411,6 +436,7 @@ def render_html(spec: GraphSpec, *, height: int = 520, hint: str = "") -> str:
         "JS": js,
         "GRAPH_HEIGHT": str(max(120, height - DETAILS_HEIGHT - LEGEND_HEIGHT - 8)),
         "DETAILS_HEIGHT": str(DETAILS_HEIGHT),
+        "MAX_FONT_GROWTH": str(MAX_FONT_GROWTH),
         "NODES": script_json(nodes),
         "EDGES": script_json(edges),
         "LEGEND": script_json(spec.legend),
