@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -334,16 +334,37 @@ def _why_empty(replies: list[Any]) -> tuple[str, str]:
     return f"no tool call, the reply was text: {text[:120]!r}", BIGGER_MODEL
 
 
-def implausible_relations(relations: list[ExtractedRelation], text: str) -> list[str]:
-    """Why each implausible relation is implausible ("" lists none): a place (by its type) as
-    the subject of a violent verb, or a subject / object that does not occur in `text`."""
+PLACE_VERBS = frozenset({"GOES_TO", "LIVES_IN", "TRAVELS_TO", "ARRIVES_AT", "RETURNS_TO"})
+"""Relation types whose object is a place: their target counts as a place for the check below."""
+
+
+def _places(relations: Sequence[ExtractedRelation], types: Mapping[str, str]) -> set[str]:
+    """Names the extraction itself marks as places: by their type anywhere in it, or as the
+    target of a relation such as GOES_TO (the small model often leaves types out)."""
+    places = {name for name, kind in types.items() if kind.lower() in PLACE_TYPES}
+    for r in relations:
+        for name, kind in ((r.source, r.source_type), (r.target, r.target_type)):
+            if kind.lower() in PLACE_TYPES:
+                places.add(name)
+        if r.type.upper() in PLACE_VERBS:
+            places.add(r.target)
+    return places
+
+
+def implausible_relations(
+    relations: Sequence[ExtractedRelation], text: str, types: Mapping[str, str] | None = None
+) -> list[str]:
+    """Why each implausible relation is implausible (empty: none is): a place (by its type, or
+    as the target of GOES_TO and the like, in this extraction) as the subject of a violent verb,
+    or a subject / object that does not occur in `text`. `types`: entity name → type."""
     seen = normalize_name(text)
+    places = _places(relations, types or {})
     problems: list[str] = []
     for r in relations:
         shown = f"{r.source} -[{r.type}]→ {r.target}"
         words = set(r.type.upper().split("_"))
-        if r.source_type.lower() in PLACE_TYPES and words & VIOLENT_VERBS:
-            problems.append(f"{shown}: a place ({r.source_type}) as the subject of {r.type}")
+        if r.source in places and words & VIOLENT_VERBS:
+            problems.append(f"{shown}: a place ({r.source}) as the subject of {r.type}")
             continue
         absent = [n for n in (r.source, r.target) if normalize_name(n) not in seen]
         if absent:
@@ -374,7 +395,8 @@ def check_extraction(
     facts = [f"{r.source}-{r.type}->{r.target}" for r in result.relations]
     if facts:
         shown = ", ".join(facts[:4]) + (" …" if len(facts) > 4 else "")
-        problems = implausible_relations(result.relations, text)
+        types = {e.name: e.type for e in result.entities}
+        problems = implausible_relations(result.relations, text, types)
         if problems:
             report.add(
                 "extraction",

@@ -309,7 +309,7 @@ def test_the_doctor_warns_about_a_model_that_extracts_implausible_facts(
     assert any(v.startswith("Works, with warnings (extraction)") for v in verdict), verdict
     text = _texts(at).replace("\\", "")  # markdown escapes
     assert "鬼が島 -[DEFEATS]→ 鬼" in text, text
-    assert "a place (Place) as the subject of DEFEATS" in text
+    assert "a place (鬼が島) as the subject of DEFEATS" in text
 
 
 def test_switching_the_mode_changes_what_answers(services: Services) -> None:
