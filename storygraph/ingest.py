@@ -15,6 +15,7 @@ from pathlib import Path
 
 from storygraph.errors import InputError, StoryGraphError
 from storygraph.extraction import Extractor
+from storygraph.humanize import plural
 from storygraph.llm.usage import UsageCounter
 from storygraph.locks import write_lock
 from storygraph.merge import build_plan
@@ -210,7 +211,7 @@ class Ingestor:
         report.relations_added = counts.relations_added
         report.relations_merged = counts.relations_merged
         report.message = (
-            f"{report.chunks} chunks, {counts.entities_added} entities added, "
-            f"{counts.entities_merged} merged, {counts.relations_added} relations added, "
-            f"{counts.relations_merged} merged"
+            f"{plural(report.chunks, 'chunk')}, {plural(counts.entities_added, 'entity')} added, "
+            f"{counts.entities_merged} merged, {plural(counts.relations_added, 'relation')} "
+            f"added, {counts.relations_merged} merged"
         )
