@@ -17,9 +17,9 @@ import storygraph.retrieval as retrieval
 from pages.common import guarded, md_escape, model_badge, show_error, tab_is_open
 from storygraph.app_state import (
     ChatTurn,
+    append_turn,
     clear_conversation,
     load_conversation,
-    save_conversation,
 )
 from storygraph.errors import StoryGraphError
 from storygraph.explain import plain_trace, question_kind, score_text, split_citations
@@ -77,10 +77,12 @@ def history(services: Services | None = None) -> list[ChatTurn]:
     return st.session_state.setdefault(HISTORY_KEY, [])
 
 
-def _save(services: Services, turns: list[ChatTurn]) -> None:
+def _save(services: Services, turns: list[ChatTurn], turn: ChatTurn) -> None:
+    """Append `turn` to the saved conversation (and to this session's copy)."""
     try:
-        save_conversation(_data_dir(services), turns)
+        st.session_state[HISTORY_KEY] = append_turn(_data_dir(services), turn)
     except OSError as exc:
+        turns.append(turn)
         st.warning(f"The conversation could not be saved ({exc}); it lasts until a reload.")
     st.session_state[HISTORY_STAMP_KEY] = _stamp(services)
 
@@ -339,5 +341,4 @@ def render(services: Services) -> None:
                 with st.spinner("Finding the answer in the graph…"):
                     turn = ask(services, question, options)
                 _show_reply(turn)
-            turns.append(turn)
-            _save(services, turns)
+            _save(services, turns, turn)

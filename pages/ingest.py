@@ -140,12 +140,20 @@ def show_estimate_vs_actual(
 ) -> None:
     if not estimate or not any(r.status == "added" for r in reports):
         return
+
+    def shown(key: str, value: object) -> str:
+        if value is None:
+            return "–"
+        if key == "seconds":
+            return duration(float(value))  # type: ignore[arg-type]
+        return f"{value:,}" if isinstance(value, int | float) else str(value)
+
     rows = [
         {
             "": key.replace("_", " "),
-            "estimated": v["estimated"],
-            "actual": v["actual"],
-            "actual / estimated": v["ratio"],
+            "estimated": shown(key, v["estimated"]),
+            "actual": shown(key, v["actual"]),
+            "actual / estimated": shown("ratio", v["ratio"]),
         }
         for key, v in compare(estimate, reports).items()
     ]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from storygraph.humanize import now_iso
+from storygraph.locks import write_lock
 from storygraph.models import (
     Answer,
     Citation,
@@ -174,6 +175,16 @@ def save_conversation(data_dir: Path | str, turns: Sequence[ChatTurn]) -> None:
         state_dir(data_dir) / CHAT_FILE,
         {"format": FORMAT, "turns": [t.to_json() for t in kept]},
     )
+
+
+def append_turn(data_dir: Path | str, turn: ChatTurn) -> list[ChatTurn]:
+    """Add one turn to the saved conversation and return it. Reads the file again under a lock,
+    so turns other sessions saved meanwhile are kept (one conversation per data directory)."""
+    with write_lock(state_dir(data_dir), "chat.lock"):
+        turns, _warning = load_conversation(data_dir)
+        turns.append(turn)
+        save_conversation(data_dir, turns)
+    return turns[-MAX_TURNS:]
 
 
 def clear_conversation(data_dir: Path | str) -> None:

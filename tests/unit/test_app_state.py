@@ -148,3 +148,10 @@ def test_only_the_last_few_ingests_count(tmp_path: Path) -> None:
         book.record("m", report)
     rate = book.get("m")
     assert rate is not None and rate.ingests == KEEP and rate.tokens_per_s == 10.0
+
+
+def test_turns_from_two_sessions_are_both_kept(tmp_path: Path) -> None:
+    first = app_state.append_turn(tmp_path, ChatTurn("from session A"))
+    second = app_state.append_turn(tmp_path, ChatTurn("from session B"))
+    assert [t.question for t in first] == ["from session A"]
+    assert [t.question for t in second] == ["from session A", "from session B"]
