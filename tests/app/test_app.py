@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from pages.chat import HISTORY_KEY, ChatTurn
 from pages.common import SERVICES_KEY, TAB_KEY
+from pages.graph import SELECTED_ENTITY_KEY
 from storygraph.errors import StoreError
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
@@ -393,3 +394,20 @@ def test_the_doctor_tab_runs_the_checks_with_the_apps_model(services: Services) 
     text = _texts(at)
     assert "store" in text.lower() and "extraction" in text.lower()
     assert at.success or at.error  # a verdict is shown either way
+
+
+def test_picking_an_entity_in_the_graph_tab_lists_what_the_graph_knows(
+    services: Services,
+) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    at = _open_tab(_app(services), "Graph")
+    at.selectbox(key=SELECTED_ENTITY_KEY).set_value("桃太郎").run()
+    assert not at.exception, at.exception
+    assert at.session_state[SELECTED_ENTITY_KEY] == "桃太郎"  # other pages can open it
+    table = at.dataframe[-1].value
+    stored = services.store.retrieve("onehop", ["桃太郎"])
+    assert len(table) == len(stored) > 3
+    assert set(table["relation"]) == {f.type for f in stored}
+    assert ("←", "BECOMES_COMPANION_OF", "犬") in set(
+        zip(table["direction"], table["relation"], table["other"], strict=True)
+    )
