@@ -9,12 +9,12 @@ Retried calls are in the tokens and the seconds, so the rate includes their cost
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from storygraph.app_state import RATES_FILE, read_json, state_dir, write_json_atomic
 from storygraph.humanize import now_iso
+from storygraph.locks import write_lock
 from storygraph.models import IngestReport
 
 KEEP = 5
@@ -42,8 +42,6 @@ class MeasuredRate:
 
 class RateBook:
     """The measured rates of one data directory."""
-
-    _lock = threading.Lock()
 
     def __init__(self, data_dir: Path | str) -> None:
         self.path = state_dir(data_dir) / RATES_FILE
@@ -77,7 +75,7 @@ class RateBook:
             "calls": report.usage.calls,
             "at": now_iso(),
         }
-        with self._lock:
+        with write_lock(self.path.parent, "rates.lock"):  # other sessions and processes
             runs = self._runs()
             runs[model] = [*(runs.get(model) or []), run][-KEEP:]
             write_json_atomic(self.path, {"format": 1, "models": runs})
