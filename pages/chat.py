@@ -44,7 +44,15 @@ SOURCE_LABELS = {
     "embedding": "nearest name by embedding",
 }
 
-__all__ = ["ChatTurn", "ask", "history", "last_answer", "render", "show_answer"]
+__all__ = [
+    "ChatTurn",
+    "ask",
+    "available_modes",
+    "history",
+    "last_answer",
+    "render",
+    "show_answer",
+]
 
 
 def available_modes() -> list[str]:
@@ -290,7 +298,7 @@ def show_turn(turn: ChatTurn) -> None:
         _show_reply(turn)
 
 
-def show_older_turn(turn: ChatTurn, index: int) -> None:
+def show_older_turn(turn: ChatTurn) -> None:
     """An earlier turn, collapsed to its question (its answer one click away)."""
     when = f" · {human_date(turn.asked_at)}" if turn.asked_at else ""
     failed = " · no answer" if turn.answer is None else ""
@@ -328,8 +336,8 @@ def render(services: Services) -> None:
         if not turns and not question:
             st.caption("Ask a question below; the conversation is kept across reloads.")
         shown_in_full = turns[-1:] if not question else []
-        for index, turn in enumerate(turns[: len(turns) - len(shown_in_full)]):
-            show_older_turn(turn, index)
+        for turn in turns[: len(turns) - len(shown_in_full)]:
+            show_older_turn(turn)
         for turn in shown_in_full:
             show_turn(turn)
         if isinstance(raw, str) and not question:
