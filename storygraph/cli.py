@@ -50,14 +50,16 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     services = _services(settings)
     try:
         if args.estimate:
-            from storygraph.estimate import estimate_files
+            from storygraph.estimate import estimate_files, measured_rate
 
-            result = estimate_files(services, [Path(p) for p in args.paths])
+            paths = [Path(p) for p in args.paths]
+            result = estimate_files(services, paths, measured_rate(services))
             _print_json(result) if args.json else print(result["summary"])
             return 0
-        from storygraph.estimate import compare, estimate_files
+        from storygraph.estimate import compare, estimate_files, measured_rate
+        from storygraph.humanize import duration, plural
 
-        before = estimate_files(services, [Path(p) for p in args.paths])
+        before = estimate_files(services, [Path(p) for p in args.paths], measured_rate(services))
         ingestor = services.ingestor()
         failed = 0
         reports = []
@@ -78,8 +80,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             if not args.json:
                 print(
                     f"{path.name}: {report.status}: {report.message} "
-                    f"({report.usage.calls} LLM calls, {report.usage.total_tokens} tokens, "
-                    f"{report.seconds:.1f} s)"
+                    f"({plural(report.usage.calls, 'LLM call')}, "
+                    f"{plural(report.usage.total_tokens, 'token')}, {duration(report.seconds)})"
                 )
                 for warning in report.warnings:
                     print(f"  warning: {warning}")

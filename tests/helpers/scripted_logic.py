@@ -9,7 +9,8 @@ chunking, LLMGraphTransformer's parsing, merging, Cypher and ranking all run for
 - question entities (tools `QuestionEntities` / `QuestionAnalysis`): the scripted names that
   occur in the question, and the listed relation types its score rules tie to the question;
 - rerank (tools `FactScores` / `SingleScore`): a score from keyword rules of the script;
-- answer (no tool): the first listed fact, in words, with its citation marks.
+- answer (no tool): the first listed fact, in words, with its citation marks;
+- the Doctor's tool-calling probe (tool `DoctorProbe`): the animal named in the sentence.
 """
 
 from __future__ import annotations
@@ -180,6 +181,9 @@ def respond(script: Script, prompt: str, tools: Sequence[dict[str, Any]] | None)
         return {"tool": "FactScores", "args": scores(script, prompt)}
     if "SingleScore" in names:
         return {"tool": "SingleScore", "args": single_score(script, prompt)}
+    if "DoctorProbe" in names:  # the Doctor's tool-calling check: name the animal
+        animal = next((a for a in ("dog", "monkey", "pheasant") if a in prompt.lower()), "")
+        return {"tool": "DoctorProbe", "args": {"animal": animal}}
     if names:
         return {"tool": names[0], "args": {}}
     return {"content": answer(prompt)}
