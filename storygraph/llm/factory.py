@@ -68,6 +68,7 @@ def build_chat_model(
         "temperature": settings.llm_temperature,
         "timeout": settings.llm_timeout_s,
         "max_retries": settings.llm_max_retries,
+        "stream_usage": True,  # token counts for streamed answers too
         **counting_http_clients(),  # a retried request counts as another LLM call
     }
     if provider == "none":
