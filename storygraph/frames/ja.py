@@ -13,8 +13,9 @@ What stories do, and what the reader does about it:
 - compound verbs (組み + ふせる) and te + subsidiary verbs (つい + て + 行く) are one predicate;
 - relative clauses (鬼が島に住む鬼): the modified noun fills the clause's missing subject (or its
   object / place when the clause has a subject of its own);
-- zero subjects are filled from the current topic (the last は-topic, else the last が-subject);
-  the topic is forgotten at a scene heading (一, 二, ＊) or a blank line, and at every chunk;
+- zero subjects are filled from the current topic (the last は-topic, else the last が-subject)
+  of the same paragraph: the topic is forgotten at every new paragraph (a new line of
+  narration; speech in between does not break one), so at a scene heading (一, 二, ＊) too;
 - speech in 「」 is read as its own text: its facts stand alone, with a topic of their own that
   never leaks into the narration (nor the narration's into the speech);
 - pronouns (彼, それ, これ, おれ), numbers, counters and bare formal or time nouns (こと, もの,
@@ -73,7 +74,9 @@ def parser() -> Any:
 
 # --- the text: narration, speech, scenes ------------------------------------------------------
 
-_SCENE_HEADING = re.compile(r"^[\s　]*(?:[一二三四五六七八九十百〇零0-9０-９]+|[＊*◇◆□■○●・]+|第.{1,4}[章話節])[\s　]*$")
+_SCENE_HEADING = re.compile(
+    r"^[\s　]*(?:[一二三四五六七八九十百〇零0-9０-９]+|[＊*◇◆□■○●・]+|第.{1,4}[章話節])[\s　]*$"
+)
 
 
 @dataclass
@@ -121,7 +124,8 @@ def _lines(text: str, offsets: list[int]) -> Iterator[tuple[str, list[int], bool
         if _SCENE_HEADING.match(line):
             brk = True
             continue
-        yield line, span, brk
+        lead = len(line) - len(line.lstrip(" 　\t\r"))
+        yield line[lead:].rstrip(" 　\t\r"), span[lead:], brk
         brk = False
 
 
@@ -156,8 +160,9 @@ def _pieces(text: str) -> list[_Piece]:
     joined = "".join(narration)
     pieces: list[_Piece] = []
     speech_iter = iter(speeches)
-    for line, span, brk in _lines(joined, offsets):
-        pieces.append(_Piece(line, span, speech=False, new_scene=brk))
+    for line, span, _ in _lines(joined, offsets):
+        # every paragraph starts afresh: a zero subject is read only from its own paragraph
+        pieces.append(_Piece(line, span, speech=False, new_scene=True))
         for _ in range(line.count("「」")):
             speech = next(speech_iter, None)
             if speech is not None:
@@ -171,19 +176,97 @@ def _pieces(text: str) -> list[_Piece]:
 # --- noun phrases -----------------------------------------------------------------------------
 
 _FORMAL_NOUNS = frozenset(
-    "こと 事 もの 物 者 ところ 所 の ため 為 よう 様 とき 時 ほう 方 わけ 訳 はず つもり うち "
-    "内 ふう 風 まま 中 間 ぐらい くらい ほど みんな 皆 みな 二人 ふたり 一人 ひとり 自分 "
-    "何 なに なん 誰 だれ どれ".split()
+    [
+        "こと",
+        "事",
+        "もの",
+        "物",
+        "者",
+        "ところ",
+        "所",
+        "の",
+        "ため",
+        "為",
+        "よう",
+        "様",
+        "とき",
+        "時",
+        "ほう",
+        "方",
+        "わけ",
+        "訳",
+        "はず",
+        "つもり",
+        "うち",
+        "内",
+        "ふう",
+        "風",
+        "まま",
+        "中",
+        "間",
+        "ぐらい",
+        "くらい",
+        "ほど",
+        "みんな",
+        "皆",
+        "みな",
+        "二人",
+        "ふたり",
+        "一人",
+        "ひとり",
+        "自分",
+        "何",
+        "なに",
+        "なん",
+        "誰",
+        "だれ",
+        "どれ",
+    ]
 )
 _POSITION_NOUNS = frozenset(
-    "上 下 前 後 後ろ うしろ 横 そば 側 中 なか 内 うち 外 そと 奥 近く 辺 あたり まわり 周り "
-    "ところ 所 方 ほう 先 さき 向こう 手前 間 あいだ 隣 となり".split()
+    [
+        "上",
+        "下",
+        "前",
+        "後",
+        "後ろ",
+        "うしろ",
+        "横",
+        "そば",
+        "側",
+        "中",
+        "なか",
+        "内",
+        "うち",
+        "外",
+        "そと",
+        "奥",
+        "近く",
+        "辺",
+        "あたり",
+        "まわり",
+        "周り",
+        "ところ",
+        "所",
+        "方",
+        "ほう",
+        "先",
+        "さき",
+        "向こう",
+        "手前",
+        "間",
+        "あいだ",
+        "隣",
+        "となり",
+    ]
 )
 _HONORIFICS = ("さん", "さま", "様", "殿", "どの", "どん", "ちゃん", "君", "くん", "公")
 _QUOTE_MARKS = "「」『』"
 
 
 def _is_noun(tok: Any) -> bool:
+    if tok.is_space or "空白" in tok.tag_:
+        return False
     return tok.pos_ in ("NOUN", "PROPN") or (tok.tag_.startswith("名詞") and tok.pos_ != "NUM")
 
 
@@ -196,6 +279,7 @@ def _excluded(tok: Any) -> bool:
         or "数詞" in tag
         or "助数詞" in tag
         or "副詞可能" in tag
+        or "形状詞可能" in tag
         or tok.text in _FORMAL_NOUNS
         or tok.lemma_ in _FORMAL_NOUNS
         or any(ch in _QUOTE_MARKS for ch in tok.text)
@@ -218,7 +302,8 @@ def _compound_start(tok: Any) -> int:
     """Index of the first token of the compound ending at `tok` (お+じい+さん, 鬼+ども)."""
     start = tok.i
     for child in sorted(tok.children, key=lambda c: -c.i):
-        if child.dep_ == "compound" and child.i == start - 1:
+        nounish = _is_noun(child) or "接頭辞" in child.tag_
+        if child.dep_ == "compound" and child.i == start - 1 and nounish:
             start = _compound_start(child)
     return start
 
@@ -264,8 +349,30 @@ _SUBJECT_MARKS = ("が", "は", "も")
 _ARG_DEPS = ("nsubj", "obj", "obl", "iobj", "nsubj:pass", "csubj", "dislocated", "nmod")
 _CHAIN_MARKS = ("て", "で", "ながら", "たり", "つつ")
 _SUBSIDIARY = frozenset(
-    "いる 居る ある おく 置く しまう 行く いく 来る くる みる 見る もらう 貰う くれる "
-    "やる あげる 上げる くださる 下さる いただく 頂く".split()
+    [
+        "いる",
+        "居る",
+        "ある",
+        "おく",
+        "置く",
+        "しまう",
+        "行く",
+        "いく",
+        "来る",
+        "くる",
+        "みる",
+        "見る",
+        "もらう",
+        "貰う",
+        "くれる",
+        "やる",
+        "あげる",
+        "上げる",
+        "くださる",
+        "下さる",
+        "いただく",
+        "頂く",
+    ]
 )
 _BENEFACTIVE_PASSIVE = frozenset(("もらう", "貰う", "いただく", "頂く"))
 _PASSIVE_AUX = frozenset(("れる", "られる"))
@@ -278,13 +385,43 @@ _MOTION = frozenset(
 )
 _LOCATED = frozenset(("LIVES_IN", "STAYS_AT"))
 _OBJECT_TYPES = frozenset(
-    ("GIVES", "RECEIVES", "EATS", "OWNS", "CARRIES", "PICKS_UP", "FINDS", "MAKES", "STEALS",
-     "SHARES", "TRADES", "WANTS")
+    (
+        "GIVES",
+        "RECEIVES",
+        "EATS",
+        "OWNS",
+        "CARRIES",
+        "PICKS_UP",
+        "FINDS",
+        "MAKES",
+        "STEALS",
+        "SHARES",
+        "TRADES",
+        "WANTS",
+    )
 )
 _SOCIAL = frozenset(
-    ("MEETS", "TALKS_TO", "FOLLOWS", "ACCOMPANIES", "SERVES", "HELPS", "THANKS", "DEFEATS",
-     "FIGHTS", "ATTACKS", "KILLS", "RAISES", "LOVES", "BECOMES_COMPANION_OF", "COMPANION_OF",
-     "SURRENDERS_TO", "DECEIVES", "PUNISHES", "RESCUES")
+    (
+        "MEETS",
+        "TALKS_TO",
+        "FOLLOWS",
+        "ACCOMPANIES",
+        "SERVES",
+        "HELPS",
+        "THANKS",
+        "DEFEATS",
+        "FIGHTS",
+        "ATTACKS",
+        "KILLS",
+        "RAISES",
+        "LOVES",
+        "BECOMES_COMPANION_OF",
+        "COMPANION_OF",
+        "SURRENDERS_TO",
+        "DECEIVES",
+        "PUNISHES",
+        "RESCUES",
+    )
 )
 
 
@@ -301,6 +438,9 @@ class _Pred:
     head: Any  # the verb whose children carry the arguments and the voice
     tokens: list[Any]  # every token of the predicate (compound parts, subsidiary verb)
     text: str  # what the verb table is asked about (組みふせる, ついて行く, 家来になる)
+    variants: list[str] = field(default_factory=list)  # other spellings of `text` to ask
+    subsidiary: Any = None  # the subsidiary verb of a te-compound (行く of ついて行く)
+    main_texts: list[str] = field(default_factory=list)  # the te-compound without it
     owner: _Arg | None = None  # the の-owner of a relational noun predicate (Bの家来になる)
     subjects: list[_Arg] = field(default_factory=list)
     args: list[_Arg] = field(default_factory=list)
@@ -348,7 +488,9 @@ def _merged_left(head: Any) -> list[Any]:
         mark = _te_mark(child)
         adjacent_plain = child.i == head.i - 1 and "連用形" in str(child.morph)
         adjacent_te = (
-            mark is not None and mark.i == head.i - 1 and mark.i == child.i + 1
+            mark is not None
+            and mark.i == head.i - 1
+            and mark.i == child.i + 1
             and head.lemma_ in _SUBSIDIARY
         )
         if adjacent_plain or adjacent_te:
@@ -358,12 +500,15 @@ def _merged_left(head: Any) -> list[Any]:
     return parts
 
 
-def _predicate_text(parts: list[Any], head: Any) -> str:
+def _predicate_texts(parts: list[Any], head: Any) -> list[str]:
+    """The predicate as the table is asked: left parts as written + the head's dictionary form
+    as written (くいつく, やる), then + its normalised form (のる → 乗る, はいる → 入る)."""
     pieces = []
     for part in parts:
         mark = _te_mark(part)
         pieces.append(part.text + (mark.text if mark is not None and mark.i == part.i + 1 else ""))
-    return "".join(pieces) + head.lemma_
+    left = "".join(pieces)
+    return list(dict.fromkeys((left + head.lemma_, left + head.norm_)))
 
 
 def _chain_link(child: Any) -> bool:
@@ -385,7 +530,13 @@ def _predicates(sent: Any) -> list[_Pred]:
         parts = _merged_left(tok)
         for part in parts:
             merged_into[part.i] = tok.i
-        preds[tok.i] = _Pred(head=tok, tokens=[*parts, tok], text=_predicate_text(parts, tok))
+        texts = _predicate_texts(parts, tok)
+        pred = _Pred(head=tok, tokens=[*parts, tok], text=texts[0], variants=texts)
+        if parts and _te_mark(parts[-1]) is not None:
+            # つい+て+行く: the subsidiary verb (行く) alone must not decide the type
+            pred.subsidiary = tok
+            pred.main_texts = _predicate_texts(parts[:-1], parts[-1])
+        preds[tok.i] = pred
     for i in merged_into:
         preds.pop(i, None)
     # te + subsidiary verb parsed as `fixed` under the te (助けて+もらう)
@@ -456,8 +607,21 @@ def _relational_noun(pred: _Pred) -> None:
         if owner_np is None:
             continue
         pred.text = text
+        pred.variants = []
         pred.args.remove(arg)
         pred.owner = _Arg(owner_np[0], owner_np[1], "の", False)
+
+
+def _light_verb(pred: _Pred) -> None:
+    """おじぎをする / お供をする: the verbal noun is the predicate (おじぎする), not an object."""
+    if pred.head.lemma_ != "する":
+        return
+    for arg in pred.args:
+        if arg.particle == "を" and "サ変可能" in arg.head.tag_:
+            pred.args.remove(arg)
+            pred.text = arg.name + "する"
+            pred.variants = []
+            return
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -492,7 +656,25 @@ def _lexical_voice(text: str) -> str | None:
 
 
 def _relation(pred: _Pred) -> str:
-    return relation_type_for(pred.text, "ja") or ""
+    """The verb table's type for the predicate; a te-compound's type must come from more than
+    its subsidiary verb (ついて行く → FOLLOWS, but なでてやる is なでる, not やる → GIVES)."""
+    subsidiary = set()
+    if pred.subsidiary is not None:
+        subsidiary = {
+            relation_type_for(pred.subsidiary.lemma_, "ja"),
+            relation_type_for(pred.subsidiary.norm_, "ja"),
+        }
+    for text in dict.fromkeys((pred.text, *pred.variants)):
+        found = relation_type_for(text, "ja")
+        if found and found not in subsidiary:
+            pred.text = text
+            return found
+    for text in pred.main_texts:
+        found = relation_type_for(text, "ja")
+        if found:
+            pred.text = text
+            return found
+    return ""
 
 
 def _entity_type(arg: _Arg, relation: str, role: str) -> str:
@@ -526,7 +708,8 @@ def _pairs(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tuple[_
         for agent in agents:
             for patient in subjects:
                 yield agent, patient, f"passive:{agent.particle}-{patient.particle}"
-            for other in rest:
+            # 鬼どもはきじに目をつつかれた: with a subject, the を noun is its part, not a patient
+            for other in rest if not subjects else []:
                 if other.particle == "を":
                     yield agent, other, f"passive:{agent.particle}-を"
         return
@@ -542,8 +725,12 @@ def _pairs(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tuple[_
     for subject in subjects:
         for other in args:
             particle = other.particle
+            if particle == "を" and relation in _MOTION:
+                continue  # 山を下りる, 森をぬける: a path or a place left, not a goal
             if particle in ("を", "に", "へ"):
                 yield subject, other, f"{subject.particle}-{particle}"
+            elif particle == "から" and relation == "FOLLOWS":
+                yield subject, other, f"{subject.particle}-から"  # 桃太郎のあとから
             elif particle == "と" and relation in _RECIPROCAL:
                 yield subject, other, f"{subject.particle}-と"
             elif particle == "で" and relation in _LOCATED:
@@ -665,6 +852,7 @@ def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, 
     for pred in preds:
         _collect_args(pred)
         _relational_noun(pred)
+        _light_verb(pred)
     _relative_with_subject(preds)
     for pred in preds:
         subjects = _resolve_subjects(pred, topic)
