@@ -49,7 +49,7 @@ from storygraph.vocabulary import japanese_forms, relation_type_for
 MODEL_PACKAGE = "ja_ginza"
 
 _load_lock = threading.Lock()
-_parse_lock = threading.Lock()  # a Sudachi tokenizer refuses concurrent use
+_parse_lock = threading.RLock()  # a Sudachi tokenizer refuses concurrent use
 _nlp: Any = None
 
 
@@ -183,6 +183,8 @@ _FORMAL_NOUNS = frozenset(
         "物",
         "者",
         "ところ",
+        "いっしょ",
+        "一緒",
         "所",
         "の",
         "ため",
@@ -228,6 +230,7 @@ _POSITION_NOUNS = frozenset(
         "上",
         "下",
         "前",
+        "あと",
         "後",
         "後ろ",
         "うしろ",
@@ -260,12 +263,46 @@ _POSITION_NOUNS = frozenset(
         "となり",
     ]
 )
+_BODY_PARTS = frozenset(
+    (
+        "背中",
+        "せなか",
+        "頭",
+        "あたま",
+        "首",
+        "くび",
+        "顔",
+        "かお",
+        "手",
+        "足",
+        "肩",
+        "かた",
+        "腰",
+        "こし",
+        "腕",
+        "うで",
+        "背",
+        "せ",
+        "膝",
+        "ひざ",
+        "胸",
+        "むね",
+        "尻尾",
+        "しっぽ",
+        "尾",
+        "羽",
+        "はね",
+        "甲羅",
+        "こうら",
+    )
+)
+"""Parts that stand for their owner when they have one (鬼の背中にまたがる: rides the oni)."""
 _HONORIFICS = ("さん", "さま", "様", "殿", "どの", "どん", "ちゃん", "君", "くん", "公")
 _QUOTE_MARKS = "「」『』"
 
 
 def _is_noun(tok: Any) -> bool:
-    if tok.is_space or "空白" in tok.tag_:
+    if tok.is_space or "空白" in tok.tag_ or tok.tag_.startswith(("動詞", "形容詞", "助動詞")):
         return False
     return tok.pos_ in ("NOUN", "PROPN") or (tok.tag_.startswith("名詞") and tok.pos_ != "NUM")
 
@@ -319,6 +356,8 @@ def _noun_phrase(tok: Any, depth: int = 0) -> tuple[str, Any] | None:
     owner = _no_owner(tok)
     if tok.text in _POSITION_NOUNS or tok.lemma_ in _POSITION_NOUNS:
         return _noun_phrase(owner, depth + 1) if owner is not None and depth < 2 else None
+    if owner is not None and depth < 2 and (tok.text in _BODY_PARTS or tok.lemma_ in _BODY_PARTS):
+        return _noun_phrase(owner, depth + 1)
     start = _compound_start(tok)
     doc = tok.doc
     if any(_excluded(doc[i]) for i in range(start, tok.i + 1)):
@@ -341,6 +380,20 @@ def _conjuncts(tok: Any) -> list[Any]:
             if particles and particles[-1] in ("と", "や", "とか") and _is_noun(child):
                 found.extend(_conjuncts(child))
     return [*found, tok]
+
+
+def _unfused(np: tuple[str, Any]) -> list[tuple[str, Any]]:
+    """犬と猿: the dictionary reads a few 'X と Y' pairs as one idiom word; split such a word
+    back into its two nouns when each part is a noun on its own."""
+    name, tok = np
+    parts = name.split("と")
+    if name != tok.text or len(parts) != 2 or not all(parts):
+        return [np]
+    for part in parts:
+        tokens = parser().tokenizer(part)
+        if len(tokens) != 1 or not tokens[0].tag_.startswith("名詞") or _excluded(tokens[0]):
+            return [np]
+    return [(parts[0], tok), (parts[1], tok)]
 
 
 # --- predicates -------------------------------------------------------------------------------
@@ -375,13 +428,16 @@ _SUBSIDIARY = frozenset(
     ]
 )
 _BENEFACTIVE_PASSIVE = frozenset(("もらう", "貰う", "いただく", "頂く"))
+_LEXICAL_CAUSATIVES = {"従える": "従う", "したがえる": "従う", "乗せる": "乗る", "のせる": "乗る"}
+"""Verbs that are the causative of another verb by their own form (従える: make follow)."""
+_TOWARD_CAUSER = frozenset(("FOLLOWS", "SERVES", "ACCOMPANIES"))
 _PASSIVE_AUX = frozenset(("れる", "られる"))
 _CAUSATIVE_AUX = frozenset(("せる", "させる"))
 _RECIPROCAL = frozenset(
     ("MEETS", "FIGHTS", "SPOUSE_OF", "TALKS_TO", "FRIEND_OF", "TRADES", "ALLY_OF")
 )
 _MOTION = frozenset(
-    ("GOES_TO", "RETURNS_TO", "TRAVELS_TO", "LEAVES", "ARRIVES_AT", "ENTERS", "VISITS")
+    ("GOES_TO", "RETURNS_TO", "TRAVELS_TO", "LEAVES", "ARRIVES_AT", "ENTERS", "VISITS", "RIDES")
 )
 _LOCATED = frozenset(("LIVES_IN", "STAYS_AT"))
 _OBJECT_TYPES = frozenset(
@@ -548,6 +604,10 @@ def _predicates(sent: Any) -> list[_Pred]:
             pred.passive = True
         if any(a in _CAUSATIVE_AUX for a in auxes):
             pred.causative = True
+        base = _LEXICAL_CAUSATIVES.get(pred.head.lemma_) or _LEXICAL_CAUSATIVES.get(pred.head.norm_)
+        if base and len(pred.tokens) == 1:
+            pred.causative = True
+            pred.text, pred.variants = base, [base]
         if pred.head.dep_ == "acl" and _is_noun(pred.head.head):
             pred.relative_to = pred.head.head
     for i, pred in preds.items():
@@ -571,11 +631,11 @@ def _collect_args(pred: _Pred) -> None:
                 continue
             seen.add(child.i)
             particle, topic = _role_particle(child)
-            for conj in _conjuncts(child):
-                np = _noun_phrase(conj)
-                if np is None:
-                    continue
-                arg = _Arg(np[0], np[1], particle, topic)
+            phrases = [np for conj in _conjuncts(child) if (np := _noun_phrase(conj))]
+            if _noun_phrase(child) is None and phrases:
+                particle = "と"  # 家来といっしょに: the と-nouns of a bare noun are companions
+            for name, head in [(n, h) for np in phrases for n, h in _unfused(np)]:
+                arg = _Arg(name, head, particle, topic)
                 is_subject = particle in _SUBJECT_MARKS and child.dep_ != "obj"
                 if is_subject or (not particle and child.dep_ == "nsubj"):
                     arg.particle = particle or "が"
@@ -716,11 +776,16 @@ def _pairs(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tuple[_
     if pred.causative and not lexical:
         causees = [a for a in args if a.particle == "に"]
         objects = [a for a in args if a.particle == "を"]
-        if not causees and len(objects) == 1 and relation not in _OBJECT_TYPES:
+        if not causees and objects and relation not in _OBJECT_TYPES:
             causees, objects = objects, []
         for causee in causees:
-            for other in [a for a in args if a is not causee and a.particle in ("を", "へ")]:
+            others = [a for a in args if a not in causees and a.particle in ("を", "へ")]
+            for other in others:
                 yield causee, other, f"causative:{causee.particle}-{other.particle}"
+            if not others and relation in _TOWARD_CAUSER:
+                # 桃太郎は犬をしたがえて: made to follow — the one followed is the causer
+                for causer in subjects:
+                    yield causee, causer, f"causative:{causee.particle}-{causer.particle}"
         return
     for subject in subjects:
         for other in args:
@@ -808,6 +873,10 @@ def read_facts(text: str) -> list[ProposedFact]:
     nlp = parser()
     with _parse_lock:
         docs = list(nlp.pipe(p.text for p in pieces))
+        return _facts(text, pieces, docs)
+
+
+def _facts(text: str, pieces: list[_Piece], docs: list[Any]) -> list[ProposedFact]:
     facts: list[ProposedFact] = []
     seen: set[tuple[str, str, str, int]] = set()
     narration_topic = _Topic()
