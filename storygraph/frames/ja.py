@@ -316,7 +316,7 @@ def _excluded(tok: Any) -> bool:
         or "数詞" in tag
         or "助数詞" in tag
         or "副詞可能" in tag
-        or "形状詞可能" in tag
+        or "形状詞" in tag
         or tok.text in _FORMAL_NOUNS
         or tok.lemma_ in _FORMAL_NOUNS
         or any(ch in _QUOTE_MARKS for ch in tok.text)
@@ -345,6 +345,17 @@ def _compound_start(tok: Any) -> int:
     return start
 
 
+def _called(tok: Any) -> Any | None:
+    """The name in 'X という Y' (X), or None."""
+    for child in tok.children:
+        if child.dep_ != "nmod" or child.i >= tok.i:
+            continue
+        for case in child.children:
+            if case.text == "と" and any(f.lemma_ in ("いう", "言う") for f in case.children):
+                return child
+    return None
+
+
 def _noun_phrase(tok: Any, depth: int = 0) -> tuple[str, Any] | None:
     """(phrase as written, head token) for a noun, or None when it is no entity.
 
@@ -353,6 +364,9 @@ def _noun_phrase(tok: Any, depth: int = 0) -> tuple[str, Any] | None:
     """
     if not _is_noun(tok):
         return None
+    named = _called(tok)
+    if named is not None and depth < 2:
+        return _noun_phrase(named, depth + 1)  # 浦島太郎というりょうし is 浦島太郎
     owner = _no_owner(tok)
     if tok.text in _POSITION_NOUNS or tok.lemma_ in _POSITION_NOUNS:
         return _noun_phrase(owner, depth + 1) if owner is not None and depth < 2 else None
@@ -431,6 +445,7 @@ _BENEFACTIVE_PASSIVE = frozenset(("もらう", "貰う", "いただく", "頂く
 _LEXICAL_CAUSATIVES = {"従える": "従う", "したがえる": "従う", "乗せる": "乗る", "のせる": "乗る"}
 """Verbs that are the causative of another verb by their own form (従える: make follow)."""
 _TOWARD_CAUSER = frozenset(("FOLLOWS", "SERVES", "ACCOMPANIES"))
+_EXISTENTIAL = frozenset(("ある", "いる", "居る", "有る"))
 _PASSIVE_AUX = frozenset(("れる", "られる"))
 _CAUSATIVE_AUX = frozenset(("せる", "させる"))
 _RECIPROCAL = frozenset(
@@ -518,7 +533,24 @@ def _role_particle(tok: Any) -> tuple[str, bool]:
 
 
 def _is_predicate(tok: Any) -> bool:
-    return tok.pos_ == "VERB" and tok.dep_ not in ("fixed", "compound", "aux")
+    if tok.dep_ in ("fixed", "compound", "aux"):
+        return False
+    if tok.pos_ == "ADJ":  # ほしい, 好き: only adjectives the verb table knows
+        return relation_type_for(tok.lemma_, "ja") is not None
+    return tok.pos_ == "VERB"
+
+
+def _adjective_roles(pred: _Pred) -> None:
+    """AはBがほしい: the は noun feels, the が noun is what is felt about."""
+    if pred.head.pos_ != "ADJ":
+        return
+    felt = [s for s in pred.subjects if s.particle == "が" and not s.topic]
+    if not felt:
+        return
+    pred.subjects = [s for s in pred.subjects if s not in felt]
+    for arg in felt:
+        arg.particle = "を"
+        pred.args.append(arg)
 
 
 def _aux_lemmas(tok: Any) -> list[str]:
@@ -643,6 +675,7 @@ def _collect_args(pred: _Pred) -> None:
                 elif particle or child.dep_ == "obj":
                     arg.particle = particle or "を"
                     pred.args.append(arg)
+    _adjective_roles(pred)
     # が beats は when a predicate has both (象は鼻が長い: the は noun is the wider topic)
     if any(s.particle == "が" for s in pred.subjects) and any(
         s.particle != "が" for s in pred.subjects
@@ -813,7 +846,7 @@ def _companions(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tu
                     yield subject, other
 
 
-def _resolve_subjects(pred: _Pred, topic: _Topic) -> list[_Arg]:
+def _resolve_subjects(pred: _Pred, topic: _Topic, sentence: list[_Pred]) -> list[_Arg]:
     if pred.subjects:
         return pred.subjects
     if pred.relative_to is not None:
@@ -833,6 +866,18 @@ def _resolve_subjects(pred: _Pred, topic: _Topic) -> list[_Arg]:
     for member in _chain_members(pred):
         if member.subjects:
             return member.subjects
+    # a は / も topic earlier in the sentence scopes over what follows, wherever it is attached
+    # (猿はおむすびがほしくって…言いました: 猿 sits on 言う, but it is the one who wants)
+    earlier = [
+        (s.head.i, other)
+        for other in sentence
+        if other.relative_to is None and other is not pred
+        for s in other.subjects
+        if s.topic and s.head.i < pred.head.i
+    ]
+    if earlier:
+        owner = max(earlier, key=lambda e: e[0])[1]
+        return [s for s in owner.subjects if s.topic]
     current = topic.current()
     return [current] if current is not None else []
 
@@ -923,12 +968,28 @@ def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, 
         _relational_noun(pred)
         _light_verb(pred)
     _relative_with_subject(preds)
+    speakers: list[_Arg] = []
     for pred in preds:
-        subjects = _resolve_subjects(pred, topic)
+        subjects = _resolve_subjects(pred, topic, preds)
         relation = (_lexical_voice(pred.text) if (pred.passive or pred.causative) else None) or (
             _relation(pred)
         )
+        if not relation and pred.head.lemma_ in _EXISTENTIAL and len(pred.tokens) == 1:
+            # 山に鬼がいました: where someone is, in a story, they live; ある says it of
+            # people only when the name shows one (浦島太郎というりょうしがありました)
+            animate = pred.head.lemma_ != "ある" or all(
+                _entity_type(s, "", "subject") == "Character" for s in subjects
+            )
+            relation = "LIVES_IN" if animate and subjects else ""
         yield from ((d, relation, o, pred, pat) for d, o, pat in _pairs(pred, subjects, relation))
+        if relation == "TALKS_TO" and not any(a.particle in ("に", "と") for a in pred.args):
+            # 桃太郎がふり返ると、犬は…とたずねました: the other one named in the sentence
+            for speaker in subjects:
+                heard = next((a for a in reversed(speakers) if a.name != speaker.name), None)
+                if heard is not None:
+                    yield speaker, relation, heard, pred, "speech:addressee"
+        if pred.relative_to is None:
+            speakers.extend(pred.subjects)
         for doer, other in _companions(pred, subjects, relation):
             yield doer, "ACCOMPANIES", other, pred, "と-companion"
         if pred.relative_to is None:
