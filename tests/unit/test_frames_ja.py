@@ -101,6 +101,36 @@ def test_relational_noun_predicate_reads_its_owner() -> None:
     assert ("犬", "BECOMES_COMPANION_OF", "桃太郎") in triples("犬が桃太郎の家来になりました。")
 
 
+def test_existence_in_a_place_reads_as_living_there_for_people_only() -> None:
+    found = triples("山に鬼がいました。")
+    assert ("鬼", "LIVES_IN", "山") in found
+    # "Xという Y" names Y; ある says where a person is only when the name shows a person
+    named = triples("丹後の国水の江の浦に、浦島太郎というりょうしがありました。")
+    assert ("浦島太郎", "LIVES_IN", "水の江の浦") in named
+    assert not {t for t in triples("お城の中に宝物がありました。") if t[1] == "LIVES_IN"}
+
+
+def test_desire_adjective_reads_the_ga_noun_as_what_is_wanted() -> None:
+    assert ("猿", "WANTS", "おむすび") in triples("猿はおむすびがほしくってなりません。")
+
+
+def test_a_topic_earlier_in_the_sentence_fills_a_later_zero_subject() -> None:
+    found = triples("けれど猿はおむすびがほしくってならないので、かにに話しました。")
+    assert ("猿", "WANTS", "おむすび") in found
+
+
+def test_speech_without_an_addressee_is_addressed_to_the_other_one_in_the_sentence() -> None:
+    facts = read_facts("桃太郎がふり返ると、犬はていねいに、「どちらへ。」とたずねました。")
+    addressed = [f for f in facts if f.pattern == "speech:addressee"]
+    assert [(f.subject, f.relation, f.object) for f in addressed] == [
+        ("犬", "TALKS_TO", "桃太郎")
+    ]
+
+
+def test_a_body_part_with_an_owner_stands_for_the_owner() -> None:
+    assert ("桃太郎", "RIDES", "鬼") in triples("桃太郎は鬼の背中にまたがりました。")
+
+
 def test_untyped_predicates_keep_an_empty_relation() -> None:
     facts = read_facts("桃太郎は石を磨きました。")
     assert facts and all(f.relation == "" for f in facts)
