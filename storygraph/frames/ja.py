@@ -220,6 +220,9 @@ _FORMAL_NOUNS = frozenset(
         "何",
         "なに",
         "なん",
+        "ほんとう",
+        "本当",
+        "口々",
         "誰",
         "だれ",
         "どれ",
@@ -339,7 +342,7 @@ def _compound_start(tok: Any) -> int:
     """Index of the first token of the compound ending at `tok` (お+じい+さん, 鬼+ども)."""
     start = tok.i
     for child in sorted(tok.children, key=lambda c: -c.i):
-        nounish = _is_noun(child) or "接頭辞" in child.tag_
+        nounish = _is_noun(child) or "接頭辞" in child.tag_ or child.pos_ == "NUM"
         if child.dep_ == "compound" and child.i == start - 1 and nounish:
             start = _compound_start(child)
     return start
@@ -374,7 +377,11 @@ def _noun_phrase(tok: Any, depth: int = 0) -> tuple[str, Any] | None:
         return _noun_phrase(owner, depth + 1)
     start = _compound_start(tok)
     doc = tok.doc
-    if any(_excluded(doc[i]) for i in range(start, tok.i + 1)):
+    # the head decides (一寸法師 is a name; 一口, 二人 are counts): inside a compound only
+    # pronouns and quote marks disqualify
+    if _excluded(tok) or any(c.dep_ == "nummod" for c in tok.children):
+        return None
+    if any(doc[i].pos_ == "PRON" or doc[i].text in _QUOTE_MARKS for i in range(start, tok.i)):
         return None
     phrase = doc[start : tok.i + 1].text
     if owner is not None and depth == 0 and not _excluded(owner):
@@ -448,13 +455,37 @@ _TOWARD_CAUSER = frozenset(("FOLLOWS", "SERVES", "ACCOMPANIES"))
 _EXISTENTIAL = frozenset(("ある", "いる", "居る", "有る"))
 _PASSIVE_AUX = frozenset(("れる", "られる"))
 _CAUSATIVE_AUX = frozenset(("せる", "させる"))
-_RECIPROCAL = frozenset(
-    ("MEETS", "FIGHTS", "SPOUSE_OF", "TALKS_TO", "FRIEND_OF", "TRADES", "ALLY_OF")
-)
+_RECIPROCAL = frozenset(("MEETS", "FIGHTS", "SPOUSE_OF", "FRIEND_OF", "TRADES", "ALLY_OF"))
 _MOTION = frozenset(
     ("GOES_TO", "RETURNS_TO", "TRAVELS_TO", "LEAVES", "ARRIVES_AT", "ENTERS", "VISITS", "RIDES")
 )
 _LOCATED = frozenset(("LIVES_IN", "STAYS_AT"))
+_NO_NI_OBJECT = frozenset(
+    (
+        "MAKES",
+        "EATS",
+        "OWNS",
+        "FINDS",
+        "PICKS_UP",
+        "SEES",
+        "CATCHES",
+        "WANTS",
+        "KILLS",
+        "DEFEATS",
+        "RAISES",
+        "CARRIES",
+        "STEALS",
+        "BURNS",
+        "BINDS",
+        "CHASES",
+        "DECEIVES",
+        "FREES",
+        "RESCUES",
+        "WAKES",
+    )
+)
+"""Types whose に noun is a time, manner or result (一口に食べる), never the other party."""
+_NEGATIVE_AUX = frozenset(("ない", "ぬ", "ず", "ん", "まい"))
 _OBJECT_TYPES = frozenset(
     (
         "GIVES",
@@ -520,6 +551,8 @@ class _Pred:
     relative_to: Any = None  # the noun a relative clause modifies
     chain_parent: _Pred | None = None
     chain_children: list[_Pred] = field(default_factory=list)
+    unnamed_subject: bool = False  # its subject is a pronoun or no name: never filled in
+    negated: bool = False
 
 
 def _role_particle(tok: Any) -> tuple[str, bool]:
@@ -636,6 +669,8 @@ def _predicates(sent: Any) -> list[_Pred]:
             pred.passive = True
         if any(a in _CAUSATIVE_AUX for a in auxes):
             pred.causative = True
+        if any(a in _NEGATIVE_AUX for a in auxes):
+            pred.negated = True
         base = _LEXICAL_CAUSATIVES.get(pred.head.lemma_) or _LEXICAL_CAUSATIVES.get(pred.head.norm_)
         if base and len(pred.tokens) == 1:
             pred.causative = True
@@ -657,6 +692,10 @@ def _collect_args(pred: _Pred) -> None:
     seen: set[int] = set()
     for tok in pred.tokens:
         for child in tok.children:
+            if child.dep_ in ("nsubj", "nsubj:pass") and (
+                not _is_noun(child) or _noun_phrase(child) is None
+            ):
+                pred.unnamed_subject = True  # だれも, 彼は: a subject, just not a name
             if child.dep_ not in _ARG_DEPS or child.i in seen or not _is_noun(child):
                 continue
             if child.dep_ == "nmod":
@@ -748,6 +787,15 @@ def _lexical_voice(text: str) -> str | None:
     return None
 
 
+def _table_type(text: str) -> str | None:
+    """The verb table's type for `text` when one of its forms starts it (振り上げる is not
+    上げる: a form found only inside a compound verb does not count)."""
+    found = relation_type_for(text, "ja")
+    if found and any(text.startswith(form) for form in japanese_forms().get(found, ())):
+        return found
+    return None
+
+
 def _relation(pred: _Pred) -> str:
     """The verb table's type for the predicate; a te-compound's type must come from more than
     its subsidiary verb (ついて行く → FOLLOWS, but なでてやる is なでる, not やる → GIVES)."""
@@ -758,12 +806,12 @@ def _relation(pred: _Pred) -> str:
             relation_type_for(pred.subsidiary.norm_, "ja"),
         }
     for text in dict.fromkeys((pred.text, *pred.variants)):
-        found = relation_type_for(text, "ja")
+        found = _table_type(text)
         if found and found not in subsidiary:
             pred.text = text
             return found
     for text in pred.main_texts:
-        found = relation_type_for(text, "ja")
+        found = _table_type(text)
         if found:
             pred.text = text
             return found
@@ -825,6 +873,12 @@ def _pairs(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tuple[_
             particle = other.particle
             if particle == "を" and relation in _MOTION:
                 continue  # 山を下りる, 森をぬける: a path or a place left, not a goal
+            if particle == "に" and relation in _NO_NI_OBJECT:
+                continue
+            if particle == "を" and relation == "TALKS_TO":
+                continue  # 声を聞く, わけを話す: what is said or heard, not who
+            if particle == "に" and relation in _MOTION and "サ変可能" in other.head.tag_:
+                continue  # 洗濯に行く, 見物に行く: a purpose, not a place
             if particle in ("を", "に", "へ"):
                 yield subject, other, f"{subject.particle}-{particle}"
             elif particle == "から" and relation == "FOLLOWS":
@@ -847,7 +901,7 @@ def _companions(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tu
 
 
 def _resolve_subjects(pred: _Pred, topic: _Topic, sentence: list[_Pred]) -> list[_Arg]:
-    if pred.subjects:
+    if pred.subjects or pred.unnamed_subject:
         return pred.subjects
     if pred.relative_to is not None:
         np = _noun_phrase(pred.relative_to)
@@ -981,6 +1035,11 @@ def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, 
                 _entity_type(s, "", "subject") == "Character" for s in subjects
             )
             relation = "LIVES_IN" if animate and subjects else ""
+        if pred.negated:  # 居ませんでした, 降参しない: what did not happen is no fact
+            if pred.relative_to is None:
+                speakers.extend(pred.subjects)
+                topic.see(pred.subjects)
+            continue
         yield from ((d, relation, o, pred, pat) for d, o, pat in _pairs(pred, subjects, relation))
         if relation == "TALKS_TO" and not any(a.particle in ("に", "と") for a in pred.args):
             # 桃太郎がふり返ると、犬は…とたずねました: the other one named in the sentence

@@ -131,6 +131,24 @@ def test_a_body_part_with_an_owner_stands_for_the_owner() -> None:
     assert ("桃太郎", "RIDES", "鬼") in triples("桃太郎は鬼の背中にまたがりました。")
 
 
+def test_what_did_not_happen_is_no_fact() -> None:
+    assert not triples("桃太郎は山へ行きませんでした。")
+    assert ("桃太郎", "GOES_TO", "山") in triples("桃太郎は山へ行きました。")
+
+
+def test_a_pronoun_subject_is_not_replaced_by_the_topic() -> None:
+    # だれも is the subject of 居る: the topic 鬼 must not be guessed in its place
+    found = triples("鬼はお城に住んでいました。しかしだれも玄関にいました。")
+    assert ("鬼", "LIVES_IN", "お城") in found
+    assert not any(t[2] == "玄関" for t in found)
+
+
+def test_a_table_word_inside_a_compound_verb_does_not_type_it() -> None:
+    # 振り上げる holds 上げる (a GIVES form) but is not giving
+    assert not any(t[1] == "GIVES" for t in triples("一寸法師は刀を振り上げました。"))
+    assert ("一寸法師", "DEFEATS", "鬼") in triples("一寸法師は鬼を退治しました。")
+
+
 def test_untyped_predicates_keep_an_empty_relation() -> None:
     facts = read_facts("桃太郎は石を磨きました。")
     assert facts and all(f.relation == "" for f in facts)
