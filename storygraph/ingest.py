@@ -119,7 +119,7 @@ class Ingestor:
     ) -> IngestReport:
         """Ingest one file. Never raises for bad input or model faults: the report says why."""
         started = time.perf_counter()
-        report = IngestReport(document=name)
+        report = IngestReport(document=name, extractor=self.extractor.name)
         counter = UsageCounter()
         try:
             progress(Progress(name, "decode", 0, 1, "decoding"))
@@ -135,6 +135,7 @@ class Ingestor:
             report.chunks = len(chunks)
             extractions = self._extract_all(name, prepared, chunks, counter, progress)
             report.chunks_failed = sum(1 for e in extractions if e.error)
+            report.untyped_dropped = sum(e.untyped for e in extractions)
             progress(Progress(name, "write", 0, 1, "merging and writing"))
             self._write(prepared, chunks, extractions, report)
             if report.entities_added + report.entities_merged == 0:
