@@ -258,12 +258,14 @@ class FrameReader:
             if any(c.dep_ in ("nsubjpass", "auxpass") for c in head.children):
                 return [p for a in head.children if a.dep_ == "agent" for p in _pobjs(a)]
             return self._subjects(head)
+        if verb.dep_ == "xcomp" and head.dep_ == "acomp":  # "was about to kill", "was able to"
+            return self._subjects(head.head)
         if verb.dep_ == "xcomp" and head.pos_ in ("VERB", "AUX"):
             # "told him to go": a person as the object controls; "tried to go": the subject
             objects = [c for c in head.children if c.dep_ == "dobj" and self._is_person(c)]
             return _expand(objects[0]) if objects else self._subjects(head)
         if verb.dep_ in ("acl", "advcl") and verb.tag_ == "VBG":
-            if head.pos_ in ("NOUN", "PROPN"):  # "the Mouse, recognizing his roar"
+            if head.pos_ in ("NOUN", "PROPN") and self._is_person(head):  # "Mouse, recognizing"
                 return _expand(head)
             if head.pos_ in ("VERB", "AUX"):  # "..., saying"
                 return self._subjects(head)
