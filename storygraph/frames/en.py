@@ -82,7 +82,13 @@ FEMALE_NOUNS = frozenset(
 )
 """Nouns that name a gender (a person's role); every other noun may be he, she or it."""
 
-PERSON_NOUNS = MALE_NOUNS | FEMALE_NOUNS | frozenset({"child", "person", "people", "friend"})
+PERSON_NOUNS = MALE_NOUNS | FEMALE_NOUNS | frozenset(
+    {"child", "person", "people", "friend", "cook", "tailor", "soldier", "farmer", "hunter",
+     "shepherd", "servant", "merchant", "miller", "fisherman", "woodcutter", "giant", "dwarf",
+     "witch", "wizard", "fairy", "traveller", "traveler", "stranger", "neighbour", "neighbor",
+     "dancer", "peasant", "beggar", "thief", "robber", "guard", "sailor", "baker", "smith"}
+)
+"""Nouns for people (with or without a gender): he / she look among these first."""
 
 HE = frozenset({"he", "him", "himself"})
 SHE = frozenset({"she", "her", "herself"})
@@ -351,6 +357,8 @@ class FrameReader:
         word = pronoun.lower_
         excluded = self._own_subject_names(pronoun)
         usable = [m for m in candidates if not set(m.names) & excluded and self._matches(word, m)]
+        if word in HE | SHE:  # a person (a person noun or a name) before any other character
+            usable = [m for m in usable if _is_person_mention(m)] or usable
         if _is_subject(pronoun):  # a subject pronoun continues the last subject, if one fits
             usable = [m for m in usable if m.subject] or usable
         return usable[-1].names if usable else ()
@@ -474,6 +482,17 @@ def _let_clauses(verb: Token) -> list[Token]:
 def _let_objects(verb: Token) -> list[Token]:
     """The one let (or made) do something: the subject of the bare-verb clause."""
     return [g for c in _let_clauses(verb) for g in c.children if g.dep_ == "nsubj"]
+
+
+def _is_person_mention(mention: Mention) -> bool:
+    """A person noun, a proper name, a capitalised noun inside a sentence (the Lion), or a
+    pronoun already resolved as he or she."""
+    token = mention.token
+    if token.pos_ == "PRON":
+        return token.lower_ in HE | SHE
+    if token.lemma_.lower() in PERSON_NOUNS or token.pos_ == "PROPN":
+        return True
+    return token.text[:1].isupper() and not token.is_sent_start
 
 
 def _pronoun_class(word: str) -> frozenset[str]:
