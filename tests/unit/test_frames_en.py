@@ -165,3 +165,9 @@ def test_a_title_does_not_run_into_the_first_sentence_and_offsets_point_at_it() 
 
 def _evidence(text: str, fact: ProposedFact) -> str:
     return text[fact.start : fact.start + len(fact.sentence)].replace("\n", " ")
+
+
+def test_he_and_she_look_among_people_first() -> None:
+    # she: the cook (a person noun), though the fish is the subject before; it: the fish
+    text = "The fish swam to the cook. She caught it."
+    assert ("cook", "CATCHES", "fish") in triples(text)
