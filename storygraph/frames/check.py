@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -32,6 +32,7 @@ from langchain_core.messages import HumanMessage
 from storygraph.frames import ProposedFact
 from storygraph.llm.factory import ModelInfo
 from storygraph.prompt_files import fill
+from storygraph.vocabulary import relation_types
 
 YES_NO_GRAMMAR = 'root ::= "yes" | "no"'
 NO_TYPE = "NONE"
@@ -193,6 +194,40 @@ def pick_relation_type(
     word = raw.split()[0].strip("`'\".,") if raw.split() else ""
     by_upper = {t.upper(): t for t in allowed}
     return by_upper.get(word.upper())
+
+
+@dataclass
+class TypedFacts:
+    """Facts after the relation pick: `facts` all typed (table or model), `picked` how many the
+    model typed, `untyped` the facts for which it chose NONE (left out of `facts`)."""
+
+    facts: list[ProposedFact] = field(default_factory=list)
+    picked: int = 0
+    untyped: list[ProposedFact] = field(default_factory=list)
+
+
+def fill_relation_types(
+    facts: Iterable[ProposedFact],
+    llm: BaseChatModel,
+    info: ModelInfo,
+    types: Sequence[str] | None = None,
+    callbacks: list[Any] | None = None,
+) -> TypedFacts:
+    """Type the facts the verb table could not (relation ""), by a constrained pick among
+    `types` (default: every type of the table); facts already typed pass unchanged."""
+    allowed = list(types) if types is not None else list(relation_types())
+    result = TypedFacts()
+    for fact in facts:
+        if fact.relation:
+            result.facts.append(fact)
+            continue
+        picked = pick_relation_type(fact, allowed, llm, info, callbacks)
+        if picked is None:
+            result.untyped.append(fact)
+            continue
+        result.facts.append(replace(fact, relation=picked))
+        result.picked += 1
+    return result
 
 
 # --- arguments -----------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from storygraph.frames.check import (
     check_fact,
     check_facts,
     choice_grammar,
+    fill_relation_types,
     pick_arguments,
     pick_relation_type,
 )
@@ -141,3 +142,19 @@ def test_other_providers_get_a_short_reply_and_no_grammar(server: RunningServer)
     pair = pick_arguments(SENTENCE, "組みふせる", ["桃太郎", "鬼の大将"], llm, info)
     assert pair == ("桃太郎", "鬼の大将")
     assert server.requests[-1]["response_format"] == {"type": "json_object"}
+
+
+def test_untyped_facts_get_a_picked_type_or_are_set_apart(server: RunningServer) -> None:
+    llm, info = _embedded(server)
+    typed = _fact("犬", "FOLLOWS", "桃太郎", predicate="ついて行く")
+    unknown = _fact("桃太郎", "", "鬼の大将")  # the script knows DEFEATS for this pair
+    unknowable = _fact("桃太郎", "", "犬")  # nothing scripted: the model says NONE
+    result = fill_relation_types([typed, unknown, unknowable], llm, info)
+    assert [(f.subject, f.relation, f.object) for f in result.facts] == [
+        ("犬", "FOLLOWS", "桃太郎"),
+        ("桃太郎", "DEFEATS", "鬼の大将"),
+    ]
+    assert result.picked == 1
+    assert result.untyped == [unknowable]
+    assert len(server.requests) == 2  # the typed fact cost no call
+    assert all('"DEFEATS"' in body["grammar"] for body in server.requests)
