@@ -68,7 +68,12 @@ def _embedded(server: RunningServer) -> tuple[BaseChatModel, ModelInfo]:
 
 
 def _remote(server: RunningServer) -> tuple[BaseChatModel, ModelInfo]:
-    settings = _settings(openai_base_url=server.base_url, llm_model="remote", llm_max_retries=0)
+    settings = _settings(
+        llm_provider="openai_compatible",
+        openai_base_url=server.base_url,
+        llm_model="remote",
+        llm_max_retries=0,
+    )
     llm = build_chat_model(settings)
     assert llm is not None
     return llm, model_info(settings)
