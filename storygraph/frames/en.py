@@ -336,7 +336,7 @@ class FrameReader:
 
     def _naming_adjective(self, adjective: Token, head: Token) -> bool:
         """Capitalised with its noun (Tin Soldier), or used with it more than once (old man)."""
-        if adjective.text[:1].isupper() and head.text[:1].isupper():
+        if adjective.text[:1].isupper() and head.text[:1].isupper() and not adjective.is_sent_start:
             return True
         return self.adjective_pairs[(adjective.lower_, head.lemma_.lower())] > 1
 
@@ -387,6 +387,8 @@ class FrameReader:
             return lemma not in PERSON_NOUNS and not _is_name(token)
         if not (lemma in self.characters or lemma in PERSON_NOUNS or _is_name(token)):
             return False
+        if lemma not in PERSON_NOUNS and any(c.dep_ == "poss" for c in token.children):
+            return False  # "his heart", "her hand": something of a character, not one
         if word in HE:
             return lemma not in FEMALE_NOUNS
         return lemma not in MALE_NOUNS
