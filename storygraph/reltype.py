@@ -9,7 +9,7 @@ nothing: without a usable pick the unfiltered set is kept, and the selection say
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,10 +49,16 @@ class RelTypeSelection:
         return f"{', '.join(self.types)} ({self.method})"
 
 
-def lexical_pick(question: str, available: Sequence[str], names: Sequence[str] = ()) -> list[str]:
+def lexical_pick(
+    question: str,
+    available: Sequence[str],
+    names: Sequence[str] = (),
+    stems: Iterable[str] | None = None,
+) -> list[str]:
     """Types whose words, or the words of a type of the same field, occur in the question
-    (outside the entity `names`)."""
-    direct = question_stems(mask_names(question, names))
+    (outside the entity `names`); `stems`, when the analysis found them already, are used as
+    they are."""
+    direct = set(stems) if stems is not None else question_stems(mask_names(question, names))
     if not direct:
         return []
     wanted = related_stems(direct)
@@ -95,6 +101,7 @@ def select_relation_types(
     callbacks: list[Any],
     names: Sequence[str] = (),
     model_pick: Sequence[str] | None = None,
+    stems: Iterable[str] | None = None,
 ) -> RelTypeSelection:
     """Types fitting the question: the model's pick joined with the lexical pick.
 
@@ -102,7 +109,7 @@ def select_relation_types(
     empty or failed model pick leaves the lexical one; with neither, every type is kept.
     """
     available = list(dict.fromkeys(available))
-    lexical = lexical_pick(question, available, names)
+    lexical = lexical_pick(question, available, names, stems)
     picked: list[str] = []
     reason = ""
     method = "lexical"
