@@ -6,29 +6,40 @@ downloaded at run time). For every verb it reads:
 
 - the subject: `nsubj`; in a passive the `agent` ("by the mouse") is the doer and the `nsubjpass`
   the one acted on ("the lion was freed by the mouse" → mouse FREES lion); a passive without an
-  agent gives no fact. A verb with no subject of its own takes it from the verb it is
-  coordinated with (`conj`: "caught the mouse and ate it"), the verb it completes (`xcomp`:
-  "wanted to eat"), the noun it describes (`acl`/`relcl`: "the coal, who trotted", "Wolf,
-  meeting a Lamb"), or, for a participle clause (`advcl` -ing), the main clause.
-- the objects: `dobj` ("nsubj-dobj"), `dative` (the recipient: "gave the boy a dog"), and the
-  object of a preposition of place, direction or company ("prep:to", "prep:with", ...).
+  agent gives no fact. A relative pronoun stands for its noun ("the coal, who trotted"); after
+  an expletive "there" the noun after the verb is the subject ("There lived an old woman"); a
+  speaker after a quotation is the subject, not an object ('"No," replied the Lamb'). A verb with
+  no subject of its own takes it from the verb it is coordinated with (`conj`: "caught the mouse
+  and ate it"), the verb or adjective it completes (`xcomp`: "wanted to eat", "was about to
+  kill"; "told him to go": a person object controls), the character an -ing participle
+  describes ("the Mouse, recognizing his roar"), or the main clause of an -ing clause.
+- the objects: `dobj` ("nsubj-dobj"), `dative` (the recipient: "gave the boy a dog"), the one
+  let or made to act ("let him go"), and the object of a preposition of place, direction or
+  company ("prep:to", "prep:with", ...). Next to a direct object only to / into / onto / from
+  name another participant; "gnawed the rope with his teeth" and "made a fire on the hearth"
+  give no fact for the teeth or the hearth. Passives give no prepositional objects.
 
+Paragraphs (blank lines) are parsed apart, so a title does not run into the first sentence.
 Noun phrases are written as the story writes them, without determiners and possessors:
-compound nouns are kept ("Tin Soldier"), and an adjective is kept when it is capitalised (part of
-a name) or when the story uses the same adjective with the same noun more than once ("old woman"
-twice names a character; "a little brook" once is a description and gives "brook"). Partitives
-read through to what they count ("a handful of straw" → straw, "one of them" → them). Every
-coordinated subject and object gives its own fact ("the dog and the cat ran to the house" →
-two facts).
+compound nouns are kept ("Tin Soldier"), and an adjective is kept when it is capitalised with its
+noun inside a sentence (part of a name) or when the story uses the same adjective with the same
+noun more than once ("old woman" three times names a character; "a little brook" once is a
+description and gives "brook"). Partitives read through to what they count ("a handful of
+straw" → straw, "one of them" → them). Every coordinated subject and object gives its own fact
+("the dog and the cat ran to the house" → two facts).
 
 Pronouns (he, she, it, they and their object forms) are resolved to the most recent matching
-mention in the same sentence or the previous one, else dropped: he/she match a singular
-*character* (a noun that is somewhere the subject of a verb, a proper noun, or a person noun)
-whose gender does not contradict them (only nouns that name a gender, man / woman, have one);
-it matches a singular noun that is not a gendered person; they matches a plural noun or a
-coordinated group. An object pronoun never refers to its own clause's subject (then it would be
-"himself"). First and second person (I, you, we) are dropped. Negated clauses ("never drank")
-and clauses under "if" / "unless" give no fact.
+mention in the same sentence or the previous one, else dropped. Matching: he / she take a
+singular *character* (a noun that is somewhere in the story the subject of a verb, a proper noun,
+or a person noun) whose gender does not contradict them (only nouns that name a gender, man /
+woman, have one) and that is not something a character has ("his heart"); it takes a singular
+noun that is no person; they takes a plural noun or a coordinated group. Two preferences refine
+"most recent": he / she look among people first (person nouns, names, capitalised nouns inside a
+sentence: the fable's Lion), and a subject pronoun continues the most recent *subject* that
+matches ("The lion chased the mouse. He caught the hare": the lion). An object pronoun never
+refers to its own clause's subject (then it would be "himself"). First and second person (I,
+you, we) are dropped. Negated clauses ("never drank") and clauses under "if" / "unless" / "lest"
+give no fact.
 
 The relation type comes from the one verb table (`storygraph.vocabulary.relation_type_for`):
 first the verb with its particle or preposition ("laugh at", "pick up"), then the lemma alone;
@@ -210,12 +221,11 @@ class FrameReader:
             subjects = self._names_of(doers)
             objects += [(n, "passive:agent-nsubjpass", None)
                         for n in self._names_of(self._passive_subjects(verb))]
-        elif _inverted_speaker(verb) is not None:
-            return  # '"...," said the Wolf': the speaker, and nothing said to anyone named
         else:
             subjects = self._names_of(self._subjects(verb))
-            real_subjects = _expletive_subjects(verb)
-            direct = [c for c in verb.children if c.dep_ in OBJECT_DEPS and c not in real_subjects]
+            # neither '"No," replied the Lamb' nor "There lived ... a woman" has that as object
+            not_objects = [*_expletive_subjects(verb), _inverted_speaker(verb)]
+            direct = [c for c in verb.children if c.dep_ in OBJECT_DEPS and c not in not_objects]
             direct += _let_objects(verb)
             for child in direct:
                 dep = child.dep_ if child.dep_ in OBJECT_DEPS else "dobj"
@@ -250,9 +260,10 @@ class FrameReader:
         speaker = _inverted_speaker(verb)
         if speaker is not None:
             return _expand(speaker)
+        expletive = _expletive_subjects(verb)
+        if expletive:  # "There lived in a village a poor old woman"
+            return _expand(expletive[0])
         own = [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
-        if own and own[0].lower_ == "there":  # "There lived in a village a poor old woman"
-            return [t for c in _expletive_subjects(verb) for t in _expand(c)]
         if own:
             return [t for s in own for t in self._relative_to_head(s)]
         if any(c.dep_ == "nsubjpass" for c in verb.children):
@@ -280,7 +291,8 @@ class FrameReader:
     def _is_person(self, token: Token) -> bool:
         if token.pos_ == "PRON":
             return token.lower_ in HE | SHE | THEY
-        return token.lemma_.lower() in self.characters or token.pos_ == "PROPN"
+        lemma = token.lemma_.lower()
+        return lemma in self.characters or lemma in PERSON_NOUNS or token.pos_ == "PROPN"
 
     def _passive_subjects(self, verb: Token) -> list[Token]:
         own = [c for c in verb.children if c.dep_ == "nsubjpass"]

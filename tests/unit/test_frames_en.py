@@ -171,3 +171,28 @@ def test_he_and_she_look_among_people_first() -> None:
     # she: the cook (a person noun), though the fish is the subject before; it: the fish
     text = "The fish swam to the cook. She caught it."
     assert ("cook", "CATCHES", "fish") in triples(text)
+
+
+def test_the_subject_after_an_expletive_there_and_after_a_quotation() -> None:
+    assert triples("There lived in a village a poor old woman.") == {
+        ("woman", "LIVES_IN", "village")
+    }
+    assert triples('"No," replied the Lamb to the Wolf.') == {("Lamb", "TALKS_TO", "Wolf")}
+    assert read_facts('"Indeed," said the Wolf.') == []  # a speaker, but no one spoken to
+
+
+def test_subjects_carried_into_completing_clauses() -> None:
+    assert triples("The lion caught the mouse and was about to kill it.") == {
+        ("lion", "CATCHES", "mouse"),
+        ("lion", "KILLS", "mouse"),
+    }
+    # a person object controls: the boy goes, not the king
+    assert triples("The king told the boy to go to the castle.") == {
+        ("king", "TALKS_TO", "boy"),
+        ("boy", "GOES_TO", "castle"),
+    }
+    assert triples("The lion laughed and let the mouse go.") == {("lion", "FREES", "mouse")}
+
+
+def test_an_instrument_or_a_place_next_to_a_direct_object_gives_no_fact() -> None:
+    assert triples("The mouse gnawed the rope with his teeth.") == {("mouse", "CHEWS", "rope")}
