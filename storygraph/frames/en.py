@@ -132,6 +132,18 @@ def read_facts(text: str) -> list[ProposedFact]:
     return list(FrameReader(list(zip([s for s, _ in spans], docs, strict=True))).facts())
 
 
+def facts_between(text: str, start: int, end: int) -> list[ProposedFact]:
+    """The facts of the whole `text` whose sentence starts in [start, end): a chunk's facts,
+    read with the story around it (a pronoun's antecedent may lie in the chunk before). The
+    last few texts' facts are kept, so the chunks of one story cost one parse."""
+    return [f for f in _document_facts(text) if start <= f.start < end]
+
+
+@lru_cache(maxsize=4)
+def _document_facts(text: str) -> tuple[ProposedFact, ...]:
+    return tuple(read_facts(text))
+
+
 def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
     """(offset, paragraph with its line breaks as spaces) for each non-blank paragraph."""
     start = 0
@@ -292,7 +304,7 @@ class FrameReader:
         if token.pos_ == "PRON":
             return token.lower_ in HE | SHE | THEY
         lemma = token.lemma_.lower()
-        return lemma in self.characters or lemma in PERSON_NOUNS or token.pos_ == "PROPN"
+        return lemma in self.characters or lemma in PERSON_NOUNS or _is_name(token)
 
     def _passive_subjects(self, verb: Token) -> list[Token]:
         own = [c for c in verb.children if c.dep_ == "nsubjpass"]
@@ -504,7 +516,7 @@ def _is_person_mention(mention: Mention) -> bool:
     token = mention.token
     if token.pos_ == "PRON":
         return token.lower_ in HE | SHE
-    if token.lemma_.lower() in PERSON_NOUNS or token.pos_ == "PROPN":
+    if token.lemma_.lower() in PERSON_NOUNS or _is_name(token):
         return True
     return token.text[:1].isupper() and not token.is_sent_start
 
@@ -536,7 +548,8 @@ def _is_plural(token: Token) -> bool:
 
 
 def _is_name(token: Token) -> bool:
-    return token.pos_ == "PROPN"
+    """A proper noun as written: capitalised (the tagger calls some lowercase nouns PROPN)."""
+    return token.pos_ == "PROPN" and token.text[:1].isupper()
 
 
 def _next_left(head: Token, child: Token) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from storygraph.frames import ProposedFact
-from storygraph.frames.en import read_facts
+from storygraph.frames.en import facts_between, read_facts
 from storygraph.vocabulary import relation_type_for
 
 
@@ -196,3 +196,13 @@ def test_subjects_carried_into_completing_clauses() -> None:
 
 def test_an_instrument_or_a_place_next_to_a_direct_object_gives_no_fact() -> None:
     assert triples("The mouse gnawed the rope with his teeth.") == {("mouse", "CHEWS", "rope")}
+
+
+def test_a_chunk_read_with_its_story_keeps_the_antecedent_of_its_pronouns() -> None:
+    story = "The wolf met the lamb. He ate it at once."
+    second = story.index("He ate")
+    alone = triples(story[second:])
+    assert alone == set()  # the chunk alone: no one for "he" to be
+    facts = facts_between(story, second, len(story))
+    assert [(f.subject, f.relation, f.object) for f in facts] == [("wolf", "EATS", "lamb")]
+    assert all(f.start >= second for f in facts)
