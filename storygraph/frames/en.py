@@ -55,6 +55,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from storygraph.errors import ModelError
 from storygraph.frames import ProposedFact
 from storygraph.vocabulary import relation_type_for
 
@@ -115,10 +116,17 @@ SKIPPED_LEMMAS = frozenset({"be"})
 
 @lru_cache(maxsize=1)
 def load_pipeline() -> Language:
-    """The English pipeline, loaded once (NER is not needed and is left out for speed)."""
-    import spacy
+    """The English pipeline, loaded once (NER is not needed and is left out for speed); a
+    ModelError saying what to install when spaCy or the pipeline package is missing."""
+    try:
+        import spacy
 
-    return spacy.load(PIPELINE, exclude=["ner"])
+        return spacy.load(PIPELINE, exclude=["ner"])
+    except (ImportError, OSError) as exc:  # no spaCy, or spaCy's E050: no such package
+        raise ModelError(
+            f"The English parser pipeline {PIPELINE} cannot be loaded ({exc}).",
+            "Install the pinned requirements: pip install -r requirements.txt",
+        ) from exc
 
 
 def read_facts(text: str) -> list[ProposedFact]:

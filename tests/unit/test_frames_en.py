@@ -206,3 +206,18 @@ def test_a_chunk_read_with_its_story_keeps_the_antecedent_of_its_pronouns() -> N
     facts = facts_between(story, second, len(story))
     assert [(f.subject, f.relation, f.object) for f in facts] == [("wolf", "EATS", "lamb")]
     assert all(f.start >= second for f in facts)
+
+
+def test_a_missing_pipeline_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from storygraph.errors import ModelError
+    from storygraph.frames import en
+
+    monkeypatch.setattr(en, "PIPELINE", "en_no_such_pipeline_package")
+    en.load_pipeline.cache_clear()
+    try:
+        with pytest.raises(ModelError, match="en_no_such_pipeline_package") as caught:
+            en.load_pipeline()
+        assert "requirements.txt" in caught.value.hint
+    finally:
+        monkeypatch.undo()
+        en.load_pipeline.cache_clear()
