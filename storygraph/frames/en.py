@@ -19,14 +19,16 @@ downloaded at run time). For every verb it reads:
   name another participant; "gnawed the rope with his teeth" and "made a fire on the hearth"
   give no fact for the teeth or the hearth. Passives give no prepositional objects.
 
-Paragraphs (blank lines) are parsed apart, so a title does not run into the first sentence.
-Noun phrases are written as the story writes them, without determiners and possessors:
-compound nouns are kept ("Tin Soldier"), and an adjective is kept when it is capitalised with its
-noun inside a sentence (part of a name) or when the story uses the same adjective with the same
-noun more than once ("old woman" three times names a character; "a little brook" once is a
-description and gives "brook"). Partitives read through to what they count ("a handful of
-straw" → straw, "one of them" → them). Every coordinated subject and object gives its own fact
-("the dog and the cat ran to the house" → two facts).
+Paragraphs (blank lines) are parsed apart, so a title does not run into the first sentence. Noun
+phrases are written as the story writes them, without determiners and possessors: compound nouns
+are kept ("Tin Soldier"), and an adjective is kept when it is capitalised with its noun inside a
+sentence (part of a name; not an opening in capitals: "A FAMISHED FOX") or when the story uses
+the same adjective with the same noun more than once ("old woman" three times names a character;
+"a little brook" once is a description and gives "brook"); a one-word name then takes the
+story's one longer name with that last word ("soldier" → "tin soldier"), if there is exactly
+one. Partitives read through to what they count ("a handful of straw" → straw, "one of them" →
+them). Every coordinated subject and object gives its own fact ("the dog and the cat ran to the
+house" → two facts).
 
 Pronouns (he, she, it, they and their object forms) are resolved to the most recent matching
 mention in the same sentence or the previous one, else dropped. Matching: he / she take a
@@ -152,6 +154,23 @@ def _document_facts(text: str) -> tuple[ProposedFact, ...]:
     return tuple(read_facts(text))
 
 
+def _full_names(names: Iterable[str]) -> dict[str, str]:
+    """A one-word name → the story's one longer name ending in it ("soldier" → "tin soldier");
+    a word with two longer names ("old man", "little man") or none keeps its own."""
+    distinct = set(names)
+    longer: dict[str, set[str]] = {}
+    for name in distinct:
+        words = name.split()
+        if len(words) > 1:
+            longer.setdefault(words[-1].lower(), set()).add(name)
+    full: dict[str, str] = {}
+    for name in distinct:
+        options = longer.get(name.lower(), set()) if " " not in name else set()
+        if len(options) == 1:
+            full[name] = options.pop()
+    return full
+
+
 def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
     """(offset, paragraph with its line breaks as spaces) for each non-blank paragraph."""
     start = 0
@@ -192,19 +211,26 @@ class FrameReader:
 
     # --- the sentence loop ----------------------------------------------------------------
     def facts(self) -> Iterator[ProposedFact]:
-        seen: set[tuple[str, str, str, int]] = set()
+        read: list[ProposedFact] = []
         previous: list[Mention] = []
         for offset, doc in self.paragraphs:
             for sent in doc.sents:
                 current: list[Mention] = []
                 self._read_mentions(sent, previous, current)
-                for fact in self._sentence_facts(sent):
-                    fact = replace(fact, start=fact.start + offset)
-                    key = (fact.subject, fact.relation or fact.predicate, fact.object, fact.start)
-                    if key not in seen:
-                        seen.add(key)
-                        yield fact
+                read.extend(replace(f, start=f.start + offset) for f in self._sentence_facts(sent))
                 previous = current
+        full = _full_names(name for f in read for name in (f.subject, f.object))
+        seen: set[tuple[str, str, str, int]] = set()
+        for fact in read:
+            fact = replace(
+                fact,
+                subject=full.get(fact.subject, fact.subject),
+                object=full.get(fact.object, fact.object),
+            )
+            key = (fact.subject, fact.relation or fact.predicate, fact.object, fact.start)
+            if key not in seen and fact.subject != fact.object:
+                seen.add(key)
+                yield fact
 
     def _read_mentions(self, sent: Span, previous: list[Mention], current: list[Mention]) -> None:
         """Walk the sentence in order, resolving each pronoun against the mentions before it."""
@@ -355,6 +381,8 @@ class FrameReader:
         """The noun phrase as the story writes it: compounds, naming adjectives, the head."""
         kept: list[Token] = []
         for child in head.lefts:
+            if _shouted(child) and _shouted(head):
+                continue  # "A FAMISHED FOX": an opening printed in capitals, not a name
             if child.dep_ == "compound":
                 kept.extend(t for t in child.subtree if t.dep_ in NAME_PARTS or t is child)
             elif (
@@ -368,8 +396,9 @@ class FrameReader:
 
     def _naming_adjective(self, adjective: Token, head: Token) -> bool:
         """Capitalised with its noun (Tin Soldier), or used with it more than once (old man)."""
-        if adjective.text[:1].isupper() and head.text[:1].isupper() and not adjective.is_sent_start:
-            return True
+        capitalised = adjective.text[:1].isupper() and not adjective.text.isupper()
+        if capitalised and head.text[:1].isupper() and not adjective.is_sent_start:
+            return True  # "the Tin Soldier"; not "A FAMISHED FOX" (capitals for the opening)
         return self.adjective_pairs[(adjective.lower_, head.lemma_.lower())] > 1
 
     def _group_mention(self, token: Token) -> list[Mention]:
@@ -567,6 +596,10 @@ def _next_left(head: Token, child: Token) -> int:
     while index > child.i and head.doc[index].dep_ in ("amod", "compound"):
         index -= 1
     return index
+
+
+def _shouted(token: Token) -> bool:
+    return len(token.text) > 1 and token.text.isupper()
 
 
 def _display(token: Token) -> str:

@@ -221,3 +221,18 @@ def test_a_missing_pipeline_package_says_what_to_install(monkeypatch: pytest.Mon
     finally:
         monkeypatch.undo()
         en.load_pipeline.cache_clear()
+
+
+def test_a_bare_noun_takes_the_one_longer_name_of_the_story() -> None:
+    text = "The Tin Soldier loved the dancer. The soldier followed the dancer to the castle."
+    assert ("Tin Soldier", "FOLLOWS", "dancer") in triples(text)
+    # two longer names ending in "man": the bare "man" keeps its own name
+    text = (
+        "The old man met the little man. The old man hit the little man. "
+        "The man ran to the house."
+    )
+    assert ("man", "RUNS", "house") in triples(text)
+
+
+def test_an_opening_in_capitals_is_no_name() -> None:
+    assert triples("A FAMISHED FOX saw some grapes.") == {("Fox", "SEES", "grapes")}
