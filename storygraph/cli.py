@@ -117,6 +117,11 @@ def _built_by(report: IngestReport) -> str:
             "the parser (no model): frames read by the parser, typed by the verb table; "
             f"{report.untyped_dropped} facts whose verb the table lacks were left out"
         )
+    if report.extractor == "parser+verbs":
+        return (
+            "the parser (no model): frames read by the parser, typed by the verb table; "
+            f"{report.untyped_dropped} facts whose verb the table lacks typed by their own verb"
+        )
     return f"the language model ({report.extractor})"
 
 
