@@ -9,7 +9,7 @@ A mode is a base retrieval plus optional stages joined by '+', always run in thi
   (with-whom: co-members through the same relation type into the same node) and give every
   candidate a direction / slot adjustment used in ranking;
 - `reltype` (Phase 3): keep only relation types fitting the question (storygraph.reltype), never
-  all of them dropped;
+  all of them dropped; only a model's pick filters, words alone only rank;
 - `rerank` (Phase 4): score each candidate 0-10 with the model (lexical scorer without one) and
   keep the top k.
 

@@ -12,12 +12,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
-
 from storygraph.evaluation.e2e import E2EReport
-from storygraph.evaluation.harness import EvalReport, isolated_services, load_questions, run_eval
+from storygraph.evaluation.harness import (
+    EvalReport,
+    configured_model,
+    isolated_services,
+    load_questions,
+    run_eval,
+)
 from storygraph.graph_io import load_graph_file
-from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
+from storygraph.llm.factory import ModelInfo
 from storygraph.qa import QAOptions
 from storygraph.settings import Settings
 
@@ -33,19 +37,6 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("seconds", "s"),
     ("entity_recall", "entities"),
 )
-
-
-def _model(settings: Settings) -> tuple[BaseChatModel | None, ModelInfo]:
-    """The configured model without opening the user's store (the eval store is temporary)."""
-    info = model_info(settings)
-    if info.provider == "none":
-        return None, info
-    if info.provider == "embedded":
-        from storygraph.llm.embedded_server import EmbeddedServer
-
-        url = EmbeddedServer(settings).ensure_running()
-        return build_chat_model(settings, embedded_base_url=url), info
-    return build_chat_model(settings), info
 
 
 def _cell(value: Any) -> str:
@@ -79,7 +70,8 @@ def run_eval_command(args: argparse.Namespace, settings: Settings) -> int:
     questions = load_questions(Path(args.questions))
     graph = load_graph_file(Path(args.graph))
     no_llm = bool(args.no_llm) or settings.no_llm
-    llm, info = (None, ModelInfo("none", "", capable=False)) if no_llm else _model(settings)
+    none = (None, ModelInfo("none", "", capable=False))
+    llm, info = none if no_llm else configured_model(settings)
     options = QAOptions.from_settings(settings, no_llm=llm is None)
     with isolated_services(settings, llm=llm, info=info) as services:
         report = run_eval(services, graph, questions, args.modes or None, options)

@@ -31,6 +31,7 @@ from langchain_core.language_models import BaseChatModel
 
 from storygraph.errors import InputError
 from storygraph.evaluation.answer_scoring import evidence_found, score_answer
+from storygraph.evaluation.harness import configured_model
 from storygraph.extraction import Extractor
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.model_files import model_path
@@ -404,6 +405,9 @@ def run_e2e(
     for story in by_story:
         if not (stories_dir / story).is_file():
             raise InputError(f"story {story} not found under {stories_dir}")
+    if llm is None and not options.no_llm and not settings.no_llm:
+        # One model (one embedded server) for every story's temporary store.
+        llm, info = configured_model(settings)
     ingests: list[StoryIngest] = []
     results: list[E2EResult] = []
     model_label = extractor_name = ""

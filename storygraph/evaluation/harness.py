@@ -28,7 +28,7 @@ from storygraph.evaluation.metrics import (
     order_accuracy,
 )
 from storygraph.graph_io import import_graph
-from storygraph.llm.factory import ModelInfo
+from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.qa import QAOptions
 from storygraph.retrieval import available_modes, canonical_mode
 from storygraph.services import Services, build_services
@@ -113,6 +113,19 @@ def load_questions(path: Path) -> list[EvalQuestion]:
             )
         )
     return questions
+
+
+def configured_model(settings: Settings) -> tuple[BaseChatModel | None, ModelInfo]:
+    """The configured model without opening the user's store (the eval store is temporary)."""
+    info = model_info(settings)
+    if info.provider == "none":
+        return None, info
+    if info.provider == "embedded":
+        from storygraph.llm.embedded_server import EmbeddedServer
+
+        url = EmbeddedServer(settings).ensure_running()
+        return build_chat_model(settings, embedded_base_url=url), info
+    return build_chat_model(settings), info
 
 
 @contextmanager

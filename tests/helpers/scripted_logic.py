@@ -10,6 +10,7 @@ chunking, LLMGraphTransformer's parsing, merging, Cypher and ranking all run for
   occur in the question, and the listed relation types its score rules tie to the question;
 - rerank (tools `FactScores` / `SingleScore`): a score from keyword rules of the script;
 - answer (no tool): the first listed fact, in words, with its citation marks;
+- the Doctor's tool-calling probe (tool `DoctorProbe`): the animal named in the sentence;
 - the frame checks of `storygraph.frames.check` (no tool, recognised by their prompts): yes/no
   from whether the asked fact is a scripted triple, the scripted type for a relation pick, the
   first scripted pair among the listed names for an argument pick.
@@ -225,6 +226,9 @@ def respond(script: Script, prompt: str, tools: Sequence[dict[str, Any]] | None)
         return {"tool": "FactScores", "args": scores(script, prompt)}
     if "SingleScore" in names:
         return {"tool": "SingleScore", "args": single_score(script, prompt)}
+    if "DoctorProbe" in names:  # the Doctor's tool-calling check: name the animal
+        animal = next((a for a in ("dog", "monkey", "pheasant") if a in prompt.lower()), "")
+        return {"tool": "DoctorProbe", "args": {"animal": animal}}
     if names:
         return {"tool": names[0], "args": {}}
     return {"content": answer(prompt)}

@@ -103,12 +103,12 @@ def test_engine_warns_when_the_answer_names_an_unsupported_entity(
 ) -> None:
     from tests.helpers import scripted_logic
 
-    monkeypatch.setattr(scripted_logic, "answer", lambda prompt: "おじいさんです。")
+    monkeypatch.setattr(scripted_logic, "answer", lambda prompt: "宝物です。")
     engine = QAEngine(seeded.store, ScriptedChatModel(), SMALL, embedder=None)
     answer = engine.ask("桃太郎を倒したのは誰？", QAOptions())
-    assert any("おじいさん" in w for w in answer.warnings), answer.warnings
+    assert any("宝物" in w for w in answer.warnings), answer.warnings
     step = next(s for s in answer.steps if s.name == "answer")
-    assert step.detail["unsupported_names"] == ["おじいさん"]
+    assert step.detail["unsupported_names"] == ["宝物"]
 
 
 def test_cli_ask_prints_the_streamed_answer_once(
