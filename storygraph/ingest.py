@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from storygraph.errors import InputError, StoryGraphError
-from storygraph.extraction import Extractor
+from storygraph.extraction import DocumentReader, Extractor
 from storygraph.humanize import plural
 from storygraph.llm.usage import UsageCounter
 from storygraph.locks import write_lock
@@ -133,6 +133,8 @@ class Ingestor:
                 return report
             chunks = self.chunks_for(prepared)
             report.chunks = len(chunks)
+            if isinstance(self.extractor, DocumentReader):
+                self.extractor.begin_document(prepared.text, prepared.language)
             extractions = self._extract_all(name, prepared, chunks, counter, progress)
             report.chunks_failed = sum(1 for e in extractions if e.error)
             report.untyped_dropped = sum(e.untyped for e in extractions)

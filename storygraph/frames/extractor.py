@@ -111,7 +111,22 @@ class ParserExtractor:
     def __init__(self, *, verb_types: bool = True) -> None:
         self.verb_types = verb_types
         self.name = "parser+verbs" if verb_types else "parser"
+        self._document: tuple[str, str, list[ProposedFact]] | None = None
+
+    def begin_document(self, text: str, language: str) -> None:
+        """Parse the whole document once: each chunk then gets the facts whose sentence starts
+        inside it, read with the story around it (topics and pronouns carry across chunks)."""
+        self._document = (text, language, reader_for(language)(text))
 
     def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
-        facts = reader_for(language)(chunk.text)
+        document = self._document
+        if document is not None and document[1] == language and _inside(chunk, document[0]):
+            facts = [f for f in document[2] if chunk.start <= f.start < chunk.end]
+        else:
+            facts = reader_for(language)(chunk.text)
         return facts_to_extraction(chunk, facts, verb_types=self.verb_types)
+
+
+def _inside(chunk: Chunk, text: str) -> bool:
+    """Is the chunk a piece of this document at its offsets?"""
+    return text[chunk.start : chunk.end] == chunk.text
