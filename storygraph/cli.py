@@ -48,13 +48,9 @@ def _stderr_progress(event: Progress) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    if args.no_llm:
-        from storygraph.frames.extractor import ParserExtractor
-
+    if args.no_llm:  # no model: the parser reads the story (STORYGRAPH_EXTRACTOR=auto)
         settings = settings.model_copy(update={"no_llm": True})
-        services = build_services(settings, extractor=ParserExtractor())
-    else:
-        services = _services(settings)
+    services = _services(settings)
     try:
         if args.estimate:
             from storygraph.estimate import estimate_files, measured_rate
