@@ -7,6 +7,7 @@ Nothing else constructs clients. The Streamlit app caches one `Services` per pro
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,9 @@ from langchain_core.language_models import BaseChatModel
 
 from storygraph.errors import ConfigError, ModelError, StoryGraphError
 from storygraph.extraction import Extractor, TransformerExtractor
+from storygraph.extraction_cache import ExtractionCache
 from storygraph.ingest import Ingestor
+from storygraph.jobs import JobRunner
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.models import Chunk, ChunkExtraction
 from storygraph.qa import QAEngine
@@ -30,6 +33,7 @@ class NoModelExtractor:
     """Stands in when no model is configured: ingest explains what to do instead."""
 
     name = "none"
+    version = "0"
 
     def __init__(self, why: str) -> None:
         self.why = why
@@ -88,6 +92,8 @@ class Services:
     _llm: BaseChatModel | None = None
     _llm_url: str | None = None
     _embedded: Any = None
+    _jobs: JobRunner | None = None
+    _jobs_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     warnings: list[str] = field(default_factory=list)
 
     # --- the model ---------------------------------------------------------------------------
@@ -116,25 +122,48 @@ class Services:
             return SmallModelExtractor(llm)
         return TransformerExtractor(llm)
 
+    def model_identity(self) -> str:
+        """What the extraction cache calls the model: provider, name and temperature."""
+        return f"{self.info.provider}:{self.info.model}@t={self.settings.llm_temperature:g}"
+
     # --- workflows ---------------------------------------------------------------------------
     def ingestor(self) -> Ingestor:
         size = self.settings.effective_chunk_size()
         if self.llm_override is not None and not self.settings.chunk_size:
             size = 1200 if self.info.capable else 200
+        extractor = self.extractor()
         return Ingestor(
             self.store,
-            self.extractor(),
+            extractor,
             chunk_size=size,
             chunk_overlap=min(self.settings.effective_chunk_overlap(), size // 2),
             max_bytes=self.settings.max_upload_bytes,
             lock_dir=Path(self.settings.data_dir),
             secrets=secret_values(self.settings),
+            cache=ExtractionCache.in_data_dir(
+                Path(self.settings.data_dir),
+                model=self.model_identity(),
+                extractor=f"{extractor.name}@{extractor.version}",
+            ),
         )
+
+    def job_runner(self, *, resume: bool = True) -> JobRunner:
+        """The data directory's ingest job runner, started on first use.
+
+        With `resume` (the app), the first call also queues again the jobs a dead process left
+        unfinished; the CLI passes False and runs only what it submits.
+        """
+        with self._jobs_lock:
+            if self._jobs is None:
+                self._jobs = JobRunner(Path(self.settings.data_dir), self.ingestor, resume=resume)
+            return self._jobs
 
     def qa(self) -> QAEngine:
         return QAEngine(self.store, self.llm(), self.info)
 
     def close(self) -> None:
+        if self._jobs is not None:
+            self._jobs.close()
         self.store.close()
 
 
