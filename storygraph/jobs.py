@@ -121,6 +121,22 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
         raise
 
 
+def _read_job(path: Path) -> Job | None:
+    try:
+        return Job.from_json(json.loads(path.read_text("utf-8")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError) as exc:
+        log.warning("job file %s is unreadable: %s", path, exc)
+        return None
+
+
+def read_jobs(data_dir: Path) -> list[Job]:
+    """Every job of a data directory (any process's), oldest first."""
+    found = [job for path in (data_dir / JOBS_DIR_NAME).glob("*.json") if (job := _read_job(path))]
+    return sorted(found, key=lambda j: (j.created_at, j.id))
+
+
 def runner_alive(jobs_dir: Path, owner: str) -> bool:
     """Whether the runner `owner` still holds its lock (its process is alive)."""
     path = jobs_dir / "runners" / f"{owner}.lock"
@@ -171,25 +187,14 @@ class JobRunner:
         return self.dir / f"{job_id}{suffix}"
 
     def load(self, job_id: str) -> Job | None:
-        try:
-            return Job.from_json(json.loads(self._path(job_id, ".json").read_text("utf-8")))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, TypeError) as exc:
-            log.warning("job file %s is unreadable: %s", job_id, exc)
-            return None
+        return _read_job(self._path(job_id, ".json"))
 
     def _save(self, job: Job) -> None:
         _write_json(self._path(job.id, ".json"), job.to_json())
 
     def jobs(self) -> list[Job]:
         """Every job of the data directory (any process's), oldest first."""
-        found = []
-        for path in self.dir.glob("*.json"):
-            job = self.load(path.stem)
-            if job is not None:
-                found.append(job)
-        return sorted(found, key=lambda j: (j.created_at, j.id))
+        return read_jobs(self.data_dir)
 
     def active(self) -> list[Job]:
         """Queued and running jobs, oldest first."""
