@@ -17,6 +17,7 @@ import logging
 import streamlit as st
 
 from pages.common import SERVICES_KEY, guarded, show_error
+from pages.jobs import render_jobs
 from storygraph.errors import StoryGraphError
 from storygraph.services import Services, build_services
 from storygraph.settings import get_settings
@@ -60,6 +61,8 @@ def main_page() -> None:
         return
     for warning in services.warnings:
         st.warning(warning)
+    with guarded("Showing the ingest jobs"):
+        render_jobs(services)  # above the tabs: every tab shows the running ingests
     tabs = _tabs()
     for container, (label, module) in zip(st.tabs([t[0] for t in tabs]), tabs, strict=True):
         with container, guarded(f"The {label} tab"):

@@ -8,6 +8,7 @@ import streamlit as st
 
 import storygraph.retrieval as retrieval
 from pages.common import guarded, md_escape, model_badge, show_error
+from pages.jobs import chat_notice
 from storygraph.errors import StoryGraphError
 from storygraph.models import Answer
 from storygraph.qa import QAOptions
@@ -209,6 +210,7 @@ def show_turn(turn: ChatTurn) -> None:
 
 def render(services: Services) -> None:
     model_badge(services)
+    chat_notice(services)
     with guarded("Reading the chat settings"):
         options = _controls(services)
         messages = st.container()

@@ -11,7 +11,7 @@ from typing import Any
 
 from storygraph.errors import StoryGraphError
 from storygraph.ingest import Progress
-from storygraph.jobs import Job
+from storygraph.jobs import Job, job_rate_text
 from storygraph.models import IngestReport
 from storygraph.qa import QAOptions
 from storygraph.retrieval import available_modes
@@ -30,22 +30,6 @@ def _services(settings: Settings) -> Services:
     for warning in services.warnings:
         print(f"note: {warning}", file=sys.stderr)
     return services
-
-
-def duration(seconds: float) -> str:
-    """A short human duration: 45 s, 12 min, 1 h 05 min."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    minutes = round(seconds / 60)
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
-
-
-def job_rate_text(job: Job) -> str:
-    """"3.1 chunks/min, ETA 4 min" once the model has extracted a chunk; "" before."""
-    if job.rate is None:
-        return ""
-    eta = f", ETA {duration(job.eta_s)}" if job.eta_s is not None else ""
-    return f"{job.rate * 60:.1f} chunks/min{eta}"
 
 
 def _stderr_progress(job: Job, event: Progress) -> None:

@@ -42,6 +42,14 @@ def _texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+def _after_jobs(at: AppTest, services: Services) -> AppTest:
+    """Ingest runs as a background job: wait for it, then draw the app again."""
+    services.job_runner().wait_idle(120)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def _ask(at: AppTest, question: str) -> AppTest:
     at.chat_input(key="chat_input").set_value(question).run()
     assert not at.exception, at.exception
@@ -61,6 +69,7 @@ def test_sample_story_button_ingests_and_reports(services: Services) -> None:
     at = _app(services)
     at.button(key="ingest_sample").click().run()
     assert not at.exception, at.exception
+    _after_jobs(at, services)
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Chunks"]) > 1
     added, _merged = metrics["Entities added / merged"].split(" / ")
@@ -79,6 +88,7 @@ def test_upload_shows_an_estimate_then_ingests(services: Services) -> None:
     assert any("call" in str(i.value).lower() for i in at.info), _texts(at)  # the estimate
     at.button(key="ingest_add").click().run()
     assert not at.exception, at.exception
+    _after_jobs(at, services)
     assert [d.name for d in services.store.list_documents()] == ["momotaro.txt"]
     assert any("Estimated before the ingest vs actual" in e.label for e in at.expander)
 
@@ -88,6 +98,7 @@ def test_an_empty_upload_gets_a_clear_error_and_stores_nothing(services: Service
     at.file_uploader[0].set_value(("empty.txt", b"", "text/plain")).run()
     at.button(key="ingest_add").click().run()
     assert not at.exception, at.exception
+    _after_jobs(at, services)
     assert any("empty" in str(e.value).lower() for e in at.error), _texts(at)
     assert services.store.list_documents() == []
 
