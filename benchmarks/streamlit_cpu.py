@@ -93,7 +93,8 @@ def make_project(root: Path, watcher: str) -> Path:
     (root / ".streamlit" / "config.toml").write_text(CONFIG.format(watcher=watcher))
     if sys.prefix == sys.base_prefix:
         raise SystemExit("run this from the project's venv (.venv/bin/python)")
-    subprocess.run(["cp", "-al", sys.prefix, str(root / ".venv")], check=True)
+    venv = os.path.realpath(sys.prefix)  # a symlinked .venv would not be walked
+    subprocess.run(["cp", "-al", venv, str(root / ".venv")], check=True)
     return root
 
 
