@@ -351,14 +351,17 @@ class JobRunner:
 
         def on_progress(event: Progress) -> None:
             nonlocal saved_at
-            stage_changed = event.stage != job.stage
+            # Saved at every change of stage and every chunk the model extracted (the next
+            # model call may take minutes); chunks from the cache, which come in bursts, at
+            # most every SAVE_EVERY_S.
+            news = event.stage != job.stage or event.extracted != job.chunks_extracted
             job.stage, job.message = event.stage, event.message
             if event.stage == "extract":
                 job.chunks_done, job.chunks_total = event.done, event.total
                 job.chunks_cached, job.chunks_extracted = event.cached, event.extracted
                 meter.update(event, job)
             now = time.monotonic()
-            if stage_changed or now - saved_at >= SAVE_EVERY_S:
+            if news or now - saved_at >= SAVE_EVERY_S:
                 self._save(job)
                 saved_at = now
             if listener is not None:

@@ -118,6 +118,10 @@ def test_cancel_keeps_the_graph_and_the_resubmit_repeats_no_model_call(
     runner = services.job_runner()
     job = runner.submit("momotaro.txt", data)
     assert gate.reached.wait(WAIT_S)
+    on_disk = runner.load(job.id)  # what every tab shows while the model works on chunk 3
+    assert on_disk is not None and on_disk.state == "running"
+    assert (on_disk.chunks_done, on_disk.chunks_extracted, on_disk.chunks_total) == (2, 2, total)
+    assert on_disk.rate is not None and on_disk.rate > 0 and on_disk.eta_s is not None
     runner.cancel(job.id)
     gate.release()  # the chunk in flight finishes (and is saved); the job stops before the next
     cancelled = runner.wait(job.id, WAIT_S)
