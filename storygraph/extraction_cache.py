@@ -123,7 +123,7 @@ class ExtractionCache:
         path = self._path(chunk, language)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = json.dumps(_to_entry(extraction), ensure_ascii=False)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(data)
@@ -140,6 +140,8 @@ def cache_stats(data_dir: Path) -> CacheStats:
     entries = size = 0
     if root.is_dir():
         for path in root.glob("*/*.json"):
+            if path.name.startswith("."):
+                continue
             with contextlib.suppress(OSError):
                 size += path.stat().st_size
                 entries += 1

@@ -126,7 +126,7 @@ class _Meter:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh, ensure_ascii=False)
@@ -149,7 +149,8 @@ def _read_job(path: Path) -> Job | None:
 
 def read_jobs(data_dir: Path) -> list[Job]:
     """Every job of a data directory (any process's), oldest first."""
-    found = [job for path in (data_dir / JOBS_DIR_NAME).glob("*.json") if (job := _read_job(path))]
+    paths = [p for p in (data_dir / JOBS_DIR_NAME).glob("*.json") if not p.name.startswith(".")]
+    found = [job for path in paths if (job := _read_job(path))]
     return sorted(found, key=lambda j: (j.created_at, j.id))
 
 

@@ -6,6 +6,7 @@ checked by counting extraction calls, not by timing.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -315,3 +316,12 @@ def test_a_job_of_a_live_runner_is_not_adopted(services: Services) -> None:
         gate.release()
         other.close()
     assert runner.wait(job.id, WAIT_S).state == "done"
+
+
+def test_a_job_file_being_written_is_not_listed_twice(services: Services) -> None:
+    runner = services.job_runner()
+    job = runner.wait(runner.submit("story.txt", STORY.encode()).id, WAIT_S)
+    jobs_dir = Path(services.settings.data_dir) / "jobs"
+    partial = json.dumps({"id": job.id, "name": "x"})  # as another writer's file under way
+    (jobs_dir / f".tmp-{job.id}.json").write_text(partial)
+    assert [j.id for j in runner.jobs()] == [job.id]

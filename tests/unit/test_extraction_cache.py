@@ -58,6 +58,9 @@ def test_a_saved_extraction_is_rebuilt_for_another_document_with_the_same_text(
     another_model = ExtractionCache.in_data_dir(tmp_path, model="m2", extractor="e@1")
     assert another_model.get(other, "ja") is None
     assert not list(tmp_path.rglob(".tmp-*"))  # written by rename, nothing left behind
+    (tmp_path / "extraction_cache" / "ab").mkdir()
+    (tmp_path / "extraction_cache" / "ab" / ".tmp-x.json").write_text("{")  # a write under way
+    assert cache_stats(tmp_path).entries == 1
 
 
 def test_failed_extractions_are_not_saved_and_unreadable_entries_are_misses(
