@@ -92,8 +92,11 @@ def total_eta(active: list[Job]) -> str:
 def render_jobs(services: Services) -> None:
     """Above the tabs: live job progress while any job of the data directory is unfinished."""
     active = services.job_runner().active()
-    if active or st.session_state.get(SEEN_KEY):
-        live_jobs(services)
+    # Always one container here, so that the tabs below keep their place in the page when
+    # the job list comes and goes (else the browser briefly holds two sets of tabs).
+    with st.container(key="jobs_area"):
+        if active or st.session_state.get(SEEN_KEY):
+            live_jobs(services)
 
 
 def chat_notice(services: Services) -> None:

@@ -6,33 +6,41 @@ Upload the Japanese Momotaro, ask 「桃太郎の仲間は誰？」, check the a
 drawn inside its iframe, and save screenshots of the three tabs (docs/screenshots/ and
 tests/e2e/artifacts/). A last step uploads a story whose character is named
 `<script>alert(1)</script>` and checks it is drawn as text: no dialog may open.
+
+A second test adds a story as a background job while the model is held after its first chunk:
+the chat answers meanwhile, and another tab shows the job's progress and ETA (screenshot
+docs/screenshots/ingest-job.png); released, the job finishes and its report appears.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.helpers.scripted_logic import MOMOTARO_EN, MOMOTARO_JA, Script
-from tests.helpers.scripted_openai_server import RunningServer, start_in_thread
+from tests.helpers.scripted_openai_server import RunningServer, completion, make_handler
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT.parent / "shared" / "stories" / "ja" / "momotaro_kusuyama.txt"
+SECOND_STORY = ROOT.parent / "shared" / "stories" / "ja" / "kintaro_kusuyama.txt"
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -49,6 +57,7 @@ XSS_NAME = "<script>alert(1)</script>"
 XSS_STORY = f"{XSS_NAME}という名のいたずら者は、桃太郎の友だちでした。\n".encode()
 QUESTION = "桃太郎の仲間は誰？"
 STEP_TIMEOUT_MS = 30_000
+FIRST_CHUNK_S = 3.0
 
 
 def _skip_reason() -> str:
@@ -82,6 +91,47 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: f
     pytest.fail(f"the app did not answer within {timeout:.0f} s:\n{log.read_text()[-3000:]}")
 
 
+class ExtractionHold:
+    """While `held`, the first extraction request takes FIRST_CHUNK_S (so the job measures a
+    rate and an ETA) and the later ones wait until `released`."""
+
+    def __init__(self) -> None:
+        self.held = threading.Event()
+        self.released = threading.Event()
+        self.passed = 0
+        self.lock = threading.Lock()
+
+    def wait_if_held(self, raw: bytes) -> None:
+        if not self.held.is_set() or b"DynamicGraph" not in raw:
+            return
+        with self.lock:
+            self.passed += 1
+            first = self.passed == 1
+        if first:
+            time.sleep(FIRST_CHUNK_S)
+        else:
+            self.released.wait(STEP_TIMEOUT_MS / 1000 * 4)
+
+
+HOLD = ExtractionHold()
+
+
+def _held_server(script: Script) -> RunningServer:
+    base: Any = make_handler(script)
+
+    class Handler(base):  # type: ignore[misc,valid-type]
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            HOLD.wait_if_held(raw)
+            self._send(200, completion(json.loads(raw or b"{}"), script))
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="scripted-openai", daemon=True)
+    thread.start()
+    return RunningServer(server, thread)
+
+
 @pytest.fixture(scope="module")
 def model_server() -> Iterator[RunningServer]:
     triples = (
@@ -89,8 +139,9 @@ def model_server() -> Iterator[RunningServer]:
         *MOMOTARO_EN,
         (XSS_NAME, "Character", "FRIEND_OF", "桃太郎", "Character"),
     )
-    server = start_in_thread(Script(triples=triples))
+    server = _held_server(Script(triples=triples))
     yield server
+    HOLD.released.set()
     server.stop()
 
 
@@ -242,7 +293,8 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
             expect(add).to_be_enabled()
             add.click()
             report = page.locator(".st-key-ingest_report_0")
-            expect(report).to_contain_text(STORY.name)
+            # The ingest runs as a background job: its report appears when it ends.
+            expect(report).to_contain_text(STORY.name, timeout=STEP_TIMEOUT_MS)
             expect(report).to_contain_text("added")
             expect(report).to_contain_text("Entities added / merged")
             _wait_idle(page)
@@ -286,7 +338,9 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
                 files=[{"name": "xss.txt", "mimeType": "text/plain", "buffer": XSS_STORY}]
             )
             page.get_by_role("button", name="Add 1 file to the graph").click()
-            expect(page.locator(".st-key-ingest_report_0")).to_contain_text("xss.txt")
+            expect(page.locator(".st-key-ingest_report_0")).to_contain_text(
+                "xss.txt", timeout=STEP_TIMEOUT_MS
+            )
             _wait_idle(page)
             _open_tab(page, "Graph")
             labels = _wait_drawn(_graph_frames(page, 2)[1])["labels"]
@@ -297,3 +351,58 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
         finally:
             browser.close()
     print(f"e2e browser steps took {time.monotonic() - started:.1f} s")
+
+
+def test_a_story_ingests_in_the_background_while_the_chat_answers(app_url: str) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    if not SECOND_STORY.exists():
+        pytest.skip(f"{SECOND_STORY} is missing")
+    HOLD.held.set()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000}, locale="ja-JP")
+            page.set_default_timeout(STEP_TIMEOUT_MS)
+            page.goto(app_url)
+            page.get_by_role("tab", name="Ingest").wait_for()
+            _wait_idle(page)
+            page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+                str(SECOND_STORY)
+            )
+            add = page.get_by_role("button", name="Add 1 file to the graph")
+            expect(add).to_be_enabled()
+            add.click()
+
+            # The job runs on: its progress, rate and ETA show above every tab.
+            job = page.locator('[class*="st-key-job_"]').first
+            expect(job).to_contain_text(SECOND_STORY.name)
+            expect(job).to_contain_text("ETA")  # the first chunk is done, the rest held
+            expect(job.get_by_role("button", name="Cancel")).to_be_visible()
+
+            # The chat answers from the graph as it was, and says a story is being added.
+            _open_tab(page, "Chat")
+            expect(page.get_by_text("A story is being added")).to_be_visible()
+            box = page.get_by_placeholder("Ask about your stories")
+            box.fill(QUESTION)
+            box.press("Enter")
+            messages = page.locator('[data-testid="stChatMessage"]')
+            expect(messages).to_have_count(2)
+            expect(messages.nth(1)).to_contain_text("桃太郎")
+            expect(messages.nth(1)).to_contain_text("Sources")
+
+            # Another tab shows the same job, still running, with its ETA.
+            _open_tab(page, "Graph")
+            expect(job).to_contain_text("ETA")
+            _shoot(page, "ingest-job.png")
+
+            HOLD.released.set()  # the model goes on: the job finishes and its report appears
+            expect(page.locator('[class*="st-key-job_"]')).to_have_count(0, timeout=90_000)
+            _wait_idle(page)
+            _open_tab(page, "Ingest")
+            report = page.locator(".st-key-ingest_report_0")
+            expect(report).to_contain_text(SECOND_STORY.name)
+            expect(report).to_contain_text("added")
+        finally:
+            HOLD.released.set()
+            browser.close()
