@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,9 @@ class Services:
     _llm: BaseChatModel | None = None
     _llm_url: str | None = None
     _embedded: Any = None
+    info_given: bool = True
+    """False when `info` was made up for an injected model (see `model_identity`)."""
+    _identity_of: tuple[Any, str] = (None, "")
     _jobs: JobRunner | None = None
     _jobs_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     warnings: list[str] = field(default_factory=list)
@@ -123,7 +127,17 @@ class Services:
         return TransformerExtractor(llm)
 
     def model_identity(self) -> str:
-        """What the extraction cache calls the model: provider, name and temperature."""
+        """What the extraction cache calls the model: provider, name and temperature.
+
+        An injected model (tests, benchmarks) built without a ModelInfo of its own is known only
+        as that object: its saved extractions are never served to another model object (a test
+        that swaps scripts must not get the previous script's triples).
+        """
+        override = self.llm_override
+        if override is not None and not self.info_given:
+            if override is not self._identity_of[0]:
+                self._identity_of = (override, uuid.uuid4().hex[:12])
+            return f"injected:{type(override).__name__}#{self._identity_of[1]}"
         return f"{self.info.provider}:{self.info.model}@t={self.settings.llm_temperature:g}"
 
     # --- workflows ---------------------------------------------------------------------------
@@ -204,6 +218,7 @@ def build_services(
         info=resolved,
         llm_override=llm,
         extractor_override=extractor,
+        info_given=info is not None or llm is None,
     )
     if llm is not None or resolved.provider == "none":
         services.model_status = "" if llm is not None else "no-LLM mode is on"

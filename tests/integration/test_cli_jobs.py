@@ -8,6 +8,7 @@ import pytest
 
 from storygraph.cli import main
 from storygraph.jobs import read_jobs
+from storygraph.llm.factory import ModelInfo
 from storygraph.services import Services
 from tests.helpers.scripted_model import ScriptedChatModel
 
@@ -24,7 +25,8 @@ def scripted_cli(cli_env: Path, monkeypatch: pytest.MonkeyPatch) -> list[Scripte
 
     def build(settings: object) -> Services:
         models.append(ScriptedChatModel())
-        return real_build(settings, llm=models[-1])  # type: ignore[arg-type]
+        info = ModelInfo("scripted", "scripted-model", capable=True)  # one name, as configured
+        return real_build(settings, llm=models[-1], info=info)  # type: ignore[arg-type]
 
     monkeypatch.setattr("storygraph.cli.build_services", build)
     return models

@@ -12,12 +12,17 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from storygraph.extraction_cache import cache_stats
 from storygraph.ingest import Progress
 from storygraph.jobs import Job, JobRunner
-from storygraph.services import Services
+from storygraph.llm.factory import ModelInfo
+from storygraph.services import Services, build_services
+from storygraph.settings import Settings
 from tests.helpers.faulty_models import CountingFaultModel
 from tests.helpers.scripted_model import ScriptedChatModel
 
@@ -28,6 +33,19 @@ STORY = (
     "桃太郎は鬼を退治しました。おじいさんとおばあさんは村に住んでいました。"
 )
 WAIT_S = 120
+
+
+MODEL = ModelInfo("scripted", "scripted-model", capable=True)
+"""One name for every scripted model here (as a configured model has), so that a model swapped
+in after a fault, or another process's, shares the saved extractions."""
+
+
+@pytest.fixture
+def services(tmp_path: Path) -> Iterator[Services]:
+    settings = Settings(data_dir=tmp_path / "data")
+    built = build_services(settings, llm=ScriptedChatModel(), info=MODEL)
+    yield built
+    built.close()
 
 
 class Gate:
@@ -240,6 +258,7 @@ def test_a_runner_closed_midway_leaves_the_job_for_the_next_start(services: Serv
 CRASHING_INGEST = """
 import os, signal, sys
 from pathlib import Path
+from storygraph.llm.factory import ModelInfo
 from storygraph.services import build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_model import ScriptedChatModel
@@ -257,7 +276,11 @@ def on_call(kind):
     if len(seen) == kill_at:
         os.kill(os.getpid(), signal.SIGKILL)  # a hard crash in the middle of a model call
 
-services = build_services(Settings(data_dir=data_dir), llm=ScriptedChatModel(on_call=on_call))
+services = build_services(
+    Settings(data_dir=data_dir),
+    llm=ScriptedChatModel(on_call=on_call),
+    info=ModelInfo("scripted", "scripted-model", capable=True),
+)
 runner = services.job_runner()
 runner.wait(runner.submit(story.name, story.read_bytes()).id)
 """
@@ -325,3 +348,21 @@ def test_a_job_file_being_written_is_not_listed_twice(services: Services) -> Non
     partial = json.dumps({"id": job.id, "name": "x"})  # as another writer's file under way
     (jobs_dir / f".tmp-{job.id}.json").write_text(partial)
     assert [j.id for j in runner.jobs()] == [job.id]
+
+
+def test_an_injected_model_without_a_name_never_gets_another_models_extractions(
+    tmp_path: Path,
+) -> None:
+    """Tests swap scripts on one data directory: a nameless model object is its own identity."""
+    built = build_services(Settings(data_dir=tmp_path / "data"), llm=ScriptedChatModel())
+    try:
+        runner = built.job_runner()
+        report = runner.wait(runner.submit("story.txt", STORY.encode()).id, WAIT_S).ingest_report()
+        assert report is not None and report.status == "added"
+        built.store.delete_document(report.document_id)
+        built.llm_override = second = ScriptedChatModel()
+        again = runner.wait(runner.submit("story.txt", STORY.encode()).id, WAIT_S).ingest_report()
+        assert again is not None and again.chunks_cached == 0
+        assert second.calls.count("extract") == again.chunks
+    finally:
+        built.close()
