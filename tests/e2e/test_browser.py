@@ -9,7 +9,9 @@ tests/e2e/artifacts/). A last step uploads a story whose character is named
 
 A second test adds a story as a background job while the model is held after its first chunk:
 the chat answers meanwhile, and another tab shows the job's progress and ETA (screenshot
-docs/screenshots/ingest-job.png); released, the job finishes and its report appears.
+docs/screenshots/ingest-job.png); released, the job finishes and its report appears. A third
+kills the app (SIGKILL) while the model works on the sample's fourth chunk and starts it again:
+the job resumes, and the model is asked only for the chunks not saved before the kill.
 """
 
 from __future__ import annotations
@@ -92,25 +94,40 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: f
 
 
 class ExtractionHold:
-    """While `held`, the first extraction request takes FIRST_CHUNK_S (so the job measures a
-    rate and an ETA) and the later ones wait until `released`."""
+    """Once `hold(after=N)` was called, extraction requests are counted; the first N pass (the
+    first of them taking `first_s`, so that the job measures a rate and an ETA) and the later
+    ones wait until `released`."""
 
     def __init__(self) -> None:
-        self.held = threading.Event()
         self.released = threading.Event()
-        self.passed = 0
         self.lock = threading.Lock()
+        self.after: int | None = None
+        self.first_s = 0.0
+        self.seen = 0
+
+    def hold(self, after: int, first_s: float = 0.0) -> None:
+        with self.lock:
+            self.after, self.first_s, self.seen = after, first_s, 0
+            self.released.clear()
 
     def wait_if_held(self, raw: bytes) -> None:
-        if not self.held.is_set() or b"DynamicGraph" not in raw:
+        if b"DynamicGraph" not in raw:
             return
         with self.lock:
-            self.passed += 1
-            first = self.passed == 1
-        if first:
-            time.sleep(FIRST_CHUNK_S)
-        else:
+            if self.after is None:
+                return
+            self.seen += 1
+            nth, after, first_s = self.seen, self.after, self.first_s
+        if nth == 1 and first_s:
+            time.sleep(first_s)
+        if nth > after:
             self.released.wait(STEP_TIMEOUT_MS / 1000 * 4)
+
+    def wait_seen(self, count: int, timeout: float = STEP_TIMEOUT_MS / 1000) -> None:
+        deadline = time.monotonic() + timeout
+        while self.seen < count:
+            assert time.monotonic() < deadline, f"{self.seen} extraction requests, not {count}"
+            time.sleep(0.1)
 
 
 HOLD = ExtractionHold()
@@ -145,13 +162,9 @@ def model_server() -> Iterator[RunningServer]:
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def app_url(model_server: RunningServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    reason = _skip_reason()
-    if reason:
-        print(f"SKIP e2e: {reason}")
-        pytest.skip(reason)
-    data_dir = tmp_path_factory.mktemp("e2e-data")
+@contextlib.contextmanager
+def _running_app(data_dir: Path, model_server: RunningServer) -> Iterator[tuple[str, Any]]:
+    """`streamlit run app.py` on `data_dir` with the scripted model; its URL and process."""
     log = data_dir / "streamlit.log"
     port = _free_port()
     env = {
@@ -170,23 +183,37 @@ def app_url(model_server: RunningServer, tmp_path_factory: pytest.TempPathFactor
         "--server.headless", "true", "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
     ]  # fmt: skip
-    with open(log, "wb") as out:
+    with open(log, "ab") as out:
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, proc, log, timeout=60)
-        yield url
+        yield url, proc
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-        _stop_leftover_falkordb(data_dir)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
         with contextlib.suppress(OSError):
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(log, ARTIFACTS / "streamlit.log")
+            shutil.copyfile(log, ARTIFACTS / f"streamlit-{data_dir.name}.log")
+
+
+@pytest.fixture(scope="module")
+def app_url(model_server: RunningServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    reason = _skip_reason()
+    if reason:
+        print(f"SKIP e2e: {reason}")
+        pytest.skip(reason)
+    data_dir = tmp_path_factory.mktemp("e2e-data")
+    try:
+        with _running_app(data_dir, model_server) as (url, _proc):
+            yield url
+    finally:
+        _stop_leftover_falkordb(data_dir)
 
 
 def _stop_leftover_falkordb(data_dir: Path) -> None:
@@ -358,7 +385,7 @@ def test_a_story_ingests_in_the_background_while_the_chat_answers(app_url: str) 
 
     if not SECOND_STORY.exists():
         pytest.skip(f"{SECOND_STORY} is missing")
-    HOLD.held.set()
+    HOLD.hold(after=1, first_s=FIRST_CHUNK_S)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -406,3 +433,55 @@ def test_a_story_ingests_in_the_background_while_the_chat_answers(app_url: str) 
         finally:
             HOLD.released.set()
             browser.close()
+
+
+def test_an_app_killed_mid_ingest_resumes_the_job_without_asking_the_model_again(
+    model_server: RunningServer, tmp_path: Path
+) -> None:
+    """Kill -9 the app while the model works on chunk 4; the restarted app resumes the job."""
+    from playwright.sync_api import expect, sync_playwright
+
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from storygraph.jobs import read_jobs
+
+    data_dir = tmp_path / "killed-app"
+    data_dir.mkdir()
+    HOLD.hold(after=3)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.set_default_timeout(STEP_TIMEOUT_MS)
+                with _running_app(data_dir, model_server) as (url, proc):
+                    page.goto(url)
+                    page.get_by_role("tab", name="Ingest").wait_for()
+                    _wait_idle(page)
+                    page.get_by_role("button", name="Load the sample story").click()
+                    HOLD.wait_seen(4)  # chunks 1-3 extracted and saved, chunk 4 in flight
+                    proc.kill()  # SIGKILL: no cleanup, the job is left "running"
+                    proc.wait(timeout=10)
+                (job,) = read_jobs(data_dir)
+                assert job.state == "running" and job.chunks_extracted == 3
+                HOLD.released.set()
+                before_restart = HOLD.seen
+
+                with _running_app(data_dir, model_server) as (url, _proc):
+                    page.goto(url)
+                    stored = page.locator('[class*="st-key-doc_"]').first
+                    expect(stored).to_contain_text(job.name, timeout=STEP_TIMEOUT_MS * 2)
+                (done,) = read_jobs(data_dir)
+                report = done.ingest_report()
+                assert done.state == "done" and done.resumed == 1, done.message
+                assert report is not None and report.status == "added"
+                assert report.chunks_cached == 3
+                assert report.chunks_extracted == report.chunks - 3
+                # The restarted app asked the model only for the chunks not saved before.
+                assert HOLD.seen - before_restart == report.chunks - 3
+            finally:
+                browser.close()
+    finally:
+        HOLD.released.set()
+        _stop_leftover_falkordb(data_dir)
