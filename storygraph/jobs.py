@@ -165,8 +165,8 @@ def runner_alive(jobs_dir: Path, owner: str) -> bool:
         except BlockingIOError:
             return True
         fcntl.flock(fh, fcntl.LOCK_UN)
-    with contextlib.suppress(OSError):
-        path.unlink()
+    # The dead runner's file stays: unlinking it here could race with a runner that has just
+    # created its own file and not locked it yet. A runner removes its own file on close().
     return False
 
 
