@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages.common import SERVICES_KEY
+from pages.common import SERVICES_KEY, TAB_KEY
 from storygraph.extraction_cache import cache_stats
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
@@ -93,6 +93,8 @@ def test_the_chat_answers_while_a_story_is_added(services: Services, gate: Gate)
     assert any("chunk 1 of" in str(p.proto.text) for p in at.get("progress")), _texts(at)
     assert "Time left" in _texts(at)
 
+    at.session_state[TAB_KEY] = "Chat"  # the chat input exists while the Chat tab is open
+    at.run()
     at.chat_input(key="chat_input").set_value("桃太郎の仲間は誰？").run()
     assert not at.exception, at.exception
     assert [m.name for m in at.chat_message][-2:] == ["user", "assistant"]
