@@ -11,7 +11,6 @@ a scripted model); otherwise from `build_services(get_settings())`, cached for t
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import logging
 
 import streamlit as st
@@ -44,12 +43,15 @@ def current_services() -> Services | None:
         return None
 
 
-def _tabs() -> list[tuple[str, str]]:
-    tabs = [("Ingest", "pages.ingest"), ("Chat", "pages.chat"), ("Graph", "pages.graph")]
-    if importlib.util.find_spec("pages.lab") is not None:
-        tabs.append(("Retrieval lab", "pages.lab"))
-    tabs.append(("Doctor", "pages.doctor"))
-    return tabs
+# Every tab and its module. A tab whose module fails to import shows that error in its place
+# (`guarded`); it never disappears silently. (A comment: Streamlit would draw a bare string.)
+TABS: tuple[tuple[str, str], ...] = (
+    ("Ingest", "pages.ingest"),
+    ("Chat", "pages.chat"),
+    ("Graph", "pages.graph"),
+    ("Retrieval lab", "pages.lab"),
+    ("Doctor", "pages.doctor"),
+)
 
 
 def main_page() -> None:
@@ -60,8 +62,7 @@ def main_page() -> None:
         return
     for warning in services.warnings:
         st.warning(warning)
-    tabs = _tabs()
-    for container, (label, module) in zip(st.tabs([t[0] for t in tabs]), tabs, strict=True):
+    for container, (label, module) in zip(st.tabs([t[0] for t in TABS]), TABS, strict=True):
         with container, guarded(f"The {label} tab"):
             importlib.import_module(module).render(services)
 

@@ -10,6 +10,7 @@ import streamlit as st
 
 import storygraph
 from pages.common import flash, guarded, md_escape, show_error, show_flashes, split_hint
+from storygraph.estimate import compare, estimate_texts
 from storygraph.ingest import Progress
 from storygraph.models import IngestReport
 from storygraph.services import Services
@@ -103,11 +104,7 @@ def show_report(report: IngestReport, index: int) -> None:
 
 
 def show_estimate(services: Services, uploads: Sequence[Upload]) -> None:
-    """The cost / time estimate, when the estimate module is available."""
-    try:
-        from storygraph.estimate import estimate_texts  # type: ignore[import-not-found]
-    except ImportError:
-        return
+    """The cost / time estimate."""
     with guarded("Estimating the ingest"):
         estimate = estimate_texts(services, list(uploads))
         st.info(str(estimate.get("summary", "")), icon=":material/calculate:")
@@ -115,10 +112,6 @@ def show_estimate(services: Services, uploads: Sequence[Upload]) -> None:
 
 def _estimate(services: Services, uploads: Sequence[Upload]) -> dict[str, object] | None:
     """The estimate made just before an ingest, to compare with what it cost."""
-    try:
-        from storygraph.estimate import estimate_texts
-    except ImportError:
-        return None
     try:
         return estimate_texts(services, list(uploads))
     except Exception:  # noqa: BLE001 - the comparison is a bonus; the ingest goes on
@@ -130,8 +123,6 @@ def show_estimate_vs_actual(
 ) -> None:
     if not estimate or not any(r.status == "added" for r in reports):
         return
-    from storygraph.estimate import compare
-
     rows = [
         {
             "": key.replace("_", " "),

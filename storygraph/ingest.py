@@ -11,12 +11,10 @@ import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from storygraph.errors import InputError, StoryGraphError
 from storygraph.extraction import Extractor
 from storygraph.llm.usage import UsageCounter
-from storygraph.locks import write_lock
 from storygraph.merge import build_plan
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
 from storygraph.store import GraphStore
@@ -89,7 +87,6 @@ class Ingestor:
         chunk_size: int,
         chunk_overlap: int,
         max_bytes: int,
-        lock_dir: Path | None = None,
         secrets: Sequence[str] = (),
     ) -> None:
         self.store = store
@@ -98,7 +95,6 @@ class Ingestor:
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self.max_bytes = max_bytes
-        self.lock_dir = lock_dir
 
     def chunks_for(self, prepared: PreparedText) -> list[Chunk]:
         return chunk_text(prepared.text, prepared.document_id, self.chunk_size, self.chunk_overlap)
@@ -178,7 +174,7 @@ class Ingestor:
             language=prepared.language,
             chars=len(prepared.text),
         )
-        with write_lock(self.lock_dir):
+        with self.store.writing():  # the "stored meanwhile?" check and the write, as one
             existing = self.store.find_document_by_sha(prepared.sha256)
             if existing and existing.get("status") == "ready":
                 report.status = "unchanged"
