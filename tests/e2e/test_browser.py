@@ -3,8 +3,9 @@
 The app runs as a subprocess with a temporary data directory and the real `langchain-openai`
 client pointed at a scripted OpenAI-compatible server, so only the model's words are scripted.
 Upload the Japanese Momotaro, ask 「桃太郎の仲間は誰？」, check the answer, the trace and the graph
-drawn inside its iframe, and save screenshots of the three tabs (docs/screenshots/ and
-tests/e2e/artifacts/). A last step uploads a story whose character is named
+drawn inside its iframe, and save screenshots of the three tabs in tests/e2e/artifacts/ (and in
+the tracked docs/screenshots/ only when asked: `make screenshots`, which sets
+UPDATE_SCREENSHOTS=1). A last step uploads a story whose character is named
 `<script>alert(1)</script>` and checks it is drawn as text: no dialog may open.
 """
 
@@ -26,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import HERMETIC_PREFIXES, missing_shared
 from tests.helpers.scripted_logic import MOMOTARO_EN, MOMOTARO_JA, Script
 from tests.helpers.scripted_openai_server import RunningServer, start_in_thread
 
@@ -35,6 +37,8 @@ ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT.parent / "shared" / "stories" / "ja" / "momotaro_kusuyama.txt"
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "docs" / "screenshots"
+UPDATE_SCREENSHOTS = os.environ.get("UPDATE_SCREENSHOTS") == "1"
+"""Overwrite the tracked docs/screenshots/*.png (only `make screenshots` sets it)."""
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -56,8 +60,6 @@ def _skip_reason() -> str:
         return f"{CHROMIUM} is missing (run `bash scripts/ensure_system_deps.sh` as root)"
     if importlib.util.find_spec("playwright") is None:
         return "the playwright package is missing (pip install -r requirements-dev.txt)"
-    if not STORY.exists():
-        return f"{STORY} is missing (the shared story folder sits next to the repository)"
     return ""
 
 
@@ -100,11 +102,15 @@ def app_url(model_server: RunningServer, tmp_path_factory: pytest.TempPathFactor
     if reason:
         print(f"SKIP e2e: {reason}")
         pytest.skip(reason)
+    if not STORY.exists():
+        missing_shared(STORY)
     data_dir = tmp_path_factory.mktemp("e2e-data")
     log = data_dir / "streamlit.log"
     port = _free_port()
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith(HERMETIC_PREFIXES)}
     env = {
-        **os.environ,
+        **inherited,
+        "PYTHONPATH": str(ROOT),
         "STORYGRAPH_DATA_DIR": str(data_dir),
         "STORYGRAPH_LLM_PROVIDER": "openai_compatible",
         "STORYGRAPH_LLM_MODEL": "scripted-model",
@@ -114,13 +120,16 @@ def app_url(model_server: RunningServer, tmp_path_factory: pytest.TempPathFactor
         "STORYGRAPH_NO_LLM": "false",
     }
     command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
         "--server.address", "127.0.0.1", "--server.port", str(port),
         "--server.headless", "true", "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
     ]  # fmt: skip
     with open(log, "wb") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        # Run from the data directory: no `.env` of the developer's is read.
+        proc = subprocess.Popen(
+            command, cwd=data_dir, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, proc, log, timeout=60)
@@ -158,9 +167,9 @@ def _wait_idle(page: Any) -> None:
 
 
 def _shoot(page: Any, name: str) -> None:
-    """Screenshot the whole app. Streamlit scrolls inside its own main element, so a
-    full-page screenshot would stop at the viewport: grow the viewport to the content first."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    """Screenshot the whole app into tests/e2e/artifacts/ (and docs/screenshots/ only with
+    UPDATE_SCREENSHOTS=1). Streamlit scrolls inside its own main element, so a full-page
+    screenshot would stop at the viewport: grow the viewport to the content first."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size
     height = page.evaluate(
@@ -169,10 +178,12 @@ def _shoot(page: Any, name: str) -> None:
     )
     page.set_viewport_size({"width": size["width"], "height": max(size["height"], height)})
     try:
-        page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+        page.screenshot(path=str(ARTIFACTS / name), full_page=True)
     finally:
         page.set_viewport_size(size)
-    shutil.copyfile(SCREENSHOTS / name, ARTIFACTS / name)
+    if UPDATE_SCREENSHOTS:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ARTIFACTS / name, SCREENSHOTS / name)
 
 
 def _open_tab(page: Any, label: str) -> None:

@@ -39,6 +39,12 @@ SEED_EN = (
     "The old man went to the mountains. The old woman finds a peach in the river. "
     "Momotaro was born from the peach. The dog follows Momotaro."
 )
+# A second story sharing the seed's characters (merges into them) and adding new ones.
+STORY = (
+    SEED_JA
+    + "桃太郎は鬼が島へ行きました。犬は桃太郎の家来になりました。猿も桃太郎の家来になりました。"
+    + "桃太郎は鬼を倒しました。鬼は宝物を持っていました。鬼は鬼が島に住んでいました。"
+).encode()
 
 _graph_numbers = itertools.count(1)
 
@@ -133,3 +139,12 @@ def seeded(make_services: ServicesFactory) -> Services:
     assert report.status == "added", report.message
     assert services.store.stats()["relations"] > 0
     return services
+
+
+@pytest.fixture
+def clean_graph(make_services: ServicesFactory, own_data_dir: Path) -> dict[str, Any]:
+    """The graph a fault-free run gives for seed + STORY (the reference to compare with)."""
+    services = make_services(data_dir=own_data_dir)
+    services.ingestor().ingest_bytes("seed.txt", SEED_JA.encode())
+    assert services.ingestor().ingest_bytes("story.txt", STORY).status == "added"
+    return snapshot(services.store)

@@ -15,14 +15,16 @@ from storygraph.errors import StoreError
 from storygraph.qa import QAOptions
 from storygraph.services import Services, build_services, open_store
 from storygraph.store.falkordb_server import EmbeddedFalkorDB
-from tests.faults.conftest import SEED_EN, SEED_JA, ServicesFactory, make_settings, snapshot
+from tests.faults.conftest import (
+    SEED_EN,
+    SEED_JA,
+    STORY,
+    ServicesFactory,
+    make_settings,
+    snapshot,
+)
 from tests.helpers.scripted_model import ScriptedChatModel
 
-STORY = (
-    SEED_JA
-    + "桃太郎は鬼が島へ行きました。犬は桃太郎の家来になりました。猿も桃太郎の家来になりました。"
-    + "桃太郎は鬼を倒しました。鬼は宝物を持っていました。鬼は鬼が島に住んでいました。"
-).encode()
 # A second story whose only facts are about 鬼 / 宝物 (not in the seed): its pending facts must
 # stay invisible while it is half-written.
 ONI_STORY = ("鬼は宝物を持っていました。鬼は鬼が島に住んでいました。" * 4).encode()
@@ -51,15 +53,6 @@ def _on_write(services: Services, at: int, action: Callable[[], None]) -> list[s
 
     runner.run = run  # type: ignore[method-assign]
     return seen
-
-
-@pytest.fixture
-def clean_graph(make_services: ServicesFactory, own_data_dir: Path) -> dict[str, Any]:
-    """The graph a fault-free run gives for seed + STORY (the reference to compare with)."""
-    services = make_services(data_dir=own_data_dir)
-    services.ingestor().ingest_bytes("seed.txt", SEED_JA.encode())
-    assert services.ingestor().ingest_bytes("story.txt", STORY).status == "added"
-    return snapshot(services.store)
 
 
 def _seeded(make_services: ServicesFactory, data_dir: Path, **kw: Any) -> Services:
