@@ -305,14 +305,13 @@ def test_two_processes_ingest_while_a_third_opens_and_closes_the_store(
         opened = json.loads((out / "open.json").read_text())
         assert len(reports) == INGESTERS * DOCUMENTS_PER_INGESTER
         assert [r for r in reports if r["status"] != "added"] == [], reports
-        assert opened["iterations"] > 0
-        assert opened["removed"] == [] and opened["open_cleanups"] == [], opened
-
         store = make_services(data_dir=own_data_dir, graph_name=graph).store
-        counts = assert_consistent(store)
         stored = {d.id for d in store.list_documents()}
         lost = [r["document_id"] for r in reports if r["document_id"] not in stored]
-        assert lost == [], f"documents reported added but missing: {lost}"
+        assert lost == [], f"{len(lost)} documents reported added but missing: {lost}"
+        assert opened["iterations"] > 0
+        assert opened["removed"] == [] and opened["open_cleanups"] == [], opened
+        counts = assert_consistent(store)
         assert counts["documents"] == len(reports)
 
         # Document by document: the same facts as a run of one process with no opener.
