@@ -19,7 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from storygraph.store import GraphStore
-from storygraph.store.falkordb_server import EmbeddedFalkorDB
+from storygraph.store.falkordb_server import EmbeddedFalkorDB, serves_socket
 from tests.helpers.scripted_model import ScriptedChatModel
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
@@ -89,9 +89,11 @@ def make_settings(data_dir: Path, **overrides: Any) -> Settings:
 
 
 def stop_server(data_dir: Path) -> None:
-    """Stop the embedded FalkorDB a test started in `data_dir` (by its pid, nothing else)."""
-    pid = EmbeddedFalkorDB(data_dir).pid()
-    if pid is not None:
+    """Stop the embedded FalkorDB a test started in `data_dir` (by its pid, and only when that
+    pid is the server of this data directory)."""
+    server = EmbeddedFalkorDB(data_dir)
+    pid = server.pid()
+    if pid is not None and serves_socket(pid, server.paths.socket):
         EmbeddedFalkorDB._terminate(pid)
 
 
@@ -100,10 +102,19 @@ ServicesFactory = Callable[..., Services]
 
 @pytest.fixture(scope="module")
 def module_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One data directory (so one embedded FalkorDB server) per test module."""
+    """One data directory and one embedded FalkorDB server per test module, owned here.
+
+    The Services of each test attach to it and never own it, so closing them does not stop it:
+    before, the first test's Services started (and owned) the server and stopped it at its end,
+    so every test restarted it and replayed the growing append-only file of all the graphs
+    before it, which under load ran past the start timeout (two flaky failures). A test that
+    kills it gets it restarted by the runner; that restart then belongs to the test's Services."""
     path = tmp_path_factory.mktemp("faults")
+    server = EmbeddedFalkorDB(path, start_timeout_s=60.0)
+    server.ensure_running()
     yield path
-    stop_server(path)
+    server.stop()
+    stop_server(path)  # a server a test restarted after killing this one
 
 
 @pytest.fixture

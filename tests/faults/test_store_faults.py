@@ -212,6 +212,7 @@ def test_two_sessions_ingest_the_same_file_at_once(
             t.start()
         for t in threads:
             t.join(60)
+        assert not any(t.is_alive() for t in threads), "a session never finished its ingest"
         assert sorted(r.status for r in reports) == ["added", "unchanged"]
         after = snapshot(sessions[1].store)
         assert after["stats"]["documents"] == 2
@@ -236,16 +237,19 @@ def test_two_sessions_ingest_different_files_at_once(
     sessions = [make_services(data_dir=own_data_dir, graph_name=graph_name) for _ in range(2)]
     barrier = threading.Barrier(2)
     files = [("ja.txt", STORY), ("en.txt", SEED_EN.encode())]
+    reports: list[Any] = [None, None]
 
     def run(i: int) -> None:
         barrier.wait()
-        sessions[i].ingestor().ingest_bytes(*files[i])
+        reports[i] = sessions[i].ingestor().ingest_bytes(*files[i])
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(60)
+    assert not any(t.is_alive() for t in threads), "a session never finished its ingest"
+    assert [r.status for r in reports] == ["added", "added"], reports
     assert snapshot(sessions[0].store)["graph"] == snapshot(sequential.store)["graph"]
 
 

@@ -143,6 +143,8 @@ class RunningServer:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=5)
+        if self.thread.is_alive():
+            raise RuntimeError("the scripted model server did not stop within 5 s")
 
 
 def start_in_thread(script: Script | None = None, port: int = 0) -> RunningServer:
