@@ -101,7 +101,9 @@ def serves_socket(pid: int, socket: Path) -> bool:
 class EmbeddedFalkorDB:
     """Starts, reuses and stops the FalkorDB server of one data directory."""
 
-    def __init__(self, data_dir: Path, *, start_timeout_s: float = 20.0) -> None:
+    # A start (module load + append-only file replay) took well over 10 s on 2 cores shared by
+    # a dozen processes; failing it at 20 s turned a slow start into a failed ingest.
+    def __init__(self, data_dir: Path, *, start_timeout_s: float = 60.0) -> None:
         self.paths = ServerPaths.for_data_dir(Path(data_dir))
         self.start_timeout_s = start_timeout_s
         self._process: subprocess.Popen[bytes] | None = None

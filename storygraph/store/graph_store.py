@@ -299,6 +299,10 @@ class GraphStore:
         """Set each entity's type (and label) to its most frequent vote."""
         if not ids:
             return
+        with self.writing():
+            self._reconcile_types(ids)
+
+    def _reconcile_types(self, ids: Sequence[str]) -> None:
         relabel: dict[tuple[str, str], list[str]] = {}
         for row in self.runner.run(q.ENTITY_VOTES, {"ids": list(ids)}):
             votes = [v for v in row["type_votes"] or [] if v]

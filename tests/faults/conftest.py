@@ -110,7 +110,7 @@ def module_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     before it, which under load ran past the start timeout (two flaky failures). A test that
     kills it gets it restarted by the runner; that restart then belongs to the test's Services."""
     path = tmp_path_factory.mktemp("faults")
-    server = EmbeddedFalkorDB(path, start_timeout_s=60.0)
+    server = EmbeddedFalkorDB(path)
     server.ensure_running()
     yield path
     server.stop()
