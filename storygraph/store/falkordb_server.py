@@ -101,8 +101,9 @@ def serves_socket(pid: int, socket: Path) -> bool:
 class EmbeddedFalkorDB:
     """Starts, reuses and stops the FalkorDB server of one data directory."""
 
-    # A start (module load + append-only file replay) took well over 10 s on 2 cores shared by
-    # a dozen processes; failing it at 20 s turned a slow start into a failed ingest.
+    # A start (module load + append-only file replay) competes for the CPU with everything else
+    # on a busy machine. Waiting longer costs nothing when the start succeeds; 20 s is the
+    # suspected (not proven) cause of one failed ingest under a load average of ~9 on 2 cores.
     def __init__(self, data_dir: Path, *, start_timeout_s: float = 60.0) -> None:
         self.paths = ServerPaths.for_data_dir(Path(data_dir))
         self.start_timeout_s = start_timeout_s
