@@ -43,6 +43,9 @@ SOURCE_LABELS = {
     "fuzzy": "fuzzy match",
     "given": "given",
     "embedding": "nearest name by embedding",
+    "normalised": "by name, normalised (plurals, possessives)",
+    "transliteration": "by its reading (Momotaro → 桃太郎)",
+    "contained": "a question word that is part of a longer name",
 }
 
 __all__ = [

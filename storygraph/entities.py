@@ -9,8 +9,9 @@ found (`ResolvedEntity.source`). Two finders:
 - `LocalEntityFinder` (the small embedded model, and no model at all): no model call. Names of
   graph nodes found literally in the question after normalisation (dictionary), then English
   words that spell a Japanese name's reading (Momotaro → 桃太郎, "transliteration"), English
-  names matched word by word with plural and possessive endings dropped (normalised), then,
-  when nothing was found, the nearest names by multilingual sentence embedding ("embedding").
+  names matched word by word with plural and possessive endings dropped (normalised), Japanese
+  nouns of the question that are part of a longer name ("contained": 畑 → 畑のもの), then, when
+  nothing was found, the nearest names by multilingual sentence embedding ("embedding").
 """
 
 from __future__ import annotations
@@ -295,6 +296,8 @@ class LocalEntityFinder:
         if words:
             for match in self._by_words(question, words, names):
                 found.setdefault(match.node_id, match)
+        for match in _by_containing_name(question, list(found.values()), names):
+            found.setdefault(match.node_id, match)
         finding = EntityFinding(list(found.values()))
         if not found and self.embedder is not None and names:
             finding.entities = self._by_embedding(question, words, names)
@@ -347,6 +350,35 @@ class LocalEntityFinder:
                 if node not in found or found[node].score < best:
                     found[node] = ResolvedEntity(phrase, node, "embedding", round(best, 3))
         return sorted(found.values(), key=lambda e: -e.score)[:2]
+
+
+_KANJI_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff々〆ヶ]+")
+_QUESTION_KANJI = frozenset({"誰", "何", "何故", "幾", "何処", "何時", "如何"})
+MAX_CONTAINED_PER_TERM = 2
+
+
+def _by_containing_name(
+    question: str, found: Sequence[ResolvedEntity], names: Sequence[dict[str, Any]]
+) -> list[ResolvedEntity]:
+    """Japanese nouns of the question (kanji runs outside the names already found) that are
+    part of a longer graph name: 畑 in おじいさんの畑を荒らしたのは何？ finds 畑のもの. The
+    shortest such names, at most two per noun; none for a noun inside a found name."""
+    text = normalize_name(question)
+    for match in found:
+        text = text.replace(normalize_name(match.mention), " ")
+    matches: list[ResolvedEntity] = []
+    for term in dict.fromkeys(_KANJI_RUN.findall(text)):
+        if term in _QUESTION_KANJI:
+            continue
+        holders = [
+            row
+            for row in names
+            if term in (row.get("norm") or "") and (row.get("norm") or "") != term
+        ]
+        holders.sort(key=lambda r: len(r.get("norm") or ""))
+        for row in holders[:MAX_CONTAINED_PER_TERM]:
+            matches.append(ResolvedEntity(term, str(row["id"]), "contained", 0.8))
+    return matches
 
 
 def _phrases(question: str, words: list[str]) -> list[str]:

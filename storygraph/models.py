@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 EntitySource = Literal[
-    "llm", "dictionary", "normalised", "transliteration", "fuzzy", "given", "embedding"
+    "llm", "dictionary", "normalised", "transliteration", "contained", "fuzzy", "given",
+    "embedding",
 ]
 ExtractionOrigin = Literal["model", "parser"]
 """Which path produced an extracted entity or relation: a language model or a syntactic parser."""

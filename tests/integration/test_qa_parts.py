@@ -120,3 +120,13 @@ def test_cli_ask_prints_the_streamed_answer_once(
     out = capsys.readouterr().out
     assert out.count("1. 鬼 -[DEFEATS]→ 桃太郎") == 1
     assert "桃太郎 (transliteration)" in out
+
+
+def test_a_question_noun_finds_the_longer_name_it_is_part_of() -> None:
+    names = [{"id": n, "norm": n} for n in ["おじいさん", "畑のもの", "たぬき", "畑仕事の道具"]]
+    finding = LocalEntityFinder().find("おじいさんの畑を荒らしたのは何？", names, [])
+    how = {e.node_id: e.source for e in finding.entities}
+    assert how == {"おじいさん": "dictionary", "畑のもの": "contained", "畑仕事の道具": "contained"}
+    # A noun that is itself a name, or a question word, adds nothing.
+    assert LocalEntityFinder().find("たぬきは何？", names, []).entities[0].node_id == "たぬき"
+    assert len(LocalEntityFinder().find("たぬきは何？", names, []).entities) == 1
