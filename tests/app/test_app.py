@@ -455,3 +455,22 @@ def test_a_broken_estimate_module_is_an_error_not_a_missing_estimate(
     at = _app(services)
     errors = [str(e.value) for e in at.error]
     assert any(e.startswith("The Ingest tab failed: ") for e in errors), errors
+
+
+def test_the_chat_streams_the_answer_as_the_model_writes_it(services: Services) -> None:
+    """The chat hands a token callback to the engine; the pieces it shows are the answer."""
+    from pages.chat import ask
+    from storygraph.llm.factory import ModelInfo
+    from storygraph.qa import QAOptions
+
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    services.info = ModelInfo("embedded", "scripted stand-in", capable=False)
+    pieces: list[str] = []
+    turn = ask(services, "桃太郎の仲間は誰？", QAOptions(), pieces.append)
+    assert turn.answer is not None and not turn.error
+    assert pieces and "".join(pieces).strip() == turn.answer.answer
+    assert turn.answer.usage.calls == 1  # the small-model path: one streamed call
+    # The same in the app: the finished answer replaces the streamed text.
+    at = _ask(_app(services), "桃太郎の仲間は誰？")
+    assert [m.name for m in at.chat_message][-2:] == ["user", "assistant"]
+    assert turn.answer.answer.split("[")[0].strip() in _texts(at)
