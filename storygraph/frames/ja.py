@@ -373,8 +373,9 @@ def _noun_phrase(tok: Any, depth: int = 0) -> tuple[str, Any] | None:
     owner = _no_owner(tok)
     if tok.text in _POSITION_NOUNS or tok.lemma_ in _POSITION_NOUNS:
         return _noun_phrase(owner, depth + 1) if owner is not None and depth < 2 else None
-    if owner is not None and depth < 2 and (tok.text in _BODY_PARTS or tok.lemma_ in _BODY_PARTS):
-        return _noun_phrase(owner, depth + 1)
+    if tok.text in _BODY_PARTS or tok.lemma_ in _BODY_PARTS:
+        # 鬼の背中 stands for the oni; a part alone (頭に, 足を) is no one
+        return _noun_phrase(owner, depth + 1) if owner is not None and depth < 2 else None
     start = _compound_start(tok)
     doc = tok.doc
     # the head decides (一寸法師 is a name; 一口, 二人 are counts): inside a compound only
@@ -462,6 +463,7 @@ _MOTION = frozenset(
 _LOCATED = frozenset(("LIVES_IN", "STAYS_AT"))
 _NO_NI_OBJECT = frozenset(
     (
+        "RECEIVES",  # 母にもらう: the に noun is the giver, not what is received
         "MAKES",
         "EATS",
         "OWNS",
@@ -552,6 +554,8 @@ class _Pred:
     chain_parent: _Pred | None = None
     chain_children: list[_Pred] = field(default_factory=list)
     unnamed_subject: bool = False  # its subject is a pronoun or no name: never filled in
+    benefactive: bool = False  # te + もらう: the に noun does it for the subject
+    gap_is_object: bool = False  # a relative clause whose modified noun is its object
     negated: bool = False
 
 
@@ -664,7 +668,7 @@ def _predicates(sent: Any) -> list[_Pred]:
     for pred in preds.values():
         auxes = _aux_lemmas(pred.head)
         if any(a in _BENEFACTIVE_PASSIVE for a in auxes) and _te_mark(pred.head) is not None:
-            pred.passive = True
+            pred.passive = pred.benefactive = True
         if any(a in _PASSIVE_AUX for a in auxes):
             pred.passive = True
         if any(a in _CAUSATIVE_AUX for a in auxes):
@@ -846,6 +850,13 @@ def _pairs(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tuple[_
     if pred.passive and not lexical:
         agents = [a for a in args if a.particle in ("に", "によって", "から")]
         rest = [a for a in args if a not in agents]
+        objects = [a for a in rest if a.particle == "を"]
+        if pred.benefactive and objects:
+            # 母におむすびをこしらえてもらう: the mother makes the rice balls (for the subject)
+            for agent in agents:
+                for other in objects:
+                    yield agent, other, f"benefactive:{agent.particle}-を"
+            return
         for agent in agents:
             for patient in subjects:
                 yield agent, patient, f"passive:{agent.particle}-{patient.particle}"
@@ -903,7 +914,7 @@ def _companions(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tu
 def _resolve_subjects(pred: _Pred, topic: _Topic, sentence: list[_Pred]) -> list[_Arg]:
     if pred.subjects or pred.unnamed_subject:
         return pred.subjects
-    if pred.relative_to is not None:
+    if pred.relative_to is not None and not pred.gap_is_object:
         np = _noun_phrase(pred.relative_to)
         if np is None:
             return []
@@ -954,10 +965,17 @@ def _relative_with_subject(preds: list[_Pred]) -> None:
     """鬼が倒した桃 / 桃太郎が住む村: a relative clause with its own subject takes the modified
     noun as its object (or place)."""
     for pred in preds:
-        if pred.relative_to is None or not pred.subjects:
+        if pred.relative_to is None:
             continue
         np = _noun_phrase(pred.relative_to)
         if np is None:
+            continue
+        if not pred.subjects:
+            # 母にもらったまさかり: a thing-taking verb with no を of its own has the modified
+            # noun as its object; its subject is then the topic's, as in any clause
+            if _relation(pred) in _OBJECT_TYPES and not any(a.particle == "を" for a in pred.args):
+                pred.args.append(_Arg(np[0], np[1], "を", False))
+                pred.gap_is_object = True
             continue
         particle = "に" if relation_type_for(pred.text, "ja") in (_MOTION | _LOCATED) else "を"
         if not any(a.particle == particle for a in pred.args):

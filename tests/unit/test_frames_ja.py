@@ -85,6 +85,19 @@ def test_causative_reads_the_causee_as_the_doer() -> None:
     assert ("犬", "FOLLOWS", "桃太郎") in led
 
 
+def test_te_morau_reads_the_ni_noun_as_the_doer() -> None:
+    assert ("犬", "HELPS", "桃太郎") in triples("桃太郎は犬に助けてもらいました。")
+    made = triples("金太郎は母におむすびをこしらえてもらいました。")
+    assert ("母", "MAKES", "おむすび") in made
+    assert not any(t[0] == "金太郎" and t[1] == "MAKES" for t in made)
+
+
+def test_a_relative_clause_of_a_thing_taking_verb_has_the_noun_as_its_object() -> None:
+    found = triples("金太郎は、母にもらったまさかりをかついで歩きました。")
+    assert ("金太郎", "RECEIVES", "まさかり") in found
+    assert ("まさかり", "RECEIVES", "母") not in found
+
+
 def test_pronouns_and_formal_nouns_are_left_out_not_guessed() -> None:
     assert names("彼は鬼を退治しました。") <= {"鬼"}
     assert "彼" not in names("彼は鬼を退治しました。")
