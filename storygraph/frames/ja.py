@@ -221,6 +221,7 @@ _FORMAL_NOUNS = frozenset(
         "なに",
         "なん",
         "ほんとう",
+        "用",
         "本当",
         "口々",
         "誰",
@@ -297,6 +298,15 @@ _BODY_PARTS = frozenset(
         "はね",
         "甲羅",
         "こうら",
+        "目",
+        "耳",
+        "鼻",
+        "口",
+        "歯",
+        "指",
+        "おなか",
+        "お腹",
+        "腹",
     )
 )
 """Parts that stand for their owner when they have one (鬼の背中にまたがる: rides the oni)."""
@@ -346,6 +356,12 @@ def _compound_start(tok: Any) -> int:
         if child.dep_ == "compound" and child.i == start - 1 and nounish:
             start = _compound_start(child)
     return start
+
+
+def _adverbial(tok: Any) -> bool:
+    """A noun a clause modifies to say where or when (前, 中, 時), not who or what."""
+    text = tok.text
+    return text in _POSITION_NOUNS or tok.lemma_ in _POSITION_NOUNS or _excluded(tok)
 
 
 def _called(tok: Any) -> Any | None:
@@ -679,8 +695,9 @@ def _predicates(sent: Any) -> list[_Pred]:
         if base and len(pred.tokens) == 1:
             pred.causative = True
             pred.text, pred.variants = base, [base]
-        if pred.head.dep_ == "acl" and _is_noun(pred.head.head):
-            pred.relative_to = pred.head.head
+        head_noun = pred.head.head
+        if pred.head.dep_ == "acl" and _is_noun(head_noun) and not _adverbial(head_noun):
+            pred.relative_to = head_noun  # not 言う前 / 帰った時: those modify a place or time
     for i, pred in preds.items():
         head = pred.head
         if _chain_link(head):
@@ -1060,9 +1077,11 @@ def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, 
             continue
         yield from ((d, relation, o, pred, pat) for d, o, pat in _pairs(pred, subjects, relation))
         if relation == "TALKS_TO" and not any(a.particle in ("に", "と") for a in pred.args):
-            # 桃太郎がふり返ると、犬は…とたずねました: the other one named in the sentence
+            # 桃太郎がふり返ると、犬は…とたずねました: the other one named in the sentence, when
+            # the name shows a person (a name, an honorific), so that のり or かご is never heard
+            people = [a for a in speakers if _entity_type(a, "", "subject") == "Character"]
             for speaker in subjects:
-                heard = next((a for a in reversed(speakers) if a.name != speaker.name), None)
+                heard = next((a for a in reversed(people) if a.name != speaker.name), None)
                 if heard is not None:
                     yield speaker, relation, heard, pred, "speech:addressee"
         if pred.relative_to is None:
