@@ -86,7 +86,6 @@ class _Piece:
     text: str
     offsets: list[int]  # original offset of each character of `text`
     speech: bool
-    new_scene: bool  # the topic is forgotten before this piece
 
 
 def _quote_spans(text: str) -> list[tuple[int, int]]:
@@ -112,21 +111,16 @@ def _quote_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _lines(text: str, offsets: list[int]) -> Iterator[tuple[str, list[int], bool]]:
-    """Non-empty lines of a piece with their offsets, and whether a scene break precedes each."""
-    pos, brk = 0, False
+def _lines(text: str, offsets: list[int]) -> Iterator[tuple[str, list[int]]]:
+    """Non-empty lines of a piece, trimmed, with their offsets; scene headings (一, ＊) skipped."""
+    pos = 0
     for line in text.split("\n"):
         span = offsets[pos : pos + len(line)]
         pos += len(line) + 1
-        if not line.strip(" 　\t\r"):
-            brk = True
-            continue
-        if _SCENE_HEADING.match(line):
-            brk = True
+        if not line.strip(" 　\t\r") or _SCENE_HEADING.match(line):
             continue
         lead = len(line) - len(line.lstrip(" 　\t\r"))
-        yield line[lead:].rstrip(" 　\t\r"), span[lead:], brk
-        brk = False
+        yield line[lead:].rstrip(" 　\t\r"), span[lead:]
 
 
 def _pieces(text: str) -> list[_Piece]:
@@ -145,12 +139,7 @@ def _pieces(text: str) -> list[_Piece]:
         inner_start = start + 1
         inner_end = end - 1 if text[end - 1] == "」" else end
         speeches.append(
-            _Piece(
-                text[inner_start:inner_end],
-                list(range(inner_start, inner_end)),
-                speech=True,
-                new_scene=True,
-            )
+            _Piece(text[inner_start:inner_end], list(range(inner_start, inner_end)), speech=True)
         )
         cursor = end
         while cursor < len(text) and text[cursor] in " 　\n":
@@ -160,15 +149,14 @@ def _pieces(text: str) -> list[_Piece]:
     joined = "".join(narration)
     pieces: list[_Piece] = []
     speech_iter = iter(speeches)
-    for line, span, _ in _lines(joined, offsets):
-        # every paragraph starts afresh: a zero subject is read only from its own paragraph
-        pieces.append(_Piece(line, span, speech=False, new_scene=True))
+    for line, span in _lines(joined, offsets):
+        pieces.append(_Piece(line, span, speech=False))
         for _ in range(line.count("「」")):
             speech = next(speech_iter, None)
             if speech is not None:
                 pieces.extend(
-                    _Piece(s_line, s_span, speech=True, new_scene=True)
-                    for s_line, s_span, _ in _lines(speech.text, speech.offsets)
+                    _Piece(s_line, s_span, speech=True)
+                    for s_line, s_span in _lines(speech.text, speech.offsets)
                 )
     return pieces
 
@@ -1013,14 +1001,10 @@ def read_facts(text: str) -> list[ProposedFact]:
 def _facts(text: str, pieces: list[_Piece], docs: list[Any]) -> list[ProposedFact]:
     facts: list[ProposedFact] = []
     seen: set[tuple[str, str, str, int]] = set()
-    narration_topic = _Topic()
     for piece, doc in zip(pieces, docs, strict=True):
-        if piece.speech:
-            topic = _Topic()
-        else:
-            if piece.new_scene:
-                narration_topic = _Topic()
-            topic = narration_topic
+        # every paragraph (a line of narration, its speech taken out) and every line of speech
+        # starts with no topic: a zero subject is read only from its own paragraph or speech
+        topic = _Topic()
         for sent in doc.sents:
             start = piece.offsets[sent.start_char] if sent.start_char < len(piece.offsets) else 0
             last = min(sent.end_char, len(piece.offsets)) - 1
