@@ -86,6 +86,7 @@ class _Piece:
     text: str
     offsets: list[int]  # original offset of each character of `text`
     speech: bool
+    quotes: list[int | None] = field(default_factory=list)  # per 「」: its first speech piece
 
 
 def _quote_spans(text: str) -> list[tuple[int, int]]:
@@ -150,14 +151,13 @@ def _pieces(text: str) -> list[_Piece]:
     pieces: list[_Piece] = []
     speech_iter = iter(speeches)
     for line, span in _lines(joined, offsets):
-        pieces.append(_Piece(line, span, speech=False))
+        narration_piece = _Piece(line, span, speech=False)
+        pieces.append(narration_piece)
         for _ in range(line.count("「」")):
             speech = next(speech_iter, None)
-            if speech is not None:
-                pieces.extend(
-                    _Piece(s_line, s_span, speech=True)
-                    for s_line, s_span in _lines(speech.text, speech.offsets)
-                )
+            lines = list(_lines(speech.text, speech.offsets)) if speech is not None else []
+            narration_piece.quotes.append(len(pieces) if lines else None)
+            pieces.extend(_Piece(s_line, s_span, speech=True) for s_line, s_span in lines)
     return pieces
 
 
@@ -770,10 +770,12 @@ def _light_verb(pred: _Pred) -> None:
 
 @dataclass
 class _Topic:
-    """What a zero subject refers to: the last は-topic, else the last が-subject."""
+    """What a zero subject refers to: the last は-topic, else the last が-subject (and, for the
+    speech verbs of the paragraph, who each of its 「」 calls by name)."""
 
     topic: _Arg | None = None
     last_ga: _Arg | None = None
+    vocatives: list[_Arg | None] = field(default_factory=list)
 
     def current(self) -> _Arg | None:
         return self.topic or self.last_ga
@@ -1005,6 +1007,9 @@ def _facts(text: str, pieces: list[_Piece], docs: list[Any]) -> list[ProposedFac
         # every paragraph (a line of narration, its speech taken out) and every line of speech
         # starts with no topic: a zero subject is read only from its own paragraph or speech
         topic = _Topic()
+        topic.vocatives = [
+            _vocative(docs[i], text) if i is not None else None for i in piece.quotes
+        ]
         for sent in doc.sents:
             start = piece.offsets[sent.start_char] if sent.start_char < len(piece.offsets) else 0
             last = min(sent.end_char, len(piece.offsets)) - 1
@@ -1034,6 +1039,44 @@ def _facts(text: str, pieces: list[_Piece], docs: list[Any]) -> list[ProposedFac
     return facts
 
 
+def _vocative(doc: Any, text: str) -> _Arg | None:
+    """Who a speech calls by name at its start (「桃太郎さん、桃太郎さん、…」 → 桃太郎), or None.
+
+    The name is the nouns before the first 、 (no particle, no pronoun); an honorific is cut
+    when the bare name is written elsewhere in the text with は or が (桃太郎さん → 桃太郎, but
+    おじいさん stays, there being no おじい)."""
+    tokens = []
+    for tok in doc:
+        if tok.text == "、":
+            break
+        tokens.append(tok)
+    if not tokens or len(tokens) > 6:
+        return None
+    if not all(_is_noun(t) or "接頭辞" in t.tag_ or "接尾辞" in t.tag_ for t in tokens):
+        return None
+    if any(t.pos_ == "PRON" or (_excluded(t) and t is tokens[-1]) for t in tokens):
+        return None
+    name = "".join(t.text for t in tokens)
+    for suffix in _HONORIFICS:
+        bare = name[: -len(suffix)]
+        if name.endswith(suffix) and bare and (bare + "は" in text or bare + "が" in text):
+            name = bare
+            break
+    return _Arg(name, tokens[-1], "に", False)
+
+
+def _called_by_quote(pred: _Pred, topic: _Topic) -> _Arg | None:
+    """The vocative of the 「」 a speech verb quotes (the nearest 「」と before it in its
+    sentence), when the paragraph has one for it."""
+    first = pred.tokens[0]
+    doc = first.doc
+    for i in range(first.i - 1, first.sent.start, -1):
+        if doc[i].text == "」" and doc[i - 1].text == "「" and doc[i + 1].text in ("と", "って"):
+            index = doc.text[: doc[i - 1].idx].count("「」")
+            return topic.vocatives[index] if index < len(topic.vocatives) else None
+    return None
+
+
 def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, _Arg, _Pred, str]]:
     preds = _predicates(sent)
     for pred in preds:
@@ -1061,10 +1104,14 @@ def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, 
             continue
         yield from ((d, relation, o, pred, pat) for d, o, pat in _pairs(pred, subjects, relation))
         if relation == "TALKS_TO" and not any(a.particle in ("に", "と") for a in pred.args):
+            called = _called_by_quote(pred, topic)
             # 桃太郎がふり返ると、犬は…とたずねました: the other one named in the sentence, when
             # the name shows a person (a name, an honorific), so that のり or かご is never heard
             people = [a for a in speakers if _entity_type(a, "", "subject") == "Character"]
             for speaker in subjects:
+                if called is not None and called.name != speaker.name:
+                    yield speaker, relation, called, pred, "speech:vocative"
+                    continue
                 heard = next((a for a in reversed(people) if a.name != speaker.name), None)
                 if heard is not None:
                     yield speaker, relation, heard, pred, "speech:addressee"

@@ -142,6 +142,17 @@ def test_speech_without_an_addressee_is_addressed_to_the_other_one_in_the_senten
     ]
 
 
+def test_a_speech_that_calls_someone_by_name_is_addressed_to_them() -> None:
+    facts = read_facts("桃太郎は、「おばあさん、今帰ったよ。」と言いました。")
+    assert [(f.subject, f.relation, f.object, f.pattern) for f in facts] == [
+        ("桃太郎", "TALKS_TO", "おばあさん", "speech:vocative")
+    ]
+    # an honorific is cut when the bare name is written elsewhere: 桃太郎さん is 桃太郎
+    text = "桃太郎は山へ行きました。\n　犬は、「桃太郎さん、どちらへ。」とたずねました。"
+    assert ("犬", "TALKS_TO", "桃太郎") in triples(text)
+    assert not triples("おばあさんは、「まあ、今帰ったよ。」と言いました。")
+
+
 def test_a_body_part_with_an_owner_stands_for_the_owner() -> None:
     assert ("桃太郎", "RIDES", "鬼") in triples("桃太郎は鬼の背中にまたがりました。")
 
