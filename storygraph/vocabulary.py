@@ -139,7 +139,7 @@ VERBS: tuple[Verb, ...] = (
     Verb("LOVES", ("愛する", "愛し", "愛", "好き", "恋"), ("love", "adore")),
     Verb("WANTS", ("欲し", "ほし"), ("want", "desire", "long for", "wish")),
     # things: giving, having, making
-    Verb("GIVES", ("与える", "与え", "あげる", "あげ", "上げる", "渡す", "渡し", "渡", "贈る",
+    Verb("GIVES", ("与える", "与え", "あげる", "あげ", "上げる", "渡す", "渡し", "贈る",
                    "贈っ", "くれ", "やる", "さし上げ", "差し上げ"),
          ("give", "gave", "hand", "offer", "present")),
     Verb("RECEIVES", ("もらう", "もらっ", "もら", "貰う", "貰っ", "貰", "受け取"),

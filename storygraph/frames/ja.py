@@ -133,8 +133,12 @@ def _pieces(text: str) -> list[_Piece]:
     cursor = 0
     for start, end in spans:
         before = text[cursor:start]
-        narration.append(before.rstrip(" 　\n"))
-        offsets.extend(range(cursor, cursor + len(narration[-1])))
+        # a quote continues the sentence before it unless that one has ended (。): then the
+        # quote, and what follows it, is a new paragraph
+        if not before.rstrip(" 　\n").endswith(("。", "！", "？", "」")):
+            before = before.rstrip(" 　\n")
+        narration.append(before)
+        offsets.extend(range(cursor, cursor + len(before)))
         narration.append("「」")
         offsets.extend((start, end - 1))
         inner_start = start + 1
@@ -143,8 +147,11 @@ def _pieces(text: str) -> list[_Piece]:
             _Piece(text[inner_start:inner_end], list(range(inner_start, inner_end)), speech=True)
         )
         cursor = end
-        while cursor < len(text) and text[cursor] in " 　\n":
-            cursor += 1
+        after = end
+        while after < len(text) and text[after] in " 　\n":
+            after += 1
+        if text[after : after + 1] in ("と", "っ", "、", "。", "「"):
+            cursor = after  # 「…」と言いました: the narration goes on after the quote
     narration.append(text[cursor:])
     offsets.extend(range(cursor, len(text)))
     joined = "".join(narration)
@@ -209,6 +216,9 @@ _FORMAL_NOUNS = frozenset(
         "なに",
         "なん",
         "ほんとう",
+        "代り",
+        "代わり",
+        "かわり",
         "用",
         "本当",
         "口々",
@@ -386,6 +396,8 @@ def _noun_phrase(tok: Any, depth: int = 0) -> tuple[str, Any] | None:
     # pronouns and quote marks disqualify
     if _excluded(tok) or any(c.dep_ == "nummod" for c in tok.children):
         return None
+    if start == tok.i and tok.text in ("たち", "達", "等", "ら", "ども", "共"):
+        return None  # 彼等 / お前たち cut at the pronoun: a plural suffix alone is no one
     if any(doc[i].pos_ == "PRON" or doc[i].text in _QUOTE_MARKS for i in range(start, tok.i)):
         return None
     phrase = doc[start : tok.i + 1].text
@@ -559,6 +571,7 @@ class _Pred:
     chain_children: list[_Pred] = field(default_factory=list)
     unnamed_subject: bool = False  # its subject is a pronoun or no name: never filled in
     benefactive: bool = False  # te + もらう: the に noun does it for the subject
+    lexical_causative: bool = False  # 従える: causative by its own form, its を noun the doer
     gap_is_object: bool = False  # a relative clause whose modified noun is its object
     negated: bool = False
 
@@ -644,7 +657,12 @@ def _chain_link(child: Any) -> bool:
     """True when a subordinate predicate shares its subject with its head (te / 連用 / ながら)."""
     if child.dep_ not in ("advcl", "conj"):
         return False
-    marks = [c.text for c in child.children if c.dep_ == "mark"]
+    mark_tokens = [c for c in child.children if c.dep_ == "mark"]
+    marks = [c.text for c in mark_tokens]
+    if mark_tokens and marks[-1] in ("て", "で"):
+        after = mark_tokens[-1].nbor(1).text if mark_tokens[-1].i + 1 < len(child.doc) else ""
+        if after == "も":
+            return False  # 征伐しても: "even if", its subject is its own
     if marks:
         return marks[-1] in _CHAIN_MARKS
     return "連用形" in str(child.morph)
@@ -681,7 +699,7 @@ def _predicates(sent: Any) -> list[_Pred]:
             pred.negated = True
         base = _LEXICAL_CAUSATIVES.get(pred.head.lemma_) or _LEXICAL_CAUSATIVES.get(pred.head.norm_)
         if base and len(pred.tokens) == 1:
-            pred.causative = True
+            pred.causative = pred.lexical_causative = True
             pred.text, pred.variants = base, [base]
         head_noun = pred.head.head
         if pred.head.dep_ == "acl" and _is_noun(head_noun) and not _adverbial(head_noun):
@@ -875,6 +893,8 @@ def _pairs(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tuple[_
     if pred.causative and not lexical:
         causees = [a for a in args if a.particle == "に"]
         objects = [a for a in args if a.particle == "を"]
+        if pred.lexical_causative and objects:
+            causees = []  # 旗を片手に家来を従える: the を noun follows, the に is a manner
         if not causees and objects and relation not in _OBJECT_TYPES:
             causees, objects = objects, []
         for causee in causees:

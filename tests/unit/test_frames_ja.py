@@ -53,6 +53,19 @@ def test_zero_subject_comes_from_the_topic_of_the_same_paragraph_only() -> None:
     assert not any(t[2] == "鬼" for t in new_paragraph)  # no subject guessed across the break
 
 
+def test_a_paragraph_after_a_line_of_speech_starts_afresh() -> None:
+    said = "桃太郎は、\n「ついて来い。」\nと言って、きびだんごをもらいました。"
+    assert ("桃太郎", "RECEIVES", "きびだんご") in triples(said)  # と…: the sentence goes on
+    text = "桃太郎は、\n「ついて来い。」\nと言いました。\n「はい。」\n　きびだんごをもらいました。"
+    assert not triples(text)  # a new paragraph: no one named, no one guessed
+
+
+def test_even_if_clauses_keep_their_own_subject() -> None:
+    # 〜ても is not a te-chain: 宝物 is the subject of 分ける only
+    found = triples("鬼が島を征伐しても、宝物は分けません。")
+    assert ("宝物", "DEFEATS", "鬼が島") not in found
+
+
 def test_speech_is_its_own_clause_and_does_not_leak_its_topic() -> None:
     text = "「犬は山へ行った。」と言って、鬼を退治しました。"
     facts = read_facts(text)
@@ -83,6 +96,8 @@ def test_causative_reads_the_causee_as_the_doer() -> None:
     # a verb causative by its own form: 従える is "make follow"
     led = triples("桃太郎は、犬をしたがえて、山へ行きました。")
     assert ("犬", "FOLLOWS", "桃太郎") in led
+    held = triples("桃太郎は旗を片手に、三匹の家来を従えて、進みました。")
+    assert ("家来", "FOLLOWS", "桃太郎") in held and ("片手", "FOLLOWS", "家来") not in held
 
 
 def test_te_morau_reads_the_ni_noun_as_the_doer() -> None:
