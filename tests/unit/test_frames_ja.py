@@ -250,3 +250,17 @@ def test_an_unclosed_quote_ends_at_a_blank_line() -> None:
     # the narration resumes after the blank line, its topic (おばあさん) set before the song
     text = "おばあさんはそこで、\n\n「あっちの水は、かあらいぞ。\n\n　と歌って、桃を拾いました。"
     assert ("おばあさん", "PICKS_UP", "桃") in triples(text)
+
+
+def test_verb_table_round_trip_types_read_are_types_questions_ask_for() -> None:
+    from storygraph.reltype import lexical_pick
+    from storygraph.vocabulary import relation_types
+
+    text = (
+        "犬はきびだんごをもらって、桃太郎について行きました。"
+        "鬼の大将も、とうとう桃太郎に組みふせられました。"
+    )
+    read = sorted({f.relation for f in read_facts(text) if f.relation})
+    assert set(read) <= set(relation_types())
+    assert "FOLLOWS" in lexical_pick("桃太郎の仲間は誰？", read, ["桃太郎"])
+    assert "DEFEATS" in lexical_pick("鬼の大将を倒したのは誰？", read, ["鬼の大将"])
