@@ -12,7 +12,7 @@ an empty extraction, and the document would be stored without its facts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -22,18 +22,31 @@ from langchain_neo4j.graph_transformers.llm import LLMGraphTransformer
 
 from storygraph.errors import ModelError
 from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
-from storygraph.prompt_files import load_prompt
+from storygraph.prompt_files import load_prompt, prompt_digest
 from storygraph.text.chunking import evidence_sentence
 
 T = TypeVar("T")
 
 
 class Extractor(Protocol):
-    """Anything that turns one chunk into entities and relations."""
+    """Anything that turns one chunk into entities and relations.
+
+    `version` changes whenever the same chunk could come out differently (code or prompt):
+    the extraction cache keys saved chunks by name and version.
+    """
 
     name: str
+    version: str
 
     def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction: ...
+
+
+@runtime_checkable
+class DocumentReader(Protocol):
+    """An extractor that reads the whole document before its chunks (a parser: a pronoun's
+    antecedent or a sentence's topic may lie in the chunk before)."""
+
+    def begin_document(self, text: str, language: str) -> None: ...
 
 
 def extraction_instructions(language: str) -> str:
@@ -48,6 +61,7 @@ class TransformerExtractor:
     def __init__(self, llm: BaseChatModel, *, attempts: int = 2) -> None:
         self.llm = llm
         self.attempts = attempts
+        self.version = "1+" + prompt_digest("extraction_ja", "extraction_en")
         self._transformers: dict[str, LLMGraphTransformer] = {}
 
     def _transformer(self, language: str) -> LLMGraphTransformer:

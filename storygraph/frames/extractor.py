@@ -3,8 +3,8 @@
 Japanese goes through `storygraph.frames.ja` (GiNZA), English through `storygraph.frames.en`
 when that reader is installed. Every fact whose predicate the verb table types becomes an
 `ExtractedRelation` with its evidence sentence and `origin="parser"`; facts the table has no
-type for are dropped here (no model picks one on this path) and counted in
-`ChunkExtraction.untyped`, which the ingest report shows.
+type for are counted in `ChunkExtraction.untyped` (the ingest report shows it) and, by default,
+kept under a type named after their own verb (`verb_types`), else dropped.
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ from __future__ import annotations
 import importlib
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from storygraph.errors import ModelError
 from storygraph.frames import ProposedFact
 from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
+from storygraph.text.sanitize import sanitize_rel_type
 
 GENERIC_TYPE = "Entity"
 Reader = Callable[[str], list[ProposedFact]]
@@ -46,11 +48,24 @@ def reader_for(language: str) -> Reader:
     return read
 
 
-def facts_to_extraction(chunk: Chunk, facts: list[ProposedFact]) -> ChunkExtraction:
-    """Typed facts as relations (with evidence) and their ends as entities; untyped counted."""
+def facts_to_extraction(
+    chunk: Chunk, facts: list[ProposedFact], *, verb_types: bool = False
+) -> ChunkExtraction:
+    """Typed facts as relations (with evidence) and their ends as entities; untyped counted.
+
+    With `verb_types`, a fact whose predicate the verb table lacks is kept under a type named
+    after its own verb (流れる → NAGARERU, flow → FLOW, through the same sanitiser a model's
+    relation names go through) instead of being dropped: its evidence sentence is what answers
+    questions, and a type no question word maps to still ranks by that sentence.
+    """
     result = ChunkExtraction(chunk=chunk)
+    result.untyped = sum(1 for f in facts if not f.relation)
+    if verb_types:
+        facts = [
+            f if f.relation else replace(f, relation=sanitize_rel_type(f.predicate))
+            for f in facts
+        ]
     typed = [f for f in facts if f.relation]
-    result.untyped = len(facts) - len(typed)
     votes: dict[str, Counter[str]] = {}
     for fact in typed:
         votes.setdefault(fact.subject, Counter())[fact.subject_type] += 1
@@ -85,9 +100,33 @@ def _entity_type(votes: Counter[str]) -> str:
 
 
 class ParserExtractor:
-    """Entities and relations from a syntactic parser and the verb table; no model call."""
+    """Entities and relations from a syntactic parser and the verb table; no model call.
 
-    name = "parser"
+    `verb_types` (the default) keeps facts whose verb the table lacks, typed by their verb (see
+    `facts_to_extraction`); False drops them. The name says which, for reports and caches.
+    """
+
+    version = "1"
+
+    def __init__(self, *, verb_types: bool = True) -> None:
+        self.verb_types = verb_types
+        self.name = "parser+verbs" if verb_types else "parser"
+        self._document: tuple[str, str, list[ProposedFact]] | None = None
+
+    def begin_document(self, text: str, language: str) -> None:
+        """Parse the whole document once: each chunk then gets the facts whose sentence starts
+        inside it, read with the story around it (topics and pronouns carry across chunks)."""
+        self._document = (text, language, reader_for(language)(text))
 
     def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
-        return facts_to_extraction(chunk, reader_for(language)(chunk.text))
+        document = self._document
+        if document is not None and document[1] == language and _inside(chunk, document[0]):
+            facts = [f for f in document[2] if chunk.start <= f.start < chunk.end]
+        else:
+            facts = reader_for(language)(chunk.text)
+        return facts_to_extraction(chunk, facts, verb_types=self.verb_types)
+
+
+def _inside(chunk: Chunk, text: str) -> bool:
+    """Is the chunk a piece of this document at its offsets?"""
+    return text[chunk.start : chunk.end] == chunk.text

@@ -26,8 +26,8 @@ def test_momotaro_without_a_model_has_the_companions_with_provenance(
     data = (shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt").read_bytes()
     report = parser_services.ingestor().ingest_bytes("momotaro_kusuyama.txt", data)
     assert report.status == "added", report.message
-    assert report.extractor == "parser" and report.usage.calls == 0
-    assert report.untyped_dropped > 0  # verbs the table lacks are counted, not typed by guess
+    assert report.extractor == "parser+verbs" and report.usage.calls == 0
+    assert report.untyped_dropped > 0  # verbs the table lacks are counted (typed by the verb)
 
     export = parser_services.store.export_graph()
     doc_id = report.document_id

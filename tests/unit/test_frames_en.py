@@ -236,3 +236,21 @@ def test_a_bare_noun_takes_the_one_longer_name_of_the_story() -> None:
 
 def test_an_opening_in_capitals_is_no_name() -> None:
     assert triples("A FAMISHED FOX saw some grapes.") == {("Fox", "SEES", "grapes")}
+
+
+def test_parser_extractor_reads_a_chunk_with_the_story_before_it() -> None:
+    """A pronoun whose antecedent is in the chunk before resolves when the whole document was
+    read first (Ingestor calls begin_document); read alone, the chunk has no one to resolve to."""
+    from storygraph.frames.extractor import ParserExtractor
+    from storygraph.models import Chunk
+
+    text = "Momotaro met a dog. He gave the dog a cake."
+    cut = text.index("He")
+    second = Chunk("d:0001", "d", 1, text[cut:], cut, len(text))
+    alone = ParserExtractor().extract(second, "en", [])
+    assert not any(r.source == "Momotaro" for r in alone.relations)
+    extractor = ParserExtractor()
+    extractor.begin_document(text, "en")
+    read = extractor.extract(second, "en", [])
+    assert ("Momotaro", "GIVES", "dog") in {(r.source, r.type, r.target) for r in read.relations}
+    assert all(r.evidence == "He gave the dog a cake." for r in read.relations)

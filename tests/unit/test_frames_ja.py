@@ -209,7 +209,7 @@ def _chunk(text: str) -> Chunk:
 
 def test_parser_extractor_gives_relations_with_evidence_and_origin() -> None:
     text = "犬はきびだんごをもらって、桃太郎について行きました。桃太郎は石を磨きました。"
-    result = ParserExtractor().extract(_chunk(text), "ja", [])
+    result = ParserExtractor(verb_types=False).extract(_chunk(text), "ja", [])
     rels = {(r.source, r.type, r.target): r for r in result.relations}
     follows = rels[("犬", "FOLLOWS", "桃太郎")]
     assert follows.evidence == "犬はきびだんごをもらって、桃太郎について行きました。"
@@ -230,6 +230,19 @@ def test_untyped_facts_are_counted_and_entity_types_prefer_specific_votes() -> N
     assert [r.type for r in result.relations] == ["FOLLOWS", "GOES_TO"]
     kinds = {e.name: e.type for e in result.entities}
     assert kinds == {"犬": "Entity", "桃太郎": "Character", "山": "Place"}
+
+
+def test_verb_types_keep_a_fact_the_table_lacks_under_its_own_verb() -> None:
+    facts = [
+        ProposedFact("犬", "FOLLOWS", "桃太郎", "ついて行く", "s", 0, "p"),
+        ProposedFact("犬", "", "石", "磨く", "犬は石を磨きました。", 0, "は-を"),
+    ]
+    result = facts_to_extraction(_chunk("s"), facts, verb_types=True)
+    assert result.untyped == 1
+    kept = {(r.source, r.type, r.target): r.evidence for r in result.relations}
+    assert kept[("犬", "MIGAKU", "石")] == "犬は石を磨きました。"
+    assert ParserExtractor().name == "parser+verbs"
+    assert ParserExtractor(verb_types=False).name == "parser"
 
 
 def test_a_language_without_a_reader_is_a_clear_error() -> None:
