@@ -277,3 +277,13 @@ def test_verb_table_round_trip_types_read_are_types_questions_ask_for() -> None:
     assert set(read) <= set(relation_types())
     assert "FOLLOWS" in lexical_pick("桃太郎の仲間は誰？", read, ["桃太郎"])
     assert "DEFEATS" in lexical_pick("鬼の大将を倒したのは誰？", read, ["鬼の大将"])
+
+
+def test_the_parser_extractor_version_is_a_stable_hash_of_its_sources() -> None:
+    from storygraph.frames import extractor
+
+    version = ParserExtractor().version
+    assert version == ParserExtractor(verb_types=False).version
+    assert version.startswith("2-") and len(version) > 8
+    extractor.reader_version.cache_clear()
+    assert extractor.reader_version() == version  # stable while the source is the same
