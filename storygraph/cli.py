@@ -323,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-llm",
         action="store_true",
-        help="no model: facts from the parser's frames and the verb table (Japanese)",
+        help="no model: facts from the parser's frames and the verb table",
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
