@@ -65,6 +65,7 @@ def test_a_bare_string_of_names_is_not_read_character_by_character() -> None:
 def test_a_type_pick_without_a_tool_call_is_a_named_fallback() -> None:
     model = ScriptedChatModel(faults={"answer": "garbage"})  # RelationTypePick: text, no call
     selection = select_relation_types("桃太郎を倒したのは誰？", TYPES, llm=model, callbacks=[])
-    assert selection.method == "lexical fallback"
+    assert selection.method == "lexical fallback, ranking only"
     assert "UnexpectedReply" in selection.reason
-    assert selection.types == ["DEFEATS"]  # the lexical pick ("倒")
+    assert selection.lexical_types == ("DEFEATS",)  # the lexical pick ("倒"), ranking only
+    assert not selection.filtered
