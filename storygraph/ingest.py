@@ -164,7 +164,6 @@ class Ingestor:
             extractions = self._extract_all(
                 name, prepared, chunks, counter, progress, should_stop, report
             )
-            report.chunks_failed = sum(1 for e in extractions if e.error)
             report.untyped_dropped = sum(e.untyped for e in extractions)
             progress(Progress(name, "write", 0, 1, "merging and writing"))
             self._write(prepared, chunks, extractions, report)

@@ -105,7 +105,6 @@ def _extraction_to_json(extraction: ChunkExtraction) -> dict[str, Any]:
         "text_sha": hashlib.sha256(extraction.chunk.text.encode()).hexdigest(),
         "entities": [asdict(e) for e in extraction.entities],
         "relations": [asdict(r) for r in extraction.relations],
-        "error": extraction.error,
     }
 
 
@@ -143,7 +142,6 @@ class ReplayExtractor:
             relations=[
                 ExtractedRelation(**{**r, "chunk_id": chunk.id}) for r in record["relations"]
             ],
-            error=record.get("error"),
         )
 
 
