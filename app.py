@@ -16,6 +16,7 @@ import logging
 
 import streamlit as st
 
+from pages import model_install
 from pages.common import SERVICES_KEY, guarded, show_error
 from storygraph.errors import StoryGraphError
 from storygraph.services import Services, build_services
@@ -58,6 +59,7 @@ def main_page() -> None:
     services = current_services()
     if services is None:
         return
+    model_install.render(services)  # the embedded model's install, while it runs
     for warning in services.warnings:
         st.warning(warning)
     tabs = _tabs()
