@@ -61,7 +61,8 @@ def main_page() -> None:
         return
     model_install.render(services)  # the embedded model's install, while it runs
     for warning in services.warnings:
-        st.warning(warning)
+        if not (services.model_pending and warning == services.model_status):  # shown above
+            st.warning(warning)
     tabs = _tabs()
     for container, (label, module) in zip(st.tabs([t[0] for t in tabs]), tabs, strict=True):
         with container, guarded(f"The {label} tab"):

@@ -27,7 +27,7 @@ def _install_box(services: Services) -> None:
         st.rerun()  # the whole page: the badge and the tabs now use the model
     shown = progress(services.settings)
     with st.container(border=True, key="model_install"):
-        st.progress(shown.fraction)
+        st.progress((shown.percent or 0) / 100 if shown.state != "ready" else 1.0)  # this step
         if shown.state in ("failed", "interrupted"):
             st.error(shown.line(), icon=":material/error:")
         elif shown.state == "ready":

@@ -79,14 +79,6 @@ class InstallProgress:
             )
         return f"The embedded model's install failed at {where}: {self.error}. Log: {self.log}"
 
-    @property
-    def fraction(self) -> float:
-        """Overall progress 0..1 (each step counts the same)."""
-        if self.state == "ready":
-            return 1.0
-        within = (self.percent or 0) / 100
-        return max(0.0, min(1.0, (self.step - 1 + within) / self.steps))
-
 
 def status_path(settings: Settings) -> Path:
     return model_path(settings).parent / STATUS_FILE

@@ -50,7 +50,6 @@ def test_progress_tells_a_running_install_from_one_whose_process_died(tmp_path: 
         shown = st.progress(settings)
         assert shown.state == "running"
         assert "step 1 of 3: building llama.cpp, 42%" in shown.line()
-        assert shown.fraction == pytest.approx((0 + 0.42) / 3)
     shown = st.progress(settings)  # the status still says running, but nobody holds the lock
     assert shown.state == "interrupted"
     assert "make model" in shown.line() and "model-install.log" in shown.line()
