@@ -335,7 +335,7 @@ class EmbeddedServer:
         settings: Settings,
         *,
         model: Path | None = None,
-        command: CommandFactory = llama_command,
+        command: CommandFactory | None = None,
         startup_timeout_s: float = 180.0,
         stop_timeout_s: float = 10.0,
         keep_alive_s: float = 0.0,
@@ -346,7 +346,7 @@ class EmbeddedServer:
         self._threads = settings.embedded_threads
         self._ctx = settings.embedded_ctx
         self._wanted_port = settings.embedded_port
-        self._command = command
+        self._command = command or llama_command  # looked up here: a test may swap it
         self._startup_timeout_s = startup_timeout_s
         self._stop_timeout_s = stop_timeout_s
         self._lock = threading.RLock()
