@@ -12,6 +12,7 @@ PORT   ?= 8501
 
 help:
 	@echo "make run    - install what is missing and start the app on http://$(HOST):$(PORT)"
+	@echo "             (the embedded model installs in the background meanwhile)"
 	@echo "make test   - install what is missing and run lint + the whole test suite"
 	@echo "make model  - install the embedded model (llama.cpp server + Qwen2.5-Coder-1.5B)"
 	@echo "make bench  - run the benchmarks and print their tables"
@@ -35,7 +36,11 @@ install: $(STAMP)
 model: $(STAMP)
 	$(PY) -m storygraph.llm.install --if-needed
 
-run: install model
+# The app opens as soon as the Python packages are in; the embedded model (a llama.cpp build and
+# a 1.1 GB join) installs in a detached process meanwhile (log: data/logs/model-install.log) and
+# the app shows its progress, answers without a model until then, and picks the model up.
+run: install
+	$(PY) -m storygraph.llm.install --if-needed --background
 	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT) \
 		--server.headless true --browser.gatherUsageStats false
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from pages import model_install
 from pages.common import SERVICES_KEY, TAB_KEY, guarded, show_error
 from pages.jobs import render_jobs
 from storygraph.errors import StoryGraphError
@@ -67,8 +68,10 @@ def main_page() -> None:
     services = current_services()
     if services is None:
         return
+    model_install.render(services)  # the embedded model's install, while it runs
     for warning in services.warnings:
-        st.warning(warning)
+        if not (services.model_pending and warning == services.model_status):  # shown above
+            st.warning(warning)
     with guarded("Showing the ingest jobs"):
         render_jobs(services)  # above the tabs: every tab shows the running ingests
     labels = [t[0] for t in TABS]

@@ -15,7 +15,7 @@ from storygraph.jobs import Job, job_rate_text
 from storygraph.models import IngestReport
 from storygraph.qa import QAOptions
 from storygraph.retrieval import available_modes
-from storygraph.services import Services, build_services
+from storygraph.services import Services, build_services, embedded_starter
 from storygraph.settings import Settings, get_settings
 
 Handler = Callable[[argparse.Namespace, Settings], int]
@@ -25,8 +25,15 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
 def _services(settings: Settings) -> Services:
-    services = build_services(settings)
+    # A model server started here stays warm for the next command (STORYGRAPH_EMBEDDED_IDLE_S);
+    # one the app (or an earlier command) runs is reused through its state file.
+    starter = embedded_starter(keep_alive_s=settings.embedded_idle_s, on_loading=_say)
+    services = build_services(settings, embedded=starter)
     for warning in services.warnings:
         print(f"note: {warning}", file=sys.stderr)
     return services

@@ -6,9 +6,12 @@ Nothing else constructs clients. The Streamlit app caches one `Services` per pro
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
+import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,10 @@ from storygraph.small_extraction import SmallModelExtractor
 from storygraph.store import GraphStore
 
 log = logging.getLogger(__name__)
+
+EmbeddedStarter = Callable[[Settings], tuple[Any, str]]
+"""Starts (or reuses) the embedded model server: `(server, "")`, or `(None, why not)` while the
+model is not installed. `build_services` keeps calling it until the model is there."""
 
 
 class NoModelExtractor:
@@ -104,12 +111,53 @@ class Services:
     _jobs: JobRunner | None = None
     _jobs_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     warnings: list[str] = field(default_factory=list)
+    _embedded_pending: EmbeddedStarter | None = None
+    model_check_interval_s: float = 2.0
+    _next_model_check: float = 0.0
+    _model_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # --- the model ---------------------------------------------------------------------------
+    @property
+    def model_pending(self) -> bool:
+        """The embedded model is configured but not installed yet: no-LLM mode until it is."""
+        return self._embedded_pending is not None
+
+    def refresh_model(self) -> bool:
+        """Pick the embedded model up once its install has finished: start its server and leave
+        no-LLM mode, without a restart. True when that happened in this call. Looks at most
+        every `model_check_interval_s` (a few stats each time)."""
+        if self._embedded_pending is None or time.monotonic() < self._next_model_check:
+            return False
+        with self._model_lock:
+            starter = self._embedded_pending
+            if starter is None:
+                return False
+            self._next_model_check = time.monotonic() + self.model_check_interval_s
+            try:
+                server, why = starter(self.settings)
+            except (ConfigError, ModelError) as exc:  # installed but cannot start: say so once
+                self._embedded_pending = None
+                self._set_model_status(str(exc))
+                return False
+            if server is None:
+                self._set_model_status(why)
+                return False
+            self._embedded, self._embedded_pending = server, None
+            self.info = model_info(self.settings)
+            self._set_model_status("")
+            log.info("the embedded model is installed now: using it from here on")
+            return True
+
+    def _set_model_status(self, status: str) -> None:
+        old = self.model_status
+        self.warnings = [w for w in self.warnings if w != old] + ([status] if status else [])
+        self.model_status = status
+
     def llm(self) -> BaseChatModel | None:
         """The chat model, (re)starting the embedded server if it died. None in no-LLM mode."""
         if self.llm_override is not None:
             return self.llm_override
+        self.refresh_model()
         if self.info.provider == "embedded":
             if self._embedded is None:
                 return None
@@ -201,21 +249,39 @@ class Services:
         self.store.close()
 
 
-def _start_embedded(settings: Settings) -> tuple[Any, str]:
-    """Start the embedded model server if it is installed; else say how to install it."""
-    try:
-        import llama_cpp  # noqa: F401
-    except ImportError:
-        return None, "the embedded model is not installed (run `make model`)"
+def _start_embedded(
+    settings: Settings,
+    *,
+    keep_alive_s: float = 0.0,
+    on_loading: Callable[[str], None] | None = None,
+) -> tuple[Any, str]:
+    """Start the embedded model server if it is installed; else say why not and what to do."""
+    from storygraph.llm import install, install_status
     from storygraph.llm.embedded_server import EmbeddedServer
-    from storygraph.llm.model_files import MODEL_SIZE, model_path
+    from storygraph.llm.model_files import model_path
 
-    path = model_path(settings)
-    if not path.exists() or path.stat().st_size != MODEL_SIZE:
-        return None, f"the embedded model file is missing at {path} (run `make model`)"
-    server = EmbeddedServer(settings)
+    if not install.embedded_ready(settings):
+        if install_status.install_running(settings):
+            return None, (
+                "the embedded model is being installed in the background; until it is ready, "
+                "answers list the graph's facts without a model"
+            )
+        if not install.llama_server_installed():
+            return None, "the embedded model is not installed (run `make model`)"
+        path = model_path(settings)
+        why = f"the embedded model file is missing or unverified at {path}"
+        return None, why + " (run `make model`)"
+    server = EmbeddedServer(settings, keep_alive_s=keep_alive_s, on_loading=on_loading)
     server.start()
     return server, ""
+
+
+def embedded_starter(
+    *, keep_alive_s: float = 0.0, on_loading: Callable[[str], None] | None = None
+) -> EmbeddedStarter:
+    """The CLI's starter: keeps a server it started warm for `keep_alive_s` idle seconds after
+    it exits, and says on `on_loading` when it has to load the model."""
+    return functools.partial(_start_embedded, keep_alive_s=keep_alive_s, on_loading=on_loading)
 
 
 def build_services(
@@ -224,8 +290,10 @@ def build_services(
     llm: BaseChatModel | None = None,
     extractor: Extractor | None = None,
     info: ModelInfo | None = None,
+    embedded: EmbeddedStarter = _start_embedded,
 ) -> Services:
-    """Build the services. `llm` / `extractor` inject a model (tests, benchmarks)."""
+    """Build the services. `llm` / `extractor` inject a model (tests, benchmarks); `embedded`
+    starts the embedded model's server, now or, while it is being installed, once it is ready."""
     store = open_store(settings)
     resolved = info or (
         ModelInfo("scripted", type(llm).__name__, capable=True)
@@ -245,10 +313,12 @@ def build_services(
         return services
     try:
         if resolved.provider == "embedded":
-            services._embedded, services.model_status = _start_embedded(settings)
+            services._embedded, services.model_status = embedded(settings)
             if services._embedded is None:
                 services.info = ModelInfo("none", "", capable=False)
                 services.warnings.append(services.model_status)
+                services._embedded_pending = embedded
+                services._next_model_check = time.monotonic() + services.model_check_interval_s
         else:
             services._llm = build_chat_model(settings)
     except (ConfigError, ModelError) as exc:

@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     embedded_threads: int = Field(2, ge=1, validation_alias=_env("STORYGRAPH_EMBEDDED_THREADS"))
     embedded_ctx: int = Field(4096, ge=512, validation_alias=_env("STORYGRAPH_EMBEDDED_CTX"))
     embedded_port: int = Field(0, ge=0, validation_alias=_env("STORYGRAPH_EMBEDDED_PORT"))
+    embedded_idle_s: float = Field(
+        300.0, ge=0, validation_alias=_env("STORYGRAPH_EMBEDDED_IDLE_S")
+    )
     model_dir: Path | None = Field(None, validation_alias=_env("STORYGRAPH_MODEL_DIR"))
 
     # --- ingestion ---------------------------------------------------------------------

@@ -2,8 +2,14 @@
 
 `EmbeddedServer` starts `python -m llama_cpp.server` on 127.0.0.1, waits until
 `GET /v1/models` answers, and records `{pid, port, model, started_at}` in
-`<data_dir>/llm-server.json` so a later process (a restarted app) reuses the running server
-instead of loading the model again. Its output goes to `<data_dir>/logs/llm-server.log`.
+`<data_dir>/llm-server.json` so a later process (a restarted app, the CLI) reuses the running
+server instead of loading the model again. Its output goes to `<data_dir>/logs/llm-server.log`.
+
+Staying warm: every process using the server holds a shared lock on `<data_dir>/llm-server.users`
+and each use stamps `last_used` in the state file. A process that started the server with
+`keep_alive_s > 0` (the CLI) does not stop it at exit: it hands it to a detached idle reaper
+(`python -m storygraph.llm.idle_reaper`), which stops it once nobody holds the users lock and it
+has been idle for that long, and only after checking that the pid is still our server.
 """
 
 from __future__ import annotations
@@ -22,9 +28,9 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import IO, TYPE_CHECKING, Any, Literal, Self
 
 from storygraph.errors import ModelError
 from storygraph.llm.model_files import MODEL_ALIAS, model_path
@@ -41,6 +47,7 @@ HOST = "127.0.0.1"
 CHAT_FORMAT = "chatml-function-calling"
 STATE_FILE = "llm-server.json"
 LOCK_FILE = "llm-server.lock"
+USERS_FILE = "llm-server.users"
 LOG_FILE = Path("logs") / "llm-server.log"
 LOG_ROTATE_BYTES = 5 * 1024 * 1024
 
@@ -63,6 +70,11 @@ class ServerState:
     port: int
     model: str
     started_at: float
+    last_used: float = 0.0  # 0: not stamped yet; idle time then counts from `started_at`
+
+    @property
+    def idle_since(self) -> float:
+        return max(self.started_at, self.last_used)
 
 
 CommandFactory = Callable[[Launch], list[str]]
@@ -184,6 +196,96 @@ def _file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+@contextlib.contextmanager
+def users_lock(data_dir: Path, *, wait: bool) -> Iterator[bool]:
+    """The users lock taken exclusively (by the idle reaper); yields False when a process that
+    uses the server holds it shared and `wait` is off."""
+    import fcntl
+
+    path = data_dir / USERS_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def read_state(path: Path) -> ServerState | None:
+    """The state file, or None when it is missing or unreadable."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return ServerState(
+            pid=int(raw["pid"]),
+            port=int(raw["port"]),
+            model=str(raw["model"]),
+            started_at=float(raw["started_at"]),
+            last_used=float(raw.get("last_used", 0.0)),
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def write_state(path: Path, state: ServerState) -> None:
+    """Replace the state file atomically (a temp file per process and thread)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(json.dumps(asdict(state)), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def terminate_pid(pid: int, timeout_s: float) -> None:
+    """SIGTERM, then SIGKILL after `timeout_s`. Callers check first that `pid` is our server."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            return
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+IdleOutcome = Literal["stopped", "idle too short", "in use", "gone", "replaced"]
+
+
+def stop_if_idle(
+    data_dir: Path,
+    pid: int,
+    port: int,
+    idle_s: float,
+    *,
+    now: float | None = None,
+    stop_timeout_s: float = 10.0,
+) -> IdleOutcome:
+    """One look of the idle reaper at the server `pid` serving `port` in `data_dir`.
+
+    Stops it only when the state file still names that pid and port, the pid is alive and
+    started with that port and listens there (`serves_port`), nobody holds the users lock, and
+    nothing used it for `idle_s` seconds. "gone" and "replaced" mean: nothing left to watch.
+    """
+    with _file_lock(data_dir / LOCK_FILE):
+        state = read_state(data_dir / STATE_FILE)
+        if state is None or (state.pid, state.port) != (pid, port):
+            return "replaced"
+        if not serves_port(pid, port):
+            return "gone"
+        if (now if now is not None else time.time()) - state.idle_since < idle_s:
+            return "idle too short"
+        with users_lock(data_dir, wait=False) as free:
+            if not free:
+                return "in use"
+            terminate_pid(pid, stop_timeout_s)
+            (data_dir / STATE_FILE).unlink(missing_ok=True)
+            return "stopped"
+
+
 # llama_cpp.server reads its settings from unprefixed environment variables too (PORT, HOST,
 # API_KEY, MODEL, N_CTX, …) and lets them win over the command line: a PORT exported for the
 # app (`make run PORT=8599`, a PaaS) made the model server try to bind the app's own port.
@@ -233,22 +335,27 @@ class EmbeddedServer:
         settings: Settings,
         *,
         model: Path | None = None,
-        command: CommandFactory = llama_command,
+        command: CommandFactory | None = None,
         startup_timeout_s: float = 180.0,
         stop_timeout_s: float = 10.0,
+        keep_alive_s: float = 0.0,
+        on_loading: Callable[[str], None] | None = None,
     ) -> None:
         self._data_dir = Path(settings.data_dir)
         self._model = (model if model is not None else model_path(settings)).resolve()
         self._threads = settings.embedded_threads
         self._ctx = settings.embedded_ctx
         self._wanted_port = settings.embedded_port
-        self._command = command
+        self._command = command or llama_command  # looked up here: a test may swap it
         self._startup_timeout_s = startup_timeout_s
         self._stop_timeout_s = stop_timeout_s
         self._lock = threading.RLock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._atexit_registered = False
         self._state: ServerState | None = None
+        self._keep_alive_s = keep_alive_s
+        self._on_loading = on_loading
+        self._users: IO[str] | None = None
         self.notice = ""  # a line for the user, e.g. "port 8080 was taken, using 41234"
 
     # --- paths and properties ------------------------------------------------------------
@@ -276,12 +383,18 @@ class EmbeddedServer:
     # --- public API ----------------------------------------------------------------------
     def start(self) -> str:
         """Start (or reuse) the server; return its base URL. Raises `ModelError`."""
-        with self._lock, _file_lock(self._data_dir / LOCK_FILE):
+        with self._lock:
+            self._attach()  # before the start lock: the reaper holds that one while it looks
+            return self._start_locked()
+
+    def _start_locked(self) -> str:
+        with _file_lock(self._data_dir / LOCK_FILE):
             if self._state and self._healthy(self._state):
                 return self._url(self._state.port)
             reused = self._reuse_from_file()
             if reused:
-                self._state = reused
+                self._state = replace(reused, last_used=time.time())
+                self._write_state(self._state)  # reusing it is a use
                 log.info("Reusing model server pid %s on port %s", reused.pid, reused.port)
                 return self._url(reused.port)
             self._state = self._launch()
@@ -291,6 +404,7 @@ class EmbeddedServer:
         """The base URL of a healthy server, restarting it if it died."""
         with self._lock:
             if self._state and self._healthy(self._state):
+                self.touch()
                 return self._url(self._state.port)
             if self._state:
                 log.warning("The embedded model server (pid %s) is gone; restarting", self.pid)
@@ -315,10 +429,29 @@ class EmbeddedServer:
             self._forget()
             self.state_path.unlink(missing_ok=True)
 
+    def touch(self) -> None:
+        """Stamp `last_used` in the state file (what the idle reaper measures from)."""
+        with self._lock, _file_lock(self._data_dir / LOCK_FILE):
+            current = self._read_state()
+            if self._state is None or current is None or current.pid != self._state.pid:
+                return  # stopped or replaced meanwhile: nothing of ours to stamp
+            self._state = replace(current, last_used=time.time())
+            self._write_state(self._state)
+
     def stop_if_started_here(self) -> None:
-        """Stop the server at exit when this object started it; leave one it reused running."""
-        if self._proc is not None and self._proc.poll() is None:
-            self.stop()
+        """At exit: leave a server this object reused running; stop one it started, or, with
+        `keep_alive_s`, hand it to the idle reaper so the next command finds it warm."""
+        if self._proc is None or self._proc.poll() is not None:
+            self._detach()
+            return
+        if self._keep_alive_s > 0 and self._state is not None:
+            self.touch()
+            self._start_reaper(self._state)
+            self._proc = None  # no longer ours to stop
+            self._detach()
+            return
+        self.stop()
+        self._detach()
 
     def __enter__(self) -> Self:
         self.start()
@@ -328,6 +461,49 @@ class EmbeddedServer:
         self.stop()
 
     # --- internals -----------------------------------------------------------------------
+    def _attach(self) -> None:
+        """Hold the users lock shared for this object's life: the reaper leaves the server be."""
+        if self._users is not None:
+            return
+        import fcntl
+
+        self._data_dir.mkdir(parents=True, exist_ok=True)
+        fh = (self._data_dir / USERS_FILE).open("a")
+        fcntl.flock(fh, fcntl.LOCK_SH)  # waits while the reaper is stopping the server
+        self._users = fh
+
+    def _detach(self) -> None:
+        if self._users is not None:
+            self._users.close()  # closing drops the lock
+            self._users = None
+
+    def _start_reaper(self, state: ServerState) -> None:
+        cmd = [
+            sys.executable,
+            "-m",
+            "storygraph.llm.idle_reaper",
+            "--data-dir",
+            str(self._data_dir.resolve()),
+            "--pid",
+            str(state.pid),
+            "--port",
+            str(state.port),
+            "--idle-s",
+            str(self._keep_alive_s),
+        ]
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("ab") as logf:
+            subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=logf,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        log.info(
+            "Model server pid %s stays up until %.0f s without use", state.pid, self._keep_alive_s
+        )
+
     @staticmethod
     def _url(port: int) -> str:
         return f"http://{HOST}:{port}/v1"
@@ -345,22 +521,10 @@ class EmbeddedServer:
         self._state = None
 
     def _read_state(self) -> ServerState | None:
-        try:
-            raw = json.loads(self.state_path.read_text(encoding="utf-8"))
-            return ServerState(
-                pid=int(raw["pid"]),
-                port=int(raw["port"]),
-                model=str(raw["model"]),
-                started_at=float(raw["started_at"]),
-            )
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
+        return read_state(self.state_path)
 
     def _write_state(self, state: ServerState) -> None:
-        self._data_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.state_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(state)), encoding="utf-8")
-        os.replace(tmp, self.state_path)
+        write_state(self.state_path, state)
 
     def _reuse_from_file(self) -> ServerState | None:
         state = self._read_state()
@@ -404,6 +568,11 @@ class EmbeddedServer:
         raise last_error
 
     def _spawn(self, port: int) -> ServerState:
+        if self._on_loading is not None:
+            self._on_loading(
+                f"Loading the embedded model ({self._model.name}): the first answer after a "
+                "start waits for it"
+            )
         launch = Launch(model=self._model, port=port, threads=self._threads, ctx=self._ctx)
         cmd = self._command(launch)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -437,7 +606,7 @@ class EmbeddedServer:
                     raise _PortLost(error)
                 raise error
             if models_answer(port, timeout_s=1.0):
-                state = ServerState(proc.pid, port, str(self._model), started)
+                state = ServerState(proc.pid, port, str(self._model), started, time.time())
                 self._write_state(state)
                 log.info(
                     "Embedded model server pid %s on port %s ready in %.1f s",
@@ -473,15 +642,7 @@ class EmbeddedServer:
             proc.wait(timeout=self._stop_timeout_s)
 
     def _stop_pid(self, pid: int) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + self._stop_timeout_s
-        while time.monotonic() < deadline:
-            if not pid_alive(pid):
-                return
-            time.sleep(0.1)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+        terminate_pid(pid, self._stop_timeout_s)
 
 
 class _PortLost(Exception):

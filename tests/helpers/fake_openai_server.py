@@ -3,7 +3,8 @@
     python fake_openai_server.py --port 8123 [--model ID] [--reply TEXT]
         [--startup-delay S] [--fail-at-start] [--ignore-sigterm] [--busy-after-first]
 
-Answers `GET /v1/models` and `POST /v1/chat/completions` with a canned reply.
+Answers `GET /v1/models` and `POST /v1/chat/completions` with a canned reply (as server-sent
+events when the request asks for `stream`).
 `--busy-after-first` makes every `/v1/models` after the first take 5 s, as llama.cpp's does
 while it generates (it waits for the model lock).
 """
@@ -34,6 +35,33 @@ def _handler(model: str, reply: str, busy_after_first: bool) -> type[BaseHTTPReq
             self.end_headers()
             self.wfile.write(data)
 
+        def _stream(self) -> None:
+            """The reply as server-sent events, one word per chunk, as `stream: true` asks."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            words = reply.split(" ")
+            for i, word in enumerate(words):
+                piece = word if i == 0 else " " + word
+                chunk = {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}],
+                }
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            done = {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            }
+            self.wfile.write(f"data: {json.dumps(done)}\n\ndata: [DONE]\n\n".encode())
+            self.wfile.flush()
+            self.close_connection = True
+
         def do_GET(self) -> None:
             if self.path.rstrip("/") == "/v1/models":
                 served["models"] += 1
@@ -45,9 +73,16 @@ def _handler(model: str, reply: str, busy_after_first: bool) -> type[BaseHTTPReq
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
-            self.rfile.read(length)
+            raw = self.rfile.read(length)
             if self.path.rstrip("/") != "/v1/chat/completions":
                 self._send(404, {"error": {"message": "not found"}})
+                return
+            try:
+                request = json.loads(raw or b"{}")
+            except ValueError:
+                request = {}
+            if isinstance(request, dict) and request.get("stream"):
+                self._stream()
                 return
             self._send(
                 200,

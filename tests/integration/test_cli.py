@@ -150,7 +150,7 @@ def test_ingest_compares_the_estimate_with_what_it_cost(
     real_build = services_module.build_services
     monkeypatch.setattr(
         "storygraph.cli.build_services",
-        lambda settings: real_build(settings, llm=ScriptedChatModel()),
+        lambda settings, **_: real_build(settings, llm=ScriptedChatModel()),
     )
     story = tmp_path / "story.txt"
     story.write_text(

@@ -1,0 +1,167 @@
+"""The model server stays warm after the CLI exits and an idle reaper stops it later, with a
+fake OpenAI-compatible server as the stand-in process (no model)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from storygraph.llm import embedded_server as es
+from storygraph.llm.embedded_server import EmbeddedServer, Launch
+from storygraph.settings import Settings
+
+FAKE = Path(__file__).resolve().parents[1] / "helpers" / "fake_openai_server.py"
+GENEROUS_S = 60.0  # a bound for what happens in another process, never a speed assertion
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def fake_command(launch: Launch) -> list[str]:
+    return [sys.executable, str(FAKE), "--port", str(launch.port)]
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    path = tmp_path / "model.gguf"
+    path.write_bytes(b"GGUF fake")
+    return path
+
+
+@pytest.fixture
+def servers() -> Iterator[list[EmbeddedServer]]:
+    made: list[EmbeddedServer] = []
+    yield made
+    for server in made:
+        server.stop()
+
+
+def _server(
+    tmp_path: Path, model: Path, servers: list[EmbeddedServer], **kwargs: object
+) -> EmbeddedServer:
+    server = EmbeddedServer(
+        Settings(data_dir=tmp_path / "data"), model=model, command=fake_command, **kwargs
+    )  # type: ignore[arg-type]
+    servers.append(server)
+    return server
+
+
+def _wait_stopped(pid: int, state: Path) -> bool:
+    """The reaper stopped `pid` and removed the state file (within the generous bound)."""
+    deadline = time.monotonic() + GENEROUS_S
+    while (es.pid_alive(pid) or state.exists()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not es.pid_alive(pid) and not state.exists()
+
+
+def test_each_use_stamps_last_used(
+    tmp_path: Path, model: Path, servers: list[EmbeddedServer]
+) -> None:
+    server = _server(tmp_path, model, servers)
+    server.start()
+    first = es.read_state(server.state_path)
+    assert first is not None and first.last_used >= first.started_at
+    time.sleep(0.05)
+    server.ensure_running()
+    second = es.read_state(server.state_path)
+    assert second is not None and second.last_used > first.last_used
+    assert (second.pid, second.port, second.started_at) == (first.pid, first.port, first.started_at)
+
+
+def test_loading_is_announced_when_the_server_starts_and_not_when_it_is_reused(
+    tmp_path: Path, model: Path, servers: list[EmbeddedServer]
+) -> None:
+    said: list[str] = []
+    _server(tmp_path, model, servers, on_loading=said.append).start()
+    assert len(said) == 1 and "Loading the embedded model" in said[0]
+    _server(tmp_path, model, servers, on_loading=said.append).start()  # reuses it
+    assert len(said) == 1
+
+
+def test_a_server_the_cli_started_stays_up_after_exit_until_idle(
+    tmp_path: Path, model: Path, servers: list[EmbeddedServer]
+) -> None:
+    owner = _server(tmp_path, model, servers, keep_alive_s=1.0)
+    owner.start()
+    pid, port = owner.pid, owner.port
+    assert pid is not None and port is not None
+    visitor = _server(tmp_path, model, servers)  # another process using it meanwhile
+    visitor.start()
+    owner.stop_if_started_here()  # what atexit runs when the CLI exits: hand it to the reaper
+    assert es.pid_alive(pid) and es.read_state(owner.state_path) is not None
+    time.sleep(2.0)  # idle long enough, but the visitor holds the users lock
+    assert es.pid_alive(pid), "the reaper stopped a server that a process was still using"
+    visitor.stop_if_started_here()  # the visitor exits (it did not start the server)
+    assert _wait_stopped(pid, owner.state_path), "the idle reaper did not stop the server"
+    assert "idle reaper: model server pid" in owner.log_path.read_text()
+
+
+def test_without_keep_alive_the_server_stops_at_exit(
+    tmp_path: Path, model: Path, servers: list[EmbeddedServer]
+) -> None:
+    owner = _server(tmp_path, model, servers)
+    owner.start()
+    pid = owner.pid
+    assert pid is not None
+    owner.stop_if_started_here()
+    assert not es.pid_alive(pid)
+
+
+def test_the_reaper_only_stops_the_server_it_was_started_for(
+    tmp_path: Path, model: Path, servers: list[EmbeddedServer]
+) -> None:
+    data = tmp_path / "data"
+    server = _server(tmp_path, model, servers)
+    server.start()
+    pid, port = server.pid, server.port
+    assert pid is not None and port is not None
+    later = time.time() + 3600
+    # another pid or port in the state file: the server was replaced, nothing to stop
+    assert es.stop_if_idle(data, pid + 1, port, 0, now=later) == "replaced"
+    assert es.stop_if_idle(data, pid, port + 1, 0, now=later) == "replaced"
+    # used recently, or a process attached to it: not stopped
+    assert es.stop_if_idle(data, pid, port, 3600) == "idle too short"
+    assert es.stop_if_idle(data, pid, port, 0, now=later) == "in use"  # `server` is attached
+    assert es.pid_alive(pid)
+
+
+def test_the_reaper_never_kills_a_process_that_is_not_our_server(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        port = es.free_port()  # the state file's pid does not serve its port
+        state = es.ServerState(bystander.pid, port, "m.gguf", started_at=1.0, last_used=1.0)
+        es.write_state(data / es.STATE_FILE, state)
+        assert es.stop_if_idle(data, bystander.pid, port, 0) == "gone"
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def test_the_idle_reaper_process_stops_an_idle_unused_server(
+    tmp_path: Path, model: Path, servers: list[EmbeddedServer]
+) -> None:
+    server = _server(tmp_path, model, servers)
+    server.start()
+    pid, port = server.pid, server.port
+    assert pid is not None and port is not None
+    server._detach()  # as if its process had exited
+    reaper = subprocess.run(
+        [
+            *[sys.executable, "-m", "storygraph.llm.idle_reaper"],
+            *["--data-dir", str(tmp_path / "data"), "--pid", str(pid), "--port", str(port)],
+            *["--idle-s", "0.5"],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=GENEROUS_S,
+        check=True,
+    )
+    assert f"model server pid {pid}: stopped" in reaper.stdout
+    assert _wait_stopped(pid, server.state_path)
