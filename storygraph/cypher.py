@@ -223,19 +223,22 @@ WHERE s.id IN $ids AND NOT type(r) IN $structural
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
 
 RETRIEVE_DIRECTED_2HOP = """
 MATCH (s:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND NOT type(r) IN $structural
 RETURN s.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 UNION
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
 RETURN m.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
 
 RETRIEVE_UNDIRECTED_2HOP = """
@@ -244,14 +247,16 @@ WHERE s.id IN $ids AND NOT type(r) IN $structural
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 UNION
 MATCH (s:__Entity__)-[r1]-(m:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
 
 # Co-members: other nodes with an edge of the same type into the same node as a start node
@@ -260,7 +265,8 @@ RETRIEVE_CO_MEMBERS = """
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)<-[r]-(o:__Entity__)
 WHERE s.id IN $ids AND type(r1) = type(r) AND type(r) IN $types AND o <> s
 RETURN o.id AS start, type(r) AS type, m.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
 
 RELATION_TYPES = """
@@ -274,7 +280,9 @@ ORDER BY count DESC
 
 EXPORT_NODES = """
 MATCH (e:__Entity__)
-RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_ids
+RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_ids,
+       e.summary AS summary, e.summary_method AS summary_method,
+       e.summary_updated_at AS summary_updated_at, e.summary_sources AS summary_sources
 ORDER BY e.id
 """
 
@@ -282,7 +290,9 @@ EXPORT_RELATIONSHIPS = """
 MATCH (a:__Entity__)-[r]->(b:__Entity__)
 WHERE NOT type(r) IN $structural
 RETURN a.id AS source, type(r) AS type, b.id AS target, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence, r.weight AS weight
+       r.evidence AS evidence, r.weight AS weight, r.positions AS positions,
+       r.story_order AS story_order, r.story_order_last AS story_order_last,
+       r.invalid_at AS invalid_at
 ORDER BY source, type, target
 """
 
@@ -318,6 +328,138 @@ RETURN documents, chunks, entities, count(r) AS relations
 RESET = """
 MATCH (n)
 DETACH DELETE n
+"""
+
+
+# --- story time and entity pages (storygraph/story_time.py, storygraph/entity_pages.py) --------
+
+# Entity history: one EntityEvent per (entity, document) saying whether the document created,
+# updated or only referenced the entity, and what changed. Matched by ids, no relationship.
+SCHEMA_EVENTS_FALKORDB: tuple[str, ...] = (
+    "CREATE INDEX FOR (h:EntityEvent) ON (h.entity_id)",
+    "CREATE INDEX FOR (h:EntityEvent) ON (h.document_id)",
+)
+
+SCHEMA_EVENTS_NEO4J: tuple[str, ...] = (
+    "CREATE INDEX entity_event_entity IF NOT EXISTS FOR (h:EntityEvent) ON (h.entity_id)",
+    "CREATE INDEX entity_event_document IF NOT EXISTS FOR (h:EntityEvent) ON (h.document_id)",
+)
+
+# Positions are a set: a statement already recorded is not added twice.
+RELATION_POSITIONS_ADD = """
+UNWIND $rows AS row
+MATCH (:__Entity__ {id: row.source})-[r:<<rel_type>>]->(:__Entity__ {id: row.target})
+WITH r, row, coalesce(r.positions, []) AS old
+SET r.positions = old + [p IN row.positions WHERE NOT p IN old]
+"""
+
+# Every relation of the given subjects that has story time (an empty list included, so a
+# relation whose last position was deleted gets its derived properties cleared).
+RELATIONS_TIME_CONTEXT = """
+MATCH (a:__Entity__)-[r]->(b:__Entity__)
+WHERE a.id IN $ids AND r.positions IS NOT NULL
+RETURN a.id AS source, type(r) AS type, b.id AS target, r.positions AS positions
+"""
+
+RELATION_TIME_SET = """
+UNWIND $rows AS row
+MATCH (:__Entity__ {id: row.source})-[r:<<rel_type>>]->(:__Entity__ {id: row.target})
+SET r.story_order = row.story_order, r.story_order_last = row.story_order_last,
+    r.invalid_at = row.invalid_at
+"""
+
+RELATIONS_SOURCES_WITH_POSITIONS = """
+MATCH (a:__Entity__)-[r]->(:__Entity__)
+WHERE any(p IN coalesce(r.positions, []) WHERE p STARTS WITH $prefix)
+RETURN DISTINCT a.id AS id
+"""
+
+RELATIONS_STRIP_POSITIONS = """
+MATCH (:__Entity__)-[r]->(:__Entity__)
+WHERE any(p IN coalesce(r.positions, []) WHERE p STARTS WITH $prefix)
+SET r.positions = [p IN r.positions WHERE NOT p STARTS WITH $prefix]
+RETURN count(r) AS touched
+"""
+
+ENTITY_STATE = """
+MATCH (e:__Entity__)
+WHERE e.id IN $ids
+RETURN e.id AS id, e.type AS type, e.aliases AS aliases
+"""
+
+ENTITY_EVENTS_WRITE = """
+UNWIND $rows AS row
+MERGE (h:EntityEvent {entity_id: row.entity_id, document_id: $document_id})
+SET h.document_name = $document_name, h.kind = row.kind, h.changes = row.changes, h.at = $now
+"""
+
+ENTITY_EVENTS_DELETE = """
+MATCH (h:EntityEvent {document_id: $document_id})
+DELETE h
+RETURN count(*) AS deleted
+"""
+
+ENTITY_EVENTS_OF = """
+MATCH (h:EntityEvent {entity_id: $id})
+RETURN h.document_id AS document_id, h.document_name AS document_name, h.kind AS kind,
+       h.changes AS changes, h.at AS at
+ORDER BY at, document_name
+"""
+
+ENTITIES_MARK_STALE = """
+UNWIND $ids AS id
+MATCH (e:__Entity__ {id: id})
+SET e.summary_stale = true
+"""
+
+ENTITY_PAGE_NODE = """
+MATCH (e:__Entity__ {id: $id})
+RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_ids,
+       e.summary AS summary, e.summary_method AS summary_method,
+       e.summary_updated_at AS summary_updated_at, e.summary_sources AS summary_sources,
+       e.summary_stale AS summary_stale
+"""
+
+# Both directions, each edge once, real direction kept.
+ENTITY_RELATIONS = """
+MATCH (e:__Entity__)-[r]-(:__Entity__)
+WHERE e.id IN $ids AND NOT type(r) IN $structural
+WITH DISTINCT r
+WITH r, startNode(r) AS a, endNode(r) AS b
+RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
+       r.evidence AS evidence, r.positions AS positions, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
+"""
+
+ENTITY_SUMMARY_SET = """
+UNWIND $rows AS row
+MATCH (e:__Entity__ {id: row.id})
+SET e.summary = row.summary, e.summary_method = row.method,
+    e.summary_updated_at = row.updated_at, e.summary_sources = row.sources,
+    e.summary_stale = false
+"""
+
+# An imported summary lands only on an entity that has none yet.
+ENTITY_SUMMARY_IMPORT = """
+UNWIND $rows AS row
+MATCH (e:__Entity__ {id: row.id})
+WHERE e.summary IS NULL
+SET e.summary = row.summary, e.summary_method = row.method,
+    e.summary_updated_at = row.updated_at, e.summary_sources = row.sources,
+    e.summary_stale = false
+"""
+
+# Entities for the list of the Entities tab: best connected first.
+ENTITY_LIST = """
+MATCH (e:__Entity__)
+WHERE $search = '' OR e.norm CONTAINS $search
+   OR any(a IN coalesce(e.aliases, []) WHERE a CONTAINS $raw)
+OPTIONAL MATCH (e)-[r]-(:__Entity__)
+WITH e, count(r) AS degree
+RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.summary AS summary,
+       e.summary_stale AS summary_stale, degree
+ORDER BY degree DESC, id
+LIMIT $limit
 """
 
 
