@@ -46,6 +46,7 @@ def current_services() -> Services | None:
 
 def _tabs() -> list[tuple[str, str]]:
     tabs = [("Ingest", "pages.ingest"), ("Chat", "pages.chat"), ("Graph", "pages.graph")]
+    tabs.append(("Entities", "pages.entities"))
     if importlib.util.find_spec("pages.lab") is not None:
         tabs.append(("Retrieval lab", "pages.lab"))
     tabs.append(("Doctor", "pages.doctor"))

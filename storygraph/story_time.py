@@ -248,7 +248,8 @@ def order_facts(
 ) -> OrderedFacts:
     """Facts on the asked side (`order` "before" / "after") of the anchor clause, in story order.
 
-    Only facts of the anchor's document are compared (each document is its own story time).
+    Kept: facts touching a start entity the clause does not name (the question's subject), from
+    the anchor's document only (each document is its own story time).
     With no order, or no anchor fact, every placed fact comes back in story order and `note`
     says why nothing was filtered.
     """
@@ -261,16 +262,15 @@ def order_facts(
         note = f"no fact places 「{clause}」 in the story: facts kept in story order, unfiltered"
         return OrderedFacts(order, None, in_story_order(placed), unplaced, note)
     document = document_of(anchor.story_order)
+    folded = normalize_name(clause)
+    subjects = {i for i in start_ids if normalize_name(i) not in folded} or set(start_ids)
     side = [
         f
         for f in placed
         if f.key != anchor.key
+        and (f.start in subjects or f.end in subjects)
         and document_of(f.story_order) == document
-        and (
-            f.story_order < anchor.story_order
-            if order == "before"
-            else f.story_order > anchor.story_order
-        )
+        and _on_side(f.story_order, anchor.story_order, order)
     ]
     return OrderedFacts(order, anchor, in_story_order(side), unplaced)
 
@@ -287,3 +287,13 @@ def order_priors(facts: Sequence[Fact], ordered: OrderedFacts) -> dict[tuple[str
         elif fact.story_order:
             adjust[fact.key] = -ORDER_BONUS
     return adjust
+
+
+def order_for_question(
+    question: str, facts: Sequence[Fact], start_ids: Sequence[str]
+) -> OrderedFacts:
+    """The QA core's entry point: detect the question's order cue and order `facts` by it."""
+    from storygraph.qtype import order_cue
+
+    order, _cue, clause = order_cue(question)
+    return order_facts(facts, order, clause, start_ids)
