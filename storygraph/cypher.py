@@ -353,11 +353,11 @@ WITH r, row, coalesce(r.positions, []) AS old
 SET r.positions = old + [p IN row.positions WHERE NOT p IN old]
 """
 
-# Every relation of the given subjects that has story time (an empty list included, so a
+# Every relation touching the given entities that has story time (an empty list included, so a
 # relation whose last position was deleted gets its derived properties cleared).
 RELATIONS_TIME_CONTEXT = """
 MATCH (a:__Entity__)-[r]->(b:__Entity__)
-WHERE a.id IN $ids AND r.positions IS NOT NULL
+WHERE (a.id IN $ids OR b.id IN $ids) AND r.positions IS NOT NULL
 RETURN a.id AS source, type(r) AS type, b.id AS target, r.positions AS positions
 """
 
@@ -368,10 +368,10 @@ SET r.story_order = row.story_order, r.story_order_last = row.story_order_last,
     r.invalid_at = row.invalid_at
 """
 
-RELATIONS_SOURCES_WITH_POSITIONS = """
-MATCH (a:__Entity__)-[r]->(:__Entity__)
+RELATIONS_ENDS_WITH_POSITIONS = """
+MATCH (a:__Entity__)-[r]->(b:__Entity__)
 WHERE any(p IN coalesce(r.positions, []) WHERE p STARTS WITH $prefix)
-RETURN DISTINCT a.id AS id
+RETURN DISTINCT a.id AS source, b.id AS target
 """
 
 RELATIONS_STRIP_POSITIONS = """

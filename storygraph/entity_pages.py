@@ -292,7 +292,7 @@ class EntityPages:
         language = "Japanese" if detect_language(sample) == "ja" else "English"
         prompt = fill(
             "entity_summary",
-            name=entity_id,
+            entity=entity_id,
             type=entity_type or "entity",
             facts=_fact_lines(relations),
             language=language,

@@ -11,11 +11,12 @@ Every relation keeps the set of its positions (`positions`) and, derived from th
 
 - `story_order`: its first position (the fact holds from here: Graphiti's `valid_at`);
 - `story_order_last`: its last position;
-- `invalid_at`: for relations of an *exclusive* type (a subject owns / lives in / leads one
-  thing at a time, `EXCLUSIVE_RELATION_TYPES`), the first position, in the same document, where
-  the same subject is stated with the same type and another target after this relation's last
-  statement there: the treasure belongs to the oni, later to 桃太郎. Nothing is deleted; the
-  earlier fact stays with its `invalid_at`.
+- `invalid_at`: for relations of an *exclusive* type (`EXCLUSIVE_RELATION_TYPES`: a thing has
+  one owner at a time, a person one home, a group one leader), the first position, in the same
+  document, where the same held end is stated with the same type and another partner after this
+  relation's last statement there: 鬼 -[OWNS]→ 宝物, later 桃太郎 -[OWNS]→ 宝物 (the treasure
+  changes hands); おじいさん -[LIVES_IN]→ 村, later おじいさん -[LIVES_IN]→ 都. Nothing is
+  deleted; the earlier fact stays, with its `invalid_at`.
 
 Positions of different documents are not compared: each document is its own story time.
 """
@@ -23,18 +24,31 @@ Positions of different documents are not compared: each document is its own stor
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
 
 from storygraph.lexicon import question_stems, related_stems, type_stems
 from storygraph.models import Fact
 from storygraph.text.normalize import normalize_name
 
-EXCLUSIVE_RELATION_TYPES: frozenset[str] = frozenset(
-    {"OWNS", "POSSESSES", "HAS_TREASURE", "LIVES_IN", "LEADS", "RULES", "IS_LEADER_OF"}
+Held = Literal["source", "target"]
+
+EXCLUSIVE_RELATION_TYPES: Mapping[str, Held] = MappingProxyType(
+    {
+        "OWNS": "target",  # the treasure has one owner at a time
+        "POSSESSES": "target",
+        "BELONGS_TO": "source",
+        "LIVES_IN": "source",  # a person has one home at a time
+        "LEADS": "target",  # a group has one leader at a time
+        "RULES": "target",
+        "IS_LEADER_OF": "target",
+    }
 )
-"""Relation types a subject holds towards one target at a time. Extend by passing `exclusive=`
-to `story_times`, or add a type here."""
+"""Exclusive relation types and which end is held exclusively (a later fact with the same type,
+the same held end and another partner supersedes the earlier one). Extend by passing
+`exclusive=` to `story_times`, or add a type here."""
 
 OFFSET_DIGITS = 8
 INDEX_DIGITS = 4
@@ -115,19 +129,28 @@ def _by_document(positions: Iterable[str]) -> dict[str, list[str]]:
     return found
 
 
+def held_end(rel_type: str, source: str, target: str, exclusive: Mapping[str, Held]) -> str | None:
+    """The exclusively held end of a relation of an exclusive type; None for other types."""
+    held = exclusive.get(rel_type)
+    if held is None:
+        return None
+    return source if held == "source" else target
+
+
 def story_times(
-    relations: Sequence[TimedRelation], exclusive: Iterable[str] = EXCLUSIVE_RELATION_TYPES
+    relations: Sequence[TimedRelation],
+    exclusive: Mapping[str, Held] = EXCLUSIVE_RELATION_TYPES,
 ) -> list[StoryTime]:
     """First and last positions of every relation, and `invalid_at` for superseded ones.
 
-    `relations` must hold, for each (source, exclusive type) it contains, every relation of the
-    graph with that source and type (the rule compares them with each other).
+    `relations` must hold, for each (exclusive type, held end) it contains, every relation of
+    the graph with that type touching that end (the rule compares them with each other).
     """
-    exclusive = frozenset(exclusive)
     groups: dict[tuple[str, str], list[TimedRelation]] = {}
     for rel in relations:
-        if rel.type in exclusive:
-            groups.setdefault((rel.source, rel.type), []).append(rel)
+        held = held_end(rel.type, rel.source, rel.target, exclusive)
+        if held is not None:
+            groups.setdefault((rel.type, held), []).append(rel)
     invalid: dict[tuple[str, str, str], str] = {}
     for members in groups.values():
         for rel in members:
@@ -135,7 +158,7 @@ def story_times(
             for document, own in _by_document(rel.positions).items():
                 last = max(own)
                 for other in members:
-                    if other.target == rel.target:
+                    if other.key == rel.key:
                         continue
                     later = [p for p in _by_document(other.positions).get(document, []) if p > last]
                     if later and (earliest is None or min(later) < earliest):
@@ -174,15 +197,21 @@ def in_story_order(facts: Sequence[Fact]) -> list[Fact]:
 def supersession_lines(facts: Sequence[Fact], japanese: bool = False) -> list[str]:
     """ "At first … later …" for each superseded fact whose successor is among `facts`.
 
-    A fact with `invalid_at` is followed by the fact of the same subject and type whose first
-    position is exactly that `invalid_at`.
+    A fact with `invalid_at` is followed by the fact of the same type and held end (see
+    `EXCLUSIVE_RELATION_TYPES`) whose first position is exactly that `invalid_at`.
     """
-    by_start = {(f.start, f.type, f.story_order): f for f in facts if f.story_order}
+    exclusive = EXCLUSIVE_RELATION_TYPES
+    by_start = {
+        (f.type, held_end(f.type, f.start, f.end, exclusive), f.story_order): f
+        for f in facts
+        if f.story_order
+    }
     lines: list[str] = []
     for fact in in_story_order(facts):
         if not fact.invalid_at:
             continue
-        later = by_start.get((fact.start, fact.type, fact.invalid_at))
+        held = held_end(fact.type, fact.start, fact.end, exclusive)
+        later = by_start.get((fact.type, held, fact.invalid_at))
         if later is None:
             continue
         verb = fact.type.lower().replace("_", " ")

@@ -21,7 +21,12 @@ from storygraph.errors import StoreError
 from storygraph.merge import EntityRecord, MergePlan, RelationRecord
 from storygraph.models import Chunk, DocumentInfo, Fact
 from storygraph.store.runner import Row, Runner, Statement
-from storygraph.story_time import TimedRelation, story_times
+from storygraph.story_time import (
+    EXCLUSIVE_RELATION_TYPES,
+    TimedRelation,
+    held_end,
+    story_times,
+)
 
 NAMES_CACHE_SECONDS = 5.0
 """Entity names are re-read after this long, so writes by another process show up."""
@@ -245,10 +250,11 @@ class GraphStore:
             return {}
         return {row["id"]: row for row in self.runner.run(q.ENTITY_STATE, {"ids": ids})}
 
-    def _time_context(self, source_ids: Sequence[str]) -> dict[tuple[str, str, str], list[str]]:
-        if not source_ids:
+    def _time_context(self, ids: Sequence[str]) -> dict[tuple[str, str, str], list[str]]:
+        """Positions of every timed relation touching these entities."""
+        if not ids:
             return {}
-        rows = self.runner.run(q.RELATIONS_TIME_CONTEXT, {"ids": list(source_ids)})
+        rows = self.runner.run(q.RELATIONS_TIME_CONTEXT, {"ids": list(ids)})
         return {
             (row["source"], row["type"], row["target"]): list(row["positions"] or [])
             for row in rows
@@ -256,11 +262,20 @@ class GraphStore:
 
     @staticmethod
     def _time_set_statements(
-        context: dict[tuple[str, str, str], list[str]],
+        context: dict[tuple[str, str, str], list[str]], ids: Sequence[str]
     ) -> list[Statement]:
+        """SETs of the derived story time of `context` (every timed relation touching `ids`).
+
+        An exclusive relation is compared with all relations of its type at its held end, which
+        the context holds only when that end is one of `ids`; the others keep their values (no
+        relation of their group changed)."""
         timed = [TimedRelation(s, t, e, tuple(p)) for (s, t, e), p in sorted(context.items())]
+        wanted = set(ids)
         by_type: dict[str, list[dict[str, Any]]] = {}
         for time_ in story_times(timed):
+            held = held_end(time_.type, time_.source, time_.target, EXCLUSIVE_RELATION_TYPES)
+            if held is not None and held not in wanted:
+                continue
             by_type.setdefault(time_.type, []).append(
                 {
                     "source": time_.source,
@@ -292,16 +307,17 @@ class GraphStore:
             query = q.render(q.RELATION_POSITIONS_ADD, rel_type=rel_type)
             for rows in _batched(type_rows):
                 statements.append((query, {"rows": rows}))
-        context = self._time_context(sorted({r.source for r in timed}))
+        ends = sorted({n for r in timed for n in (r.source, r.target)})
+        context = self._time_context(ends)
         for rel in timed:
             known = context.setdefault((rel.source, rel.type, rel.target), [])
             known.extend(p for p in rel.positions if p not in known)
-        statements.extend(self._time_set_statements(context))
+        statements.extend(self._time_set_statements(context, ends))
         return statements
 
-    def refresh_story_time(self, source_ids: Sequence[str]) -> None:
-        """Recompute story_order / story_order_last / invalid_at of these subjects' relations."""
-        statements = self._time_set_statements(self._time_context(source_ids))
+    def refresh_story_time(self, ids: Sequence[str]) -> None:
+        """Recompute story_order / story_order_last / invalid_at of relations touching `ids`."""
+        statements = self._time_set_statements(self._time_context(ids), ids)
         if statements:
             self.runner.run_batch(statements)
 
@@ -363,7 +379,8 @@ class GraphStore:
         """
         params = {"prefix": chunk_prefix(document_id), "document_id": document_id}
         try:
-            timed = [r["id"] for r in self.runner.run(q.RELATIONS_SOURCES_WITH_POSITIONS, params)]
+            ends = self.runner.run(q.RELATIONS_ENDS_WITH_POSITIONS, params)
+            timed = sorted({row[end] for row in ends for end in ("source", "target")})
             rels = self.runner.run(q.RELATIONS_DELETE_ONLY_SUPPORTED_BY, params)
             self.runner.run(q.RELATIONS_STRIP_PROVENANCE, params)
             self.runner.run(q.RELATIONS_STRIP_POSITIONS, params)
