@@ -141,7 +141,7 @@ def render(services: Services) -> None:
             return
         page = pages.page(str(selected))
         if page is None:
-            st.warning(f"No entity called 「{selected}」 any more.")
+            st.warning(f"No entity called 「{selected}」 in the graph.")
             return
         _page(page)
         st.button("Close the page", key="entity_close", on_click=open_entity, args=(None,))

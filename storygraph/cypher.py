@@ -333,18 +333,6 @@ DETACH DELETE n
 
 # --- story time and entity pages (storygraph/story_time.py, storygraph/entity_pages.py) --------
 
-# Entity history: one EntityEvent per (entity, document) saying whether the document created,
-# updated or only referenced the entity, and what changed. Matched by ids, no relationship.
-SCHEMA_EVENTS_FALKORDB: tuple[str, ...] = (
-    "CREATE INDEX FOR (h:EntityEvent) ON (h.entity_id)",
-    "CREATE INDEX FOR (h:EntityEvent) ON (h.document_id)",
-)
-
-SCHEMA_EVENTS_NEO4J: tuple[str, ...] = (
-    "CREATE INDEX entity_event_entity IF NOT EXISTS FOR (h:EntityEvent) ON (h.entity_id)",
-    "CREATE INDEX entity_event_document IF NOT EXISTS FOR (h:EntityEvent) ON (h.document_id)",
-)
-
 # Positions are a set: a statement already recorded is not added twice.
 RELATION_POSITIONS_ADD = """
 UNWIND $rows AS row
@@ -387,23 +375,21 @@ WHERE e.id IN $ids
 RETURN e.id AS id, e.type AS type, e.aliases AS aliases
 """
 
-ENTITY_EVENTS_WRITE = """
+# Entity history: one entry per document in `e.history`, a JSON string prefixed with
+# "<document id>:" (like chunk ids), saying whether the document created, updated or only
+# referenced the entity and what changed. Writing replaces the document's entry (idempotent);
+# deleting a document strips its entries by prefix.
+ENTITY_HISTORY_WRITE = """
 UNWIND $rows AS row
-MERGE (h:EntityEvent {entity_id: row.entity_id, document_id: $document_id})
-SET h.document_name = $document_name, h.kind = row.kind, h.changes = row.changes, h.at = $now
+MATCH (e:__Entity__ {id: row.id})
+SET e.history = [h IN coalesce(e.history, []) WHERE NOT h STARTS WITH $prefix] + [row.entry]
 """
 
-ENTITY_EVENTS_DELETE = """
-MATCH (h:EntityEvent {document_id: $document_id})
-DELETE h
-RETURN count(*) AS deleted
-"""
-
-ENTITY_EVENTS_OF = """
-MATCH (h:EntityEvent {entity_id: $id})
-RETURN h.document_id AS document_id, h.document_name AS document_name, h.kind AS kind,
-       h.changes AS changes, h.at AS at
-ORDER BY at, document_name
+ENTITY_HISTORY_STRIP = """
+MATCH (e:__Entity__)
+WHERE any(h IN coalesce(e.history, []) WHERE h STARTS WITH $prefix)
+SET e.history = [h IN e.history WHERE NOT h STARTS WITH $prefix]
+RETURN count(e) AS touched
 """
 
 ENTITIES_MARK_STALE = """
@@ -417,7 +403,7 @@ MATCH (e:__Entity__ {id: $id})
 RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_ids,
        e.summary AS summary, e.summary_method AS summary_method,
        e.summary_updated_at AS summary_updated_at, e.summary_sources AS summary_sources,
-       e.summary_stale AS summary_stale
+       e.summary_stale AS summary_stale, e.history AS history
 """
 
 # Both directions, each edge once, real direction kept.

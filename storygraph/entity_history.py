@@ -4,16 +4,20 @@ Graphiti's citation chain, per document: a document *created* an entity that was
 graph, *updated* one when it added a relation touching it, a new alias or changed its type, and
 otherwise only *referenced* it (mentioned it, or stated again what the graph already knew).
 `changes` says what, in short lines for the entity page. Computed from the merge plan and the
-graph's state just before the write; stored as one EntityEvent per (entity, document).
+graph's state just before the write; stored in the entity's `history` list, one entry per
+document: `"<document id>:" + JSON`, so a document delete strips its entries by prefix, like
+chunk ids.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from storygraph.merge import MergePlan, RelationRecord
+from storygraph.models import DocumentInfo
 
 Kind = Literal["created", "updated", "referenced"]
 MAX_CHANGES = 40
@@ -70,3 +74,34 @@ def entity_history(
                 )
             )
     return entries
+
+
+def history_entry(doc: DocumentInfo, entry: HistoryEntry, at: str) -> str:
+    """The stored form of one history entry (see module docstring)."""
+    body = {
+        "document_name": doc.name,
+        "kind": entry.kind,
+        "changes": list(entry.changes),
+        "at": at,
+    }
+    return f"{doc.id}:" + json.dumps(body, ensure_ascii=False, sort_keys=True)
+
+
+def parse_history(stored: str) -> dict[str, Any] | None:
+    """One stored entry back as document_id, document_name, kind, changes, at; None if broken."""
+    document_id, sep, body = stored.partition(":")
+    if not sep:
+        return None
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    return {
+        "document_id": document_id,
+        "document_name": str(data.get("document_name") or ""),
+        "kind": str(data.get("kind") or ""),
+        "changes": [str(c) for c in data.get("changes") or []],
+        "at": str(data.get("at") or ""),
+    }

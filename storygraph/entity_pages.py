@@ -29,6 +29,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from storygraph.entities import resolve_name
+from storygraph.entity_history import parse_history
 from storygraph.llm.factory import ModelInfo
 from storygraph.prompt_files import fill
 from storygraph.store import GraphStore
@@ -336,16 +337,7 @@ class EntityPages:
             summary_sources=[names.get(d, d) for d in node.get("summary_sources") or []],
             relations=relations,
             mentions=_mentions(node.get("chunk_ids") or [], names, order),
-            history=[
-                HistoryItem(
-                    document_id=row["document_id"] or "",
-                    document=row.get("document_name") or "",
-                    kind=row.get("kind") or "",
-                    changes=list(row.get("changes") or []),
-                    at=row.get("at") or "",
-                )
-                for row in self.store.entity_events(entity_id)
-            ],
+            history=_history(node.get("history") or [], names, order),
             timeline=timeline,
             unplaced=unplaced,
         )
@@ -393,6 +385,27 @@ def _page_relations(
             )
         )
     return relations
+
+
+def _history(
+    stored: Sequence[str], names: dict[str, str], order: dict[str, int]
+) -> list[HistoryItem]:
+    """History entries, documents in upload order (an entry names its document as written)."""
+    items = []
+    for value in stored:
+        entry = parse_history(value)
+        if entry is None:
+            continue
+        items.append(
+            HistoryItem(
+                document_id=entry["document_id"],
+                document=names.get(entry["document_id"], entry["document_name"]),
+                kind=entry["kind"],
+                changes=entry["changes"],
+                at=entry["at"],
+            )
+        )
+    return sorted(items, key=lambda h: (order.get(h.document_id, 1 << 30), h.at))
 
 
 def _mentions(

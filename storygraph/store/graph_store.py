@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from storygraph import cypher as q
-from storygraph.entity_history import HistoryEntry, entity_history
+from storygraph.entity_history import HistoryEntry, entity_history, history_entry
 from storygraph.errors import StoreError
 from storygraph.merge import EntityRecord, MergePlan, RelationRecord
 from storygraph.models import Chunk, DocumentInfo, Fact
@@ -90,8 +90,7 @@ class GraphStore:
         return self.runner.describe()
 
     def ensure_schema(self) -> None:
-        events = q.SCHEMA_EVENTS_NEO4J if self.engine == "neo4j" else q.SCHEMA_EVENTS_FALKORDB
-        for statement in (*self.runner.schema, *events):
+        for statement in self.runner.schema:
             try:
                 self.runner.run(statement)
             except StoreError as exc:
@@ -324,12 +323,10 @@ class GraphStore:
     def _history_statements(
         self, doc: DocumentInfo, history: Sequence[HistoryEntry], now: str
     ) -> list[Statement]:
-        rows = [
-            {"entity_id": h.entity_id, "kind": h.kind, "changes": list(h.changes)} for h in history
-        ]
-        params = {"document_id": doc.id, "document_name": doc.name, "now": now}
+        rows = [{"id": h.entity_id, "entry": history_entry(doc, h, now)} for h in history]
+        prefix = chunk_prefix(doc.id)
         statements: list[Statement] = [
-            (q.ENTITY_EVENTS_WRITE, {**params, "rows": batch}) for batch in _batched(rows)
+            (q.ENTITY_HISTORY_WRITE, {"prefix": prefix, "rows": batch}) for batch in _batched(rows)
         ]
         changed = [h.entity_id for h in history if h.kind != "referenced"]
         for batch in _batched([{"id": i} for i in changed]):
@@ -350,9 +347,6 @@ class GraphStore:
             return []
         params = {"ids": list(ids), "structural": list(q.STRUCTURAL_TYPES)}
         return self.runner.run(q.ENTITY_RELATIONS, params)
-
-    def entity_events(self, entity_id: str) -> list[Row]:
-        return self.runner.run(q.ENTITY_EVENTS_OF, {"id": entity_id})
 
     def set_entity_summaries(
         self, rows: Sequence[dict[str, Any]], *, only_missing: bool = False
@@ -388,7 +382,7 @@ class GraphStore:
             touched = [row["id"] for row in self.runner.run(q.ENTITIES_STRIP_PROVENANCE, params)]
             self.reconcile_types(touched)
             self.refresh_story_time(timed)
-            self.runner.run(q.ENTITY_EVENTS_DELETE, params)
+            self.runner.run(q.ENTITY_HISTORY_STRIP, params)
             self.mark_summaries_stale(touched)
             self.runner.run(q.CHUNKS_AND_DOCUMENT_DELETE, params)
         finally:
