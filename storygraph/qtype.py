@@ -261,13 +261,18 @@ _JA_ORDER = re.compile(
     r"(?P<clause>[^、。？?！!]*?)(?P<cue>(?<!名)(?:より)?(?:前|まえ)(?:に|は|の)"
     r"|(?:た|だ)?(?:後|あと)(?:で|に|は|の)|[てで]から)"
 )
-_EN_ORDER = re.compile(r"\b(?P<cue>before|after)\b(?P<clause>[^?,.!;]*)")
+_EN_ORDER = re.compile(
+    r"(?<!look )(?<!looked )(?<!looks )(?<!looking )(?<!named )(?<!ever )"
+    r"\b(?P<cue>before|after)\b(?P<clause>[^?,.!;]*)"
+)
 
 
 def _order_ja(text: str) -> tuple[Order, str, str]:
     match = _JA_ORDER.search(text)
     if not match or not match.group("clause").strip():
         return "", "", ""
+    if match.group("clause").endswith("の"):
+        return "", "", ""  # 桃太郎の前に: in front of him, not before something
     cue = match.group("cue")
     order: Order = "before" if ("前" in cue or "まえ" in cue) else "after"
     return order, cue, match.group("clause").strip()

@@ -86,6 +86,8 @@ def test_a_relation_without_positions_has_no_story_time() -> None:
         ("What did the mouse do after the lion let it go?", "after", "the lion let it go"),
         ("Who did the knight meet before he went to the cave?", "before", "he went to the cave"),
         ("桃太郎の名前は？", "", ""),
+        ("桃太郎の前に現れたのは誰？", "", ""),
+        ("Who looked after the peach?", "", ""),
         ("Who defeated Momotaro?", "", ""),
     ],
 )
