@@ -200,8 +200,9 @@ def _print_page(page: Any, timeline_only: bool) -> None:
     print("timeline:")
     for i, entry in enumerate(page.timeline, start=1):
         later = "  [superseded later]" if entry.superseded_at else ""
+        again = "" if entry.first else "  (again)"
         print(
-            f"  {i:3}. {entry.relation}{later}  ({entry.document} #{entry.chunk}, "
+            f"  {i:3}. {entry.relation}{again}{later}  ({entry.document} #{entry.chunk}, "
             f"offset {entry.offset})"
         )
     if page.unplaced:

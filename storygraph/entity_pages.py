@@ -123,8 +123,10 @@ class TimelineEntry:
     offset: int | None
     relation: str
     evidence: str
+    first: bool = True
+    """The relation's first statement (False: the story states it again here)."""
     statements: int = 1
-    """How many places of the story state it (the entry stands at the first)."""
+    """How many places of the story state the relation in all."""
     superseded_at: str = ""
     """The position of the later fact that replaced it (exclusive relations), else ""."""
 
@@ -426,25 +428,37 @@ def _mentions(
 def _timeline(
     relations: Sequence[PageRelation], names: dict[str, str], order: dict[str, int]
 ) -> tuple[list[TimelineEntry], list[str]]:
-    """The relations in story order: each at its first position (documents in upload order)."""
+    """Every place the story states a relation of the entity, in story order (documents in
+    upload order); a relation stated again right after itself in the same document is listed
+    once. So a journey announced early and made late shows at both places, the last last."""
     entries: list[tuple[tuple[int, str], TimelineEntry]] = []
     unplaced: list[str] = []
     for rel in relations:
-        where = parse_position(rel.story_order) if rel.story_order else None
-        if where is None:
+        placed = [(p, parse_position(p)) for p in rel.positions]
+        placed_ok = [(p, w) for p, w in placed if w is not None]
+        if not placed_ok:
             unplaced.append(rel.text())
             continue
         evidence_of = {c.chunk: c.evidence for c in rel.citations if c.evidence}
-        entry = TimelineEntry(
-            position=rel.story_order,
-            document=names.get(where.document_id, where.document_id),
-            chunk=where.chunk_index,
-            offset=where.offset,
-            relation=rel.text(),
-            evidence=evidence_of.get(where.chunk_index, rel.evidence),
-            statements=len(rel.positions),
-            superseded_at=rel.invalid_at,
-        )
-        entries.append(((order.get(where.document_id, 1 << 30), rel.story_order), entry))
+        for value, where in placed_ok:
+            assert where is not None
+            entry = TimelineEntry(
+                position=value,
+                document=names.get(where.document_id, where.document_id),
+                chunk=where.chunk_index,
+                offset=where.offset,
+                relation=rel.text(),
+                evidence=evidence_of.get(where.chunk_index, rel.evidence),
+                first=value == rel.story_order,
+                statements=len(placed_ok),
+                superseded_at=rel.invalid_at,
+            )
+            entries.append(((order.get(where.document_id, 1 << 30), value), entry))
     entries.sort(key=lambda item: item[0])
-    return [e for _, e in entries], sorted(unplaced)
+    timeline: list[TimelineEntry] = []
+    for _, entry in entries:
+        last = timeline[-1] if timeline else None
+        if last and (last.relation, last.document) == (entry.relation, entry.document):
+            continue  # stated again right away in the same story: one line
+        timeline.append(entry)
+    return timeline, sorted(unplaced)
