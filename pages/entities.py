@@ -88,12 +88,12 @@ def _page(page: EntityPage) -> None:
                     args=(name,),
                     type="tertiary",
                 )
-    with st.expander(f"Timeline ({len(page.timeline)} statements in story order)", expanded=True):
+    with st.expander(f"Timeline ({len(page.timeline)} relations in story order)", expanded=True):
         if not page.timeline:
             st.caption("No relation has a story position (an imported graph has none).")
         for i, entry in enumerate(page.timeline, start=1):
             later = " — *later superseded*" if entry.superseded_at else ""
-            again = "" if entry.first else " *(again)*"
+            again = f" *(stated {entry.statements}×)*" if entry.statements > 1 else ""
             st.markdown(
                 f"{i}\\. {md_escape(entry.relation)}{again}{later} "
                 f"<small>({md_escape(entry.document)} #{entry.chunk}, offset {entry.offset})"

@@ -174,7 +174,7 @@ def _page_services(settings: Settings) -> Services:
     return _services(settings)
 
 
-def _print_page(page: Any, timeline_only: bool) -> None:
+def _print_page(page: Any, timeline_only: bool, every: bool = False) -> None:
     if not timeline_only:
         print(f"{page.id} ({page.type or '-'})")
         if page.aliases:
@@ -197,8 +197,8 @@ def _print_page(page: Any, timeline_only: bool) -> None:
             print(f"  {item.kind} by {item.document} ({item.at})")
             for change in item.changes:
                 print(f"      {change}")
-    print("timeline:")
-    for i, entry in enumerate(page.timeline, start=1):
+    print("timeline:" if not every else "every statement, in story order:")
+    for i, entry in enumerate(page.statements if every else page.timeline, start=1):
         later = "  [superseded later]" if entry.superseded_at else ""
         again = "" if entry.first else "  (again)"
         print(
@@ -221,9 +221,10 @@ def cmd_entity(args: argparse.Namespace, settings: Settings) -> int:
             return 1
         if args.json:
             data = page.to_json()
-            _print_json({"id": page.id, "timeline": data["timeline"]} if args.timeline else data)
+            key = "statements" if args.every else "timeline"
+            _print_json({"id": page.id, key: data[key]} if args.timeline else data)
         else:
-            _print_page(page, args.timeline)
+            _print_page(page, args.timeline, args.every)
         return 0
     finally:
         services.close()
@@ -354,6 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name")
     p.add_argument("--json", action="store_true")
     p.add_argument("--timeline", action="store_true", help="only its relations in story order")
+    p.add_argument(
+        "--every", action="store_true", help="with --timeline: every statement, not the first"
+    )
     p.set_defaults(func=cmd_entity)
 
     p = sub.add_parser("export-wiki", help="write one Markdown page per entity into DIR")

@@ -145,6 +145,9 @@ class EntityPage:
     mentions: list[Mention]
     history: list[HistoryItem]
     timeline: list[TimelineEntry]
+    """Its relations in story order, each at the first place the story states it."""
+    statements: list[TimelineEntry]
+    """Every place the story states one of its relations, in story order."""
     unplaced: list[str]
     """Relations without a story position (imported without one), as text."""
 
@@ -329,6 +332,7 @@ class EntityPages:
         relations = _page_relations(entity_id, self.store.entity_relations([entity_id]), names)
         relations.sort(key=lambda r: (r.direction != "out", r.type, r.other))
         timeline, unplaced = _timeline(relations, names, order)
+        statements, _ = _timeline(relations, names, order, every=True)
         return EntityPage(
             id=entity_id,
             type=node.get("type") or "",
@@ -341,6 +345,7 @@ class EntityPages:
             mentions=_mentions(node.get("chunk_ids") or [], names, order),
             history=_history(node.get("history") or [], names, order),
             timeline=timeline,
+            statements=statements,
             unplaced=unplaced,
         )
 
@@ -426,22 +431,25 @@ def _mentions(
 
 
 def _timeline(
-    relations: Sequence[PageRelation], names: dict[str, str], order: dict[str, int]
+    relations: Sequence[PageRelation],
+    names: dict[str, str],
+    order: dict[str, int],
+    *,
+    every: bool = False,
 ) -> tuple[list[TimelineEntry], list[str]]:
-    """Every place the story states a relation of the entity, in story order (documents in
-    upload order); a relation stated again right after itself in the same document is listed
-    once. So a journey announced early and made late shows at both places, the last last."""
+    """The relations in story order (documents in upload order), each at its first statement;
+    `every`: every place the story states one, a repeat right after itself in the same
+    document listed once (a journey announced early and made late shows at both places)."""
     entries: list[tuple[tuple[int, str], TimelineEntry]] = []
     unplaced: list[str] = []
     for rel in relations:
-        placed = [(p, parse_position(p)) for p in rel.positions]
-        placed_ok = [(p, w) for p, w in placed if w is not None]
-        if not placed_ok:
+        placed = [(p, w) for p in rel.positions if (w := parse_position(p)) is not None]
+        first = [(p, w) for p, w in placed if p == rel.story_order] or placed[:1]
+        if not placed:
             unplaced.append(rel.text())
             continue
         evidence_of = {c.chunk: c.evidence for c in rel.citations if c.evidence}
-        for value, where in placed_ok:
-            assert where is not None
+        for value, where in placed if every else first:
             entry = TimelineEntry(
                 position=value,
                 document=names.get(where.document_id, where.document_id),
@@ -449,8 +457,8 @@ def _timeline(
                 offset=where.offset,
                 relation=rel.text(),
                 evidence=evidence_of.get(where.chunk_index, rel.evidence),
-                first=value == rel.story_order,
-                statements=len(placed_ok),
+                first=value == first[0][0],
+                statements=len(placed),
                 superseded_at=rel.invalid_at,
             )
             entries.append(((order.get(where.document_id, 1 << 30), value), entry))
@@ -459,6 +467,6 @@ def _timeline(
     for _, entry in entries:
         last = timeline[-1] if timeline else None
         if last and (last.relation, last.document) == (entry.relation, entry.document):
-            continue  # stated again right away in the same story: one line
+            continue
         timeline.append(entry)
     return timeline, sorted(unplaced)

@@ -94,7 +94,8 @@ def render_page(page: EntityPage, files: dict[str, str]) -> str:
             start, rel_type, end = _parts(entry.relation)
             said = f"{link(start, files)} {md(rel_type)} {link(end, files)}"
             later = " — later superseded" if entry.superseded_at else ""
-            later = later if entry.first else f" (again){later}"
+            if entry.statements > 1:
+                later = f" (stated {entry.statements}×){later}"
             where = f"{md(entry.document)} #{entry.chunk}, offset {entry.offset}"
             lines.append(f"{i}. {said}{later} ({where})")
     else:
