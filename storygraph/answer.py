@@ -9,9 +9,11 @@ from langchain_core.language_models import BaseChatModel
 
 from storygraph.models import Citation, Fact
 from storygraph.prompt_files import fill
+from storygraph.story_time import supersession_lines
 from storygraph.text.language import detect_language
 
 MAX_SOURCE_CHARS = 300
+SUPERSEDED_MARK = " (superseded later in the story)"
 
 
 def build_citations(facts: Sequence[Fact], chunks: dict[str, dict[str, Any]]) -> list[Citation]:
@@ -51,7 +53,7 @@ def facts_answer(question: str, facts: Sequence[Fact], citations: Sequence[Citat
         f"{i}. {f.start} -[{f.type}]→ {f.end} {_marks(f, numbers)}".rstrip()
         for i, f in enumerate(facts, start=1)
     ]
-    return "\n".join([head, *lines])
+    return "\n".join([head, *lines, *supersession_lines(facts, japanese=japanese)])
 
 
 def llm_answer(
@@ -62,7 +64,13 @@ def llm_answer(
     callbacks: list[Any],
 ) -> str:
     numbers = {c.chunk_id: c.number for c in citations}
-    fact_lines = "\n".join(f"- {f.text()} {_marks(f, numbers)}".rstrip() for f in facts) or "(none)"
+    fact_lines = (
+        "\n".join(
+            f"- {f.text()} {_marks(f, numbers)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()
+            for f in facts
+        )
+        or "(none)"
+    )
     source_lines = "\n".join(f"[{c.number}] {c.text}" for c in citations) or "(none)"
     language = "Japanese" if detect_language(question) == "ja" else "English"
     prompt = fill(

@@ -269,3 +269,11 @@ def test_the_wiki_export_links_resolve(story_services: Services, tmp_path: Path)
     assert links > len(ids)
     knight = (out / "Knight.md").read_text(encoding="utf-8")
     assert "[Dog](Dog.md)" in knight and "## Timeline" in knight
+
+
+def test_an_answer_says_at_first_and_later_for_the_treasure(story_services: Services) -> None:
+    _ingest(story_services, "story.txt", STORY)
+    answer = story_services.qa().ask("Who owned the gold?", QAOptions(mode="onehop", no_llm=True))
+    kept = {(f.start, f.type, f.end) for f in answer.kept_facts}
+    assert {("Dragon", "OWNS", "Gold"), ("Knight", "OWNS", "Gold")} <= kept
+    assert answer.answer.endswith("At first Dragon owns Gold; later Knight owns Gold.")
