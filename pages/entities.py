@@ -63,11 +63,11 @@ def _page(page: EntityPage) -> None:
     if page.aliases:
         facts += f" · **also called:** {md_escape(', '.join(page.aliases))}"
     st.markdown(facts)
-    st.info(page.summary or "(no summary)", icon=":material/article:")
+    st.info(md_escape(page.summary) if page.summary else "(no summary)", icon=":material/article:")
     sources = ", ".join(page.summary_sources) or "-"
     st.caption(
-        f"Summary: {page.summary_method or '-'}, {page.summary_updated_at or '-'}; "
-        f"from: {sources}. It is rewritten only when a document changes this entity."
+        f"Summary: {md_escape(page.summary_method or '-')}, {page.summary_updated_at or '-'}; "
+        f"from: {md_escape(sources)}. It is rewritten only when a document changes this entity."
     )
     for title, direction in (("Relations from it", "out"), ("Relations to it", "in")):
         table = _relations_table(page, direction)
@@ -82,7 +82,7 @@ def _page(page: EntityPage) -> None:
         with st.container(horizontal=True, gap="small"):
             for name in neighbours:
                 st.button(
-                    name,
+                    md_escape(name),
                     key=widget_key("entity_related", name),
                     on_click=open_entity,
                     args=(name,),
@@ -95,13 +95,11 @@ def _page(page: EntityPage) -> None:
             later = " — *later superseded*" if entry.superseded_at else ""
             again = f" *(stated {entry.statements}×)*" if entry.statements > 1 else ""
             st.markdown(
-                f"{i}\\. {md_escape(entry.relation)}{again}{later} "
-                f"<small>({md_escape(entry.document)} #{entry.chunk}, offset {entry.offset})"
-                "</small>",
-                unsafe_allow_html=True,
+                f"{i}\\. {md_escape(entry.relation)}{again}{later} — "
+                f"*{md_escape(entry.document)} \\#{entry.chunk}, offset {entry.offset}*"
             )
         if page.unplaced:
-            st.caption("Not placed in a story: " + ", ".join(page.unplaced))
+            st.caption("Not placed in a story: " + md_escape(", ".join(page.unplaced)))
     with st.expander(f"Mentioned in ({len(page.mentions)} documents)"):
         for mention in page.mentions:
             chunks = ", ".join(f"#{c}" for c in mention.chunks) or "-"
@@ -110,7 +108,7 @@ def _page(page: EntityPage) -> None:
             st.caption("No document mentions it (imported).")
     with st.expander(f"History ({len(page.history)} documents)"):
         for item in page.history:
-            st.markdown(f"**{item.kind}** by {md_escape(item.document)} · {item.at}")
+            st.markdown(f"**{md_escape(item.kind)}** by {md_escape(item.document)} · {item.at}")
             for change in item.changes:
                 st.markdown(f"- {md_escape(change)}")
         if not page.history:
@@ -128,13 +126,13 @@ def render(services: Services) -> None:
         for item in items:
             with st.container(border=True):
                 st.button(
-                    f"{item.id} · {item.type or '-'}",
+                    md_escape(f"{item.id} · {item.type or '-'}"),
                     key=widget_key("entity_open", item.id),
                     on_click=open_entity,
                     args=(item.id,),
                     type="tertiary",
                 )
-                st.caption(item.summary or "(no summary)")
+                st.caption(md_escape(item.summary) if item.summary else "(no summary)")
     with right:
         selected = st.session_state.get(SELECTED_KEY)
         if not selected:
@@ -142,7 +140,7 @@ def render(services: Services) -> None:
             return
         page = pages.page(str(selected))
         if page is None:
-            st.warning(f"No entity called 「{selected}」 in the graph.")
+            st.warning(f"No entity called 「{md_escape(str(selected))}」 in the graph.")
             return
         _page(page)
         st.button("Close the page", key="entity_close", on_click=open_entity, args=(None,))

@@ -81,3 +81,20 @@ def test_the_session_state_route_opens_a_page(services: Services) -> None:
     assert "### 桃太郎" in text and "history" in " ".join(e.label for e in at.expander).lower()
     at = _app(services, selected="竜宮城")
     assert "No entity called 「竜宮城」" in _texts(at)
+
+
+def test_a_name_with_markup_is_text_on_its_page(services: Services) -> None:
+    from storygraph.graph_io import import_graph
+
+    nasty = "<script>alert(1)</script> *Ogre*"
+    import_graph(
+        services.store,
+        {
+            "nodes": [{"id": nasty, "type": "Character"}],
+            "relationships": [{"source": nasty, "type": "FIGHTS", "target": "桃太郎"}],
+        },
+    )
+    at = _app(services, selected=nasty)
+    headings = [m.value for m in at.markdown if str(m.value).startswith("### ")]
+    assert headings == ["### \\<script\\>alert\\(1\\)\\</script\\> \\*Ogre\\*"]
+    assert "FIGHTS" in _texts(at)
