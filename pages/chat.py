@@ -98,7 +98,9 @@ def _controls(services: Services) -> QAOptions:
         key=MIN_SCORE_KEY,
         help="Relations scored below this (0-10) are dropped.",
     )
-    return QAOptions(mode=str(mode), top_k=int(top_k), min_score=float(min_score))
+    return QAOptions.from_settings(
+        services.settings, mode=str(mode), top_k=int(top_k), min_score=float(min_score)
+    )
 
 
 def _show_citations(answer: Answer) -> None:

@@ -89,11 +89,8 @@ def render(services: Services) -> None:
             "Keep top k", 1, 100, services.settings.rerank_top_k, key="lab_top_k"
         )
         if st.button("Compare", type="primary", disabled=not question.strip() or not modes):
-            options = QAOptions(
-                top_k=int(top_k),
-                min_score=services.settings.rerank_min_score,
-                strategy=services.settings.rerank_strategy,
-                no_llm=no_llm,
+            options = QAOptions.from_settings(
+                services.settings, top_k=int(top_k), no_llm=no_llm
             )
             with st.spinner("Running every mode…"):
                 st.session_state[RESULTS_KEY] = compare_modes(

@@ -1,19 +1,45 @@
-"""Composing the answer from the kept facts, with numbered citations to chunks (design §5.4)."""
+"""Composing the answer from the kept facts, with numbered citations to chunks (design §5.4).
+
+An `Answerer` is one narrow port: `answer(analysis, facts, citations, callbacks, on_token)`.
+
+- `ModelAnswerer`: one model call, streamed token by token to `on_token`. The prompt file is
+  split at its `---` line into fixed instructions (the system message) and the variable part, so
+  llama.cpp's prefix cache reuses the instructions from one question to the next. Capable models
+  get `prompts/answer.txt` with every kept fact; the small embedded model gets
+  `prompts/answer_small.txt`: the best `SMALL_MAX_SOURCES` evidence sentences, numbered, and the
+  facts read from them, and is told to answer only from those sentences or to say it cannot.
+- `FactsAnswerer`: no model; the top facts with their citation marks.
+
+`unsupported_names` checks an answer's names against the kept facts, their evidence and the
+question: a graph name that appears only in the answer is a warning in the trace.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from storygraph.analysis import QuestionAnalysis
 from storygraph.models import Citation, Fact
 from storygraph.prompt_files import fill
 from storygraph.story_time import supersession_lines
 from storygraph.text.language import detect_language
+from storygraph.text.normalize import normalize_name
 
 MAX_SOURCE_CHARS = 300
 SUPERSEDED_MARK = " (superseded later in the story)"
+"""Marks a fact another replaced later (storygraph.story_time), so the answer says
+"at first … later …" instead of presenting both as true."""
+SMALL_MAX_SOURCES = 6
+"""Sources the small model reads: each costs it about a second of prompt reading on 2 cores."""
+UNKNOWN = {"ja": "この話の文からは分かりません。", "en": "The story's sentences do not say."}
+LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
+
+TokenFn = Callable[[str], None]
 
 
 def build_citations(facts: Sequence[Fact], chunks: dict[str, dict[str, Any]]) -> list[Citation]:
@@ -56,29 +82,124 @@ def facts_answer(question: str, facts: Sequence[Fact], citations: Sequence[Citat
     return "\n".join([head, *lines, *supersession_lines(facts, japanese=japanese)])
 
 
-def llm_answer(
-    question: str,
+class Answerer(Protocol):
+    """Writes the answer from the kept facts and their citations."""
+
+    name: str
+
+    def answer(
+        self,
+        analysis: QuestionAnalysis,
+        facts: Sequence[Fact],
+        citations: Sequence[Citation],
+        callbacks: list[Any],
+        on_token: TokenFn | None = None,
+    ) -> str: ...
+
+
+class FactsAnswerer:
+    name = "facts"
+
+    def answer(
+        self,
+        analysis: QuestionAnalysis,
+        facts: Sequence[Fact],
+        citations: Sequence[Citation],
+        callbacks: list[Any],
+        on_token: TokenFn | None = None,
+    ) -> str:
+        text = facts_answer(analysis.question, facts, citations)
+        if on_token is not None:
+            on_token(text)
+        return text
+
+
+def prompt_messages(name: str, **values: str) -> list[BaseMessage]:
+    """A prompt file as (system, user) messages, split at its `---` line."""
+    text = fill(name, **values)
+    system, _, user = text.partition("\n---\n")
+    return [SystemMessage(system.strip()), HumanMessage(user.strip())]
+
+
+@dataclass
+class ModelAnswerer:
+    """One streamed model call (see the module docstring); `compact` is the small-model prompt."""
+
+    llm: BaseChatModel
+    compact: bool = False
+
+    @property
+    def name(self) -> str:
+        return "llm-compact" if self.compact else "llm"
+
+    def messages(
+        self, analysis: QuestionAnalysis, facts: Sequence[Fact], citations: Sequence[Citation]
+    ) -> list[BaseMessage]:
+        language = "ja" if analysis.language == "ja" else "en"
+        shown = list(citations[:SMALL_MAX_SOURCES]) if self.compact else list(citations)
+        numbers = {c.chunk_id: c.number for c in shown}
+        used = [f for f in facts if any(c in numbers for c in f.chunk_ids)]
+        fact_lines = "\n".join(
+            f"- {f.text()} {_marks(f, numbers)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()
+            for f in used
+        )
+        source_lines = "\n".join(f"[{c.number}] {c.text}" for c in shown)
+        values = {
+            "question": analysis.question,
+            "facts": fact_lines or "(none)",
+            "sources": source_lines or "(none)",
+            "language": LANGUAGE_NAMES[language],
+        }
+        if self.compact:
+            return prompt_messages("answer_small", unknown=UNKNOWN[language], **values)
+        return prompt_messages("answer", **values)
+
+    def answer(
+        self,
+        analysis: QuestionAnalysis,
+        facts: Sequence[Fact],
+        citations: Sequence[Citation],
+        callbacks: list[Any],
+        on_token: TokenFn | None = None,
+    ) -> str:
+        parts: list[str] = []
+        for chunk in self.llm.stream(
+            self.messages(analysis, facts, citations), config={"callbacks": callbacks}
+        ):
+            piece = chunk.content if isinstance(chunk.content, str) else str(chunk.content)
+            if piece:
+                parts.append(piece)
+                if on_token is not None:
+                    on_token(piece)
+        text = "".join(parts).strip()
+        if not text:
+            raise ValueError("empty answer")
+        return text
+
+
+def unsupported_names(
+    answer: str,
+    graph_names: Sequence[str],
     facts: Sequence[Fact],
     citations: Sequence[Citation],
-    llm: BaseChatModel,
-    callbacks: list[Any],
-) -> str:
-    numbers = {c.chunk_id: c.number for c in citations}
-    fact_lines = (
-        "\n".join(
-            f"- {f.text()} {_marks(f, numbers)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()
-            for f in facts
+    question: str,
+) -> list[str]:
+    """Graph names the answer mentions that neither the kept facts, their evidence sentences,
+    the cited sources nor the question contain (a name the model brought in unsupported)."""
+    said = normalize_name(answer)
+    support = normalize_name(
+        " ".join(
+            [question]
+            + [f"{f.start} {f.end} {f.evidence}" for f in facts]
+            + [c.text for c in citations]
         )
-        or "(none)"
     )
-    source_lines = "\n".join(f"[{c.number}] {c.text}" for c in citations) or "(none)"
-    language = "Japanese" if detect_language(question) == "ja" else "English"
-    prompt = fill(
-        "answer", question=question, facts=fact_lines, sources=source_lines, language=language
-    )
-    message = llm.invoke(prompt, config={"callbacks": callbacks})
-    text = message.content if isinstance(message.content, str) else str(message.content)
-    text = text.strip()
-    if not text:
-        raise ValueError("empty answer")
-    return text
+    found: list[str] = []
+    for name in graph_names:
+        key = normalize_name(name)
+        if (len(key) < 2 and key.isascii()) or key not in said or key in support:
+            continue
+        if any(key in normalize_name(other) for other in found):
+            continue
+        found.append(name)
+    return found

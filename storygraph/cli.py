@@ -105,26 +105,33 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         settings = settings.model_copy(update={"no_llm": True})
     services = _services(settings)
     try:
-        options = QAOptions(
-            mode=args.mode or settings.retrieval_mode,
-            top_k=args.top_k or settings.rerank_top_k,
-            min_score=settings.rerank_min_score if args.min_score is None else args.min_score,
-            strategy=settings.rerank_strategy,
-            no_llm=args.no_llm,
+        options = QAOptions.from_settings(
+            settings, mode=args.mode, top_k=args.top_k, min_score=args.min_score
         )
-        answer = services.qa().ask(args.question, options)
+        streamed: list[str] = []
+
+        def show(piece: str) -> None:
+            streamed.append(piece)
+            print(piece, end="", flush=True)
+
+        answer = services.qa().ask(args.question, options, on_token=None if args.json else show)
         if args.json:
             _print_json(answer.to_json())
             return 0
-        print(answer.answer)
+        if "".join(streamed).strip() != answer.answer.strip():
+            print("\n" + answer.answer if streamed else answer.answer)
+        else:
+            print()
         if answer.citations:
             print()
             for c in answer.citations:
                 print(f"[{c.number}] {c.document_name}: {c.text}")
-        print(f"\nentities: {', '.join(e.node_id for e in answer.entities) or '(none)'}")
+        how = ", ".join(f"{e.node_id} ({e.source})" for e in answer.entities)
+        print(f"\nentities: {how or '(none)'}")
         for fact in answer.facts:
             mark = "kept" if fact.kept else "dropped"
-            print(f"  {fact.score:>5} {mark:7} {fact.text()}")
+            score = "–" if fact.score is None else f"{fact.score:.1f}"
+            print(f"  {score:>5} {mark:7} {fact.text()}")
         for warning in answer.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         return 0
@@ -320,6 +327,12 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     return run_eval_command(args, settings)
 
 
+def cmd_eval_e2e(args: argparse.Namespace, settings: Settings) -> int:
+    from storygraph.evaluation.cli import run_e2e_command
+
+    return run_e2e_command(args, settings)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m storygraph", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -391,6 +404,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-llm", action="store_true")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser(
+        "eval-e2e", help="ingest stories, ask questions through the chat's engine, score answers"
+    )
+    p.add_argument("questions", nargs="+", help="JSON-lines question files (eval/e2e/README.md)")
+    p.add_argument(
+        "--stories",
+        default=str(Path(__file__).resolve().parents[2] / "shared" / "stories"),
+        help="folder the questions' `story` paths are relative to (default ../shared/stories)",
+    )
+    p.add_argument("--mode", action="append", dest="modes")
+    p.add_argument("--no-llm", action="store_true", help="answer without a model")
+    p.add_argument("--fresh", action="store_true", help="ingest again, ignoring the cache")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    p.add_argument("--cache-dir", help="ingest cache (default: <data dir>/e2e)")
+    p.add_argument("--only", action="append", help="only question ids containing this text")
+    p.add_argument("--per-story", type=int, help="at most this many questions per story")
+    p.add_argument("--quiet", action="store_true", help="no per-question lines on stderr")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval_e2e)
     return parser
 
 

@@ -1,26 +1,42 @@
-"""Finding the question's entities in the graph (design §5.1).
+"""Finding the question's entities in the graph (design §5.1), behind one port.
 
-1. The LLM lists the names it sees (structured output), each resolved against the graph:
-   exact → normalised → contains / contained-in → fuzzy.
-2. Names of graph nodes found literally in the question (dictionary match) are added; without a
-   model this alone works.
+An `EntityFinder` turns a question and the graph's names into start nodes, each with how it was
+found (`ResolvedEntity.source`). Two finders:
+
+- `ModelEntityFinder` (capable models): the LLM lists the names it sees (structured output; with
+  relation types to choose from, the same call picks the types that fit), each resolved against
+  the graph: exact → normalised → contains / contained-in → fuzzy; then the dictionary match.
+- `LocalEntityFinder` (the small embedded model, and no model at all): no model call. Names of
+  graph nodes found literally in the question after normalisation (dictionary), then English
+  words that spell a Japanese name's reading (Momotaro → 桃太郎, "transliteration"), English
+  names matched word by word with plural and possessive endings dropped (normalised), then,
+  when nothing was found, the nearest names by multilingual sentence embedding ("embedding").
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import lru_cache
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz, process
 
+from storygraph.embeddings import Embedder, cosine
 from storygraph.models import ResolvedEntity
 from storygraph.prompt_files import fill
-from storygraph.text.normalize import normalize_name
+from storygraph.text.normalize import normalize_name, reading
+from storygraph.text.sanitize import romanize
 
 FUZZY_THRESHOLD = 85.0
+EMBEDDING_THRESHOLD = 0.7
+"""Lowest cosine between a question phrase and a name for an embedding match (USE-m3)."""
+EMBEDDING_MARGIN = 0.05
+"""The best name must beat the runner-up by this much, else the match is ambiguous."""
 MAX_LISTED_TYPES = 200
 MIN_CONTAINS_CHARS = 2
 
@@ -172,3 +188,152 @@ def find_entities(
         resolved.setdefault(match.node_id, match)
     finding.entities = list(resolved.values())
     return finding
+
+
+# --- the port and its two finders ----------------------------------------------------------------
+class EntityFinder(Protocol):
+    """Finds a question's start nodes among the graph's names."""
+
+    def find(
+        self,
+        question: str,
+        names: Sequence[dict[str, Any]],
+        callbacks: list[Any],
+        relation_types: Sequence[str] | None = None,
+    ) -> EntityFinding: ...
+
+
+class ModelEntityFinder:
+    """The model lists the names (and, given relation types, picks the fitting ones)."""
+
+    def __init__(self, llm: BaseChatModel) -> None:
+        self.llm = llm
+
+    def find(
+        self,
+        question: str,
+        names: Sequence[dict[str, Any]],
+        callbacks: list[Any],
+        relation_types: Sequence[str] | None = None,
+    ) -> EntityFinding:
+        return find_entities(question, names, self.llm, callbacks, relation_types=relation_types)
+
+
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_EN_STOP = frozenset(
+    """a an the of to in on at by for with from and or but is are was were be been do does did
+    who whom whose what which where when why how many much that this these those it its he she
+    they them his her their him""".split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+@lru_cache(maxsize=8192)
+def _romaji(name: str) -> str:
+    """A Japanese name as plain romaji without long vowels (桃太郎 → momotaro); "" if none."""
+    if name.isascii():
+        return ""
+    spoken = reading(name) or normalize_name(name)
+    roman = romanize(spoken)
+    if not roman or not roman.isascii():
+        return ""
+    for long_vowel, short in (("ou", "o"), ("oo", "o"), ("uu", "u"), ("aa", "a"), ("ii", "i")):
+        roman = roman.replace(long_vowel, short)
+    return roman
+
+
+def _en_stem(word: str) -> str:
+    word = word.lower().removesuffix("'s").removesuffix("'")
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in (_en_stem(m) for m in _EN_WORD.findall(text)) if w not in _EN_STOP]
+
+
+class LocalEntityFinder:
+    """No model call: dictionary, transliteration, word match, then embeddings (module doc)."""
+
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        self.embedder = embedder
+
+    def find(
+        self,
+        question: str,
+        names: Sequence[dict[str, Any]],
+        callbacks: list[Any],
+        relation_types: Sequence[str] | None = None,
+    ) -> EntityFinding:
+        found: dict[str, ResolvedEntity] = {
+            m.node_id: m for m in dictionary_match(question, names)
+        }
+        words = _content_words(question)
+        if words:
+            for match in self._by_words(question, words, names):
+                found.setdefault(match.node_id, match)
+        finding = EntityFinding(list(found.values()))
+        if not found and self.embedder is not None and names:
+            finding.entities = self._by_embedding(question, words, names)
+        return finding
+
+    @staticmethod
+    def _by_words(
+        question: str, words: list[str], names: Sequence[dict[str, Any]]
+    ) -> list[ResolvedEntity]:
+        lowered = [w.lower() for w in _EN_WORD.findall(question)]
+        joined = "".join(lowered)
+        matches: list[ResolvedEntity] = []
+        wordset = set(words)
+        for row in names:
+            name = str(row["id"])
+            roman = _romaji(name)
+            if len(roman) >= 4 and (roman in lowered or roman in joined):
+                matches.append(ResolvedEntity(roman, name, "transliteration", 0.95))
+                continue
+            if not name.isascii():
+                continue
+            name_words = _content_words(name)
+            if name_words and all(w in wordset for w in name_words):
+                matches.append(ResolvedEntity(" ".join(name_words), name, "normalised", 0.95))
+        # A name inside a longer matched name (devil inside "chief of the devils") gives way.
+        return [
+            m
+            for m in matches
+            if not any(
+                o is not m and len(o.mention) > len(m.mention) and m.mention in o.mention
+                for o in matches
+            )
+        ]
+
+    def _by_embedding(
+        self, question: str, words: list[str], names: Sequence[dict[str, Any]]
+    ) -> list[ResolvedEntity]:
+        assert self.embedder is not None
+        ids = [str(r["id"]) for r in names]
+        phrases = _phrases(question, words)
+        vectors = self.embedder.embed(ids)
+        found: dict[str, ResolvedEntity] = {}
+        for phrase, vector in zip(phrases, self.embedder.embed(phrases), strict=True):
+            sims = cosine(vector, vectors)
+            order = sims.argsort()[::-1]
+            best = float(sims[order[0]])
+            runner_up = float(sims[order[1]]) if len(order) > 1 else 0.0
+            if best >= EMBEDDING_THRESHOLD and best - runner_up >= EMBEDDING_MARGIN:
+                node = ids[int(order[0])]
+                if node not in found or found[node].score < best:
+                    found[node] = ResolvedEntity(phrase, node, "embedding", round(best, 3))
+        return sorted(found.values(), key=lambda e: -e.score)[:2]
+
+
+def _phrases(question: str, words: list[str]) -> list[str]:
+    """Candidate name phrases of a question: its content words and adjacent pairs (English), or
+    the question itself (Japanese, whose names the dictionary match already tried)."""
+    if not words:
+        return [question]
+    pairs = [f"{a} {b}" for a, b in itertools.pairwise(words)]
+    return list(dict.fromkeys([*pairs, *words]))

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-EntitySource = Literal["llm", "dictionary", "fuzzy", "given", "embedding"]
+EntitySource = Literal[
+    "llm", "dictionary", "normalised", "transliteration", "fuzzy", "given", "embedding"
+]
 
 
 @dataclass(frozen=True)

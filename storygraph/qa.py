@@ -1,23 +1,54 @@
-"""Question answering: entities → retrieval → rerank → answer, with a full trace (design §5)."""
+"""Question answering: analysis → retrieval → scoring → answer, with a full trace (design §5).
+
+`QAEngine` composes four narrow, injected parts, in the style of neo4j-graphrag-python: an
+`EntityFinder` (storygraph.entities), the mode's retrieval (storygraph.retrieval), a `Scorer`
+(storygraph.rerank) and an `Answerer` (storygraph.answer). `build_engine` picks them, in one
+place, from what the model can do:
+
+- capable model (OpenAI, vLLM, …): the model lists the names and picks relation types, scores
+  the candidates in one batched call and writes the answer, streamed: 3 calls;
+- the small embedded model: names by dictionary, transliteration, word match and embeddings;
+  the fast scorer (relation words, evidence terms, embeddings); one streamed answer from a
+  compact prompt: 1 call;
+- no model (`--no-llm`): as the small model, and the top facts as the answer: 0 calls.
+
+`QAOptions.from_settings` turns the settings into options, once, for the app, the CLI and the
+evaluation alike.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from storygraph.answer import build_citations, facts_answer, llm_answer
-from storygraph.entities import find_entities
+from storygraph.analysis import QuestionAnalysis, analyse
+from storygraph.answer import (
+    UNKNOWN,
+    Answerer,
+    FactsAnswerer,
+    ModelAnswerer,
+    TokenFn,
+    build_citations,
+    facts_answer,
+    unsupported_names,
+)
+from storygraph.embeddings import Embedder, default_embedder
+from storygraph.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.usage import UsageCounter, usage_delta
-from storygraph.models import Answer, ResolvedEntity, TraceStep, Usage
-from storygraph.rerank import Strategy, rank_without_model, rerank
+from storygraph.models import Answer, Fact, TraceStep, Usage
+from storygraph.rerank import FastScorer, ModelScorer, Scorer, rank_without_model
 from storygraph.retrieval import DEFAULT_MODE, parse_mode, retrieve
+from storygraph.settings import Settings
 from storygraph.store import GraphStore
 from storygraph.text.language import detect_language
+
+SMALL_TOP_K = 6
+"""Facts the small model's answer keeps: its prompt shows at most this many sources anyway."""
 
 
 @dataclass(frozen=True)
@@ -30,19 +61,69 @@ class QAOptions:
     compose_answer: bool = True
     """False: skip the model's answer (the eval measures retrieval); the facts answer is given."""
 
+    @classmethod
+    def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
+        """The one place settings become options (the chat, the CLI and the evals use it)."""
+        options = cls(
+            mode=settings.retrieval_mode,
+            top_k=settings.rerank_top_k,
+            min_score=settings.rerank_min_score,
+            strategy=settings.rerank_strategy,
+            no_llm=settings.no_llm,
+        )
+        given = {k: v for k, v in overrides.items() if v is not None}
+        return replace(options, **given)
+
+
+@dataclass
+class QAParts:
+    """The engine's stages for one question (chosen by `QAEngine.parts`)."""
+
+    finder: EntityFinder
+    scorer: Scorer
+    answerer: Answerer
+    llm: BaseChatModel | None
+    top_k: int
+
 
 class QAEngine:
     """Answers questions over a GraphStore with an optional chat model."""
 
-    def __init__(self, store: GraphStore, llm: BaseChatModel | None, info: ModelInfo) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        llm: BaseChatModel | None,
+        info: ModelInfo,
+        *,
+        embedder: Embedder | None = None,
+    ) -> None:
         self.store = store
         self.llm = llm
         self.info = info
+        self.embedder = embedder
 
-    def _strategy(self, requested: str) -> Strategy:
-        if requested in ("batched", "per_fact"):
-            return requested  # type: ignore[return-value]
-        return "batched" if self.info.capable else "per_fact"
+    def parts(self, options: QAOptions) -> QAParts:
+        """Pick the stages (see the module table) for these options."""
+        llm = None if options.no_llm else self.llm
+        local = LocalEntityFinder(self.embedder)
+        if llm is None:
+            return QAParts(local, FastScorer(self.embedder), FactsAnswerer(), None, options.top_k)
+        if self.info.capable:
+            explicit = options.strategy in ("batched", "per_fact")
+            strategy = options.strategy if explicit else "batched"
+            return QAParts(
+                ModelEntityFinder(llm),
+                ModelScorer(llm, strategy),  # type: ignore[arg-type]
+                ModelAnswerer(llm),
+                llm,
+                options.top_k,
+            )
+        scorer: Scorer = FastScorer(self.embedder)
+        if options.strategy in ("batched", "per_fact"):  # asked for explicitly: the model scores
+            scorer = ModelScorer(llm, options.strategy)  # type: ignore[arg-type]
+        return QAParts(
+            local, scorer, ModelAnswerer(llm, compact=True), None, min(options.top_k, SMALL_TOP_K)
+        )
 
     def ask(
         self,
@@ -50,9 +131,11 @@ class QAEngine:
         options: QAOptions = QAOptions(),
         *,
         start_entities: Sequence[str] | None = None,
+        on_token: TokenFn | None = None,
     ) -> Answer:
         question = question.strip()
-        llm = None if options.no_llm else self.llm
+        parts = self.parts(options)
+        spec = parse_mode(options.mode)
         counter = UsageCounter()
         callbacks: list[Any] = [counter]
         answer = Answer(question=question, answer="", mode=options.mode)
@@ -67,73 +150,70 @@ class QAEngine:
                 )
             )
 
-        # 1. entities
+        # 1. the analysis: start entities (and the model's relation-type pick), question type
         t0, u0 = time.perf_counter(), counter.snapshot()
         names = self.store.entity_names()
-        # With +reltype and a model, one call finds the names and picks the relation types.
-        analysed = bool(parse_mode(options.mode).reltype and llm is not None and not start_entities)
-        model_pick: list[str] | None = None
-        if start_entities:
-            answer.entities = [ResolvedEntity(n, n, "given") for n in start_entities]
-        else:
-            types = [t for t, _ in self.store.relation_types()] if analysed else None
-            finding = find_entities(question, names, llm, callbacks, relation_types=types)
-            answer.entities, model_pick = finding.entities, finding.relation_types
-            answer.warnings.extend(finding.warnings)
+        # A capable model's analysis call also picks the relation types (3 calls a question);
+        # retrieval then makes no pick call of its own, even when that analysis failed.
+        wants_pick = (
+            spec.reltype and isinstance(parts.finder, ModelEntityFinder) and not start_entities
+        )
+        types = [t for t, _ in self.store.relation_types()] if wants_pick else None
+        analysis = analyse(
+            question,
+            names,
+            parts.finder,
+            callbacks,
+            relation_types=types,
+            start_entities=start_entities,
+        )
+        answer.entities = list(analysis.entities)
+        answer.warnings.extend(analysis.warnings)
         step(
             "entities",
             t0,
             u0,
-            found=[e.node_id for e in answer.entities],
-            how={e.node_id: e.source for e in answer.entities},
+            found=analysis.ids,
+            how={e.node_id: e.source for e in analysis.entities},
             graph_names=len(names),
-            relation_type_pick=model_pick,
+            relation_type_pick=list(analysis.relation_pick)
+            if analysis.relation_pick is not None
+            else None,
         )
 
         # 2. retrieval
         t0, u0 = time.perf_counter(), counter.snapshot()
-        found = retrieve(
-            self.store,
-            options.mode,
-            [e.node_id for e in answer.entities],
-            question=question,
-            llm=None if analysed else llm,  # analysed: the pick is made (or failed) already
-            callbacks=callbacks,
-            model_pick=model_pick,
-        )
+        pick_llm = None if wants_pick else parts.llm
+        found = retrieve(self.store, options.mode, analysis, llm=pick_llm, callbacks=callbacks)
         answer.mode = found.mode
         answer.cypher = found.cypher
         answer.warnings.extend(found.notes)
-        qtype = found.question_type
-        reltypes = found.relation_types
         step(
             "retrieval",
             t0,
             u0,
             candidates=len(found.facts),
             mode=found.mode,
-            question_type=qtype.describe() if qtype else None,
-            relation_types=reltypes.describe() if reltypes else None,
+            question_type=found.question_type.describe() if found.question_type else None,
+            relation_types=found.relation_types.describe() if found.relation_types else None,
             added=[f.text() for f in found.added],
             filtered_out=[f.text() for f in found.filtered_out],
             queries=[label for label, _ in found.queries],
         )
 
-        # 3. rerank (or plain retrieval order when the mode has no +rerank)
+        # 3. scoring (or plain retrieval order when the mode has no +rerank)
         t0, u0 = time.perf_counter(), counter.snapshot()
         if found.rerank:
-            ranked = rerank(
-                question,
+            ranked = parts.scorer.score(
+                analysis,
                 found.facts,
-                llm=llm,
-                strategy=self._strategy(options.strategy),
-                top_k=options.top_k,
+                prior=found.priors(),
+                top_k=parts.top_k,
                 min_score=options.min_score,
                 callbacks=callbacks,
-                prior=found.priors(),
             )
         else:
-            ranked = rank_without_model(found.facts, top_k=options.top_k, prior=found.priors())
+            ranked = rank_without_model(found.facts, top_k=parts.top_k, prior=found.priors())
         # Candidates the relation-type stage set aside stay in the trace, dropped, last.
         for fact in found.filtered_out:
             fact.kept = False
@@ -149,31 +229,99 @@ class QAEngine:
             method=ranked.method,
             kept=len(answer.kept_facts),
             fell_back=ranked.fell_back,
-            top_k=options.top_k,
+            top_k=parts.top_k,
             min_score=options.min_score,
         )
 
-        # 4. answer
+        # 4. the answer
         t0, u0 = time.perf_counter(), counter.snapshot()
         kept = answer.kept_facts
         chunk_ids = [c for f in kept for c in f.chunk_ids]
         answer.citations = build_citations(kept, self.store.chunks(chunk_ids))
-        method = "facts"
-        if llm is not None and kept and options.compose_answer:
+        method = self._compose(answer, analysis, parts, options, callbacks, on_token)
+        unsupported = (
+            unsupported_names(
+                answer.answer,
+                [str(r["id"]) for r in names],
+                kept,
+                answer.citations,
+                question,
+            )
+            if method.startswith("llm")
+            else []
+        )
+        if unsupported:
+            answer.warnings.append(
+                "the answer names what the kept facts and their sentences do not: "
+                + ", ".join(unsupported)
+            )
+        step(
+            "answer",
+            t0,
+            u0,
+            method=method,
+            citations=len(answer.citations),
+            unsupported_names=unsupported,
+        )
+        answer.usage = counter.snapshot()
+        return answer
+
+    def _compose(
+        self,
+        answer: Answer,
+        analysis: QuestionAnalysis,
+        parts: QAParts,
+        options: QAOptions,
+        callbacks: list[Any],
+        on_token: TokenFn | None,
+    ) -> str:
+        """Fill `answer.answer`; return how it was written."""
+        kept = answer.kept_facts
+        if not kept:
+            answer.answer = _nothing_found(analysis, answer.facts)
+            if on_token is not None:
+                on_token(answer.answer)
+            return "nothing found"
+        if isinstance(parts.answerer, ModelAnswerer) and options.compose_answer:
             try:
-                answer.answer = llm_answer(question, kept, answer.citations, llm, callbacks)
-                method = "llm"
-                asked, got = detect_language(question), detect_language(answer.answer)
-                if asked != got:
+                answer.answer = parts.answerer.answer(
+                    analysis, kept, answer.citations, callbacks, on_token
+                )
+                got = detect_language(answer.answer)
+                if analysis.language != got:
                     answer.warnings.append(
-                        f"the model answered in {got}, not in the question's language ({asked})"
+                        f"the model answered in {got}, not in the question's language "
+                        f"({analysis.language})"
                     )
+                return parts.answerer.name
             except Exception as exc:  # noqa: BLE001 - a model fault still yields an answer
                 answer.warnings.append(
                     f"the model could not answer ({type(exc).__name__}); showing the facts instead"
                 )
-        if not answer.answer:
-            answer.answer = facts_answer(question, kept, answer.citations)
-        step("answer", t0, u0, method=method, citations=len(answer.citations))
-        answer.usage = counter.snapshot()
-        return answer
+        answer.answer = facts_answer(analysis.question, kept, answer.citations)
+        if on_token is not None:
+            on_token(answer.answer)
+        return "facts"
+
+
+def _nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> str:
+    """No kept fact: say so, and show the closest evidence sentence when there is one."""
+    language = "ja" if analysis.language == "ja" else "en"
+    if not analysis.entities:
+        return (
+            "この質問の人物や物がグラフに見つかりませんでした。"
+            if language == "ja"
+            else "I could not find who or what this question is about in the graph."
+        )
+    closest = next((f.evidence for f in candidates if f.evidence), "")
+    if not closest:
+        return UNKNOWN[language]
+    lead = "いちばん近い文：" if language == "ja" else "The closest sentence is: "
+    return f"{UNKNOWN[language]} {lead}{closest}"
+
+
+def build_engine(
+    store: GraphStore, llm: BaseChatModel | None, info: ModelInfo
+) -> QAEngine:
+    """The engine the app and the CLI use: the process-wide embedder when it is installed."""
+    return QAEngine(store, llm, info, embedder=default_embedder())

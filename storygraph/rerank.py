@@ -1,21 +1,27 @@
 """Scoring candidate relations 0-10 for a question and keeping the best (design §5.3).
 
-A reranker is one narrow port: `score(question, facts, callbacks) -> list[float]`. The LLM
-scorer works batched (one call for all facts, for capable models) or per fact (the small
-embedded model returned all zeros for lists, design §6). When the model fails or answers
-nonsense, the lexical scorer takes over and the result says it fell back.
+A scorer is one narrow port (`Scorer.score(analysis, facts, ...) -> RerankResult`), two kinds:
+
+- `ModelScorer`: the LLM scores every fact, batched (one call for all facts, for capable
+  models) or per fact. When the model fails or answers nonsense, the lexical scorer takes over
+  and the result says it fell back.
+- `FastScorer`: no model call (the small embedded model's default: one call per fact cost it
+  most of a minute per question): relation words, the question's terms in the evidence
+  sentence and their embedding similarity, plus the question-type prior.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from storygraph.lexicon import mask_names, relation_words, word_in
+from storygraph.analysis import QuestionAnalysis, content_terms
+from storygraph.embeddings import Embedder
+from storygraph.lexicon import mask_names, relation_words, type_stems, word_in
 from storygraph.models import Fact
 from storygraph.prompt_files import fill
 from storygraph.text.normalize import normalize_name
@@ -201,3 +207,126 @@ def rank_without_model(
         fact.score = round(NEUTRAL_SCORE + extra, 2)
     method = "question-type order" if any(adjust) else "retrieval order (no rerank)"
     return RerankResult(_keep(facts, top_k, 0.0), False, method)
+
+
+# --- the scorer port ---------------------------------------------------------------------------
+class Scorer(Protocol):
+    """Scores a question's candidate facts 0-10 and marks the kept ones."""
+
+    name: str
+
+    def score(
+        self,
+        analysis: QuestionAnalysis,
+        facts: Sequence[Fact],
+        *,
+        prior: Sequence[float],
+        top_k: int,
+        min_score: float,
+        callbacks: list[Any],
+    ) -> RerankResult: ...
+
+
+class ModelScorer:
+    """The model scores every fact (batched or one call per fact); lexical fallback."""
+
+    def __init__(self, llm: BaseChatModel | None, strategy: Strategy) -> None:
+        self.llm = llm
+        self.strategy = strategy
+        self.name = f"llm-{strategy}" if llm is not None else "lexical"
+
+    def score(
+        self,
+        analysis: QuestionAnalysis,
+        facts: Sequence[Fact],
+        *,
+        prior: Sequence[float],
+        top_k: int,
+        min_score: float,
+        callbacks: list[Any],
+    ) -> RerankResult:
+        return rerank(
+            analysis.question,
+            facts,
+            llm=self.llm,
+            strategy=self.strategy,
+            top_k=top_k,
+            min_score=min_score,
+            callbacks=callbacks,
+            prior=prior,
+        )
+
+
+RELATION_WORD_POINTS = 3.0
+RELATED_FIELD_POINTS = 1.5
+OVERLAP_POINTS = 3.0
+EMBEDDING_POINTS = 3.0
+EMBEDDING_FLOOR = 0.15
+EMBEDDING_SPAN = 0.45
+FAST_BASE = 1.0
+
+
+def fact_sentence(fact: Fact) -> str:
+    """What a fact says in words: its evidence sentence, else its triple with spaced type."""
+    if fact.evidence:
+        return fact.evidence
+    return f"{fact.start} {fact.type.replace('_', ' ').lower()} {fact.end}"
+
+
+class FastScorer:
+    """No model call: relation words, the question's terms in the evidence, and the embedding
+    similarity of question and evidence (each worth up to 3 points on 0-10), plus the
+    question-type prior; the sum is clamped to 0-10."""
+
+    name = "fast"
+
+    def __init__(self, embedder: Embedder | None) -> None:
+        self.embedder = embedder
+
+    def score(
+        self,
+        analysis: QuestionAnalysis,
+        facts: Sequence[Fact],
+        *,
+        prior: Sequence[float],
+        top_k: int,
+        min_score: float,
+        callbacks: list[Any],
+    ) -> RerankResult:
+        facts = list(facts)
+        if not facts:
+            return RerankResult([], False, "none")
+        sentences = [fact_sentence(f) for f in facts]
+        similarity = self._similarity(analysis.question, sentences)
+        wanted = set(analysis.terms)
+        parts = ["relation words", "evidence terms"]
+        if similarity is not None:
+            parts.append(f"embedding ({getattr(self.embedder, 'name', 'embedder')})")
+        for i, fact in enumerate(facts):
+            value = FAST_BASE
+            stems = type_stems(fact.type)
+            if stems & analysis.stems:
+                value += RELATION_WORD_POINTS
+            elif stems & analysis.related:
+                value += RELATED_FIELD_POINTS
+            if wanted:
+                language = "ja" if analysis.language == "ja" else "en"
+                have = set(content_terms(sentences[i], language))
+                value += OVERLAP_POINTS * len(wanted & have) / len(wanted)
+            if similarity is not None:
+                lifted = (float(similarity[i]) - EMBEDDING_FLOOR) / EMBEDDING_SPAN
+                value += EMBEDDING_POINTS * min(1.0, max(0.0, lifted))
+            value += prior[i] if i < len(prior) else 0.0
+            fact.score = round(min(10.0, max(0.0, value)), 2)
+        method = "fast: " + " + ".join(parts)
+        if any(prior):
+            method += " + question-type adjustment"
+        return RerankResult(_keep(facts, top_k, min_score), False, method)
+
+    def _similarity(self, question: str, sentences: Sequence[str]) -> Any:
+        if self.embedder is None:
+            return None
+        unique = list(dict.fromkeys(sentences))
+        vectors = self.embedder.embed([question, *unique])
+        by_text = dict(zip(unique, vectors[1:] @ vectors[0], strict=True))
+        return [by_text[s] for s in sentences]

@@ -9,7 +9,7 @@ A mode is a base retrieval plus optional stages joined by '+', always run in thi
   (with-whom: co-members through the same relation type into the same node) and give every
   candidate a direction / slot adjustment used in ranking;
 - `reltype` (Phase 3): keep only relation types fitting the question (storygraph.reltype), never
-  all of them dropped;
+  all of them dropped; only a model's pick filters, words alone only rank;
 - `rerank` (Phase 4): score each candidate 0-10 with the model (lexical scorer without one) and
   keep the top k.
 
@@ -27,12 +27,12 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from storygraph import cypher as q
-from storygraph.lexicon import mask_names, question_stems, related_stems, type_stems
+from storygraph.analysis import QuestionAnalysis
+from storygraph.lexicon import type_stems
 from storygraph.models import Fact
 from storygraph.qtype import (
     EXPANSION_BONUS,
     QuestionType,
-    detect_question_type,
     expansion_wanted,
     fact_prior,
 )
@@ -125,34 +125,36 @@ def _joined(queries: Sequence[tuple[str, str]]) -> str:
 
 
 def _expansion_types(
-    question: str, facts: Sequence[Fact], ids: Sequence[str], chosen: RelTypeSelection | None
+    analysis: QuestionAnalysis, facts: Sequence[Fact], chosen: RelTypeSelection | None
 ) -> list[str]:
     """Relation types to find co-members through: the start nodes' outgoing types that fit the
     question (the relation-type pick, else its words), else all of them."""
+    ids = analysis.ids
     outgoing = list(dict.fromkeys(f.type for f in facts if f.start in ids))
     if chosen is not None and chosen.filtered:
         fitting = [t for t in outgoing if t in set(chosen.types)]
         if fitting:
             return fitting
-    wanted = related_stems(question_stems(mask_names(question, ids)))
-    fitting = [t for t in outgoing if type_stems(t) & wanted]
+    fitting = [t for t in outgoing if type_stems(t) & analysis.related]
     return fitting or outgoing
 
 
 def retrieve(
     store: GraphStore,
     mode: str,
-    ids: Sequence[str],
+    analysis: QuestionAnalysis,
     *,
-    question: str = "",
     llm: BaseChatModel | None = None,
     callbacks: list[Any] | None = None,
-    model_pick: Sequence[str] | None = None,
 ) -> Retrieval:
-    """Candidates for a mode (see the module docstring); scoring is the caller's (qa.py)."""
+    """Candidates for a mode (see the module docstring); scoring is the caller's (qa.py).
+
+    `llm` is used only by +reltype when the analysis holds no model pick (a capable model whose
+    analysis call failed, or a mode run without analysis); the small model path passes None.
+    """
     spec = parse_mode(mode)
     callbacks = callbacks if callbacks is not None else []
-    ids = list(ids)
+    ids = analysis.ids
     queries = [(f"{spec.base} retrieval", RETRIEVAL_QUERIES[spec.base])]
     facts = store.retrieve(spec.base, ids)
     found = Retrieval(facts, "", mode=spec.name, rerank=spec.rerank)
@@ -161,14 +163,20 @@ def retrieve(
         queries.append(("relation types in the graph", q.RELATION_TYPES))
         available = [t for t, _ in store.relation_types()]
         found.relation_types = select_relation_types(
-            question, available, llm=llm, callbacks=callbacks, names=ids, model_pick=model_pick
+            analysis.question,
+            available,
+            llm=None if analysis.relation_pick is not None else llm,
+            callbacks=callbacks,
+            names=ids,
+            model_pick=analysis.relation_pick,
+            stems=analysis.stems,
         )
 
     expansion: list[str] = []
     if spec.qtype:
-        found.question_type = detect_question_type(question, ids)
+        found.question_type = analysis.qtype
         if expansion_wanted(found.question_type) and ids:
-            expansion = _expansion_types(question, facts, ids, found.relation_types)
+            expansion = _expansion_types(analysis, facts, found.relation_types)
             if expansion:
                 queries.append((f"co-members via {', '.join(expansion)}", q.RETRIEVE_CO_MEMBERS))
                 seen = {f.key for f in facts}

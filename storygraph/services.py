@@ -18,7 +18,7 @@ from storygraph.extraction import Extractor, TransformerExtractor
 from storygraph.ingest import Ingestor
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.models import Chunk, ChunkExtraction
-from storygraph.qa import QAEngine
+from storygraph.qa import QAEngine, build_engine
 from storygraph.settings import Settings
 from storygraph.small_extraction import SmallModelExtractor
 from storygraph.store import GraphStore
@@ -132,7 +132,7 @@ class Services:
         )
 
     def qa(self) -> QAEngine:
-        return QAEngine(self.store, self.llm(), self.info)
+        return build_engine(self.store, self.llm(), self.info)
 
     def close(self) -> None:
         self.store.close()

@@ -252,9 +252,64 @@ def _clause_stems(clause: str) -> set[str]:
     return related_stems(question_stems(_LET_GO.sub("let go", clause.lower())))
 
 
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "it",
+        "its",
+        "he",
+        "she",
+        "they",
+        "him",
+        "her",
+        "them",
+        "his",
+        "their",
+    ]
+)
+_DETERMINERS = ("the ", "a ", "an ", "his ", "her ", "their ")
+
+
+def _word_fit(clause: str, rel_type: str) -> bool:
+    """English clause words that are (the start of) a token of the relation type."""
+    words = {w for w in re.findall(r"[a-z]+", clause.lower()) if w not in _STOPWORDS}
+    tokens = {t for t in rel_type.lower().split("_") if t not in _STOPWORDS}
+    return any(
+        t == w or (len(w) >= 3 and t.startswith(w)) or (len(t) >= 3 and w.startswith(t))
+        for t in tokens
+        for w in words
+    )
+
+
+def clause_subject(clause: str, names: Sequence[str]) -> str | None:
+    """The entity the anchor clause names as its subject: the one it starts with (English,
+    after a determiner) or the one followed by が / は (Japanese)."""
+    lowered = clause.lower()
+    for prefix in _DETERMINERS:
+        lowered = lowered.removeprefix(prefix)
+    for name in sorted(names, key=len, reverse=True):
+        if name.isascii() and re.match(rf"{re.escape(name.lower())}\b", lowered):
+            return name
+        if not name.isascii() and re.search(rf"{re.escape(name)}[がは]", clause):
+            return name
+    return None
+
+
 def anchor_fact(facts: Sequence[Fact], clause: str, start_ids: Sequence[str]) -> Fact | None:
-    """The fact the order is relative to: it touches an entity named in the anchor clause and
-    another start entity (else any), its type fits the clause's words if one does; the earliest."""
+    """The fact the order is relative to: it touches an entity named in the anchor clause (and
+    another start entity, if one does); the clause's subject doing it, if one does; its type
+    fitting the clause's words, if one does; the earliest of those."""
     folded = normalize_name(clause)
     in_clause = {i for i in start_ids if normalize_name(i) and normalize_name(i) in folded}
     placed = [f for f in facts if f.story_order]
@@ -262,10 +317,12 @@ def anchor_fact(facts: Sequence[Fact], clause: str, start_ids: Sequence[str]) ->
     if not touching:
         return None
     others = set(start_ids) - in_clause
-    both = [f for f in touching if f.start in others or f.end in others] or touching
+    pool = [f for f in touching if f.start in others or f.end in others] or touching
+    subject = clause_subject(clause, sorted(in_clause))
+    pool = [f for f in pool if f.start == subject] or pool
     stems = _clause_stems(clause)
-    fitting = [f for f in both if type_stems(f.type) & stems] or both
-    return min(fitting, key=story_key)
+    pool = [f for f in pool if type_stems(f.type) & stems or _word_fit(clause, f.type)] or pool
+    return min(pool, key=story_key)
 
 
 def _on_side(value: str, anchor: str, order: str) -> bool:

@@ -1,6 +1,7 @@
-"""The eval command.
+"""The eval commands.
 
 `python -m storygraph eval QUESTIONS.jsonl --graph GRAPH.json [--mode M ...] [--no-llm] [--json]`
+`python -m storygraph eval-e2e QUESTIONS.jsonl ... [--stories DIR] [--mode M ...] [--json]`
 """
 
 from __future__ import annotations
@@ -11,11 +12,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
-
-from storygraph.evaluation.harness import EvalReport, isolated_services, load_questions, run_eval
+from storygraph.evaluation.e2e import E2EReport
+from storygraph.evaluation.harness import (
+    EvalReport,
+    configured_model,
+    isolated_services,
+    load_questions,
+    run_eval,
+)
 from storygraph.graph_io import load_graph_file
-from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
+from storygraph.llm.factory import ModelInfo
 from storygraph.qa import QAOptions
 from storygraph.settings import Settings
 
@@ -29,20 +35,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("llm_calls", "calls"),
     ("tokens", "tokens"),
     ("seconds", "s"),
+    ("entity_recall", "entities"),
 )
-
-
-def _model(settings: Settings) -> tuple[BaseChatModel | None, ModelInfo]:
-    """The configured model without opening the user's store (the eval store is temporary)."""
-    info = model_info(settings)
-    if info.provider == "none":
-        return None, info
-    if info.provider == "embedded":
-        from storygraph.llm.embedded_server import EmbeddedServer
-
-        url = EmbeddedServer(settings).ensure_running()
-        return build_chat_model(settings, embedded_base_url=url), info
-    return build_chat_model(settings), info
 
 
 def _cell(value: Any) -> str:
@@ -76,13 +70,9 @@ def run_eval_command(args: argparse.Namespace, settings: Settings) -> int:
     questions = load_questions(Path(args.questions))
     graph = load_graph_file(Path(args.graph))
     no_llm = bool(args.no_llm) or settings.no_llm
-    llm, info = (None, ModelInfo("none", "", capable=False)) if no_llm else _model(settings)
-    options = QAOptions(
-        top_k=settings.rerank_top_k,
-        min_score=settings.rerank_min_score,
-        strategy=settings.rerank_strategy,
-        no_llm=llm is None,
-    )
+    none = (None, ModelInfo("none", "", capable=False))
+    llm, info = none if no_llm else configured_model(settings)
+    options = QAOptions.from_settings(settings, no_llm=llm is None)
     with isolated_services(settings, llm=llm, info=info) as services:
         report = run_eval(services, graph, questions, args.modes or None, options)
     if args.json:
@@ -93,4 +83,84 @@ def run_eval_command(args: argparse.Namespace, settings: Settings) -> int:
     if not questions:
         print("no questions found in the file", file=sys.stderr)
         return 1
+    return 0
+
+
+E2E_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("accuracy", "accuracy"),
+    ("evidence_recall", "evidence"),
+    ("first_token_p50", "1st token p50 s"),
+    ("seconds_p50", "p50 s"),
+    ("seconds_p90", "p90 s"),
+    ("seconds_max", "max s"),
+    ("llm_calls_per_question", "calls/q"),
+    ("tokens_per_question", "tokens/q"),
+    ("ingest_chars_per_second", "ingest chars/s"),
+)
+
+
+def render_e2e(report: E2EReport) -> str:
+    lines = [
+        "| mode | questions | correct | " + " | ".join(h for _, h in E2E_COLUMNS) + " |",
+        "|" + "---|" * (3 + len(E2E_COLUMNS)),
+    ]
+    for mode, row in report.overall.items():
+        cells = [mode, str(row["questions"]), str(row["correct"])]
+        cells += [_cell(row.get(key)) for key, _ in E2E_COLUMNS]
+        lines.append("| " + " | ".join(cells) + " |")
+    head = "| story | chars | chunks | s | chars/s | calls | entities | relations | cached |"
+    lines += ["", head]
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for i in report.ingests:
+        lines.append(
+            f"| {i.story} | {i.chars} | {i.chunks} | {i.seconds:.1f} | "
+            f"{_cell(i.chars_per_second)} | {i.llm_calls} | {i.entities} | {i.relations} | "
+            f"{'yes' if i.cached else 'no'} |"
+        )
+    return "\n".join(lines)
+
+
+def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
+    from storygraph.evaluation.e2e import load_e2e_questions, run_e2e
+    from storygraph.retrieval import canonical_mode
+
+    questions = []
+    for name in args.questions:
+        questions.extend(load_e2e_questions(Path(name)))
+    if args.only:
+        questions = [q for q in questions if any(part in q.id for part in args.only)]
+    if args.per_story:
+        kept: dict[str, int] = {}
+        limited = []
+        for q in questions:
+            kept[q.story] = kept.get(q.story, 0) + 1
+            if kept[q.story] <= args.per_story:
+                limited.append(q)
+        questions = limited
+    if not questions:
+        print("no questions to ask", file=sys.stderr)
+        return 1
+    if args.no_llm:
+        settings = settings.model_copy(update={"no_llm": True})
+    options = QAOptions.from_settings(settings, no_llm=bool(args.no_llm))
+    modes = [canonical_mode(m) for m in (args.modes or [options.mode])]
+    cache_dir = None if args.no_cache else Path(args.cache_dir or Path(settings.data_dir) / "e2e")
+    report = run_e2e(
+        settings,
+        questions,
+        Path(args.stories),
+        modes=modes,
+        options=options,
+        cache_dir=cache_dir,
+        fresh=bool(args.fresh),
+        progress=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
+    )
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=1))
+    else:
+        print(
+            f"{len(questions)} questions, model: {report.model}, extractor: {report.extractor}, "
+            f"{report.seconds:.0f} s"
+        )
+        print(render_e2e(report))
     return 0

@@ -28,7 +28,7 @@ from storygraph.evaluation.metrics import (
     order_accuracy,
 )
 from storygraph.graph_io import import_graph
-from storygraph.llm.factory import ModelInfo
+from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.qa import QAOptions
 from storygraph.retrieval import available_modes, canonical_mode
 from storygraph.services import Services, build_services
@@ -63,6 +63,8 @@ class QuestionResult:
     question_type: str | None = None
     relation_types: str | None = None
     ranked: list[dict[str, Any]] = field(default_factory=list)
+    entity_recall: float | None = None
+    """Share of the gold start entities the pipeline found (the entities-found pass only)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -113,6 +115,19 @@ def load_questions(path: Path) -> list[EvalQuestion]:
     return questions
 
 
+def configured_model(settings: Settings) -> tuple[BaseChatModel | None, ModelInfo]:
+    """The configured model without opening the user's store (the eval store is temporary)."""
+    info = model_info(settings)
+    if info.provider == "none":
+        return None, info
+    if info.provider == "embedded":
+        from storygraph.llm.embedded_server import EmbeddedServer
+
+        url = EmbeddedServer(settings).ensure_running()
+        return build_chat_model(settings, embedded_base_url=url), info
+    return build_chat_model(settings), info
+
+
 @contextmanager
 def isolated_services(
     settings: Settings, *, llm: BaseChatModel | None = None, info: ModelInfo | None = None
@@ -130,9 +145,20 @@ def isolated_services(
             services.close()
 
 
+FOUND_SUFFIX = " (entities found)"
+"""Mode label of the pass that finds the start entities instead of taking the gold ones."""
+
+
 def evaluate_question(
-    services: Services, case: EvalQuestion, mode: str, options: QAOptions
+    services: Services,
+    case: EvalQuestion,
+    mode: str,
+    options: QAOptions,
+    *,
+    gold_entities: Sequence[str] | None = None,
 ) -> QuestionResult:
+    """Ask one question in one mode. With `gold_entities` the pipeline finds the start nodes
+    itself and the result records how many of the gold ones it found."""
     qa = services.qa()
     started = time.perf_counter()
     answer = qa.ask(
@@ -163,6 +189,12 @@ def evaluate_question(
         question_type=retrieval.get("question_type"),
         relation_types=retrieval.get("relation_types"),
         ranked=[{"fact": list(f.key), "score": f.score, "kept": f.kept} for f in answer.facts],
+        entity_recall=(
+            sum(1 for e in gold_entities if e in {x.node_id for x in answer.entities})
+            / len(gold_entities)
+            if gold_entities
+            else None
+        ),
     )
 
 
@@ -171,6 +203,7 @@ def summarize(results: Sequence[QuestionResult], excluded_total: int) -> dict[st
     recall = mean([r.recall for r in results])
     order = mean([r.order_accuracy for r in results])
     leaks = sum(r.leaks for r in results)
+    entity_recall = mean([r.entity_recall for r in results])
     return {
         "questions": len(results),
         "recall": None if recall is None else round(recall, 4),
@@ -183,6 +216,7 @@ def summarize(results: Sequence[QuestionResult], excluded_total: int) -> dict[st
         "llm_calls": sum(r.llm_calls for r in results),
         "tokens": sum(r.tokens for r in results),
         "seconds": round(sum(r.seconds for r in results), 3),
+        "entity_recall": None if entity_recall is None else round(entity_recall, 4),
     }
 
 
@@ -210,10 +244,28 @@ def run_eval(
     excluded_total = sum(len(q.excluded) for q in questions)
     results: list[QuestionResult] = []
     overall: dict[str, dict[str, Any]] = {}
+    given = [q for q in questions if q.entities]
     for mode in chosen:
         mode_results = [evaluate_question(services, case, mode, options) for case in questions]
         overall[mode] = summarize(mode_results, excluded_total)
         results.extend(mode_results)
+        if given:  # the same questions again, the pipeline finding the entities itself
+            label = mode + FOUND_SUFFIX
+            found = [
+                replace(
+                    evaluate_question(
+                        services,
+                        replace(case, entities=None),
+                        mode,
+                        options,
+                        gold_entities=case.entities,
+                    ),
+                    mode=label,
+                )
+                for case in given
+            ]
+            overall[label] = summarize(found, sum(len(q.excluded) for q in given))
+            results.extend(found)
     return EvalReport(overall, results)
 
 

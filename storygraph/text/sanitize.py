@@ -1,8 +1,8 @@
 """Make LLM-proposed labels and relation types safe graph identifiers.
 
 Output always matches IDENTIFIER (`^[A-Za-z_][A-Za-z0-9_]*$`, at most 64 chars). Japanese is
-mapped through a small table of story words first, else transliterated to romaji (kanji via
-their Sudachi reading; without Sudachi as "U" + hex code point, e.g. 村 -> U6751).
+mapped through the one verb table (`storygraph.vocabulary`) first, else transliterated to
+romaji (kanji via their Sudachi reading; without Sudachi as "U" + hex code point, e.g. 村 -> U6751).
 
 Structural names are never produced: relation types in RESERVED_REL_TYPES get a "_REL"
 suffix (MENTIONS -> MENTIONS_REL) and labels in RESERVED_LABELS a trailing "_"
@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from storygraph.text.language import is_kana, is_kanji
 from storygraph.text.normalize import has_kanji, katakana_to_hiragana, token_readings
+from storygraph.vocabulary import RELATION_NOUNS, japanese_forms
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_LENGTH = 64
@@ -28,59 +29,8 @@ RESERVED_REL_TYPES = frozenset(
 )
 RESERVED_LABELS = frozenset({"Document", "Chunk", "__Entity__", "__KGBuilder__"})
 
-_REL_EXACT: dict[str, str] = {
-    "親": "PARENT_OF",
-    "父": "PARENT_OF",
-    "母": "PARENT_OF",
-    "子": "CHILD_OF",
-    "妻": "SPOUSE_OF",
-    "夫": "SPOUSE_OF",
-    "供": "COMPANION_OF",
-    "恋": "LOVES",
-}
-_REL_STEMS: dict[str, tuple[str, ...]] = {
-    "BECOMES_COMPANION_OF": ("家来にな", "仲間にな", "お供にな", "家来入り"),
-    "COMPANION_OF": ("家来", "仲間", "お供", "味方"),
-    "FRIEND_OF": ("友達", "友だち", "友人"),
-    "DEFEATS": (
-        "たおす",
-        "倒す",
-        "倒し",
-        "倒さ",
-        "退治",
-        "征伐",
-        "成敗",
-        "負かす",
-        "負かし",
-        "打ち勝",
-    ),
-    "FIGHTS": ("戦う", "戦っ", "戦い", "闘う", "闘っ", "争う", "争っ"),
-    "KILLS": ("殺す", "殺し", "殺さ"),
-    "LIVES_IN": ("すむ", "住む", "住ん", "住み", "暮らす", "暮らし"),
-    "GOES_TO": ("行く", "行っ", "行き", "向かう", "向かっ", "出かけ", "出発"),
-    "RETURNS_TO": ("帰る", "帰っ", "帰り", "戻る", "戻っ"),
-    "VISITS": ("訪ねる", "訪ね", "訪れ"),
-    "RAISES": ("そだてる", "育てる", "育て", "養う", "養っ"),
-    "PARENT_OF": ("父親", "母親", "両親", "親である"),
-    "CHILD_OF": ("子供", "子ども", "息子", "娘"),
-    "SPOUSE_OF": ("結婚", "夫婦", "嫁ぐ", "嫁い"),
-    "MEETS": ("出会", "出合", "会う", "会っ", "会い"),
-    "OWNS": ("持つ", "持っ", "持ち", "所有"),
-    "GIVES": ("与える", "与え", "あげる", "あげ", "上げる", "渡す", "渡し", "贈る", "贈っ"),
-    "RECEIVES": ("もらう", "もらっ", "貰う", "貰っ", "受け取"),
-    "PICKS_UP": ("ひろう", "拾う", "拾っ", "拾い", "拾わ"),
-    "FINDS": ("見つけ", "発見"),
-    "BORN_FROM": ("うまれる", "生まれる", "生まれ", "生れ", "誕生"),
-    "ATTACKS": ("攻める", "攻め", "攻撃", "襲う", "襲っ", "襲い"),
-    "HELPS": ("たすける", "助ける", "助け", "救う", "救っ", "救い", "手伝"),
-    "EATS": ("たべる", "食べる", "食べ", "食う", "食っ"),
-    "DECEIVES": ("騙す", "騙し", "だます", "だまし"),
-    "LOVES": ("愛する", "愛し", "好き"),
-    "SERVES": ("仕える", "仕え"),
-    "CHASES": ("追いかけ", "追う", "追っ"),
-    "RULES": ("支配", "治める", "治め"),
-    "TALKS_TO": ("話す", "話し"),
-}
+_REL_EXACT: dict[str, str] = RELATION_NOUNS
+_REL_STEMS: dict[str, tuple[str, ...]] = japanese_forms()
 _LABEL_EXACT: dict[str, str] = {
     "人": "Character",
     "物": "Object",

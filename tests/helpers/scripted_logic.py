@@ -162,7 +162,7 @@ def answer(prompt: str) -> str:
         return "The graph does not say."
     start, rel, end, marks = facts[0]
     verb = rel.lower().replace("_", " ")
-    if "(Japanese)" in prompt:
+    if "(Japanese)" in prompt or "Reply in Japanese" in prompt:
         return f"{start}は{end}と「{verb}」の関係にあります。{marks.strip()}".strip()
     return f"{start} {verb} {end}. {marks.strip()}".strip()
 

@@ -65,9 +65,10 @@ def test_lexical_pick_for_a_fight_keeps_the_conflict_field_only() -> None:
 
 
 def test_lexical_pick_ignores_words_inside_entity_names() -> None:
-    types = ["LEADS", "SURRENDERS_TO"]
-    assert "LEADS" in lexical_pick("鬼の大将は誰に降参した？", types)
-    assert lexical_pick("鬼の大将は誰に降参した？", types, ["鬼の大将"]) == ["SURRENDERS_TO"]
+    types = ["OWNS", "MEETS"]
+    question = "宝持ちの長者は誰に会った？"  # 持ち (OWN) is part of the name, 会っ (MEET) is not
+    assert "OWNS" in lexical_pick(question, types)
+    assert lexical_pick(question, types, ["宝持ちの長者"]) == ["MEETS"]
 
 
 def test_without_any_fitting_word_every_type_is_kept() -> None:
@@ -87,8 +88,10 @@ def test_model_pick_is_joined_with_the_lexical_pick_and_unknown_types_are_ignore
 def test_a_failing_model_falls_back_to_the_lexical_pick_and_says_so() -> None:
     model = PickingModel(error="slow")
     chosen = select_relation_types("Who defeated Momotaro?", SEED_TYPES, llm=model, callbacks=[])
-    assert chosen.method == "lexical fallback" and "TimeoutError" in chosen.reason
-    assert "DEFEATS" in chosen.types and "LIVES_IN" not in chosen.types
+    assert chosen.method == "lexical fallback, ranking only" and "TimeoutError" in chosen.reason
+    # Words alone never filter: every type stays, the lexical pick is kept for ranking.
+    assert not chosen.filtered and chosen.types == SEED_TYPES
+    assert "DEFEATS" in chosen.lexical_types and "LIVES_IN" not in chosen.lexical_types
 
 
 def test_an_empty_model_pick_leaves_the_lexical_pick() -> None:
@@ -96,20 +99,31 @@ def test_an_empty_model_pick_leaves_the_lexical_pick() -> None:
     chosen = select_relation_types(
         "おじいさんは誰と住んでいる？", SEED_TYPES, llm=ScriptedChatModel(), callbacks=[]
     )
-    assert chosen.types == ["LIVES_IN"]
+    assert chosen.lexical_types == ("LIVES_IN",) and not chosen.filtered
     assert "picked no listed type" in chosen.method
 
 
 def test_applying_a_selection_never_drops_every_candidate() -> None:
     facts = [Fact("a", "GOES_TO", "b"), Fact("a", "OWNS", "c")]
-    chosen = select_relation_types("Who defeated Momotaro?", SEED_TYPES, llm=None, callbacks=[])
+    chosen = select_relation_types(
+        "Who defeated Momotaro?", SEED_TYPES, llm=None, callbacks=[], model_pick=["DEFEATS"]
+    )
     kept, dropped, note = apply_selection(facts, chosen)
     assert kept == facts and dropped == [] and "kept them all" in note
 
 
-def test_applying_a_selection_drops_the_other_types() -> None:
+def test_words_alone_never_filter() -> None:
     facts = [Fact("鬼", "DEFEATS", "桃太郎"), Fact("桃太郎", "RETURNS_TO", "村")]
     chosen = select_relation_types("桃太郎を倒したのは誰？", SEED_TYPES, llm=None, callbacks=[])
+    assert not chosen.filtered and "DEFEATS" in chosen.lexical_types
+    assert apply_selection(facts, chosen) == (facts, [], "")
+
+
+def test_applying_a_selection_drops_the_other_types() -> None:
+    facts = [Fact("鬼", "DEFEATS", "桃太郎"), Fact("桃太郎", "RETURNS_TO", "村")]
+    chosen = select_relation_types(
+        "桃太郎を倒したのは誰？", SEED_TYPES, llm=None, callbacks=[], model_pick=["DEFEATS"]
+    )
     kept, dropped, note = apply_selection(facts, chosen)
     assert [f.type for f in kept] == ["DEFEATS"]
     assert [f.type for f in dropped] == ["RETURNS_TO"] and note == ""

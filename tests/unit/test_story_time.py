@@ -134,17 +134,18 @@ def test_before_the_island_come_the_peach_and_the_companions_in_story_order() ->
     assert priors[("桃太郎", "GOES_TO", "鬼が島")] < 0  # the anchor is not the answer
 
 
-def test_after_picks_the_anchor_whose_type_fits_the_clause() -> None:
+def test_after_picks_the_anchor_the_clause_subject_does_and_whose_type_fits() -> None:
     facts = [
         _fact("lion", "CATCHES", "mouse", 100),
-        _fact("lion", "RELEASES", "mouse", 300),
+        _fact("lion", "LETS_GO", "mouse", 300),
         _fact("mouse", "PROMISES", "lion", 200),
         _fact("mouse", "GNAWS", "rope", 700),
         _fact("mouse", "FREES", "lion", 800),
         _fact("hunters", "CATCH", "lion", 600),
     ]
     ordered = order_facts(facts, "after", "the lion let it go", ["mouse", "lion"])
-    assert ordered.anchor is not None and ordered.anchor.type == "RELEASES"
+    # the lion is the clause's subject (not "mouse FREES lion"), and "let ... go" fits LETS_GO
+    assert ordered.anchor is not None and ordered.anchor.type == "LETS_GO"
     assert [f.type for f in ordered.facts] == ["GNAWS", "FREES"]
 
 

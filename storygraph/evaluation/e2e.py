@@ -1,0 +1,440 @@
+"""End-to-end evaluation: stories ingested by the app's own path, questions asked through the
+chat's `QAEngine`, answers scored (issue 10; the scoring rule is in `answer_scoring`).
+
+    python -m storygraph eval-e2e eval/e2e/ja.jsonl [--stories DIR] [--mode M ...] [--json]
+
+Each story gets a fresh store in a temporary data directory (its own embedded FalkorDB), so a
+question sees the graph a user who uploaded that one story would have. The story is ingested
+with the configured model and extractor (`Services.ingestor()`, exactly what the app runs).
+
+Ingests are cached: the extraction of every chunk is saved under
+`<cache dir>/<key>.json`, keyed by the story's bytes, the model, the extractor (name and
+version) and the chunking, together with what the live ingest measured (seconds, model calls,
+tokens). A later run replays the saved extractions through the same ingest path (decoding,
+chunking, merging and writing are redone: only the model calls are saved) and reports the
+measured ingest figures of the run that made the entry. `--fresh` ignores the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from storygraph.errors import InputError
+from storygraph.evaluation.answer_scoring import evidence_found, score_answer
+from storygraph.evaluation.harness import configured_model
+from storygraph.extraction import Extractor
+from storygraph.llm.factory import ModelInfo
+from storygraph.llm.model_files import model_path
+from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
+from storygraph.qa import QAOptions
+from storygraph.services import Services, build_services
+from storygraph.settings import Settings
+
+CACHE_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class E2EQuestion:
+    id: str
+    story: str
+    question: str
+    answers: tuple[str, ...]
+    wrong: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+    type: str = ""
+    lang_mix: bool = False
+
+
+def _strings(raw: Any, where: str, name: str) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        raise InputError(f"{where}: `{name}` must be a list of strings")
+    return tuple(raw)
+
+
+def load_e2e_questions(path: Path) -> list[E2EQuestion]:
+    """The questions of a JSON-lines file (format: eval/e2e/README.md); bad lines fail loudly."""
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except FileNotFoundError as exc:
+        raise InputError(f"{path} does not exist.") from exc
+    questions: list[E2EQuestion] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: not JSON ({exc})") from exc
+        if not isinstance(row, dict):
+            raise InputError(f"{where}: expected a JSON object")
+        missing = [k for k in ("story", "question", "answers") if not row.get(k)]
+        if missing:
+            raise InputError(f"{where}: missing {', '.join(missing)}")
+        questions.append(
+            E2EQuestion(
+                id=str(row.get("id") or f"q{number}"),
+                story=str(row["story"]),
+                question=str(row["question"]).strip(),
+                answers=_strings(row["answers"], where, "answers"),
+                wrong=_strings(row.get("wrong"), where, "wrong"),
+                evidence=_strings(row.get("evidence"), where, "evidence"),
+                type=str(row.get("type") or ""),
+                lang_mix=bool(row.get("lang_mix")),
+            )
+        )
+    return questions
+
+
+# --- the ingest cache ----------------------------------------------------------------------------
+def _extraction_to_json(extraction: ChunkExtraction) -> dict[str, Any]:
+    return {
+        "index": extraction.chunk.index,
+        "text_sha": hashlib.sha256(extraction.chunk.text.encode()).hexdigest(),
+        "entities": [asdict(e) for e in extraction.entities],
+        "relations": [asdict(r) for r in extraction.relations],
+        "error": extraction.error,
+    }
+
+
+class RecordingExtractor:
+    """Passes every chunk to the real extractor and keeps what it returned."""
+
+    def __init__(self, inner: Extractor) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.records: list[dict[str, Any]] = []
+
+    def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
+        extraction = self.inner.extract(chunk, language, callbacks)
+        self.records.append(_extraction_to_json(extraction))
+        return extraction
+
+
+class ReplayExtractor:
+    """Returns the saved extraction of each chunk; a chunk that changed is an error."""
+
+    def __init__(self, name: str, records: Sequence[dict[str, Any]]) -> None:
+        self.name = name
+        self.by_index = {int(r["index"]): r for r in records}
+
+    def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
+        record = self.by_index.get(chunk.index)
+        digest = hashlib.sha256(chunk.text.encode()).hexdigest()
+        if record is None or record["text_sha"] != digest:
+            raise InputError(f"the ingest cache has no extraction for chunk {chunk.index}")
+        return ChunkExtraction(
+            chunk=chunk,
+            entities=[
+                ExtractedEntity(**{**e, "chunk_id": chunk.id}) for e in record["entities"]
+            ],
+            relations=[
+                ExtractedRelation(**{**r, "chunk_id": chunk.id}) for r in record["relations"]
+            ],
+            error=record.get("error"),
+        )
+
+
+def cache_key(data: bytes, info: ModelInfo, extractor: Extractor, chunking: str) -> str:
+    version = getattr(extractor, "version", "1")
+    parts = [
+        hashlib.sha256(data).hexdigest(),
+        info.provider,
+        info.model,
+        extractor.name,
+        str(version),
+        chunking,
+        str(CACHE_FORMAT),
+    ]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
+
+
+# --- results -------------------------------------------------------------------------------------
+@dataclass
+class StoryIngest:
+    story: str
+    chars: int
+    chunks: int
+    seconds: float
+    llm_calls: int
+    tokens: int
+    entities: int
+    relations: int
+    extractor: str
+    cached: bool
+    status: str
+    message: str = ""
+
+    @property
+    def chars_per_second(self) -> float | None:
+        return round(self.chars / self.seconds, 1) if self.seconds > 0 else None
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["seconds"] = round(self.seconds, 2)
+        data["chars_per_second"] = self.chars_per_second
+        return data
+
+
+@dataclass
+class E2EResult:
+    id: str
+    story: str
+    mode: str
+    question: str
+    answer: str
+    correct: bool
+    rule: str
+    evidence_found: bool | None
+    seconds: float
+    first_token_seconds: float
+    llm_calls: int
+    tokens: int
+    entities: list[str]
+    kept: int
+    type: str = ""
+    lang_mix: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["seconds"] = round(self.seconds, 3)
+        data["first_token_seconds"] = round(self.first_token_seconds, 3)
+        return data
+
+
+def _percentile(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return round(ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo), 3)
+
+
+def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) -> dict[str, Any]:
+    """The figures of one mode: accuracy, evidence recall, seconds, calls, ingest speed."""
+    n = len(results)
+    with_evidence = [r.evidence_found for r in results if r.evidence_found is not None]
+    seconds = [r.seconds for r in results]
+    first = [r.first_token_seconds for r in results]
+    live = [i for i in ingests if i.status == "added"]
+    chars = sum(i.chars for i in live)
+    ingest_seconds = sum(i.seconds for i in live)
+    return {
+        "questions": n,
+        "correct": sum(r.correct for r in results),
+        "accuracy": round(sum(r.correct for r in results) / n, 4) if n else None,
+        "evidence_recall": (
+            round(sum(with_evidence) / len(with_evidence), 4) if with_evidence else None
+        ),
+        "seconds_p50": _percentile(seconds, 0.5),
+        "seconds_p90": _percentile(seconds, 0.9),
+        "seconds_max": round(max(seconds), 3) if seconds else None,
+        "first_token_p50": _percentile(first, 0.5),
+        "first_token_p90": _percentile(first, 0.9),
+        "llm_calls_per_question": round(sum(r.llm_calls for r in results) / n, 2) if n else None,
+        "tokens_per_question": round(sum(r.tokens for r in results) / n, 1) if n else None,
+        "answer_chars_p50": _percentile([float(len(r.answer)) for r in results], 0.5),
+        "ingest_chars_per_second": round(chars / ingest_seconds, 1) if ingest_seconds else None,
+        "ingest_seconds": round(ingest_seconds, 1),
+    }
+
+
+@dataclass
+class E2EReport:
+    model: str
+    extractor: str
+    overall: dict[str, dict[str, Any]]
+    ingests: list[StoryIngest]
+    results: list[E2EResult]
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "extractor": self.extractor,
+            "seconds": round(self.seconds, 1),
+            "overall": self.overall,
+            "ingests": [i.to_json() for i in self.ingests],
+            "questions": [r.to_json() for r in self.results],
+        }
+
+
+# --- the run -------------------------------------------------------------------------------------
+@contextmanager
+def story_services(
+    settings: Settings,
+    *,
+    llm: BaseChatModel | None = None,
+    extractor: Extractor | None = None,
+    info: ModelInfo | None = None,
+) -> Iterator[Services]:
+    """Services over a fresh store in a temporary data directory; the model file stays where
+    the configured settings keep it (one joined model shared by every run)."""
+    with tempfile.TemporaryDirectory(prefix="storygraph-e2e-") as tmp:
+        local = settings.model_copy(
+            update={
+                "data_dir": Path(tmp),
+                "neo4j_uri": None,
+                "model_dir": model_path(settings).parent,
+            }
+        )
+        services = build_services(local, llm=llm, extractor=extractor, info=info)
+        try:
+            yield services
+        finally:
+            services.close()
+
+
+def ingest_story(
+    services: Services, path: Path, cache_dir: Path | None, *, fresh: bool = False
+) -> StoryIngest:
+    """Ingest one story into the services' store, through the cache when there is one."""
+    data = path.read_bytes()
+    ingestor = services.ingestor()
+    chunking = f"{ingestor.chunk_size}/{ingestor.chunk_overlap}"
+    key = cache_key(data, services.info, ingestor.extractor, chunking)
+    entry = cache_dir / f"{key}.json" if cache_dir else None
+    if entry is not None and entry.exists() and not fresh:
+        saved = json.loads(entry.read_text(encoding="utf-8"))
+        ingestor.extractor = ReplayExtractor(saved["extractor"], saved["chunks"])
+        report = ingestor.ingest_bytes(path.name, data)
+        live = saved["ingest"]
+        return StoryIngest(
+            **{**live, "story": str(path.name), "cached": True, "status": report.status}
+        )
+    recorder = RecordingExtractor(ingestor.extractor)
+    ingestor.extractor = recorder
+    report = ingestor.ingest_bytes(path.name, data)
+    stats = services.store.stats()
+    result = StoryIngest(
+        story=path.name,
+        chars=len(data.decode("utf-8", errors="replace")),
+        chunks=report.chunks,
+        seconds=report.seconds,
+        llm_calls=report.usage.calls,
+        tokens=report.usage.total_tokens,
+        entities=int(stats.get("entities", 0)),
+        relations=int(stats.get("relations", 0)),
+        extractor=recorder.name,
+        cached=False,
+        status=report.status,
+        message=report.message,
+    )
+    if entry is not None and report.status == "added":
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        live = {k: v for k, v in asdict(result).items() if k not in ("story", "cached", "status")}
+        payload = {"extractor": recorder.name, "ingest": live, "chunks": recorder.records}
+        tmp = entry.with_suffix(".tmp")
+        tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(entry)
+    return result
+
+
+def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> E2EResult:
+    qa = services.qa()
+    started = time.perf_counter()
+    first: list[float] = []
+
+    def on_token(_: str) -> None:
+        if not first:
+            first.append(time.perf_counter() - started)
+
+    answer = qa.ask(case.question, options, on_token=on_token)
+    seconds = time.perf_counter() - started
+    score = score_answer(answer.answer, case.answers, case.wrong)
+    sentences = [f.evidence for f in answer.kept_facts if f.evidence]
+    sentences += [c.text for c in answer.citations]
+    return E2EResult(
+        id=case.id,
+        story=case.story,
+        mode=answer.mode,
+        question=case.question,
+        answer=answer.answer,
+        correct=score.correct,
+        rule=score.rule,
+        evidence_found=evidence_found(sentences, case.evidence, case.answers),
+        seconds=seconds,
+        first_token_seconds=first[0] if first else seconds,
+        llm_calls=answer.usage.calls,
+        tokens=answer.usage.total_tokens,
+        entities=[e.node_id for e in answer.entities],
+        kept=len(answer.kept_facts),
+        type=case.type,
+        lang_mix=case.lang_mix,
+        warnings=list(answer.warnings),
+    )
+
+
+Progress = Callable[[str], None]
+
+
+def run_e2e(
+    settings: Settings,
+    questions: Sequence[E2EQuestion],
+    stories_dir: Path,
+    *,
+    modes: Sequence[str],
+    options: QAOptions,
+    cache_dir: Path | None,
+    fresh: bool = False,
+    llm: BaseChatModel | None = None,
+    extractor: Extractor | None = None,
+    info: ModelInfo | None = None,
+    progress: Progress | None = None,
+) -> E2EReport:
+    """Ingest each story the questions name into its own fresh store, then ask its questions."""
+    started = time.perf_counter()
+    say = progress or (lambda _: None)
+    by_story: dict[str, list[E2EQuestion]] = {}
+    for case in questions:
+        by_story.setdefault(case.story, []).append(case)
+    for story in by_story:
+        if not (stories_dir / story).is_file():
+            raise InputError(f"story {story} not found under {stories_dir}")
+    if llm is None and not options.no_llm and not settings.no_llm:
+        # One model (one embedded server) for every story's temporary store.
+        llm, info = configured_model(settings)
+    ingests: list[StoryIngest] = []
+    results: list[E2EResult] = []
+    model_label = extractor_name = ""
+    for story, cases in by_story.items():
+        with story_services(settings, llm=llm, extractor=extractor, info=info) as services:
+            model_label = services.info.label
+            say(f"{story}: ingesting")
+            ingest = ingest_story(services, stories_dir / story, cache_dir, fresh=fresh)
+            extractor_name = ingest.extractor
+            ingests.append(ingest)
+            how = "cached" if ingest.cached else f"{ingest.seconds:.0f} s"
+            say(f"{story}: {ingest.status} ({how}, {ingest.relations} relations)")
+            for mode in modes:
+                for case in cases:
+                    result = ask_and_score(services, case, replace(options, mode=mode))
+                    results.append(result)
+                    mark = "ok " if result.correct else "no "
+                    say(f"  {mark} {result.seconds:5.1f} s  {case.id}: {result.answer[:70]!r}")
+    overall = {
+        mode: summarize_e2e([r for r in results if r.mode == mode], ingests)
+        for mode in dict.fromkeys(r.mode for r in results)
+    }
+    return E2EReport(
+        model=model_label,
+        extractor=extractor_name,
+        overall=overall,
+        ingests=ingests,
+        results=results,
+        seconds=time.perf_counter() - started,
+    )

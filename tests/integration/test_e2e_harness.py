@@ -1,0 +1,114 @@
+"""The end-to-end harness: real stories ingested through the app's path into the real embedded
+FalkorDB, questions asked through the chat's engine, answers scored; the scripted model stands
+at the model boundary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from storygraph.evaluation.e2e import load_e2e_questions, run_e2e
+from storygraph.extraction import TransformerExtractor
+from storygraph.llm.factory import ModelInfo
+from storygraph.qa import QAOptions
+from storygraph.settings import Settings
+from tests.helpers.scripted_model import ScriptedChatModel
+
+QUESTIONS = [
+    {
+        "id": "ja-companions",
+        "story": "ja/momotaro_kusuyama.txt",
+        "question": "桃太郎の仲間は誰？",
+        "answers": ["犬", "猿", "きじ"],
+    },
+    {
+        "id": "ja-companions-wrong",
+        "story": "ja/momotaro_kusuyama.txt",
+        "question": "桃太郎の仲間は誰？",
+        "answers": ["犬", "猿", "きじ"],
+        "wrong": ["桃太郎"],
+    },
+    {
+        "id": "en-long",
+        "story": "en/japanese__momotaro-story-of-son-of-peach.txt",
+        "question": "Who were Momotaro's companions?",
+        "answers": ["the dog, the monkey and the pheasant followed Momotaro"],
+    },
+]
+
+
+def _write(tmp_path: Path) -> Path:
+    path = tmp_path / "questions.jsonl"
+    path.write_text(
+        "\n".join(json.dumps(q, ensure_ascii=False) for q in QUESTIONS), encoding="utf-8"
+    )
+    return path
+
+
+def test_harness_ingests_asks_scores_and_reuses_its_cache(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    questions = load_e2e_questions(_write(tmp_path))
+    settings = Settings(data_dir=tmp_path / "data")
+    cache = tmp_path / "cache"
+    model = ScriptedChatModel()
+
+    def run() -> dict:
+        report = run_e2e(
+            settings,
+            questions,
+            shared_dir / "stories",
+            modes=["onehop+qtype+reltype+rerank"],
+            options=QAOptions(),
+            cache_dir=cache,
+            llm=model,
+        )
+        return report.to_json()
+
+    first = run()
+    by_id = {q["id"]: q for q in first["questions"]}
+    assert by_id["ja-companions"]["correct"], by_id["ja-companions"]["answer"]
+    # The scripted answer names 桃太郎 too, so the `wrong` string fires.
+    assert not by_id["ja-companions-wrong"]["correct"]
+    assert by_id["ja-companions-wrong"]["rule"] == "wrong:桃太郎"
+    # A long accepted answer is scored by ROUGE-L F1, not containment.
+    assert by_id["en-long"]["rule"].startswith("rouge:"), by_id["en-long"]
+    assert by_id["en-long"]["correct"]
+    assert [i["cached"] for i in first["ingests"]] == [False, False]
+    assert all(i["relations"] > 0 and i["status"] == "added" for i in first["ingests"])
+    overall = first["overall"]["onehop+qtype+reltype+rerank"]
+    assert overall["questions"] == 3 and overall["correct"] == 2
+    assert overall["llm_calls_per_question"] == 3.0
+    extract_calls = model.calls.count("extract")
+    assert extract_calls > 0
+
+    model.calls.clear()
+    second = run()
+    assert [i["cached"] for i in second["ingests"]] == [True, True]
+    assert "extract" not in model.calls  # the cached ingest calls no model
+    assert [q["answer"] for q in second["questions"]] == [q["answer"] for q in first["questions"]]
+    assert second["ingests"][0]["seconds"] == first["ingests"][0]["seconds"]
+
+
+def test_small_model_path_makes_one_streamed_call_per_question(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    questions = load_e2e_questions(_write(tmp_path))[:1]
+    model = ScriptedChatModel()
+    report = run_e2e(
+        Settings(data_dir=tmp_path / "data"),
+        questions,
+        shared_dir / "stories",
+        modes=["onehop+qtype+reltype+rerank"],
+        options=QAOptions(),
+        cache_dir=None,
+        llm=model,
+        extractor=TransformerExtractor(model),
+        info=ModelInfo("embedded", "scripted-small", capable=False),
+    )
+    result = report.results[0]
+    assert result.correct, result.answer
+    assert result.llm_calls == 1
+    assert 0 < result.first_token_seconds <= result.seconds
+    asked = [c for c in model.calls if c != "extract"]
+    assert asked == ["answer"]

