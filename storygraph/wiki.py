@@ -18,12 +18,15 @@ from storygraph.entity_pages import EntityPage, EntityPages
 INDEX = "index.md"
 MAX_STEM = 80
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|#%\[\]()`]')
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~$&])")
+_MD_LEADING = re.compile(r"^(\d*)([#+\-=!.)])")
 
 
 def md(text: str) -> str:
-    """Text shown literally in Markdown (no emphasis, links or HTML from story text)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    """Text shown literally in Markdown (no emphasis, links, tables, math or HTML from story
+    text, and no heading or list when it starts a line)."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    return _MD_LEADING.sub(r"\1\\\2", escaped)
 
 
 def wiki_filename(entity_id: str) -> str:
