@@ -1,7 +1,9 @@
 """StoryGraph app: `streamlit run app.py`.
 
 Thin on purpose (design §2, §7): page config, the services built once per process, and one hidden
-`st.navigation` page whose tabs call `pages.<tab>.render(services)`.
+`st.navigation` page whose tabs call `pages.<tab>.render(services)`. The selected tab is kept in
+`st.session_state["tab"]` and in the URL (`?tab=Chat`), so a reload shows the same tab; the Chat
+tab pins its input under the page only while it is the tab shown.
 
 Services come from `st.session_state["_services"]` when something put a ready `Services` there
 before the first run (the AppTest tests do: they build services on a temporary data directory with
@@ -13,15 +15,19 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+from pathlib import Path
 
 import streamlit as st
 
-from pages.common import SERVICES_KEY, guarded, show_error
+from pages.common import SERVICES_KEY, TAB_KEY, guarded, show_error
 from storygraph.errors import StoryGraphError
 from storygraph.services import Services, build_services
 from storygraph.settings import get_settings
 
 log = logging.getLogger("storygraph.app")
+# A local file: an emoji or a Material icon would make the browser fetch a font or an image from
+# outside, and the app makes no outside request.
+PAGE_ICON = Path(__file__).resolve().parent / "assets" / "storygraph-icon.png"
 
 
 @st.cache_resource(show_spinner="Starting the graph store and the model…")
@@ -62,10 +68,12 @@ def main_page() -> None:
     for warning in services.warnings:
         st.warning(warning)
     tabs = _tabs()
-    for container, (label, module) in zip(st.tabs([t[0] for t in tabs]), tabs, strict=True):
+    labels = [t[0] for t in tabs]
+    containers = st.tabs(labels, key=TAB_KEY, bind="query-params")
+    for container, (label, module) in zip(containers, tabs, strict=True):
         with container, guarded(f"The {label} tab"):
             importlib.import_module(module).render(services)
 
 
-st.set_page_config(page_title="StoryGraph", page_icon=":material/hub:", layout="wide")
+st.set_page_config(page_title="StoryGraph", page_icon=str(PAGE_ICON), layout="wide")
 st.navigation([st.Page(main_page, title="StoryGraph", default=True)], position="hidden").run()

@@ -1,23 +1,41 @@
-"""Chat tab: ask about the stories; every answer shows its citations and how it was found."""
+"""Chat tab: ask about the stories; every answer shows the sources it cites and how it was found.
+
+The conversation is kept per data directory (storygraph.app_state): it survives a reload and a
+restart, and "New conversation" clears it. The input sits in `st.bottom`, pinned under the page
+while the Chat tab is open (a chat input inside a tab would scroll away with the tab's content).
+The latest turn is shown in full; older turns are collapsed. `show_answer` draws one final
+Answer, so a streaming answer can hand over to it when it is complete.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 
 import storygraph.retrieval as retrieval
-from pages.common import guarded, md_escape, model_badge, show_error
+from pages.common import guarded, md_escape, model_badge, show_error, tab_is_open
+from storygraph.app_state import (
+    ChatTurn,
+    append_turn,
+    clear_conversation,
+    load_conversation,
+)
 from storygraph.errors import StoryGraphError
-from storygraph.models import Answer
+from storygraph.explain import plain_trace, question_kind, score_text, split_citations
+from storygraph.humanize import duration, human_date, plural
+from storygraph.models import Answer, Citation
 from storygraph.qa import QAOptions
 from storygraph.services import Services
 
 HISTORY_KEY = "chat_history"
+HISTORY_STAMP_KEY = "chat_history_stamp"
 PLACEHOLDER = "Ask about your stories, e.g. 桃太郎の仲間は誰？"
 MODE_KEY = "chat_mode"
 TOP_K_KEY = "chat_top_k"
 MIN_SCORE_KEY = "chat_min_score"
+CHAT_TAB = "Chat"
+EMPTY_QUESTION = "Type a question first: the message was empty."
 SOURCE_LABELS = {
     "llm": "named by the model",
     "dictionary": "found in the question by the graph's own names",
@@ -26,15 +44,15 @@ SOURCE_LABELS = {
     "embedding": "nearest name by embedding",
 }
 
-
-@dataclass
-class ChatTurn:
-    """One question and what came back: an answer, or an error with what to do next."""
-
-    question: str
-    answer: Answer | None = None
-    error: str = ""
-    hint: str = ""
+__all__ = [
+    "ChatTurn",
+    "ask",
+    "available_modes",
+    "history",
+    "last_answer",
+    "render",
+    "show_answer",
+]
 
 
 def available_modes() -> list[str]:
@@ -44,13 +62,48 @@ def available_modes() -> list[str]:
     return modes or [retrieval.DEFAULT_MODE]
 
 
-def history() -> list[ChatTurn]:
+def _data_dir(services: Services) -> Path:
+    return Path(services.settings.data_dir)
+
+
+def _stamp(services: Services) -> float:
+    from storygraph.app_state import CHAT_FILE, state_dir
+
+    path = state_dir(_data_dir(services)) / CHAT_FILE
+    return path.stat().st_mtime if path.exists() else 0.0
+
+
+def history(services: Services | None = None) -> list[ChatTurn]:
+    """The conversation: read from the data directory when it changed on disk (another session
+    or a restart), else this session's copy."""
+    if services is not None and st.session_state.get(HISTORY_STAMP_KEY) != _stamp(services):
+        turns, warning = load_conversation(_data_dir(services))
+        if warning:
+            st.warning(f"The saved conversation could not be read: {warning}")
+        st.session_state[HISTORY_KEY] = turns
+        st.session_state[HISTORY_STAMP_KEY] = _stamp(services)
     return st.session_state.setdefault(HISTORY_KEY, [])
 
 
-def last_answer() -> Answer | None:
-    """The most recent successful answer of this session (drawn by the graph tab)."""
-    for turn in reversed(history()):
+def _save(services: Services, turns: list[ChatTurn], turn: ChatTurn) -> None:
+    """Append `turn` to the saved conversation (and to this session's copy)."""
+    try:
+        st.session_state[HISTORY_KEY] = append_turn(_data_dir(services), turn)
+    except OSError as exc:
+        turns.append(turn)
+        st.warning(f"The conversation could not be saved ({exc}); it lasts until a reload.")
+    st.session_state[HISTORY_STAMP_KEY] = _stamp(services)
+
+
+def _new_conversation(services: Services) -> None:
+    clear_conversation(_data_dir(services))
+    st.session_state[HISTORY_KEY] = []
+    st.session_state[HISTORY_STAMP_KEY] = _stamp(services)
+
+
+def last_answer(services: Services | None = None) -> Answer | None:
+    """The most recent successful answer of the conversation (drawn by the graph tab)."""
+    for turn in reversed(history(services)):
         if turn.answer is not None:
             return turn.answer
     return None
@@ -103,52 +156,66 @@ def _controls(services: Services) -> QAOptions:
     )
 
 
-def _show_citations(answer: Answer) -> None:
-    if not answer.citations:
-        return
-    st.markdown("**Sources**")
-    for c in answer.citations:
-        with st.expander(f"[{c.number}] {c.document_name} · chunk {c.chunk_id}"):
-            st.markdown(md_escape(c.text))
+def _source(c: Citation) -> None:
+    st.markdown(f"**[{c.number}]** {md_escape(c.document_name)} — {md_escape(c.text)}")
+
+
+def _show_sources(answer: Answer) -> None:
+    """The sources the text cites; the other sources of the kept facts one click away."""
+    used, rest = split_citations(answer)
+    if used:
+        st.markdown("**Sources**")
+        for c in used:
+            _source(c)
+    if rest:
+        label = (
+            f"{plural(len(rest), 'more source')} behind the kept facts"
+            if used
+            else f"{plural(len(rest), 'source')} behind the kept facts (none cited)"
+        )
+        with st.expander(label):
+            for c in rest:
+                _source(c)
 
 
 def _facts_table(answer: Answer) -> list[dict[str, object]]:
     return [
         {
             "kept": "✓" if f.kept else "✗",
-            "score": f.score,
+            "score (0-10)": score_text(f.score),
             "start": f.start,
             "relation": f.type,
             "end": f.end,
+            "why dropped": f.reason,
+            "sources": ", ".join(f.chunk_ids),
             "evidence": f.evidence,
         }
         for f in answer.facts
     ]
 
 
-def _show_trace(answer: Answer) -> None:
+def _show_details(answer: Answer) -> None:
+    """The technical trace: mode, question type, entities with ids, every candidate with its
+    score, per-step timings and the Cypher, behind one expander."""
     method = next((s.detail.get("method") for s in answer.steps if s.name == "answer"), "")
     rerank = next((s.detail.get("method") for s in answer.steps if s.name == "rerank"), "")
-    with st.expander("How this was answered"):
+    with st.expander("Details: how this was answered"):
         st.markdown(
             f"**Mode:** `{answer.mode}` · **rerank:** {rerank or '–'} · **answer:** "
             f"{'written by the model' if method == 'llm' else 'the top facts'} · "
             f"**LLM calls:** {answer.usage.calls} · **tokens:** {answer.usage.total_tokens:,}"
         )
-        if answer.rerank_fell_back:
-            st.warning(
-                "The model's scores were unusable, so the rerank fell back to a lexical score."
-            )
-        for warning in answer.warnings:
-            st.warning(warning)
-        retrieval = next((s.detail for s in answer.steps if s.name == "retrieval"), {})
+        retrieval_detail = next((s.detail for s in answer.steps if s.name == "retrieval"), {})
         details = [
-            f"**question type:** {retrieval['question_type']}"
-            if retrieval.get("question_type") else "",
-            f"**relation types:** {md_escape(str(retrieval['relation_types']))}"
-            if retrieval.get("relation_types") else "",
-            f"**added by expansion:** {md_escape(', '.join(retrieval['added']))}"
-            if retrieval.get("added") else "",
+            f"**question type:** {md_escape(str(retrieval_detail['question_type']))}"
+            if retrieval_detail.get("question_type")
+            else "",
+            f"**relation types:** {md_escape(str(retrieval_detail['relation_types']))}"
+            if retrieval_detail.get("relation_types")
+            else "",
+            f"**added by expansion:** {md_escape(', '.join(retrieval_detail['added']))}"
+            if retrieval_detail.get("added")
+            else "",
         ]
         if any(details):
             st.markdown(" · ".join(d for d in details if d))
@@ -167,24 +234,26 @@ def _show_trace(answer: Answer) -> None:
                 hide_index=True,
             )
         else:
-            st.info("No entity of the question was found in the graph.")
+            st.caption("No entity of the question was found in the graph.")
         kept = len(answer.kept_facts)
         st.markdown(f"**Candidate relations:** {len(answer.facts)} found, {kept} kept")
         if answer.facts:
+            st.caption(
+                "Scores: the model's 0-10 relevance plus the question-type adjustment, shown "
+                "clamped to 0-10 (ranking uses the unclamped value); – where a relation was "
+                "never scored."
+            )
             st.dataframe(
                 _facts_table(answer),
                 hide_index=True,
-                column_config={
-                    "score": st.column_config.NumberColumn(format="%.1f"),
-                    "evidence": st.column_config.TextColumn(width="large"),
-                },
+                column_config={"evidence": st.column_config.TextColumn(width="large")},
             )
         st.markdown("**Steps**")
         st.dataframe(
             [
                 {
                     "step": s.name,
-                    "ms": round(s.seconds * 1000, 1),
+                    "time": duration(s.seconds),
                     "LLM calls": s.usage.calls,
                     "tokens": s.usage.total_tokens,
                 }
@@ -192,35 +261,94 @@ def _show_trace(answer: Answer) -> None:
             ],
             hide_index=True,
         )
+        citations = [f"[{c.number}] {c.chunk_id}" for c in answer.citations]
+        if citations:
+            st.caption("Source chunks: " + " · ".join(citations))
         if answer.cypher:
             st.markdown("**Retrieval query**")
             st.code(answer.cypher, language="cypher")
 
 
+def show_answer(answer: Answer) -> None:
+    """One final answer: its text, the sources it cites, the plain trace, then the details."""
+    st.markdown(answer.answer)
+    _show_sources(answer)
+    for warning in answer.warnings:
+        st.warning(warning)
+    kind = question_kind(answer)
+    took = sum(s.seconds for s in answer.steps)
+    st.caption(
+        md_escape(plain_trace(answer))
+        + (f" · the question {kind}" if kind else "")
+        + f" · {duration(took)}"
+    )
+    _show_details(answer)
+
+
+def _show_reply(turn: ChatTurn) -> None:
+    if turn.answer is None:
+        show_error(turn.error or "No answer.", turn.hint)
+    else:
+        show_answer(turn.answer)
+
+
 def show_turn(turn: ChatTurn) -> None:
+    """The latest turn, in full."""
     with st.chat_message("user"):
         st.markdown(md_escape(turn.question))
     with st.chat_message("assistant"):
-        if turn.answer is None:
-            show_error(turn.error or "No answer.", turn.hint)
-            return
-        st.markdown(turn.answer.answer)
-        _show_citations(turn.answer)
-        _show_trace(turn.answer)
+        _show_reply(turn)
+
+
+def show_older_turn(turn: ChatTurn) -> None:
+    """An earlier turn, collapsed to its question (its answer one click away)."""
+    when = f" · {human_date(turn.asked_at)}" if turn.asked_at else ""
+    failed = " · no answer" if turn.answer is None else ""
+    with st.expander(f"{turn.question}{when}{failed}", icon=":material/forum:"):
+        with st.chat_message("user"):
+            st.markdown(md_escape(turn.question))
+        with st.chat_message("assistant"):
+            _show_reply(turn)
+
+
+def _question_input() -> str | None:
+    """The pinned chat input, drawn only while the Chat tab is the one shown."""
+    if not tab_is_open(CHAT_TAB):
+        return None
+    with st.bottom:
+        return st.chat_input(PLACEHOLDER, key="chat_input")
 
 
 def render(services: Services) -> None:
     model_badge(services)
     with guarded("Reading the chat settings"):
         options = _controls(services)
-        messages = st.container()
-        for turn in history():
-            with messages:
-                show_turn(turn)
-        question = st.chat_input(PLACEHOLDER, key="chat_input")
-        if question and question.strip():
-            with messages, st.spinner("Finding the answer in the graph…"):
-                turn = ask(services, question, options)
-            history().append(turn)
-            with messages:
-                show_turn(turn)
+        raw = _question_input()
+        question = raw.strip() if isinstance(raw, str) else ""
+        turns = history(services)
+        st.button(
+            "New conversation",
+            key="chat_new",
+            icon=":material/add_comment:",
+            disabled=not turns and not question,
+            on_click=_new_conversation,
+            args=(services,),
+            help="Clears the saved conversation of this data directory.",
+        )
+        if not turns and not question:
+            st.caption("Ask a question below; the conversation is kept across reloads.")
+        shown_in_full = turns[-1:] if not question else []
+        for turn in turns[: len(turns) - len(shown_in_full)]:
+            show_older_turn(turn)
+        for turn in shown_in_full:
+            show_turn(turn)
+        if isinstance(raw, str) and not question:
+            st.warning(EMPTY_QUESTION, icon=":material/edit_note:")
+        if question:
+            with st.chat_message("user"):
+                st.markdown(md_escape(question))
+            with st.chat_message("assistant"):
+                with st.spinner("Finding the answer in the graph…"):
+                    turn = ask(services, question, options)
+                _show_reply(turn)
+            _save(services, turns, turn)

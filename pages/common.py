@@ -19,6 +19,10 @@ SERVICES_KEY = "_services"
 """Session-state key a test (or an embedding app) may fill with a ready `Services` before the
 first run; app.py then uses it instead of building the process-wide cached services."""
 
+TAB_KEY = "tab"
+"""Session-state key of the selected tab (app.py binds it to the URL's `?tab=`, so a reload keeps
+the tab). A test selects a tab with `at.session_state[TAB_KEY] = "Chat"`."""
+
 _FLASH_KEY = "_flash"
 FlashKind = Literal["success", "info", "warning", "error"]
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
@@ -70,11 +74,28 @@ def show_flashes() -> None:
             getattr(st, kind)(text)
 
 
+def tab_is_open(label: str, default: str = "Ingest") -> bool:
+    """True when the tab `label` is the one the user sees."""
+    return (st.session_state.get(TAB_KEY) or default) == label
+
+
+_PATH_IN_LABEL = re.compile(r",\s*/[^)]*")
+
+
+def short_store_label(description: str) -> str:
+    """The store's description without a file-system path (the badge is no place for one)."""
+    return _PATH_IN_LABEL.sub("", description)
+
+
 def model_badge(services: Services) -> None:
     """Which graph store and which model are answering, and how to get a better model."""
     info = services.info
     with st.container(horizontal=True, gap="small"):
-        st.badge(f"Graph: {services.store.describe()}", icon=":material/hub:", color="gray")
+        st.badge(
+            f"Graph: {short_store_label(services.store.describe())}",
+            icon=":material/hub:",
+            color="gray",
+        )
         if info.provider == "none":
             st.badge("Model: none", icon=":material/block:", color="orange")
         else:

@@ -34,7 +34,13 @@ def render(services: Services) -> None:
     report: DoctorReport | None = st.session_state.get(REPORT_KEY)
     if report is None:
         return
-    if report.healthy:
+    warnings = [c.name for c in report.checks if c.status == "warn"]
+    if report.healthy and warnings:
+        st.warning(
+            f"Works, with warnings ({', '.join(warnings)}): {report.model}",
+            icon=":material/warning:",
+        )
+    elif report.healthy:
         st.success(f"Healthy: {report.model}", icon=":material/check_circle:")
     else:
         st.error(f"Not healthy: {report.model}", icon=":material/error:")

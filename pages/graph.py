@@ -3,6 +3,11 @@
 The pictures are self-contained HTML pages from storygraph.visualize, shown with `st.iframe`
 (Streamlit 1.67 deprecates `st.components.v1.html` for it). Every name and evidence string in
 them is escaped JSON, so the iframe only ever runs our own script and vis-network.
+
+A click on a node inside a picture lists what that picture knows about it; a plain iframe cannot
+report the click back to Python, so "What the graph knows about…" below the whole graph picks
+an entity for the app: its choice is `st.session_state["selected_entity"]` (SELECTED_ENTITY_KEY),
+which other pages may read to open that entity.
 """
 
 from __future__ import annotations
@@ -10,25 +15,28 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.chat import last_answer
-from pages.common import guarded
+from pages.common import guarded, md_escape
+from storygraph.humanize import plural
 from storygraph.services import Services
 from storygraph.visualize import answer_graph_html, whole_graph_html
 
-ANSWER_HEIGHT = 500
-WHOLE_HEIGHT = 600
+ANSWER_HEIGHT = 560
+WHOLE_HEIGHT = 720
 ALL_DOCUMENTS = ""
+SELECTED_ENTITY_KEY = "selected_entity"
+MAX_LISTED_RELATIONS = 50
 
 
-def _answer_section() -> None:
+def _answer_section(services: Services) -> None:
     st.subheader("Last answer")
-    answer = last_answer()
+    answer = last_answer(services)
     if answer is None:
         st.info("Ask a question in the Chat tab: the relations it considered are drawn here.")
         return
     st.caption(
-        f"「{answer.question}」 · mode `{answer.mode}` · orange: entities found in the question · "
-        "solid arrows: relations kept for the answer · faded dashed: relations dropped. "
-        "Hover or click for the evidence."
+        f"「{md_escape(answer.question)}」 · {plural(len(answer.kept_facts), 'relation')} kept "
+        f"of {len(answer.facts)} considered. Hover a line or a node for its name and evidence; "
+        "click a node for everything the drawing knows about it."
     )
     if not answer.facts and not answer.entities:
         st.info("This answer used no graph relations.")
@@ -63,14 +71,55 @@ def _whole_graph_section(services: Services) -> None:
         return
     html, spec = whole_graph_html(rows, max_nodes=int(cap), height=WHOLE_HEIGHT)
     st.caption(
-        f"{spec.node_count()} nodes and {len(spec.edges)} relations shown "
-        f"(node colour = entity type; hover or click for the evidence)."
+        f"{plural(spec.node_count(), 'node')} and {plural(len(spec.edges), 'relation')} shown; "
+        "the best-connected nodes are labelled, hover any other for its name and any line for "
+        "its relation; click a node for what the drawing knows about it."
     )
     st.iframe(html, height=WHOLE_HEIGHT)
+    _entity_section(services, sorted(spec.nodes))
+
+
+def _entity_section(services: Services, names: list[str]) -> None:
+    """Pick an entity (kept in st.session_state["selected_entity"]) and list its relations."""
+    if st.session_state.get(SELECTED_ENTITY_KEY) not in (None, *names):
+        names = [st.session_state[SELECTED_ENTITY_KEY], *names]
+    chosen = st.selectbox(
+        "What the graph knows about…",
+        names,
+        index=None,
+        key=SELECTED_ENTITY_KEY,
+        placeholder="pick an entity of the drawing",
+    )
+    if not chosen:
+        return
+    store = services.store
+    kind = store.entity_types([chosen]).get(chosen, "")
+    facts = store.retrieve("onehop", [chosen])
+    st.markdown(
+        f"**{md_escape(chosen)}**" + (f" · {md_escape(kind)}" if kind else "")
+        + f" · {plural(len(facts), 'relation')}"
+    )
+    if not facts:
+        st.caption("No relation touches it.")
+        return
+    st.dataframe(
+        [
+            {
+                "direction": "→" if f.start == chosen else "←",
+                "relation": f.type,
+                "other": f.end if f.start == chosen else f.start,
+                "evidence": f.evidence,
+                "sources": len(f.chunk_ids),
+            }
+            for f in facts[:MAX_LISTED_RELATIONS]
+        ],
+        hide_index=True,
+        column_config={"evidence": st.column_config.TextColumn(width="large")},
+    )
 
 
 def render(services: Services) -> None:
     with guarded("Drawing the answer graph"):
-        _answer_section()
+        _answer_section(services)
     with guarded("Drawing the whole graph"):
         _whole_graph_section(services)

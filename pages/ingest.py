@@ -10,14 +10,16 @@ import streamlit as st
 
 import storygraph
 from pages.common import flash, guarded, md_escape, show_error, show_flashes, split_hint
+from storygraph.app_state import IngestRecord, load_last_ingest, save_last_ingest
+from storygraph.estimate import compare, estimate_texts, measured_rate
+from storygraph.humanize import duration, human_date, plural
 from storygraph.ingest import Progress
 from storygraph.models import IngestReport
 from storygraph.services import Services
 
 SAMPLE_FILE = Path(storygraph.__file__).parent / "samples" / "momotaro_kusuyama.txt"
 SAMPLE_LABEL = "桃太郎 (楠山正雄, Aozora Bunko)"
-REPORTS_KEY = "ingest_reports"
-ESTIMATE_KEY = "ingest_estimate"
+FAILED_KEY = "ingest_failed_reports"
 UPLOADER_KEY = "ingest_uploader_generation"
 
 Upload = tuple[str, bytes]
@@ -54,7 +56,7 @@ def ingest_one(services: Services, name: str, data: bytes) -> IngestReport:
         state = "error" if report.status == "failed" else "complete"
         verb = {"added": "Added", "unchanged": "Already stored", "failed": "Failed"}[report.status]
         status.update(
-            label=f"{verb}: {name} ({report.seconds:.1f} s)",
+            label=f"{verb}: {name} ({duration(report.seconds)})",
             state=state,
             expanded=report.status == "failed",
         )
@@ -95,34 +97,42 @@ def show_report(report: IngestReport, index: int) -> None:
         )
         cols[3].metric("LLM calls", report.usage.calls)
         cols[4].metric("Tokens", f"{report.usage.total_tokens:,}")
-        cols[5].metric("Time", f"{report.seconds:.1f} s")
+        cols[5].metric("Time", duration(report.seconds))
         if report.chunks_failed:
-            st.warning(f"{report.chunks_failed} of {report.chunks} chunks could not be extracted.")
+            st.warning(
+                f"{report.chunks_failed} of {plural(report.chunks, 'chunk')} could not be "
+                "extracted."
+            )
         for warning in report.warnings[:10]:
             st.warning(warning)
 
 
-def show_estimate(services: Services, uploads: Sequence[Upload]) -> None:
-    """The cost / time estimate, when the estimate module is available."""
-    try:
-        from storygraph.estimate import estimate_texts  # type: ignore[import-not-found]
-    except ImportError:
-        return
+def estimate(services: Services, uploads: Sequence[Upload]) -> dict[str, object] | None:
+    """The estimate of ingesting `uploads`, timed with this model's measured rate if known."""
     with guarded("Estimating the ingest"):
-        estimate = estimate_texts(services, list(uploads))
-        st.info(str(estimate.get("summary", "")), icon=":material/calculate:")
+        return estimate_texts(services, list(uploads), measured_rate(services))
+    return None
 
 
-def _estimate(services: Services, uploads: Sequence[Upload]) -> dict[str, object] | None:
-    """The estimate made just before an ingest, to compare with what it cost."""
-    try:
-        from storygraph.estimate import estimate_texts
-    except ImportError:
-        return None
-    try:
-        return estimate_texts(services, list(uploads))
-    except Exception:  # noqa: BLE001 - the comparison is a bonus; the ingest goes on
-        return None
+def valid_uploads(
+    uploads: Sequence[Upload], estimated: dict[str, object] | None
+) -> list[Upload]:
+    """The uploads that can be ingested; each refused one gets its error shown."""
+    if estimated is None:
+        return list(uploads)
+    files: list[dict[str, object]] = estimated["files"]  # type: ignore[assignment]
+    refused = {str(f["name"]): str(f["message"]) for f in files if f["status"] == "error"}
+    for name, message in refused.items():
+        text, hint = split_hint(message)
+        show_error(f"{name} cannot be added: {text}", hint)
+    return [(name, data) for name, data in uploads if name not in refused]
+
+
+def show_estimate(estimated: dict[str, object] | None) -> None:
+    if estimated and estimated.get("calls"):
+        st.info(str(estimated.get("summary", "")), icon=":material/calculate:")
+    elif estimated:
+        st.caption(str(estimated.get("summary", "")).splitlines()[0])
 
 
 def show_estimate_vs_actual(
@@ -130,14 +140,20 @@ def show_estimate_vs_actual(
 ) -> None:
     if not estimate or not any(r.status == "added" for r in reports):
         return
-    from storygraph.estimate import compare
+
+    def shown(key: str, value: object) -> str:
+        if value is None:
+            return "–"
+        if key == "seconds":
+            return duration(float(value))  # type: ignore[arg-type]
+        return f"{value:,}" if isinstance(value, int | float) else str(value)
 
     rows = [
         {
             "": key.replace("_", " "),
-            "estimated": v["estimated"],
-            "actual": v["actual"],
-            "actual / estimated": v["ratio"],
+            "estimated": shown(key, v["estimated"]),
+            "actual": shown(key, v["actual"]),
+            "actual / estimated": shown("ratio", v["ratio"]),
         }
         for key, v in compare(estimate, reports).items()
     ]
@@ -168,16 +184,16 @@ def show_documents(services: Services) -> None:
             st.info("No stories yet: upload a file above, or load the sample story.")
             return
         st.caption(
-            f"{stats['documents']} documents · {stats['chunks']} chunks · "
-            f"{stats['entities']} entities · {stats['relations']} relations"
+            f"{plural(stats['documents'], 'document')} · {plural(stats['chunks'], 'chunk')} · "
+            f"{plural(stats['entities'], 'entity')} · {plural(stats['relations'], 'relation')}"
         )
         for doc in documents:
             with st.container(border=True, key=f"doc_{doc.id}"):
                 left, right = st.columns([5, 1], vertical_alignment="center")
                 left.markdown(f"**{md_escape(doc.name)}**")
                 left.caption(
-                    f"{doc.language} · {doc.chars:,} characters · {doc.chunks} chunks · "
-                    f"added {doc.uploaded_at} · id {doc.id}"
+                    f"{doc.language} · {plural(doc.chars, 'character')} · "
+                    f"{plural(doc.chunks, 'chunk')} · added {human_date(doc.uploaded_at)}"
                     + ("" if doc.status == "ready" else f" · {doc.status}")
                 )
                 right.button(
@@ -189,12 +205,44 @@ def show_documents(services: Services) -> None:
                 )
 
 
+def _last_ingest(services: Services) -> IngestRecord | None:
+    record, warning = load_last_ingest(services.settings.data_dir)
+    if warning:
+        st.warning(f"The last ingest report could not be read: {warning}")
+    return record
+
+
+def _remember(
+    services: Services, reports: list[IngestReport], estimated: dict[str, object] | None
+) -> None:
+    """Keep the batch as the last ingest (on disk) unless every file failed: then the failures
+    are shown this once and the last successful report stays."""
+    try:
+        saved = save_last_ingest(services.settings.data_dir, reports, estimated)
+    except OSError as exc:
+        flash("warning", f"The ingest report could not be saved: {exc}")
+        saved = False
+    st.session_state[FAILED_KEY] = [] if saved else [r for r in reports if r.status == "failed"]
+
+
+def _sample_estimate(services: Services) -> dict[str, object] | None:
+    return estimate(services, [(SAMPLE_FILE.name, SAMPLE_FILE.read_bytes())])
+
+
+def _show_sample_estimate(estimated: dict[str, object] | None) -> None:
+    if not estimated:
+        return
+    first = str(estimated.get("summary", "")).splitlines()[0]
+    what = first.split(": ", 1)[1] if ": " in first else first
+    st.caption(f"The sample story: {what}.")
+
+
 def render(services: Services) -> None:
     st.subheader("Add stories")
     st.caption(
-        "Plain-text stories (.txt, .md) in UTF-8 or Shift_JIS; Aozora Bunko files are cleaned "
-        "of ruby and notes. Each file is split into chunks and the model extracts characters, "
-        "places, things and how they relate. "
+        "Plain-text stories (.txt, .md) in UTF-8, UTF-16, Shift_JIS or EUC-JP; Aozora Bunko "
+        "files are cleaned of ruby and notes. Each file is split into chunks and the model "
+        "extracts characters, places, things and how they relate. "
         f"Up to {services.settings.max_upload_mb:g} MB per file (STORYGRAPH_MAX_UPLOAD_MB)."
     )
     show_flashes()
@@ -209,8 +257,10 @@ def render(services: Services) -> None:
         max_upload_size=max(1, math.ceil(services.settings.max_upload_mb)),
     )
     uploads: list[Upload] = [(f.name, f.getvalue()) for f in files or []]
-    if uploads:
-        show_estimate(services, uploads)
+    upload_estimate = estimate(services, uploads) if uploads else None
+    ready = valid_uploads(uploads, upload_estimate)
+    if ready:
+        show_estimate(upload_estimate)
     if services.info.provider == "none":
         st.warning(
             "No language model is configured, so new stories cannot be extracted. Set "
@@ -218,9 +268,9 @@ def render(services: Services) -> None:
         )
     with st.container(horizontal=True, gap="small"):
         add = st.button(
-            f"Add {len(uploads)} file{'s' if len(uploads) != 1 else ''} to the graph",
+            f"Add {plural(len(ready), 'file')} to the graph",
             type="primary",
-            disabled=not uploads,
+            disabled=not ready,
             key="ingest_add",
             icon=":material/upload:",
         )
@@ -229,21 +279,30 @@ def render(services: Services) -> None:
             key="ingest_sample",
             icon=":material/menu_book:",
         )
+    sample_estimate = _sample_estimate(services)
+    _show_sample_estimate(sample_estimate)
     batch: list[Upload] = []
+    batch_estimate: dict[str, object] | None = None
     if add:
-        batch = uploads
+        batch, batch_estimate = ready, upload_estimate
     elif sample:
         batch = [(SAMPLE_FILE.name, SAMPLE_FILE.read_bytes())]
+        batch_estimate = sample_estimate
     if batch:
-        st.session_state[ESTIMATE_KEY] = _estimate(services, batch)
-        st.session_state[REPORTS_KEY] = ingest_files(services, batch)
+        _remember(services, ingest_files(services, batch), batch_estimate)
         if add:  # a fresh, empty uploader: the files are in the graph now (reports stay)
             st.session_state[UPLOADER_KEY] = generation + 1
             st.rerun()
-    reports: list[IngestReport] = st.session_state.get(REPORTS_KEY, [])
-    if reports:
+    failed: list[IngestReport] = st.session_state.get(FAILED_KEY, [])
+    if failed:
+        st.subheader("This upload failed")
+        for index, report in enumerate(failed):
+            show_report(report, 100 + index)
+    record = _last_ingest(services)
+    if record is not None and record.reports:
         st.subheader("Last ingest")
-        for index, report in enumerate(reports):
+        st.caption(f"Finished {human_date(record.finished_at)}.")
+        for index, report in enumerate(record.reports):
             show_report(report, index)
-        show_estimate_vs_actual(st.session_state.get(ESTIMATE_KEY), reports)
+        show_estimate_vs_actual(record.estimate, record.reports)
     show_documents(services)

@@ -14,6 +14,7 @@ import streamlit as st
 
 from pages.common import guarded
 from storygraph.evaluation.compare import ModeRun, compare_modes
+from storygraph.explain import score_text
 from storygraph.qa import QAOptions
 from storygraph.retrieval import DEFAULT_MODE, available_modes
 from storygraph.services import Services
@@ -32,7 +33,10 @@ def _visualize() -> Any:
 
 def _fact_rows(run: ModeRun) -> list[dict[str, Any]]:
     facts = run.answer.facts if run.answer else []
-    return [{"kept": "✓" if f.kept else "", "score": f.score, "fact": f.text()} for f in facts]
+    return [
+        {"kept": "✓" if f.kept else "", "score (0-10)": score_text(f.score), "fact": f.text()}
+        for f in facts
+    ]
 
 
 def _show_run(run: ModeRun) -> None:

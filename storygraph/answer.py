@@ -36,6 +36,8 @@ SUPERSEDED_MARK = " (superseded later in the story)"
 "at first … later …" instead of presenting both as true."""
 SMALL_MAX_SOURCES = 6
 """Sources the small model reads: each costs it about a second of prompt reading on 2 cores."""
+SMALL_MAX_TOKENS = 120
+"""The small model's answer is one sentence; this bounds a reply that would not stop."""
 UNKNOWN = {"ja": "この話の文からは分かりません。", "en": "The story's sentences do not say."}
 LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
 
@@ -163,8 +165,14 @@ class ModelAnswerer:
         on_token: TokenFn | None = None,
     ) -> str:
         parts: list[str] = []
+        extra: dict[str, Any] = {}
+        if self.compact:
+            # llama.cpp's server reads max_tokens from the body (langchain-openai would send
+            # max_completion_tokens, which it ignores); merged over the client's own extra body.
+            body = dict(getattr(self.llm, "extra_body", None) or {})
+            extra["extra_body"] = {**body, "max_tokens": SMALL_MAX_TOKENS}
         for chunk in self.llm.stream(
-            self.messages(analysis, facts, citations), config={"callbacks": callbacks}
+            self.messages(analysis, facts, citations), config={"callbacks": callbacks}, **extra
         ):
             piece = chunk.content if isinstance(chunk.content, str) else str(chunk.content)
             if piece:

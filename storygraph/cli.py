@@ -12,6 +12,7 @@ from typing import Any
 
 from storygraph.errors import StoryGraphError
 from storygraph.ingest import Progress
+from storygraph.models import IngestReport
 from storygraph.qa import QAOptions
 from storygraph.retrieval import available_modes
 from storygraph.services import Services, build_services
@@ -48,17 +49,25 @@ def _stderr_progress(event: Progress) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    services = _services(settings)
+    if args.no_llm:
+        from storygraph.frames.extractor import ParserExtractor
+
+        settings = settings.model_copy(update={"no_llm": True})
+        services = build_services(settings, extractor=ParserExtractor())
+    else:
+        services = _services(settings)
     try:
         if args.estimate:
-            from storygraph.estimate import estimate_files
+            from storygraph.estimate import estimate_files, measured_rate
 
-            result = estimate_files(services, [Path(p) for p in args.paths])
+            paths = [Path(p) for p in args.paths]
+            result = estimate_files(services, paths, measured_rate(services))
             _print_json(result) if args.json else print(result["summary"])
             return 0
-        from storygraph.estimate import compare, estimate_files
+        from storygraph.estimate import compare, estimate_files, measured_rate
+        from storygraph.humanize import duration, plural
 
-        before = estimate_files(services, [Path(p) for p in args.paths])
+        before = estimate_files(services, [Path(p) for p in args.paths], measured_rate(services))
         ingestor = services.ingestor()
         failed = 0
         reports = []
@@ -79,9 +88,11 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             if not args.json:
                 print(
                     f"{path.name}: {report.status}: {report.message} "
-                    f"({report.usage.calls} LLM calls, {report.usage.total_tokens} tokens, "
-                    f"{report.seconds:.1f} s)"
+                    f"({plural(report.usage.calls, 'LLM call')}, "
+                    f"{plural(report.usage.total_tokens, 'token')}, {duration(report.seconds)})"
                 )
+                if report.status == "added":
+                    print(f"  built by: {_built_by(report)}")
                 for warning in report.warnings:
                     print(f"  warning: {warning}")
         versus = compare(before, done) if any(r.status == "added" for r in done) else {}
@@ -98,6 +109,21 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         return 1 if failed else 0
     finally:
         services.close()
+
+
+def _built_by(report: IngestReport) -> str:
+    """Which extraction path built the document, in words for the ingest report."""
+    if report.extractor == "parser":
+        return (
+            "the parser (no model): frames read by the parser, typed by the verb table; "
+            f"{report.untyped_dropped} facts whose verb the table lacks were left out"
+        )
+    if report.extractor == "parser+verbs":
+        return (
+            "the parser (no model): frames read by the parser, typed by the verb table; "
+            f"{report.untyped_dropped} facts whose verb the table lacks typed by their own verb"
+        )
+    return f"the language model ({report.extractor})"
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
@@ -340,6 +366,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", help="ingest story files (progress on stderr)")
     p.add_argument("paths", nargs="+")
     p.add_argument("--estimate", action="store_true", help="estimate calls, tokens, cost, time")
+    p.add_argument(
+        "--no-llm",
+        action="store_true",
+        help="no model: facts from the parser's frames and the verb table (Japanese)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 

@@ -5,14 +5,17 @@ settings, graph store, model reachable (for the embedded model: installed, verif
 starts), structured output (tool calling, else JSON), context size, thinking mode, and finally
 one real extraction of a short paragraph with the extractor ingest would use. When that
 extraction would leave the graph empty, the last check says why (model error, no tool call,
-unreadable reply, empty lists) and what to change. Secrets are never shown.
+unreadable reply, empty lists) and what to change. When it returns relations, they are checked
+for plausibility (`implausible_relations`: a place as the subject of a violent verb, a name that
+is not in the paragraph); any such relation makes the check a warning about a weak model, not a
+pass. Secrets are never shown.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -23,8 +26,10 @@ from pydantic import BaseModel, Field
 
 from storygraph.errors import StoryGraphError
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
-from storygraph.models import Chunk
+from storygraph.models import Chunk, ExtractedRelation
+from storygraph.qtype import PLACE_TYPES
 from storygraph.settings import Settings
+from storygraph.text.normalize import normalize_name
 
 Status = Literal["ok", "warn", "fail", "skip"]
 SAMPLE_JA = (
@@ -38,6 +43,15 @@ BIGGER_MODEL = (
     "OPENAI_API_KEY), see .env.example."
 )
 _MARK = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
+VIOLENT_VERBS = frozenset(
+    {
+        "ATTACK", "ATTACKS", "BEAT", "BEATS", "CONQUER", "CONQUERS", "DEFEAT", "DEFEATS",
+        "DESTROY", "DESTROYS", "EXTERMINATE", "EXTERMINATES", "FIGHT", "FIGHTS", "HIT", "HITS",
+        "KILL", "KILLS", "MURDER", "MURDERS", "PUNISH", "PUNISHES", "SLAY", "SLAYS",
+        "STAB", "STABS", "SUBDUE", "SUBDUES", "BITE", "BITES",
+    }
+)  # fmt: skip
+"""Relation-type words that need an acting being as their subject: a place cannot do them."""
 
 
 @dataclass
@@ -71,7 +85,12 @@ class DoctorReport:
             lines.append(f"[{_MARK[c.status]}] {c.name}: {c.detail}")
             if c.fix and c.status != "ok":
                 lines.append(f"    → {c.fix}")
-        verdict = "healthy" if self.healthy else "NOT healthy: fix the ✗ items above"
+        if not self.healthy:
+            verdict = "NOT healthy: fix the ✗ items above"
+        elif any(c.status == "warn" for c in self.checks):
+            verdict = "works, with warnings: read the ! items above"
+        else:
+            verdict = "healthy"
         lines += ["", f"Result: {verdict}"]
         return "\n".join(lines)
 
@@ -315,6 +334,44 @@ def _why_empty(replies: list[Any]) -> tuple[str, str]:
     return f"no tool call, the reply was text: {text[:120]!r}", BIGGER_MODEL
 
 
+PLACE_VERBS = frozenset({"GOES_TO", "LIVES_IN", "TRAVELS_TO", "ARRIVES_AT", "RETURNS_TO"})
+"""Relation types whose object is a place: their target counts as a place for the check below."""
+
+
+def _places(relations: Sequence[ExtractedRelation], types: Mapping[str, str]) -> set[str]:
+    """Names the extraction itself marks as places: by their type anywhere in it, or as the
+    target of a relation such as GOES_TO (the small model often leaves types out)."""
+    places = {name for name, kind in types.items() if kind.lower() in PLACE_TYPES}
+    for r in relations:
+        for name, kind in ((r.source, r.source_type), (r.target, r.target_type)):
+            if kind.lower() in PLACE_TYPES:
+                places.add(name)
+        if r.type.upper() in PLACE_VERBS:
+            places.add(r.target)
+    return places
+
+
+def implausible_relations(
+    relations: Sequence[ExtractedRelation], text: str, types: Mapping[str, str] | None = None
+) -> list[str]:
+    """Why each implausible relation is implausible (empty: none is): a place (by its type, or
+    as the target of GOES_TO and the like, in this extraction) as the subject of a violent verb,
+    or a subject / object that does not occur in `text`. `types`: entity name → type."""
+    seen = normalize_name(text)
+    places = _places(relations, types or {})
+    problems: list[str] = []
+    for r in relations:
+        shown = f"{r.source} -[{r.type}]→ {r.target}"
+        words = set(r.type.upper().split("_"))
+        if r.source in places and words & VIOLENT_VERBS:
+            problems.append(f"{shown}: a place ({r.source}) as the subject of {r.type}")
+            continue
+        absent = [n for n in (r.source, r.target) if normalize_name(n) not in seen]
+        if absent:
+            problems.append(f"{shown}: {', '.join(absent)} is not in the sentence")
+    return problems
+
+
 def check_extraction(
     report: DoctorReport, settings: Settings, info: ModelInfo, llm: BaseChatModel
 ) -> None:
@@ -338,10 +395,22 @@ def check_extraction(
     facts = [f"{r.source}-{r.type}->{r.target}" for r in result.relations]
     if facts:
         shown = ", ".join(facts[:4]) + (" …" if len(facts) > 4 else "")
+        types = {e.name: e.type for e in result.entities}
+        problems = implausible_relations(result.relations, text, types)
+        if problems:
+            report.add(
+                "extraction",
+                "warn",
+                f"{extractor.name}: {len(problems)} of {len(facts)} relation(s) from 2 "
+                f"sentences are implausible, so this model is weak at extraction: "
+                + "; ".join(problems[:3]),
+                BIGGER_MODEL + " Expect wrong facts in the graph with this model.",
+            )
+            return
         report.add(
             "extraction",
             "ok",
-            f"{extractor.name}: {len(facts)} relation(s) from 2 sentences: {shown}",
+            f"{extractor.name}: {len(facts)} relation(s) from 2 sentences, all plausible: {shown}",
         )
         return
     why, fix = _why_empty(replies.messages)

@@ -9,7 +9,10 @@ per chunk (a failed call is retried once, which the estimate does not foresee), 
     seconds           = evaluated prompt / PROMPT_TOKENS_PER_S
                         + completion / GENERATION_TOKENS_PER_S (embedded model: its
                         small-model prompt, fixed prefix cached by llama.cpp), or
-                        calls x REMOTE_SECONDS_PER_CALL (remote models)
+                        calls x REMOTE_SECONDS_PER_CALL (remote models); but once an ingest
+                        with this model finished on this data directory:
+                        (prompt + completion) / the measured tokens per second
+                        (storygraph.measured_rate), whatever the provider
     money             = prompt / 1000 x price_prompt_per_1k + completion / 1000 x ...per_1k
 """
 
@@ -21,7 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from storygraph.errors import StoryGraphError
+from storygraph.humanize import duration, human_date, plural
 from storygraph.ingest import Ingestor, prepare
+from storygraph.measured_rate import MeasuredRate, RateBook
 from storygraph.models import IngestReport, Usage
 
 if TYPE_CHECKING:
@@ -94,7 +99,23 @@ def _ingestor(services: Services) -> Ingestor:
     )
 
 
-def seconds_for(services: Services, calls: int, prompt: int, completion: int) -> float:
+def measured_rate(services: Services) -> MeasuredRate | None:
+    """This model's speed as measured by earlier ingests on this data directory, if any."""
+    return RateBook(services.settings.data_dir).get(services.info.label)
+
+
+def seconds_for(
+    services: Services,
+    calls: int,
+    prompt: int,
+    completion: int,
+    rate: MeasuredRate | None = None,
+    *,
+    total_tokens: int = 0,
+) -> float:
+    """Expected seconds: from the measured rate when there is one, else the constants above."""
+    if rate is not None and rate.tokens_per_s > 0:
+        return (total_tokens or prompt + completion) / rate.tokens_per_s
     if services.info.provider == "embedded":
         return prompt / PROMPT_TOKENS_PER_S + completion / GENERATION_TOKENS_PER_S
     return calls * REMOTE_SECONDS_PER_CALL
@@ -105,7 +126,13 @@ def _small_path(services: Services) -> bool:
     return services.info.provider == "embedded"
 
 
-def _estimate_one(services: Services, ingestor: Ingestor, name: str, data: bytes) -> FileEstimate:
+def _estimate_one(
+    services: Services,
+    ingestor: Ingestor,
+    name: str,
+    data: bytes,
+    rate: MeasuredRate | None = None,
+) -> FileEstimate:
     try:
         prepared = prepare(name, data, max_bytes=ingestor.max_bytes)
     except StoryGraphError as exc:
@@ -146,15 +173,20 @@ def _estimate_one(services: Services, ingestor: Ingestor, name: str, data: bytes
         calls,
         prompt,
         completion,
-        seconds_for(services, calls, evaluated, completion),
+        seconds_for(services, calls, evaluated, completion, rate, total_tokens=prompt + completion),
         cost,
     )
 
 
-def estimate_texts(services: Services, files: Sequence[tuple[str, bytes]]) -> dict[str, Any]:
-    """Expected calls, tokens, money and time to ingest `files` (name, bytes) with `services`."""
+def estimate_texts(
+    services: Services,
+    files: Sequence[tuple[str, bytes]],
+    rate: MeasuredRate | None = None,
+) -> dict[str, Any]:
+    """Expected calls, tokens, money and time to ingest `files` (name, bytes) with `services`;
+    time from `rate` (see `measured_rate`) when given, else from the constants above."""
     ingestor = _ingestor(services)
-    per_file = [_estimate_one(services, ingestor, name, data) for name, data in files]
+    per_file = [_estimate_one(services, ingestor, name, data, rate) for name, data in files]
     new = [f for f in per_file if f.status == "new"]
     total = {
         key: sum(getattr(f, key) for f in new)
@@ -170,13 +202,16 @@ def estimate_texts(services: Services, files: Sequence[tuple[str, bytes]]) -> di
         "cost": round(total["cost"], 6),
         "price_prompt_per_1k": services.settings.price_prompt_per_1k,
         "price_completion_per_1k": services.settings.price_completion_per_1k,
-        "basis": _basis(services),
+        "basis": _basis(services, rate),
+        "measured": rate is not None,
     }
     result["summary"] = summary(result)
     return result
 
 
-def estimate_files(services: Services, paths: Sequence[Path]) -> dict[str, Any]:
+def estimate_files(
+    services: Services, paths: Sequence[Path], rate: MeasuredRate | None = None
+) -> dict[str, Any]:
     """`estimate_texts` over files on disk; an unreadable file is listed with its error."""
     files: list[tuple[str, bytes]] = []
     unreadable: list[dict[str, Any]] = []
@@ -187,14 +222,20 @@ def estimate_files(services: Services, paths: Sequence[Path]) -> dict[str, Any]:
             unreadable.append(
                 asdict(FileEstimate(path.name, status="error", message=f"cannot read: {exc}"))
             )
-    result = estimate_texts(services, files)
+    result = estimate_texts(services, files, rate)
     if unreadable:
         result["files"].extend(unreadable)
         result["summary"] = summary(result)
     return result
 
 
-def _basis(services: Services) -> str:
+def _basis(services: Services, rate: MeasuredRate | None = None) -> str:
+    if rate is not None and rate.tokens_per_s > 0:
+        return (
+            f"measured on this machine: {rate.tokens_per_s:.1f} tokens/s, "
+            f"{duration(rate.seconds_per_chunk)} per chunk over the last "
+            f"{plural(rate.ingests, 'ingest')} (latest {human_date(rate.updated_at)})"
+        )
     if services.info.provider == "none":
         return (
             "no language model is available, so ingest cannot run yet (`make model`, or set "
@@ -209,23 +250,16 @@ def _basis(services: Services) -> str:
     return f"{REMOTE_SECONDS_PER_CALL:.0f} s per call assumed for a remote model"
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def summary(result: dict[str, Any]) -> str:
     """Human-readable lines for the CLI and the ingest tab."""
     lines = []
     for f in result["files"]:
         if f["status"] == "new":
             lines.append(
-                f"{f['name']}: {f['chunks']} chunks → {f['calls']} LLM calls, "
+                f"{f['name']}: {plural(f['chunks'], 'chunk')} → "
+                f"{plural(f['calls'], 'LLM call')}, "
                 f"~{f['prompt_tokens'] + f['completion_tokens']:,} tokens, "
-                f"~{_duration(f['seconds'])}"
+                f"~{duration(f['seconds'])}"
             )
         else:
             lines.append(f"{f['name']}: {f['status']}: {f['message']}")
@@ -235,9 +269,9 @@ def summary(result: dict[str, Any]) -> str:
         else " (no price configured: STORYGRAPH_PRICE_PROMPT_PER_1K / _COMPLETION_PER_1K)"
     )
     lines.append(
-        f"Total with {result['model']}: {result['calls']} LLM calls, "
+        f"Total with {result['model']}: {plural(result['calls'], 'LLM call')}, "
         f"~{result['prompt_tokens']:,} prompt + ~{result['completion_tokens']:,} completion "
-        f"tokens, ~{_duration(result['seconds'])}{money}."
+        f"tokens, ~{duration(result['seconds'])}{money}."
     )
     lines.append(f"Basis: {result['basis']}.")
     return "\n".join(lines)

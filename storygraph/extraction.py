@@ -12,7 +12,7 @@ an empty extraction, and the document would be stored without its facts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -34,6 +34,14 @@ class Extractor(Protocol):
     name: str
 
     def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction: ...
+
+
+@runtime_checkable
+class DocumentReader(Protocol):
+    """An extractor that reads the whole document before its chunks (a parser: a pronoun's
+    antecedent or a sentence's topic may lie in the chunk before)."""
+
+    def begin_document(self, text: str, language: str) -> None: ...
 
 
 def extraction_instructions(language: str) -> str:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from storygraph.errors import InputError, StoryGraphError
-from storygraph.extraction import Extractor
+from storygraph.extraction import DocumentReader, Extractor
+from storygraph.humanize import plural
 from storygraph.llm.usage import UsageCounter
 from storygraph.locks import write_lock
 from storygraph.merge import build_plan
@@ -38,6 +39,7 @@ class Progress:
 
 
 ProgressFn = Callable[[Progress], None]
+ReportFn = Callable[[IngestReport], None]
 
 
 def _no_progress(_: Progress) -> None:
@@ -91,8 +93,11 @@ class Ingestor:
         max_bytes: int,
         lock_dir: Path | None = None,
         secrets: Sequence[str] = (),
+        on_report: ReportFn | None = None,
     ) -> None:
+        """`on_report` sees every finished report (Services records the measured speed)."""
         self.store = store
+        self.on_report = on_report
         self.secrets = [s for s in secrets if len(s) >= 4]
         self.extractor = extractor
         self.chunk_size = chunk_size
@@ -114,7 +119,7 @@ class Ingestor:
     ) -> IngestReport:
         """Ingest one file. Never raises for bad input or model faults: the report says why."""
         started = time.perf_counter()
-        report = IngestReport(document=name)
+        report = IngestReport(document=name, extractor=self.extractor.name)
         counter = UsageCounter()
         try:
             progress(Progress(name, "decode", 0, 1, "decoding"))
@@ -128,8 +133,11 @@ class Ingestor:
                 return report
             chunks = self.chunks_for(prepared)
             report.chunks = len(chunks)
+            if isinstance(self.extractor, DocumentReader):
+                self.extractor.begin_document(prepared.text, prepared.language)
             extractions = self._extract_all(name, prepared, chunks, counter, progress)
             report.chunks_failed = sum(1 for e in extractions if e.error)
+            report.untyped_dropped = sum(e.untyped for e in extractions)
             progress(Progress(name, "write", 0, 1, "merging and writing"))
             self._write(prepared, chunks, extractions, report)
             if report.entities_added + report.entities_merged == 0:
@@ -147,6 +155,11 @@ class Ingestor:
             report.warnings = [self.redact(w) for w in report.warnings]
             report.usage = counter.snapshot()
             report.seconds = time.perf_counter() - started
+        if self.on_report is not None:
+            try:
+                self.on_report(report)
+            except OSError as exc:  # the data directory is not writable: say so, keep the report
+                report.warnings.append(f"the measured model speed was not saved: {exc}")
         return report
 
     def _extract_all(
@@ -201,7 +214,7 @@ class Ingestor:
         report.relations_added = counts.relations_added
         report.relations_merged = counts.relations_merged
         report.message = (
-            f"{report.chunks} chunks, {counts.entities_added} entities added, "
-            f"{counts.entities_merged} merged, {counts.relations_added} relations added, "
-            f"{counts.relations_merged} merged"
+            f"{plural(report.chunks, 'chunk')}, {plural(counts.entities_added, 'entity')} added, "
+            f"{counts.entities_merged} merged, {plural(counts.relations_added, 'relation')} "
+            f"added, {counts.relations_merged} merged"
         )

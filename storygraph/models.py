@@ -8,6 +8,8 @@ from typing import Any, Literal
 EntitySource = Literal[
     "llm", "dictionary", "normalised", "transliteration", "fuzzy", "given", "embedding"
 ]
+ExtractionOrigin = Literal["model", "parser"]
+"""Which path produced an extracted entity or relation: a language model or a syntactic parser."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class ExtractedEntity:
     name: str
     type: str
     chunk_id: str
+    origin: ExtractionOrigin = "model"
 
 
 @dataclass(frozen=True)
@@ -52,16 +55,23 @@ class ExtractedRelation:
     target_type: str
     chunk_id: str
     evidence: str = ""
+    origin: ExtractionOrigin = "model"
 
 
 @dataclass
 class ChunkExtraction:
-    """What the model extracted from one chunk."""
+    """What the extractor (a model or the parser) found in one chunk.
+
+    `untyped` counts facts the parser read whose predicate the verb table has no type for:
+    the parser-only path drops them (a model may type them), and the ingest report shows how
+    many.
+    """
 
     chunk: Chunk
     entities: list[ExtractedEntity] = field(default_factory=list)
     relations: list[ExtractedRelation] = field(default_factory=list)
     error: str | None = None
+    untyped: int = 0
 
 
 @dataclass
@@ -201,6 +211,8 @@ class IngestReport:
     relations_added: int = 0
     relations_merged: int = 0
     chunks_failed: int = 0
+    extractor: str = ""
+    untyped_dropped: int = 0
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
     message: str = ""

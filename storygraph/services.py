@@ -17,7 +17,8 @@ from storygraph.errors import ConfigError, ModelError, StoryGraphError
 from storygraph.extraction import Extractor, TransformerExtractor
 from storygraph.ingest import Ingestor
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
-from storygraph.models import Chunk, ChunkExtraction
+from storygraph.measured_rate import RateBook
+from storygraph.models import Chunk, ChunkExtraction, IngestReport
 from storygraph.qa import QAEngine, build_engine
 from storygraph.settings import Settings
 from storygraph.small_extraction import SmallModelExtractor
@@ -129,7 +130,13 @@ class Services:
             max_bytes=self.settings.max_upload_bytes,
             lock_dir=Path(self.settings.data_dir),
             secrets=secret_values(self.settings),
+            on_report=self._record_rate,
         )
+
+    def _record_rate(self, report: IngestReport) -> None:
+        """Keep the model's measured speed for the next estimate (storygraph.measured_rate)."""
+        if self.info.provider != "none":
+            RateBook(self.settings.data_dir).record(self.info.label, report)
 
     def qa(self) -> QAEngine:
         return build_engine(self.store, self.llm(), self.info)

@@ -9,6 +9,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
 from storygraph.errors import ConfigError
+from storygraph.llm.attempts import counting_http_clients
 from storygraph.settings import Settings
 
 EMBEDDED_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -67,6 +68,8 @@ def build_chat_model(
         "temperature": settings.llm_temperature,
         "timeout": settings.llm_timeout_s,
         "max_retries": settings.llm_max_retries,
+        "stream_usage": True,  # token counts for streamed answers too
+        **counting_http_clients(),  # a retried request counts as another LLM call
     }
     if provider == "none":
         return None

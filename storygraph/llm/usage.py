@@ -1,4 +1,5 @@
-"""Counting LLM calls and tokens through LangChain callbacks."""
+"""Counting LLM calls and tokens through LangChain callbacks (retried requests included, see
+storygraph.llm.attempts)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
 
+from storygraph.llm.attempts import track_call
 from storygraph.models import Usage
 
 
@@ -21,8 +23,15 @@ class UsageCounter(BaseCallbackHandler):
     def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
         with self._lock:
             self.usage.calls += 1
+        track_call(self._retried)
 
     def on_llm_start(self, serialized: Any, prompts: Any, **kwargs: Any) -> None:
+        with self._lock:
+            self.usage.calls += 1
+        track_call(self._retried)
+
+    def _retried(self) -> None:
+        """The client sent the call's request again (timeout, 429, 5xx): one more LLM call."""
         with self._lock:
             self.usage.calls += 1
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages.common import SERVICES_KEY
+from pages.chat import HISTORY_KEY, ChatTurn
+from pages.common import SERVICES_KEY, TAB_KEY
+from pages.graph import SELECTED_ENTITY_KEY
 from storygraph.errors import StoreError
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
+from tests.helpers.scripted_logic import MOMOTARO_JA, Script
 from tests.helpers.scripted_model import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +46,17 @@ def _texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+def _open_tab(at: AppTest, label: str) -> AppTest:
+    """Select a tab as a click would (the tabs are keyed, so their choice is session state)."""
+    at.session_state[TAB_KEY] = label
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def _ask(at: AppTest, question: str) -> AppTest:
+    if not at.chat_input:
+        _open_tab(at, "Chat")
     at.chat_input(key="chat_input").set_value(question).run()
     assert not at.exception, at.exception
     return at
@@ -53,7 +67,11 @@ def test_the_app_opens_with_its_tabs_and_model_badge(services: Services) -> None
     labels = [t.label for t in at.tabs]
     assert labels[:3] == ["Ingest", "Chat", "Graph"]
     assert "Retrieval lab" in labels
-    assert "embedded FalkorDB" in _texts(at)
+    badges = [str(m.value) for m in at.markdown if "badge[" in str(m.value)]
+    assert any("embedded FalkorDB" in b for b in badges), badges
+    assert not any(str(services.settings.data_dir) in b for b in badges), badges
+    for encoding in ("UTF-8", "UTF-16", "Shift_JIS", "EUC-JP"):
+        assert encoding in _texts(at)
     assert not at.error
 
 
@@ -83,26 +101,216 @@ def test_upload_shows_an_estimate_then_ingests(services: Services) -> None:
     assert any("Estimated before the ingest vs actual" in e.label for e in at.expander)
 
 
-def test_an_empty_upload_gets_a_clear_error_and_stores_nothing(services: Services) -> None:
-    at = _app(services)
-    at.file_uploader[0].set_value(("empty.txt", b"", "text/plain")).run()
-    at.button(key="ingest_add").click().run()
-    assert not at.exception, at.exception
-    assert any("empty" in str(e.value).lower() for e in at.error), _texts(at)
-    assert services.store.list_documents() == []
-
-
-def test_asking_shows_the_answer_citations_and_trace(services: Services) -> None:
+def test_asking_shows_the_answer_its_sources_and_trace(services: Services) -> None:
     services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
     at = _ask(_app(services), "桃太郎の仲間は誰？")
     assert [m.name for m in at.chat_message][-2:] == ["user", "assistant"]
     text = _texts(at)
     assert "桃太郎" in text and "[1]" in text
-    expanders = [e.label for e in at.expander]
-    assert any(label.startswith("[1] momotaro.txt") for label in expanders)
-    assert any("How this was answered" in label for label in expanders)
+    sources = [m.value.replace("\\", "") for m in at.chat_message[-1].markdown]
+    assert any(s.startswith("**[1]** momotaro.txt") for s in sources), sources
+    assert any(e.label.startswith("Details") for e in at.expander)
     assert "BECOMES_COMPANION_OF" in text  # candidate facts with scores in the trace
     assert "onehop+qtype+reltype+rerank" in text  # the mode that answered
+
+
+def _upload(at: AppTest, *files: tuple[str, bytes]) -> AppTest:
+    at.file_uploader[0].set_value([(n, d, "text/plain") for n, d in files]).run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.parametrize(
+    "name, data",
+    [("empty.txt", b""), ("binary.txt", bytes(range(256)) * 8)],
+    ids=["empty", "binary"],
+)
+def test_an_invalid_file_gets_an_error_and_add_stays_disabled(
+    services: Services, name: str, data: bytes
+) -> None:
+    at = _upload(_app(services), (name, data))
+    assert any(name in str(e.value) and "cannot be added" in str(e.value) for e in at.error), (
+        _texts(at)
+    )
+    add = at.button(key="ingest_add")
+    assert add.disabled
+    assert add.label.startswith("Add 0 files")
+    # With a valid file next to it, only the valid one is offered.
+    at = _upload(at, (name, data), ("momotaro.txt", SAMPLE.read_bytes()))
+    add = at.button(key="ingest_add")
+    assert not add.disabled and add.label.startswith("Add 1 file ")
+    add.click().run()
+    assert [d.name for d in services.store.list_documents()] == ["momotaro.txt"]
+
+
+def test_the_estimate_uses_the_rate_measured_on_this_data_directory(services: Services) -> None:
+    from storygraph.humanize import duration
+    from storygraph.measured_rate import RateBook
+    from storygraph.models import IngestReport, Usage
+
+    recorded = IngestReport("earlier.txt", status="added", chunks=4, seconds=100.0)
+    recorded.usage = Usage(calls=4, prompt_tokens=800, completion_tokens=200)  # 10 tokens/s
+    RateBook(services.settings.data_dir).record(services.info.label, recorded)
+
+    at = _app(services)
+    sample_caption = next(c.value for c in at.caption if "The sample story" in c.value)
+    assert "LLM call" in sample_caption  # the sample's estimate shows before it is ingested
+    at = _upload(at, ("momotaro.txt", SAMPLE.read_bytes()))
+    summary = next(str(i.value) for i in at.info if "LLM call" in str(i.value))
+    assert "measured on this machine: 10.0 tokens/s, 25 s per chunk" in summary, summary
+    total = re.search(r"~([\d,]+) prompt \+ ~([\d,]+) completion tokens, ~(.+?)[ ,.(]", summary)
+    assert total, summary
+    tokens = int(total[1].replace(",", "")) + int(total[2].replace(",", ""))
+    assert total[3] == duration(tokens / 10.0).split(" ")[0]
+    assert f"~{duration(tokens / 10.0)}" in summary
+
+
+def _chat(at: AppTest) -> str:
+    """Texts of the latest assistant message (not of the collapsed older turns)."""
+    message = at.chat_message[-1]
+    parts = [m.value for m in message.markdown] + [c.value for c in message.caption]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_an_answer_lists_the_sources_it_cites_and_keeps_the_rest_one_click_away(
+    services: Services,
+) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    services.llm_override = ScriptedChatModel(faults={"answer": "text:猿が仲間です。[2]"})
+    at = _ask(_app(services), "桃太郎の仲間は誰？")
+    answer = _last_turn(at).answer
+    assert answer is not None and len(answer.citations) >= 3  # several sources behind the facts
+    message = at.chat_message[-1]
+    sources = [m.value for m in message.markdown if re.match(r"\*\*\[\d+\]\*\*", m.value)]
+    rest = next(e for e in at.chat_message[-1].expander if "more source" in e.label)
+    in_rest = [m.value for m in rest.markdown]
+    assert [s for s in sources if s not in in_rest] == [
+        m for m in sources if m.startswith("**[2]**")
+    ]
+    assert len(in_rest) == len(answer.citations) - 1
+    assert not any(v.startswith("**[2]**") for v in in_rest)
+    assert rest.label.startswith(f"{len(answer.citations) - 1} more sources")
+
+
+def test_an_answer_citing_nothing_lists_no_source_under_it(services: Services) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    services.llm_override = ScriptedChatModel(faults={"answer": "text:わかりません。"})
+    at = _ask(_app(services), "桃太郎の仲間は誰？")
+    message = at.chat_message[-1]
+    assert "Sources" not in [m.value for m in message.markdown if m.value == "**Sources**"]
+    assert "**Sources**" not in [m.value for m in message.markdown]
+    assert any("(none cited)" in e.label for e in message.expander)
+    assert "cites none of the sources" in _chat(at)
+
+
+def test_the_trace_is_plain_first_with_the_technical_detail_behind_an_expander(
+    services: Services,
+) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    at = _ask(_app(services), "桃太郎の仲間は誰？")
+    message = at.chat_message[-1]
+    plain = next(c.value for c in message.caption if "found " in c.value)
+    assert "found 桃太郎" in plain and "kept 3" in plain and "the answer used" in plain
+    for jargon in ("onehop", "who_", "cue", ":00", "MATCH"):
+        assert jargon not in plain, plain
+    details = next(e for e in message.expander if e.label.startswith("Details"))
+    tables = [d.value.to_csv() for d in details.dataframe]
+    detail_text = "\n".join(
+        [str(m.value) for m in details.markdown] + [c.value for c in details.caption] + tables
+    )
+    assert "onehop+qtype+reltype+rerank" in detail_text  # the mode
+    assert "BECOMES_COMPANION_OF" in detail_text  # every candidate, with its score
+    assert "question type" in detail_text
+    assert any(c.language == "cypher" for c in details.code)
+    steps = details.dataframe[-1].value
+    assert list(steps["step"]) == ["entities", "retrieval", "rerank", "answer"]
+
+
+def test_scores_are_shown_on_the_0_to_10_scale_and_a_dash_where_there_is_none(
+    services: Services,
+) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    at = _ask(_app(services), "鬼はどこに住んでいる？")
+    answer = _last_turn(at).answer
+    assert answer is not None
+    assert max(f.score for f in answer.facts if f.score is not None) > 10  # the raw score leaks
+    details = next(e for e in at.chat_message[-1].expander if e.label.startswith("Details"))
+    table = next(d.value for d in details.dataframe if "score (0-10)" in d.value.columns)
+    shown = list(table["score (0-10)"])
+    assert "–" in shown  # set aside by the relation-type stage: never scored
+    numbers = [float(v) for v in shown if v != "–"]
+    assert numbers and all(0.0 <= v <= 10.0 for v in numbers)
+    assert "10.0" in shown
+    assert "None" not in shown
+
+
+def _last_turn(at: AppTest) -> ChatTurn:
+    return at.session_state[HISTORY_KEY][-1]
+
+
+def test_the_conversation_survives_a_new_session_until_a_new_conversation(
+    services: Services,
+) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    first = _ask(_app(services), "桃太郎の仲間は誰？")
+    _ask(first, "桃太郎を倒したのは誰？")
+    answered = _chat(first)
+
+    again = _open_tab(_app(services), "Chat")  # a reload: a new session on the same data dir
+    assert [m.name for m in again.chat_message][-2:] == ["user", "assistant"]
+    assert _chat(again) == answered
+    older = [e.label for e in again.expander if e.label.startswith("桃太郎の仲間は誰？")]
+    assert older, "the earlier turn is collapsed into an expander"
+    assert "桃太郎を倒したのは誰？" in [m.value for m in again.chat_message[-2].markdown]
+
+    again.button(key="chat_new").click().run()
+    assert not again.chat_message
+    fresh = _open_tab(_app(services), "Chat")
+    assert not fresh.chat_message
+    assert fresh.button(key="chat_new").disabled
+
+
+def test_a_whitespace_question_gets_a_message_and_no_turn(services: Services) -> None:
+    at = _ask(_app(services), "   \n ")
+    assert any("Type a question first" in str(w.value) for w in at.warning)
+    assert not at.chat_message
+    assert at.session_state[HISTORY_KEY] == []
+
+
+def test_a_failed_upload_keeps_the_last_successful_report(services: Services) -> None:
+    at = _app(services)
+    at.button(key="ingest_sample").click().run()
+    assert "momotaro_kusuyama.txt" in _texts(at).replace("\\", "")
+    services.llm_override = ScriptedChatModel(faults={"extract": TimeoutError("slow")})
+    _upload(at, ("other.txt", "桃太郎は犬に会いました。".encode()))
+    at.button(key="ingest_add").click().run()
+    assert not at.exception, at.exception
+    headers = [h.value for h in at.subheader]
+    assert headers[:3] == ["Add stories", "This upload failed", "Last ingest"]
+    assert any("timed out" in str(e.value) for e in at.error), _texts(at)
+    # The last successful report is the sample's, also for a new session.
+    reloaded = _app(services)
+    headers = [h.value for h in reloaded.subheader]
+    assert "Last ingest" in headers and "This upload failed" not in headers
+    assert "momotaro_kusuyama.txt" in _texts(reloaded).replace("\\", "")
+    assert "other.txt" not in "\n".join(str(m.value) for m in reloaded.markdown)
+
+
+def test_the_doctor_warns_about_a_model_that_extracts_implausible_facts(
+    services: Services,
+) -> None:
+    planted = ("鬼が島", "Place", "DEFEATS", "鬼", "Character")  # an island defeating the oni
+    services.llm_override = ScriptedChatModel(script=Script(triples=(*MOMOTARO_JA, planted)))
+    at = _open_tab(_app(services), "Doctor")
+    at.button(key="doctor_run").click().run()
+    assert not at.exception, at.exception
+    assert not at.success, "a weak model is not reported as healthy"
+    assert not at.error, _texts(at)
+    verdict = [str(w.value) for w in at.warning]
+    assert any(v.startswith("Works, with warnings (extraction)") for v in verdict), verdict
+    text = _texts(at).replace("\\", "")  # markdown escapes
+    assert "鬼が島 -[DEFEATS]→ 鬼" in text, text
+    assert "a place (鬼が島) as the subject of DEFEATS" in text
 
 
 def test_switching_the_mode_changes_what_answers(services: Services) -> None:
@@ -186,3 +394,20 @@ def test_the_doctor_tab_runs_the_checks_with_the_apps_model(services: Services) 
     text = _texts(at)
     assert "store" in text.lower() and "extraction" in text.lower()
     assert at.success or at.error  # a verdict is shown either way
+
+
+def test_picking_an_entity_in_the_graph_tab_lists_what_the_graph_knows(
+    services: Services,
+) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    at = _open_tab(_app(services), "Graph")
+    at.selectbox(key=SELECTED_ENTITY_KEY).set_value("桃太郎").run()
+    assert not at.exception, at.exception
+    assert at.session_state[SELECTED_ENTITY_KEY] == "桃太郎"  # other pages can open it
+    table = at.dataframe[-1].value
+    stored = services.store.retrieve("onehop", ["桃太郎"])
+    assert len(table) == len(stored) > 3
+    assert set(table["relation"]) == {f.type for f in stored}
+    assert ("←", "BECOMES_COMPANION_OF", "犬") in set(
+        zip(table["direction"], table["relation"], table["other"], strict=True)
+    )

@@ -2,10 +2,14 @@
 
 The app runs as a subprocess with a temporary data directory and the real `langchain-openai`
 client pointed at a scripted OpenAI-compatible server, so only the model's words are scripted.
-Upload the Japanese Momotaro, ask 「桃太郎の仲間は誰？」, check the answer, the trace and the graph
-drawn inside its iframe, and save screenshots of the three tabs (docs/screenshots/ and
-tests/e2e/artifacts/). A last step uploads a story whose character is named
-`<script>alert(1)</script>` and checks it is drawn as text: no dialog may open.
+Upload the Japanese Momotaro, ask 「桃太郎の仲間は誰？」 and three more questions, check the answer,
+its cited sources, the plain trace and its details, that the chat input stays pinned in view,
+that a reload keeps the conversation, the graphs drawn inside their iframes with their legends and
+a node click, and save screenshots of the three tabs in tests/e2e/artifacts/ (the README's
+pictures come from `scripts/screenshots.py` with the real model, never from the tests). Every
+request the browser makes is logged: all must go to the app's own host. A last step uploads a
+story whose character is named `<script>alert(1)</script>` and checks it is drawn as text: no
+dialog may open.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,7 +39,6 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT.parent / "shared" / "stories" / "ja" / "momotaro_kusuyama.txt"
 CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -48,6 +52,8 @@ CHROMIUM_ARGS = [
 XSS_NAME = "<script>alert(1)</script>"
 XSS_STORY = f"{XSS_NAME}という名のいたずら者は、桃太郎の友だちでした。\n".encode()
 QUESTION = "桃太郎の仲間は誰？"
+MORE_QUESTIONS = ("桃太郎を倒したのは誰？", "鬼はどこに住んでいる？", "おばあさんは何を見つけた？")
+LOCAL_SCHEMES = ("data:", "blob:", "about:")
 STEP_TIMEOUT_MS = 30_000
 
 
@@ -158,9 +164,8 @@ def _wait_idle(page: Any) -> None:
 
 
 def _shoot(page: Any, name: str) -> None:
-    """Screenshot the whole app. Streamlit scrolls inside its own main element, so a
-    full-page screenshot would stop at the viewport: grow the viewport to the content first."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    """Screenshot the whole app into the test artifacts. Streamlit scrolls inside its own main
+    element, so a full-page screenshot would stop at the viewport: grow the viewport first."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size
     height = page.evaluate(
@@ -169,10 +174,9 @@ def _shoot(page: Any, name: str) -> None:
     )
     page.set_viewport_size({"width": size["width"], "height": max(size["height"], height)})
     try:
-        page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+        page.screenshot(path=str(ARTIFACTS / name), full_page=True)
     finally:
         page.set_viewport_size(size)
-    shutil.copyfile(SCREENSHOTS / name, ARTIFACTS / name)
 
 
 def _open_tab(page: Any, label: str) -> None:
@@ -205,7 +209,13 @@ _DRAWN_JS = """() => {
     const inside = ids.map(id => sg.network.canvasToDOM(pos[id])).filter(
         p => p.x >= 0 && p.y >= 0 && p.x <= c.clientWidth && p.y <= c.clientHeight).length;
     return {nodes: ids.length, edges: sg.edges.length, width: c.clientWidth,
-            height: c.clientHeight, inside: inside, labels: sg.nodes.get().map(n => n.label)};
+            height: c.clientHeight, inside: inside,
+            labels: sg.nodes.get().map(n => n.fullLabel || n.label),
+            shown: sg.nodes.get().filter(n => n.label).length,
+            ready: Boolean(sg.ready), scale: sg.network.getScale(),
+            fonts: sg.nodes.get().filter(n => n.label).map(
+                n => ((n.font && n.font.size) || 14) * sg.network.getScale()),
+            legend: document.querySelector('[data-testid="storygraph-legend"]').innerText};
 }"""
 
 
@@ -213,26 +223,79 @@ def _wait_drawn(frame: Any) -> dict[str, Any]:
     """Wait until the graph is drawn with every node inside the visible canvas; its numbers."""
     frame.wait_for_function(
         f"""() => {{ const d = ({_DRAWN_JS})();
-                    return d && d.nodes > 0 && d.width > 0 && d.inside === d.nodes; }}""",
+                    return d && d.ready && d.nodes > 0 && d.width > 0
+                           && d.inside === d.nodes; }}""",
         timeout=STEP_TIMEOUT_MS,
     )
     return frame.evaluate(_DRAWN_JS)
+
+
+def _ask_in_browser(page: Any, question: str) -> Any:
+    """Type a question into the pinned input; wait for the answer; the latest assistant message."""
+    from playwright.sync_api import expect
+
+    box = page.get_by_placeholder("Ask about your stories")
+    box.fill(question)
+    box.press("Enter")
+    latest = page.locator('[data-testid="stChatMessage"]:visible')
+    expect(latest.nth(0)).to_contain_text(question)
+    _wait_idle(page)
+    expect(latest).to_have_count(2)  # older turns are collapsed: one question, one answer shown
+    return latest.last
+
+
+def _input_in_view(page: Any) -> bool:
+    """The chat input is inside the viewport (at whatever scroll position the page is)."""
+    box = page.locator('[data-testid="stChatInput"]').bounding_box()
+    size = page.viewport_size
+    return bool(box) and box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
+
+
+def _scroll_main(page: Any, where: str) -> None:
+    page.evaluate(
+        """(where) => { const m = document.querySelector('[data-testid="stMain"]');
+                      const el = m && m.scrollHeight > m.clientHeight ? m
+                                 : document.scrollingElement;
+                      el.scrollTop = where === 'top' ? 0 : el.scrollHeight; }""",
+        where,
+    )
+
+
+def _click_node(frame: Any, name: str) -> str:
+    """Click the node called `name` in a drawn graph; the details text under the drawing."""
+    point = frame.evaluate(
+        """(name) => { const sg = window.storygraph;
+            const node = sg.nodes.get().find(n => (n.fullLabel || n.label) === name);
+            const p = sg.network.canvasToDOM(sg.network.getPositions([node.id])[node.id]);
+            return {x: p.x, y: p.y}; }""",
+        name,
+    )
+    frame.locator("#sg-graph canvas").click(position=point)
+    details = frame.locator('[data-testid="storygraph-details"]')
+    from playwright.sync_api import expect
+
+    expect(details).to_contain_text("in this drawing")
+    return str(details.inner_text())
 
 
 def test_upload_ask_and_see_the_graph(app_url: str) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     dialogs: list[str] = []
+    requests: list[str] = []
+    app_host = urllib.parse.urlsplit(app_url).netloc
     started = time.monotonic()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000}, locale="ja-JP")
+            page = browser.new_page(viewport={"width": 1400, "height": 900}, locale="ja-JP")
             page.set_default_timeout(STEP_TIMEOUT_MS)
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.on("request", lambda r: requests.append(r.url))
             page.goto(app_url)
             page.get_by_role("tab", name="Ingest").wait_for()
             _wait_idle(page)
+            expect(page.get_by_text("Deploy", exact=True)).to_have_count(0)
 
             # Ingest: upload through the real file input, then add it to the graph.
             page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
@@ -249,24 +312,37 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
             expect(page.locator('[class*="st-key-doc_"]').first).to_contain_text(STORY.name)
             _shoot(page, "ingest.png")
 
-            # Chat: ask in Japanese, check the answer, its sources and the trace.
+            # Chat: ask in Japanese, check the answer, its sources and the two trace levels.
             _open_tab(page, "Chat")
-            box = page.get_by_placeholder("Ask about your stories")
-            box.fill(QUESTION)
-            box.press("Enter")
-            messages = page.locator('[data-testid="stChatMessage"]')
-            expect(messages).to_have_count(2)
-            answer = messages.nth(1)
+            answer = _ask_in_browser(page, QUESTION)
             expect(answer).to_contain_text("桃太郎")
             expect(answer).to_contain_text("Sources")
-            _wait_idle(page)
-            answer.get_by_text("How this was answered").click()
+            expect(answer).to_contain_text("found 桃太郎")
+            answer.get_by_text("Details: how this was answered").click()
             trace = answer.locator('[data-testid="stExpander"]').last
             expect(trace).to_contain_text("onehop")
             expect(trace).to_contain_text("Candidate relations")
-            expect(trace).to_contain_text("kept")
             expect(trace.locator('[data-testid="stDataFrame"]').first).to_be_visible()
             _shoot(page, "chat.png")
+
+            # Several turns later the input is still pinned in view, at the top and the bottom.
+            for question in MORE_QUESTIONS:
+                _ask_in_browser(page, question)
+            expect(page.locator('[data-testid="stExpander"]', has_text=QUESTION)).to_have_count(1)
+            page.set_viewport_size({"width": 1400, "height": 600})
+            for where in ("top", "bottom"):
+                _scroll_main(page, where)
+                assert _input_in_view(page), f"the chat input is out of view ({where})"
+            page.set_viewport_size({"width": 1400, "height": 900})
+
+            # A reload keeps the conversation (and the tab, through ?tab=Chat).
+            page.reload()
+            _wait_idle(page)
+            messages = page.locator('[data-testid="stChatMessage"]:visible')
+            expect(messages.last).to_contain_text("found")
+            expect(messages.first).to_contain_text(MORE_QUESTIONS[-1])
+            expect(page.locator('[data-testid="stExpander"]', has_text=QUESTION)).to_have_count(1)
+            assert _input_in_view(page)
 
             # Graph: both pictures are drawn, with nodes and edges inside their boxes.
             _open_tab(page, "Graph")
@@ -277,7 +353,15 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
                 assert drawn["width"] > 0 and drawn["height"] > 0
                 assert drawn["nodes"] > 0 and drawn["edges"] > 0
                 assert drawn["inside"] == drawn["nodes"], f"nodes outside the view: {drawn}"
-            assert {"桃太郎", "犬", "猿", "きじ"} <= set(answer_graph["labels"])
+            assert "おばあさん" in answer_graph["labels"]  # the last question's subgraph
+            assert "named in the question" in answer_graph["legend"]
+            assert "Character" in whole_graph["legend"] and "Place" in whole_graph["legend"]
+            assert 0 < whole_graph["shown"] <= 20  # only the best-connected nodes are labelled
+            for drawn in (answer_graph, whole_graph):  # labels are readable on screen
+                assert min(drawn["fonts"]) >= 14, (drawn["fonts"], drawn["scale"])
+            assert {"桃太郎", "犬", "猿", "きじ"} <= set(whole_graph["labels"])
+            knows = _click_node(frames[1], "桃太郎")
+            assert "BECOMES_COMPANION_OF" in knows and "犬" in knows, knows
             _shoot(page, "graph.png")
 
             # A character named like a script tag is drawn as text; no dialog opens.
@@ -296,4 +380,12 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
             assert dialogs == [], f"a dialog opened: {dialogs}"
         finally:
             browser.close()
-    print(f"e2e browser steps took {time.monotonic() - started:.1f} s")
+    outside = sorted(
+        {
+            url
+            for url in requests
+            if not url.startswith(LOCAL_SCHEMES) and urllib.parse.urlsplit(url).netloc != app_host
+        }
+    )
+    assert requests and outside == [], f"requests outside {app_host}: {outside}"
+    print(f"e2e browser steps took {time.monotonic() - started:.1f} s, {len(requests)} requests")

@@ -216,3 +216,16 @@ def test_wrong_language_answer_is_flagged(seeded: Services) -> None:
     engine.llm = EnglishAnswerModel()
     answer = engine.ask("桃太郎は誰に育てられましたか？", QAOptions(top_k=5))
     assert any("language" in w.lower() for w in answer.warnings), answer.warnings
+
+
+def test_a_timed_out_call_the_client_retried_counts_as_two_llm_calls(
+    make_services: ServicesFactory,
+) -> None:
+    clean = make_services()
+    clean_report = _ingest(clean, data=SEED_JA.encode())
+    with FlakyOpenAIServer(["hang"], hang_s=1.5) as server:
+        services = make_services(_openai_model(server.base_url, retries=1, timeout=0.5))
+        report = _ingest(services, data=SEED_JA.encode())
+    assert report.status == "added", report.message
+    assert len(server.requests) == report.chunks + 1  # the client sent one request again
+    assert report.usage.calls == report.chunks + 1 == clean_report.usage.calls + 1

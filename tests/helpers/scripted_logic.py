@@ -9,7 +9,11 @@ chunking, LLMGraphTransformer's parsing, merging, Cypher and ranking all run for
 - question entities (tools `QuestionEntities` / `QuestionAnalysis`): the scripted names that
   occur in the question, and the listed relation types its score rules tie to the question;
 - rerank (tools `FactScores` / `SingleScore`): a score from keyword rules of the script;
-- answer (no tool): the first listed fact, in words, with its citation marks.
+- answer (no tool): the first listed fact, in words, with its citation marks;
+- the Doctor's tool-calling probe (tool `DoctorProbe`): the animal named in the sentence;
+- the frame checks of `storygraph.frames.check` (no tool, recognised by their prompts): yes/no
+  from whether the asked fact is a scripted triple, the scripted type for a relation pick, the
+  first scripted pair among the listed names for an argument pick.
 """
 
 from __future__ import annotations
@@ -167,9 +171,51 @@ def answer(prompt: str) -> str:
     return f"{start} {verb} {end}. {marks.strip()}".strip()
 
 
+def _words(rel_type: str) -> str:
+    return rel_type.replace("_", " ").lower()
+
+
+def fact_check(script: Script, prompt: str) -> str:
+    """yes when the asked "Fact: S relation O" is one of the script's triples, else no."""
+    match = re.search(r"^Fact:\s*(.+)$", prompt, flags=re.MULTILINE)
+    asked = match.group(1).strip() if match else ""
+    known = {f"{s} {_words(rel)} {t}" for s, _, rel, t, _ in script.triples}
+    return "yes" if asked in known else "no"
+
+
+def _field(prompt: str, name: str) -> str:
+    match = re.search(rf"^{name}:\s*(.+)$", prompt, flags=re.MULTILINE)
+    return match.group(1).strip() if match else ""
+
+
+def relation_pick(script: Script, prompt: str) -> str:
+    """The script's type for the asked subject and object, if listed; else NONE."""
+    listed = set(re.findall(r"^- ([A-Z][A-Z0-9_]*)$", prompt, flags=re.MULTILINE))
+    subject, obj = _field(prompt, "Subject"), _field(prompt, "Object")
+    for s, _, rel, t, _ in script.triples:
+        if (s, t) == (subject, obj) and rel in listed:
+            return rel
+    return "NONE"
+
+
+def argument_pick(script: Script, prompt: str) -> str:
+    """The first script triple whose two ends are both listed names, as a JSON object."""
+    names = set(re.findall(r"^- (.+)$", prompt, flags=re.MULTILINE))
+    for s, _, _, t, _ in script.triples:
+        if s in names and t in names:
+            return json.dumps({"subject": s, "object": t}, ensure_ascii=False)
+    return "{}"
+
+
 def respond(script: Script, prompt: str, tools: Sequence[dict[str, Any]] | None) -> dict[str, Any]:
     """The reply to one request: {"tool": name, "args": {...}} or {"content": text}."""
     names = _tool_names(tools)
+    if not names and "Answer with one word: yes or no." in prompt:
+        return {"content": fact_check(script, prompt)}
+    if not names and "choosing from a fixed list of relation types" in prompt:
+        return {"content": relation_pick(script, prompt)}
+    if not names and "Give the subject (the one who acts)" in prompt:
+        return {"content": argument_pick(script, prompt)}
     if "DynamicGraph" in names:
         return {"tool": "DynamicGraph", "args": extract(script, _input_text(prompt))}
     if "QuestionAnalysis" in names:
@@ -180,6 +226,9 @@ def respond(script: Script, prompt: str, tools: Sequence[dict[str, Any]] | None)
         return {"tool": "FactScores", "args": scores(script, prompt)}
     if "SingleScore" in names:
         return {"tool": "SingleScore", "args": single_score(script, prompt)}
+    if "DoctorProbe" in names:  # the Doctor's tool-calling check: name the animal
+        animal = next((a for a in ("dog", "monkey", "pheasant") if a in prompt.lower()), "")
+        return {"tool": "DoctorProbe", "args": {"animal": animal}}
     if names:
         return {"tool": names[0], "args": {}}
     return {"content": answer(prompt)}

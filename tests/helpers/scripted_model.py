@@ -3,7 +3,8 @@
 It implements `bind_tools`, so `with_structured_output(..., method="function_calling")` and
 LLMGraphTransformer take their real tool-calling path and parse real tool calls. Faults can be
 injected per request kind to test fallbacks: `faults={"extract": TimeoutError("slow")}`,
-`faults={"rerank": "garbage"}` (a reply that is not a tool call), etc.
+`faults={"rerank": "garbage"}` (a reply that is not a tool call),
+`faults={"answer": "text:犬です。[2]"}` (that exact text as the reply), etc.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ class ScriptedChatModel(BaseChatModel):
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
         if fault == "garbage":
             message = AIMessage(content="{not json, no tool call", usage_metadata=usage)
+        elif isinstance(fault, str) and fault.startswith("text:"):
+            message = AIMessage(content=fault.removeprefix("text:"), usage_metadata=usage)
         else:
             reply = respond(self.script, prompt, tools)
             if "tool" in reply:

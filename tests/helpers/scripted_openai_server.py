@@ -6,7 +6,15 @@ format and its tool-call parsing run end to end; only the model's words are scri
 
     python -m tests.helpers.scripted_openai_server --port 8123
 
-In a test: `server = start_in_thread()`; `server.base_url`; `server.stop()`.
+In a test: `server = start_in_thread()`; `server.base_url`; `server.stop()`;
+`server.requests` holds every chat-completions request body received, in order.
+
+Like llama.cpp's server, a reply must fit the request's constraints: with a GBNF `grammar` made of
+quoted alternatives (`root ::= "yes" | "no"`) the scripted reply must be one of them, and with
+`response_format {"type": "json_object", "schema": ...}` every `enum` in the schema's properties
+must hold; otherwise the server answers HTTP 500, so a test sees a constraint the client lost.
+`start_in_thread(llama_cpp=True)` also rejects OpenAI's `json_schema` response format, as
+llama-cpp-python's server does.
 """
 
 from __future__ import annotations
@@ -14,10 +22,11 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -91,7 +100,34 @@ def completion(request: dict[str, Any], script: Script) -> dict[str, Any]:
     }
 
 
-def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
+class ConstraintError(ValueError):
+    """The scripted reply breaks the request's grammar or schema (llama.cpp could not emit it)."""
+
+
+_ALTERNATIVE = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def check_constraints(request: dict[str, Any], body: dict[str, Any], llama_cpp: bool) -> None:
+    """Raise ConstraintError when the reply `body` could not come from a constrained decoder."""
+    fmt = request.get("response_format")
+    if llama_cpp and isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+        raise ConstraintError("response_format json_schema is not supported by this server")
+    content = body["choices"][0]["message"].get("content") or ""
+    grammar = request.get("grammar")
+    if isinstance(grammar, str):
+        choices = [json.loads(f'"{m}"') for m in _ALTERNATIVE.findall(grammar)]
+        if content not in choices:
+            raise ConstraintError(f"reply {content!r} is not one of the grammar's {choices}")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_object" and "schema" in fmt:
+        data = json.loads(content)
+        for key, spec in (fmt["schema"].get("properties") or {}).items():
+            if "enum" in spec and data.get(key) not in spec["enum"]:
+                raise ConstraintError(f"{key}={data.get(key)!r} is not in the schema's enum")
+
+
+def make_handler(
+    script: Script, requests: list[dict[str, Any]] | None = None, llama_cpp: bool = False
+) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:
             return None
@@ -121,7 +157,15 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 self._send(400, {"error": {"message": "request body is not JSON"}})
                 return
-            self._send(200, completion(request, script))
+            if requests is not None:
+                requests.append(request)
+            body = completion(request, script)
+            try:
+                check_constraints(request, body, llama_cpp)
+            except (ConstraintError, ValueError) as exc:
+                self._send(500, {"error": {"message": str(exc)}})
+                return
+            self._send(200, body)
 
     return Handler
 
@@ -130,6 +174,7 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
 class RunningServer:
     server: ThreadingHTTPServer
     thread: threading.Thread
+    requests: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def port(self) -> int:
@@ -145,13 +190,17 @@ class RunningServer:
         self.thread.join(timeout=5)
 
 
-def start_in_thread(script: Script | None = None, port: int = 0) -> RunningServer:
+def start_in_thread(
+    script: Script | None = None, port: int = 0, *, llama_cpp: bool = False
+) -> RunningServer:
     """Serve on 127.0.0.1 (a free port by default) from a daemon thread."""
-    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(script or Script()))
+    requests: list[dict[str, Any]] = []
+    handler = make_handler(script or Script(), requests, llama_cpp)
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="scripted-openai", daemon=True)
     thread.start()
-    return RunningServer(server, thread)
+    return RunningServer(server, thread, requests)
 
 
 def main() -> None:

@@ -161,3 +161,21 @@ def test_ingest_compares_the_estimate_with_what_it_cost(
     versus = result["estimate_vs_actual"]
     assert versus["chunks"]["estimated"] == versus["chunks"]["actual"] == 1
     assert versus["calls"]["estimated"] == versus["calls"]["actual"] == 1
+
+
+def test_ingest_no_llm_builds_from_the_parser_and_says_so(
+    cli_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    story = tmp_path / "short.txt"
+    story.write_text(
+        "むかし、桃太郎という男の子がいました。\n"
+        "　犬はきびだんごをもらって、桃太郎について行きました。\n"
+        "　桃太郎は鬼が島へ行って、鬼を退治しました。\n",
+        encoding="utf-8",
+    )
+    assert main(["ingest", str(story), "--no-llm"]) == 0
+    out = capsys.readouterr().out
+    assert "added" in out and "0 LLM calls" in out
+    assert "built by: the parser (no model)" in out
+    result = _ask(capsys, "桃太郎の仲間は誰？")
+    assert ("犬", "FOLLOWS", "桃太郎") in _triples(result)

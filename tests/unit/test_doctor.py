@@ -204,3 +204,31 @@ def test_embedded_model_missing_fails_with_install_hint(tmp_path: Path) -> None:
     reach = report.check("model reachable")
     assert reach is not None and reach.status == "fail" and "make model" in reach.fix
     assert not report.healthy
+
+
+def test_a_place_defeating_someone_makes_the_extraction_a_warning(tmp_path: Path) -> None:
+    # The small model's triples, as the embedded model wrote them for issue 16: no types on
+    # the wrong line, but 鬼が島 is a place by the model's own GOES_TO line.
+    lines = "桃太郎 | GOES_TO | 鬼が島\n鬼が島 | DEFEATS | 鬼"
+    llm = FakeModel(text=lines, tools={"DoctorProbe": {"animal": "dog"}})
+    report = doctor(tmp_path, llm, EMBEDDED)
+    extraction = report.check("extraction")
+    assert extraction is not None and extraction.status == "warn", report.render()
+    assert "鬼が島 -[DEFEATS]→ 鬼" in extraction.detail
+    assert "weak" in extraction.detail and extraction.fix
+    assert report.healthy and "works, with warnings" in report.render()
+
+
+def test_a_name_absent_from_the_sentence_is_implausible() -> None:
+    from storygraph.doctor import SAMPLE_JA, implausible_relations
+    from storygraph.models import ExtractedRelation
+
+    def rel(source: str, kind: str, target: str, source_type: str = "Character") -> Any:
+        return ExtractedRelation(source, source_type, kind, target, "Character", "c")
+
+    assert implausible_relations([rel("桃太郎", "DEFEATS", "鬼")], SAMPLE_JA) == []
+    assert implausible_relations([rel("犬", "FOLLOWS", "桃太郎")], SAMPLE_JA) == []
+    absent = implausible_relations([rel("桃太郎", "MEETS", "金太郎")], SAMPLE_JA)
+    assert absent == ["桃太郎 -[MEETS]→ 金太郎: 金太郎 is not in the sentence"]
+    typed = implausible_relations([rel("鬼が島", "ATTACKS", "村", "Island")], "鬼が島が村を")
+    assert typed and "a place (鬼が島)" in typed[0]

@@ -124,3 +124,22 @@ def _write(directory: Path, name: str, data: bytes) -> list[Path]:
     path = directory / name
     path.write_bytes(data)
     return [path]
+
+
+def test_time_comes_from_the_measured_rate_once_there_is_one(services: Services) -> None:
+    from storygraph.measured_rate import RateBook
+    from storygraph.models import IngestReport, Usage
+
+    data = [("a.txt", MOMOTARO_JA.read_bytes())]
+    assert estimate.measured_rate(services) is None
+    before = estimate.estimate_texts(services, data, estimate.measured_rate(services))
+    assert not before["measured"] and "measured on this machine" not in before["summary"]
+    report = IngestReport("earlier.txt", status="added", chunks=10, seconds=200.0)
+    report.usage = Usage(10, 1500, 500)  # 10 tokens/s, 20 s per chunk
+    RateBook(services.settings.data_dir).record(services.info.label, report)
+    rate = estimate.measured_rate(services)
+    after = estimate.estimate_texts(services, data, rate)
+    assert after["measured"] and "10.0 tokens/s, 20 s per chunk" in after["summary"]
+    tokens = after["prompt_tokens"] + after["completion_tokens"]
+    assert after["seconds"] == pytest.approx(tokens / 10.0, abs=0.1)
+    assert after["calls"] == before["calls"]  # the rate changes the time, not the calls

@@ -1,0 +1,147 @@
+"""Take the README's screenshots from a running StoryGraph app with Chromium (Playwright).
+
+    make run                                   # in one terminal: the app with the real model
+    .venv/bin/python scripts/screenshots.py    # in another: writes docs/screenshots/*.png
+
+It drives the app as a person would: the Ingest tab (loading the sample story first with
+`--load-sample` when the graph is empty; with the embedded model that takes most of an hour),
+then asks `--question` in the Chat tab and waits for the answer (the embedded model can take
+minutes), then the Graph tab. It writes
+
+    ingest.png        the Ingest tab with the last ingest report and the stored stories
+    chat.png          the answer with its cited sources and the plain trace
+    chat-details.png  the same with "Details: how this was answered" open
+    graph.png         the Graph tab: the answer's subgraph and the whole graph with its legend
+    answer-graph.png  the answer's subgraph alone
+    whole-graph.png   the whole graph alone, with its legend
+
+The test suite never runs this script (the browser test writes its own pictures to
+tests/e2e/artifacts/); the README's pictures come from the real model, not the scripted one.
+Needs Debian's chromium (`bash scripts/ensure_system_deps.sh`) and the dev requirements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = ROOT / "docs" / "screenshots"
+DEFAULT_QUESTION = "桃太郎の仲間は誰？"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
+VIEWPORT = {"width": 1400, "height": 1000}
+
+
+def _wait_idle(page: Any, timeout_ms: float) -> None:
+    """Wait until the app's script run is over (the running indicator is gone)."""
+    page.wait_for_timeout(500)
+    page.wait_for_function(
+        """() => {
+            const w = document.querySelector('[data-testid="stStatusWidget"]');
+            const busy = w && /Running|Stop/i.test(w.innerText || '');
+            const stale = document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]');
+            return !busy && !stale;
+        }""",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(300)
+
+
+def _open_tab(page: Any, label: str, timeout_ms: float) -> None:
+    page.get_by_role("tab", name=label).click()
+    _wait_idle(page, timeout_ms)
+
+
+def _shoot_page(page: Any, path: Path) -> None:
+    """The whole app, grown to its content (Streamlit scrolls inside its main element)."""
+    height = page.evaluate(
+        """() => { const m = document.querySelector('[data-testid="stMain"]');
+                   return m ? m.scrollHeight : document.body.scrollHeight; }"""
+    )
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": max(VIEWPORT["height"], height)})
+    try:
+        page.screenshot(path=str(path), full_page=True)
+    finally:
+        page.set_viewport_size(VIEWPORT)
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+
+
+def _wait_graph(frame: Any, timeout_ms: float) -> None:
+    frame.wait_for_function(
+        "() => window.storygraph && window.storygraph.ready", timeout=timeout_ms
+    )
+
+
+def take(url: str, out: Path, question: str, load_sample: bool, timeout_s: float) -> int:
+    from playwright.sync_api import sync_playwright
+
+    timeout_ms = timeout_s * 1000
+    out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport=VIEWPORT, locale="ja-JP")
+            page.set_default_timeout(60_000)
+            page.goto(url)
+            page.get_by_role("tab", name="Ingest").wait_for()
+            _open_tab(page, "Ingest", timeout_ms)
+            stored = page.locator('[class*="st-key-doc_"]').count()
+            if not stored:
+                if not load_sample:
+                    print("the graph is empty: pass --load-sample (or add a story first)")
+                    return 2
+                print("loading the sample story (this can take a long time) …")
+                started = time.monotonic()
+                page.get_by_role("button", name="Load the sample story").click()
+                page.locator(".st-key-ingest_report_0").wait_for(timeout=timeout_ms)
+                _wait_idle(page, timeout_ms)
+                print(f"sample story ingested in {time.monotonic() - started:.0f} s")
+            _shoot_page(page, out / "ingest.png")
+
+            _open_tab(page, "Chat", timeout_ms)
+            box = page.get_by_placeholder("Ask about your stories")
+            box.fill(question)
+            box.press("Enter")
+            print(f"asked {question} …")
+            answer = page.locator('[data-testid="stChatMessage"]:visible').last
+            answer.get_by_text("Details: how this was answered").wait_for(timeout=timeout_ms)
+            _wait_idle(page, timeout_ms)
+            _shoot_page(page, out / "chat.png")
+            answer.get_by_text("Details: how this was answered").click()
+            page.wait_for_timeout(500)
+            _shoot_page(page, out / "chat-details.png")
+
+            _open_tab(page, "Graph", timeout_ms)
+            iframes = page.locator('[data-testid="stIFrame"]:visible')
+            iframes.nth(1).wait_for(timeout=timeout_ms)
+            for index, name in ((0, "answer-graph.png"), (1, "whole-graph.png")):
+                _wait_graph(iframes.nth(index).element_handle().content_frame(), timeout_ms)
+                iframes.nth(index).screenshot(path=str(out / name))
+                print(f"wrote {name}")
+            _shoot_page(page, out / "graph.png")
+        finally:
+            browser.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", default="http://127.0.0.1:8501", help="the running app")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the PNGs")
+    parser.add_argument("--question", default=DEFAULT_QUESTION)
+    parser.add_argument(
+        "--load-sample", action="store_true", help="load the sample story if the graph is empty"
+    )
+    parser.add_argument(
+        "--timeout-min", type=float, default=90.0, help="longest wait for an ingest or an answer"
+    )
+    args = parser.parse_args(argv)
+    return take(args.url, args.out, args.question, args.load_sample, args.timeout_min * 60)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

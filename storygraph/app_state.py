@@ -1,0 +1,238 @@
+"""What the app remembers per data directory: the conversation, the last ingest report, and
+the model's measured ingest speed.
+
+Small JSON files under `<data dir>/state/`, each written atomically (a temporary file in the same
+directory, then `os.replace`), so a crash mid-write leaves the previous version intact. A file
+that cannot be read is moved aside as `<name>.unreadable` and the loader says so in its warning;
+nothing is silently dropped. No Streamlit here: the pages call these functions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from storygraph.humanize import now_iso
+from storygraph.locks import write_lock
+from storygraph.models import (
+    Answer,
+    Citation,
+    Fact,
+    IngestReport,
+    ResolvedEntity,
+    TraceStep,
+    Usage,
+)
+
+log = logging.getLogger(__name__)
+
+STATE_DIR = "state"
+CHAT_FILE = "chat_history.json"
+REPORTS_FILE = "ingest_reports.json"
+RATES_FILE = "model_rates.json"
+MAX_TURNS = 100
+"""The conversation keeps its last MAX_TURNS turns (older ones are dropped when saving)."""
+FORMAT = 1
+
+
+def state_dir(data_dir: Path | str) -> Path:
+    return Path(data_dir) / STATE_DIR
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write `data` as JSON to `path` so that readers see the old or the new file, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_json(path: Path) -> tuple[Any, str]:
+    """(data, "") or (None, warning). A missing file is (None, ""); an unreadable one is moved
+    aside so that the next save does not overwrite what may still be recovered by hand."""
+    if not path.exists():
+        return None, ""
+    try:
+        return json.loads(path.read_text(encoding="utf-8")), ""
+    except (OSError, ValueError) as exc:
+        aside = path.with_name(path.name + ".unreadable")
+        try:
+            os.replace(path, aside)
+        except OSError:
+            aside = path
+        log.warning("could not read %s: %s", path, exc)
+        return None, f"{path.name} could not be read ({type(exc).__name__}); kept as {aside.name}"
+
+
+# --- answers and reports as JSON -------------------------------------------------------------
+def _usage(data: Any) -> Usage:
+    data = data or {}
+    return Usage(
+        int(data.get("calls", 0)),
+        int(data.get("prompt_tokens", 0)),
+        int(data.get("completion_tokens", 0)),
+    )
+
+
+def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = set(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    return {k: v for k, v in data.items() if k in names}
+
+
+def answer_to_json(answer: Answer) -> dict[str, Any]:
+    """Every field of the Answer (unlike `Answer.to_json`, which is the CLI's summary)."""
+    return asdict(answer)
+
+
+def answer_from_json(data: dict[str, Any]) -> Answer:
+    """The Answer back from `answer_to_json`; unknown keys (a newer version) are ignored."""
+    nested = ("entities", "facts", "citations", "steps", "usage")
+    answer = Answer(**_known(Answer, {k: v for k, v in data.items() if k not in nested}))
+    answer.entities = [
+        ResolvedEntity(**_known(ResolvedEntity, e)) for e in data.get("entities", [])
+    ]
+    answer.facts = [Fact(**_known(Fact, f)) for f in data.get("facts", [])]
+    answer.citations = [Citation(**_known(Citation, c)) for c in data.get("citations", [])]
+    answer.steps = [
+        TraceStep(
+            str(s.get("name", "")),
+            float(s.get("seconds", 0.0)),
+            dict(s.get("detail") or {}),
+            _usage(s.get("usage")),
+        )
+        for s in data.get("steps", [])
+    ]
+    answer.usage = _usage(data.get("usage"))
+    return answer
+
+
+def report_from_json(data: dict[str, Any]) -> IngestReport:
+    fields = _known(IngestReport, {k: v for k, v in data.items() if k != "usage"})
+    report = IngestReport(**fields)
+    report.usage = _usage(data.get("usage"))
+    return report
+
+
+# --- the conversation ------------------------------------------------------------------------
+@dataclass
+class ChatTurn:
+    """One question and what came back: an answer, or an error with what to do next."""
+
+    question: str
+    answer: Answer | None = None
+    error: str = ""
+    hint: str = ""
+    asked_at: str = field(default_factory=now_iso)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": answer_to_json(self.answer) if self.answer is not None else None,
+            "error": self.error,
+            "hint": self.hint,
+            "asked_at": self.asked_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ChatTurn:
+        raw = data.get("answer")
+        return cls(
+            question=str(data.get("question", "")),
+            answer=answer_from_json(raw) if raw else None,
+            error=str(data.get("error", "")),
+            hint=str(data.get("hint", "")),
+            asked_at=str(data.get("asked_at", "")),
+        )
+
+
+def load_conversation(data_dir: Path | str) -> tuple[list[ChatTurn], str]:
+    """The saved conversation of this data directory, and a warning if it could not be read."""
+    data, warning = read_json(state_dir(data_dir) / CHAT_FILE)
+    if not data:
+        return [], warning
+    try:
+        return [ChatTurn.from_json(t) for t in data.get("turns", [])], ""
+    except (AttributeError, TypeError, ValueError) as exc:
+        return [], f"{CHAT_FILE} has an unexpected shape ({type(exc).__name__}); starting afresh"
+
+
+def save_conversation(data_dir: Path | str, turns: Sequence[ChatTurn]) -> None:
+    kept = list(turns)[-MAX_TURNS:]
+    write_json_atomic(
+        state_dir(data_dir) / CHAT_FILE,
+        {"format": FORMAT, "turns": [t.to_json() for t in kept]},
+    )
+
+
+def append_turn(data_dir: Path | str, turn: ChatTurn) -> list[ChatTurn]:
+    """Add one turn to the saved conversation and return it. Reads the file again under a lock,
+    so turns other sessions saved meanwhile are kept (one conversation per data directory)."""
+    with write_lock(state_dir(data_dir), "chat.lock"):
+        turns, _warning = load_conversation(data_dir)
+        turns.append(turn)
+        save_conversation(data_dir, turns)
+    return turns[-MAX_TURNS:]
+
+
+def clear_conversation(data_dir: Path | str) -> None:
+    (state_dir(data_dir) / CHAT_FILE).unlink(missing_ok=True)
+
+
+# --- the last ingest -------------------------------------------------------------------------
+@dataclass
+class IngestRecord:
+    """The last ingest that stored something, with the estimate made just before it."""
+
+    reports: list[IngestReport]
+    estimate: dict[str, Any] | None = None
+    finished_at: str = field(default_factory=now_iso)
+
+
+def load_last_ingest(data_dir: Path | str) -> tuple[IngestRecord | None, str]:
+    data, warning = read_json(state_dir(data_dir) / REPORTS_FILE)
+    if not data:
+        return None, warning
+    try:
+        return (
+            IngestRecord(
+                [report_from_json(r) for r in data.get("reports", [])],
+                data.get("estimate"),
+                str(data.get("finished_at", "")),
+            ),
+            "",
+        )
+    except (AttributeError, TypeError, ValueError) as exc:
+        return None, f"{REPORTS_FILE} has an unexpected shape ({type(exc).__name__})"
+
+
+def save_last_ingest(
+    data_dir: Path | str, reports: Sequence[IngestReport], estimate: dict[str, Any] | None
+) -> bool:
+    """Keep this batch as "the last ingest" unless every file failed (then the previous
+    successful report stays). True when it was saved."""
+    if not reports or all(r.status == "failed" for r in reports):
+        return False
+    record = IngestRecord(list(reports), estimate)
+    write_json_atomic(
+        state_dir(data_dir) / REPORTS_FILE,
+        {
+            "format": FORMAT,
+            "reports": [r.to_json() for r in record.reports],
+            "estimate": estimate,
+            "finished_at": record.finished_at,
+        },
+    )
+    return True

@@ -1,0 +1,57 @@
+"""Numbers for people: durations in minutes and seconds, plurals, dates without ISO noise."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+_IRREGULAR = {"story": "stories", "entity": "entities", "query": "queries"}
+
+
+def plural(count: int, word: str, plural_form: str = "") -> str:
+    """`1 document`, `2 documents`, `1 story`, `3 stories` (count with thousands separators)."""
+    if count == 1:
+        return f"1 {word}"
+    return f"{count:,} {plural_form or _IRREGULAR.get(word, word + 's')}"
+
+
+def duration(seconds: float | None) -> str:
+    """`40 ms`, `2.4 s`, `12 s`, `3 min 27 s`, `1 h 02 min`; "–" when unknown."""
+    if seconds is None or seconds < 0:
+        return "–"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def now_iso() -> str:
+    """The current time in UTC, ISO 8601, for storing."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def human_date(value: str, *, now: datetime | None = None) -> str:
+    """A stored ISO timestamp as `today 14:05`, `yesterday 09:12` or `3 Nov 2026 14:05`
+    (local time). Text that is not a timestamp comes back unchanged."""
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except (AttributeError, ValueError):
+        return value
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    when = when.astimezone()
+    today = (now or datetime.now(UTC)).astimezone().date()
+    clock = when.strftime("%H:%M")
+    days = (today - when.date()).days
+    if days == 0:
+        return f"today {clock}"
+    if days == 1:
+        return f"yesterday {clock}"
+    return f"{when.day} {when.strftime('%b %Y')} {clock}"

@@ -1,0 +1,63 @@
+"""HTTP attempts of a model call, so that a call the client retried counts as more than one.
+
+The OpenAI client retries a timed-out or refused request by itself (STORYGRAPH_LLM_MAX_RETRIES);
+LangChain's callbacks see one call either way. `UsageCounter` opens an `AttemptTracker` when a
+call starts (a context variable, so concurrent calls in other threads keep their own), the httpx
+clients built here report every chat request to it, and each request after the first of a call
+is counted as one more LLM call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any
+
+import httpx
+
+_TRACKER: ContextVar[AttemptTracker | None] = ContextVar("storygraph_attempts", default=None)
+
+
+class AttemptTracker:
+    """The requests of one model call; `on_retry` runs for every request after the first."""
+
+    def __init__(self, on_retry: Callable[[], None]) -> None:
+        self.requests = 0
+        self.on_retry = on_retry
+
+    def saw_request(self) -> None:
+        self.requests += 1
+        if self.requests > 1:
+            self.on_retry()
+
+
+def track_call(on_retry: Callable[[], None]) -> AttemptTracker:
+    """Start tracking the requests of the model call about to be made in this context."""
+    tracker = AttemptTracker(on_retry)
+    _TRACKER.set(tracker)
+    return tracker
+
+
+def _is_chat_request(request: httpx.Request) -> bool:
+    return request.url.path.endswith("/chat/completions")
+
+
+def _count(request: httpx.Request) -> None:
+    tracker = _TRACKER.get()
+    if tracker is not None and _is_chat_request(request):
+        tracker.saw_request()
+
+
+async def _acount(request: httpx.Request) -> None:
+    _count(request)
+
+
+def counting_http_clients() -> dict[str, Any]:
+    """`http_client` / `http_async_client` arguments for ChatOpenAI that report each request
+    (openai's own default clients, so timeouts, limits and redirects stay as they were)."""
+    import openai
+
+    return {
+        "http_client": openai.DefaultHttpxClient(event_hooks={"request": [_count]}),
+        "http_async_client": openai.DefaultAsyncHttpxClient(event_hooks={"request": [_acount]}),
+    }

@@ -1,0 +1,209 @@
+"""The Japanese frame reader on hand-made sentences, one construction each (real GiNZA parse)."""
+
+from __future__ import annotations
+
+import pytest
+
+from storygraph.errors import ModelError
+from storygraph.frames import ProposedFact
+from storygraph.frames.extractor import ParserExtractor, facts_to_extraction, reader_for
+from storygraph.frames.ja import read_facts
+from storygraph.models import Chunk
+
+Triple = tuple[str, str, str]
+
+
+def triples(text: str) -> set[Triple]:
+    return {(f.subject, f.relation, f.object) for f in read_facts(text)}
+
+
+def names(text: str) -> set[str]:
+    return {n for f in read_facts(text) for n in (f.subject, f.object)}
+
+
+def test_case_particles_give_subject_object_and_goal() -> None:
+    found = triples("桃太郎は犬にきびだんごをやりました。")
+    assert ("桃太郎", "GIVES", "きびだんご") in found
+    assert ("桃太郎", "GIVES", "犬") in found
+    assert triples("おばあさんは川へ行きました。") == {("おばあさん", "GOES_TO", "川")}
+
+
+def test_coordinated_subjects_give_one_fact_each() -> None:
+    found = triples("おじいさんとおばあさんが桃を食べました。")
+    assert {("おじいさん", "EATS", "桃"), ("おばあさん", "EATS", "桃")} <= found
+
+
+def test_te_chain_shares_its_subject() -> None:
+    found = triples("犬はきびだんごをもらって、桃太郎について行きました。")
+    assert ("犬", "RECEIVES", "きびだんご") in found
+    assert ("犬", "FOLLOWS", "桃太郎") in found  # ついて行く is one predicate, not 行く
+
+
+def test_relative_clause_fills_its_gap_with_the_modified_noun() -> None:
+    assert ("鬼", "LIVES_IN", "鬼が島") in triples("鬼が島に住む鬼を退治しに行きます。")
+
+
+def test_zero_subject_comes_from_the_topic_of_the_same_paragraph_only() -> None:
+    same = triples("桃太郎は山へ行きました。そして、鬼を退治しました。")
+    assert ("桃太郎", "DEFEATS", "鬼") in same
+    new_paragraph = triples("桃太郎は山へ行きました。\n　そして、鬼を退治しました。")
+    assert ("桃太郎", "GOES_TO", "山") in new_paragraph
+    assert not any(t[2] == "鬼" for t in new_paragraph)  # no subject guessed across the break
+
+
+def test_speech_is_its_own_clause_and_does_not_leak_its_topic() -> None:
+    text = "「犬は山へ行った。」と言って、鬼を退治しました。"
+    facts = read_facts(text)
+    found = {(f.subject, f.relation, f.object) for f in facts}
+    assert ("犬", "GOES_TO", "山") in found
+    assert not any(f.object == "鬼" for f in facts)  # the speech's 犬 is not the narrator's
+    speech = next(f for f in facts if f.subject == "犬")
+    assert speech.sentence == "犬は山へ行った。"
+    assert text[speech.start : speech.start + len(speech.sentence)] == speech.sentence
+
+    narrated = triples("桃太郎は、「犬は山へ行った。」と言って、鬼を退治しました。")
+    assert ("桃太郎", "DEFEATS", "鬼") in narrated
+    assert ("犬", "DEFEATS", "鬼") not in narrated
+
+
+def test_passive_reads_the_ni_noun_as_the_doer() -> None:
+    facts = read_facts("鬼の大将も、とうとう桃太郎に組みふせられて、降参しました。")
+    found = {(f.subject, f.relation, f.object) for f in facts}
+    assert ("桃太郎", "DEFEATS", "鬼の大将") in found
+    assert ("鬼の大将", "DEFEATS", "桃太郎") not in found
+    assert next(f for f in facts if f.relation == "DEFEATS").pattern.startswith("passive:")
+
+
+def test_causative_reads_the_causee_as_the_doer() -> None:
+    found = triples("母親は子供に野菜を食べさせた。")
+    assert ("子供", "EATS", "野菜") in found
+    assert ("母親", "EATS", "野菜") not in found
+    # a verb causative by its own form: 従える is "make follow"
+    led = triples("桃太郎は、犬をしたがえて、山へ行きました。")
+    assert ("犬", "FOLLOWS", "桃太郎") in led
+
+
+def test_pronouns_and_formal_nouns_are_left_out_not_guessed() -> None:
+    assert names("彼は鬼を退治しました。") <= {"鬼"}
+    assert "彼" not in names("彼は鬼を退治しました。")
+    assert "それ" not in names("桃太郎はそれを犬にやりました。")
+    assert "こと" not in names("桃太郎はそのことを犬に話しました。")
+
+
+def test_compounds_and_owned_names_are_kept_as_written() -> None:
+    assert "鬼の大将" in names("桃太郎は鬼の大将を退治しました。")
+    assert "おじいさん" in names("おじいさんは山へ行きました。")
+    # a position noun stands for its owner: 山の上 is 山
+    assert ("桃太郎", "GOES_TO", "山") in triples("桃太郎は山の上へ行きました。")
+
+
+def test_relational_noun_predicate_reads_its_owner() -> None:
+    assert ("犬", "BECOMES_COMPANION_OF", "桃太郎") in triples("犬が桃太郎の家来になりました。")
+
+
+def test_existence_in_a_place_reads_as_living_there_for_people_only() -> None:
+    found = triples("山に鬼がいました。")
+    assert ("鬼", "LIVES_IN", "山") in found
+    # "Xという Y" names Y; ある says where a person is only when the name shows a person
+    named = triples("丹後の国水の江の浦に、浦島太郎というりょうしがありました。")
+    assert ("浦島太郎", "LIVES_IN", "水の江の浦") in named
+    assert not {t for t in triples("お城の中に宝物がありました。") if t[1] == "LIVES_IN"}
+
+
+def test_desire_adjective_reads_the_ga_noun_as_what_is_wanted() -> None:
+    assert ("猿", "WANTS", "おむすび") in triples("猿はおむすびがほしくってなりません。")
+
+
+def test_a_topic_earlier_in_the_sentence_fills_a_later_zero_subject() -> None:
+    found = triples("けれど猿はおむすびがほしくってならないので、かにに話しました。")
+    assert ("猿", "WANTS", "おむすび") in found
+
+
+def test_speech_without_an_addressee_is_addressed_to_the_other_one_in_the_sentence() -> None:
+    facts = read_facts("桃太郎がふり返ると、犬はていねいに、「どちらへ。」とたずねました。")
+    addressed = [f for f in facts if f.pattern == "speech:addressee"]
+    assert [(f.subject, f.relation, f.object) for f in addressed] == [
+        ("犬", "TALKS_TO", "桃太郎")
+    ]
+
+
+def test_a_body_part_with_an_owner_stands_for_the_owner() -> None:
+    assert ("桃太郎", "RIDES", "鬼") in triples("桃太郎は鬼の背中にまたがりました。")
+
+
+def test_what_did_not_happen_is_no_fact() -> None:
+    assert not triples("桃太郎は山へ行きませんでした。")
+    assert ("桃太郎", "GOES_TO", "山") in triples("桃太郎は山へ行きました。")
+
+
+def test_a_pronoun_subject_is_not_replaced_by_the_topic() -> None:
+    # だれも is the subject of 居る: the topic 鬼 must not be guessed in its place
+    found = triples("鬼はお城に住んでいました。しかしだれも玄関にいました。")
+    assert ("鬼", "LIVES_IN", "お城") in found
+    assert not any(t[2] == "玄関" for t in found)
+
+
+def test_a_table_word_inside_a_compound_verb_does_not_type_it() -> None:
+    # 振り上げる holds 上げる (a GIVES form) but is not giving
+    assert not any(t[1] == "GIVES" for t in triples("一寸法師は刀を振り上げました。"))
+    assert ("一寸法師", "DEFEATS", "鬼") in triples("一寸法師は鬼を退治しました。")
+
+
+def test_untyped_predicates_keep_an_empty_relation() -> None:
+    facts = read_facts("桃太郎は石を磨きました。")
+    assert facts and all(f.relation == "" for f in facts)
+    assert facts[0].predicate
+
+
+def test_empty_text_reads_nothing() -> None:
+    assert read_facts("") == [] and read_facts("　\n") == []
+
+
+# --- the extractor ---------------------------------------------------------------------------
+
+
+def _chunk(text: str) -> Chunk:
+    return Chunk(id="doc:0000", document_id="doc", index=0, text=text, start=0, end=len(text))
+
+
+def test_parser_extractor_gives_relations_with_evidence_and_origin() -> None:
+    text = "犬はきびだんごをもらって、桃太郎について行きました。桃太郎は石を磨きました。"
+    result = ParserExtractor(verb_types=False).extract(_chunk(text), "ja", [])
+    rels = {(r.source, r.type, r.target): r for r in result.relations}
+    follows = rels[("犬", "FOLLOWS", "桃太郎")]
+    assert follows.evidence == "犬はきびだんごをもらって、桃太郎について行きました。"
+    assert follows.chunk_id == "doc:0000" and follows.origin == "parser"
+    assert {e.name for e in result.entities} >= {"犬", "桃太郎", "きびだんご"}
+    assert all(e.origin == "parser" for e in result.entities)
+    assert result.untyped >= 1  # 磨く is not in the verb table: dropped, counted
+
+
+def test_untyped_facts_are_counted_and_entity_types_prefer_specific_votes() -> None:
+    facts = [
+        ProposedFact("犬", "FOLLOWS", "桃太郎", "ついて行く", "s", 0, "p", "Entity", "Character"),
+        ProposedFact("犬", "", "石", "磨く", "s", 0, "は-を"),
+        ProposedFact("桃太郎", "GOES_TO", "山", "行く", "s", 0, "は-へ", "Entity", "Place"),
+    ]
+    result = facts_to_extraction(_chunk("s"), facts)
+    assert result.untyped == 1
+    assert [r.type for r in result.relations] == ["FOLLOWS", "GOES_TO"]
+    kinds = {e.name: e.type for e in result.entities}
+    assert kinds == {"犬": "Entity", "桃太郎": "Character", "山": "Place"}
+
+
+def test_verb_types_keep_a_fact_the_table_lacks_under_its_own_verb() -> None:
+    facts = [
+        ProposedFact("犬", "FOLLOWS", "桃太郎", "ついて行く", "s", 0, "p"),
+        ProposedFact("犬", "", "石", "磨く", "犬は石を磨きました。", 0, "は-を"),
+    ]
+    result = facts_to_extraction(_chunk("s"), facts, verb_types=True)
+    assert result.untyped == 1
+    kept = {(r.source, r.type, r.target): r.evidence for r in result.relations}
+    assert kept[("犬", "MIGAKU", "石")] == "犬は石を磨きました。"
+    assert ParserExtractor().name == "parser+verbs"
+    assert ParserExtractor(verb_types=False).name == "parser"
+
+
+def test_a_language_without_a_reader_is_a_clear_error() -> None:
+    with pytest.raises(ModelError, match="no reader for language 'fr'"):
+        reader_for("fr")

@@ -1,0 +1,77 @@
+"""The graph pictures' data: labels that can be read, a legend, scores on the 0-10 scale."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from storygraph.models import Answer, Fact, ResolvedEntity
+from storygraph.visualize import (
+    LABELLED_NODES,
+    START_COLOR,
+    answer_subgraph,
+    render_html,
+    type_color,
+    whole_graph,
+)
+
+
+def _answer() -> Answer:
+    return Answer(
+        "桃太郎の仲間は誰？",
+        "",
+        "onehop",
+        entities=[ResolvedEntity("桃太郎", "桃太郎", "dictionary")],
+        facts=[
+            Fact("犬", "BECOMES_COMPANION_OF", "桃太郎", ["c1"], "犬が…", 13.0, True),
+            Fact("桃太郎", "GOES_TO", "鬼が島", ["c2"], "", 2.0, False, "below minimum score"),
+        ],
+    )
+
+
+def test_the_answer_graph_labels_kept_relations_and_explains_its_colours() -> None:
+    spec = answer_subgraph(_answer())
+    kept, dropped = spec.edges
+    assert kept["label"] == "BECOMES_COMPANION_OF"
+    assert dropped["label"] == "" and dropped["relType"] == "GOES_TO"  # on hover only
+    assert "score 10.0 of 10 · kept" in kept["title"]  # 13.0 shown on the documented scale
+    assert "dropped (below minimum score)" in dropped["title"]
+    assert {"color": START_COLOR, "label": "named in the question", "kind": "node"} in spec.legend
+    assert spec.nodes["桃太郎"]["font"]["size"] >= 18
+
+
+def _rows(hub_edges: int, extra_pairs: int) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = [
+        {"start": "hub", "start_type": "Character", "type": "MEETS", "end": f"n{i}",
+         "end_type": "Place" if i % 2 else "Animal", "evidence": [f"hub meets n{i}"]}
+        for i in range(hub_edges)
+    ]  # fmt: skip
+    rows += [
+        {"start": f"a{i}", "start_type": "Object", "type": "NEAR", "end": f"b{i}",
+         "end_type": "Object", "evidence": []}
+        for i in range(extra_pairs)
+    ]  # fmt: skip
+    return rows
+
+
+def test_the_whole_graph_labels_its_best_connected_nodes_only() -> None:
+    spec = whole_graph(_rows(10, LABELLED_NODES), max_nodes=500)
+    labelled = [n for n, attrs in spec.nodes.items() if attrs["label"]]
+    assert len(labelled) == LABELLED_NODES < spec.node_count()
+    assert "hub" in labelled  # the best-connected node
+    assert spec.nodes["hub"]["size"] > spec.nodes["a0"]["size"]
+    assert all(attrs["fullLabel"] == n for n, attrs in spec.nodes.items())  # names on hover
+    assert all(e["label"] == "" and e["relType"] for e in spec.edges)
+    legend = {entry["label"]: entry["color"] for entry in spec.legend if entry["kind"] == "node"}
+    assert legend == {t: type_color(t) for t in ("Animal", "Character", "Object", "Place")}
+
+
+def test_hidden_labels_stay_hidden_in_the_page_and_the_legend_is_escaped() -> None:
+    spec = whole_graph(_rows(3, LABELLED_NODES), max_nodes=500)
+    spec.legend.append({"kind": "node", "color": "#000", "label": "</script><b>x"})
+    html = render_html(spec)
+    nodes = json.loads(re.search(r"new vis\.DataSet\((\[.*?\])\);", html, re.S)[1])  # type: ignore[index]
+    hidden = [n for n in nodes if n["label"] == ""]
+    assert hidden and all(n["fullLabel"] for n in hidden)
+    assert "</script><b>x" not in html and "\\u003c/script\\u003e" in html
+    assert 'data-testid="storygraph-legend"' in html
