@@ -404,7 +404,8 @@ def test_picking_an_entity_in_the_graph_tab_lists_what_the_graph_knows(
     at.selectbox(key=SELECTED_ENTITY_KEY).set_value("桃太郎").run()
     assert not at.exception, at.exception
     assert at.session_state[SELECTED_ENTITY_KEY] == "桃太郎"  # other pages can open it
-    table = at.dataframe[-1].value
+    graph_tab = next(t for t in at.tabs if t.label == "Graph")  # the Entities tab opens it too
+    table = graph_tab.dataframe[-1].value
     stored = services.store.retrieve("onehop", ["桃太郎"])
     assert len(table) == len(stored) > 3
     assert set(table["relation"]) == {f.type for f in stored}
