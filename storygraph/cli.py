@@ -233,7 +233,7 @@ def _print_page(page: Any, timeline_only: bool, every: bool = False) -> None:
     print("timeline:" if not every else "every statement, in story order:")
     for i, entry in enumerate(page.statements if every else page.timeline, start=1):
         later = "  [superseded later]" if entry.superseded_at else ""
-        again = "" if entry.first else "  (again)"
+        again = ("" if entry.first else "  (again)") + ("  (said)" if entry.said else "")
         print(
             f"  {i:3}. {entry.relation}{again}{later}  ({entry.document} #{entry.chunk}, "
             f"offset {entry.offset})"

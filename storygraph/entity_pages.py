@@ -124,7 +124,9 @@ class TimelineEntry:
     relation: str
     evidence: str
     first: bool = True
-    """The relation's first statement (False: the story states it again here)."""
+    """The statement the relation's story order stands at (False: stated again here)."""
+    said: bool = False
+    """Stated in a character's quoted speech, not in the narration."""
     statements: int = 1
     """How many places of the story state the relation in all."""
     superseded_at: str = ""
@@ -458,6 +460,7 @@ def _timeline(
                 relation=rel.text(),
                 evidence=evidence_of.get(where.chunk_index, rel.evidence),
                 first=value == first[0][0],
+                said=where.said,
                 statements=len(placed),
                 superseded_at=rel.invalid_at,
             )

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from storygraph.models import ChunkExtraction
-from storygraph.story_time import evidence_offset, parse_position, position
+from storygraph.story_time import evidence_offset, is_speech, parse_position, position
 from storygraph.text.normalize import is_kana_only, normalize_name, reading
 from storygraph.text.sanitize import (
     IDENTIFIER,
@@ -248,6 +248,7 @@ def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) 
                 chunk.document_id,
                 evidence_offset(chunk.text, chunk.start, rel.evidence),
                 chunk.index,
+                said=is_speech(rel.evidence),
             )
             if at not in record.positions:
                 record.positions.append(at)

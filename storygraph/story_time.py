@@ -2,14 +2,17 @@
 
 A *position* is one place a story states a relation: the document, the character offset of the
 evidence sentence in the document, and the chunk index, as one sortable string
-`"<document id>:<offset, 8 digits>:<chunk index, 4 digits>"`. It starts with the document id
-and a colon like every chunk id of that document, so deleting a document strips its positions by
-the same prefix (`chunk_prefix`). Offsets come first so a sentence repeated in the overlap of two
-chunks sorts where it stands in the text.
+`"<document id>:<offset, 8 digits>:<chunk index, 4 digits>"`, plus `":said"` when the evidence
+sentence is quoted speech (「鬼が島へ行こうと思います。」と桃太郎はこたえました). It starts with
+the document id and a colon like every chunk id of that document, so deleting a document strips
+its positions by the same prefix (`chunk_prefix`). Offsets come first so a sentence repeated in
+the overlap of two chunks sorts where it stands in the text.
 
 Every relation keeps the set of its positions (`positions`) and, derived from them:
 
-- `story_order`: its first position (the fact holds from here: Graphiti's `valid_at`);
+- `story_order`: its first narrated position, else its first position (the fact holds from
+  here: Graphiti's `valid_at`). What a character *says* (a plan, a boast) is not yet what
+  happens: 「鬼が島へ行こう」 comes before the dog, the journey after the pheasant;
 - `story_order_last`: its last position;
 - `invalid_at`: for relations of an *exclusive* type (`EXCLUSIVE_RELATION_TYPES`: a thing has
   one owner at a time, a person one home, a group one leader), the first position, in the same
@@ -52,13 +55,20 @@ the same held end and another partner supersedes the earlier one). Extend by pas
 
 OFFSET_DIGITS = 8
 INDEX_DIGITS = 4
+SAID = ":said"
+_QUOTES = ("「", "『", "“", '"', "‘", "'")
 
 
-def position(document_id: str, offset: int, chunk_index: int) -> str:
+def is_speech(sentence: str) -> bool:
+    """Is the evidence sentence quoted speech (it opens with a quotation mark)?"""
+    return sentence.lstrip().startswith(_QUOTES)
+
+
+def position(document_id: str, offset: int, chunk_index: int, said: bool = False) -> str:
     """The sortable position string of one statement (see module docstring)."""
-    return (
-        f"{document_id}:{max(offset, 0):0{OFFSET_DIGITS}d}:{max(chunk_index, 0):0{INDEX_DIGITS}d}"
-    )
+    offset_text = f"{max(offset, 0):0{OFFSET_DIGITS}d}"
+    index_text = f"{max(chunk_index, 0):0{INDEX_DIGITS}d}"
+    return f"{document_id}:{offset_text}:{index_text}{SAID if said else ''}"
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,7 @@ class Position:
     document_id: str
     offset: int
     chunk_index: int
+    said: bool = False
 
     @property
     def chunk_id(self) -> str:
@@ -74,13 +85,14 @@ class Position:
 
 def parse_position(value: str) -> Position | None:
     """The parts of a position string; None for anything else (an old or foreign value)."""
-    document_id, sep, rest = value.rpartition(":")
+    said = value.endswith(SAID)
+    document_id, sep, rest = value.removesuffix(SAID).rpartition(":")
     if not sep:
         return None
     document_id, sep, offset = document_id.rpartition(":")
     if not sep or not document_id or not offset.isdigit() or not rest.isdigit():
         return None
-    return Position(document_id, int(offset), int(rest))
+    return Position(document_id, int(offset), int(rest), said)
 
 
 def document_of(value: str) -> str:
@@ -167,13 +179,15 @@ def story_times(
                 invalid[rel.key] = earliest
     times: list[StoryTime] = []
     for rel in relations:
-        valid = [p for p in rel.positions if document_of(p)]
+        parsed = [(p, parse_position(p)) for p in rel.positions]
+        valid = [p for p, where in parsed if where is not None]
+        narrated = [p for p, where in parsed if where is not None and not where.said]
         times.append(
             StoryTime(
                 rel.source,
                 rel.type,
                 rel.target,
-                min(valid) if valid else None,
+                min(narrated or valid) if valid else None,
                 max(valid) if valid else None,
                 invalid.get(rel.key),
             )

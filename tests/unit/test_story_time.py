@@ -8,6 +8,7 @@ from storygraph.models import Fact
 from storygraph.qtype import detect_question_type, order_cue
 from storygraph.story_time import (
     TimedRelation,
+    is_speech,
     order_facts,
     order_for_question,
     order_priors,
@@ -32,6 +33,20 @@ def test_positions_sort_in_story_order_and_parse_back() -> None:
     assert parsed.chunk_id == "doc1:0001"
     assert parse_position("not a position") is None
     assert parse_position("doc:x:0001") is None
+
+
+def test_what_a_character_says_does_not_place_the_fact_when_the_narration_does() -> None:
+    announced = position("d", 1908, 1, said=is_speech("「鬼が島へ行こうと思います。」と桃太郎"))
+    arrived = position("d", 4000, 3, said=is_speech("桃太郎は鬼が島に着きました。"))
+    assert announced.endswith(":said") and not arrived.endswith(":said")
+    where = parse_position(announced)
+    assert where is not None and where.said and where.offset == 1908 and where.chunk_index == 1
+    (time_,) = story_times([_rel("桃太郎", "GOES_TO", "鬼が島", announced, arrived)])
+    assert time_.story_order == arrived and time_.story_order_last == arrived
+    # only speech: the first statement still places it
+    (spoken,) = story_times([_rel("桃太郎", "GOES_TO", "鬼が島", announced)])
+    assert spoken.story_order == announced
+    assert is_speech('"I will go," said the knight.') and not is_speech("The knight said so.")
 
 
 def _rel(source: str, rel_type: str, target: str, *positions: str) -> TimedRelation:
