@@ -20,6 +20,7 @@ from pathlib import Path
 import streamlit as st
 
 from pages.common import SERVICES_KEY, TAB_KEY, guarded, show_error
+from pages.jobs import render_jobs
 from storygraph.errors import StoryGraphError
 from storygraph.services import Services, build_services
 from storygraph.settings import get_settings
@@ -67,6 +68,8 @@ def main_page() -> None:
         return
     for warning in services.warnings:
         st.warning(warning)
+    with guarded("Showing the ingest jobs"):
+        render_jobs(services)  # above the tabs: every tab shows the running ingests
     tabs = _tabs()
     labels = [t[0] for t in tabs]
     containers = st.tabs(labels, key=TAB_KEY, bind="query-params")

@@ -15,6 +15,7 @@ import streamlit as st
 
 import storygraph.retrieval as retrieval
 from pages.common import guarded, md_escape, model_badge, show_error, tab_is_open
+from pages.jobs import chat_notice
 from storygraph.app_state import (
     ChatTurn,
     append_turn,
@@ -321,6 +322,7 @@ def _question_input() -> str | None:
 
 def render(services: Services) -> None:
     model_badge(services)
+    chat_notice(services)
     with guarded("Reading the chat settings"):
         options = _controls(services)
         raw = _question_input()

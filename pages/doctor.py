@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from pages.common import guarded, md_escape
 from storygraph.doctor import DoctorReport, run_doctor
+from storygraph.extraction_cache import cache_stats, clear_cache
 from storygraph.services import Services
 
 REPORT_KEY = "doctor_report"
+CLEARED_KEY = "doctor_cache_cleared"
 ICONS = {
     "ok": ":material/check_circle:",
     "warn": ":material/warning:",
@@ -21,7 +25,46 @@ def _run(services: Services) -> DoctorReport:
     return run_doctor(services.settings, llm=services.llm(), info=services.info)
 
 
+def _clear_cache(services: Services) -> None:
+    removed = clear_cache(Path(services.settings.data_dir))
+    st.session_state[CLEARED_KEY] = (
+        f"Cleared {removed.entries} saved chunk extractions: the next ingest asks the model for "
+        "every chunk again."
+    )
+
+
+def show_cache(services: Services) -> None:
+    """The saved chunk extractions, and a button that clears them (`storygraph cache clear`)."""
+    st.subheader("Saved extractions")
+    cleared = st.session_state.pop(CLEARED_KEY, None)
+    if cleared:
+        st.success(cleared, icon=":material/delete_sweep:")
+    stats = cache_stats(Path(services.settings.data_dir))
+    st.caption(
+        f"{stats.entries} chunk extractions saved ({stats.bytes / 1024:.0f} KiB). Each chunk the "
+        "model extracts is saved at once, keyed by its text, the model and the extractor, so an "
+        "interrupted ingest resumes without asking the model again and a story added again "
+        "costs no model call. Clear them after changing how the model is served (same name, "
+        "different weights), or to measure a fresh ingest. The same as "
+        "`python -m storygraph cache clear`."
+    )
+    st.button(
+        "Clear the saved extractions",
+        key="doctor_cache_clear",
+        icon=":material/delete_sweep:",
+        disabled=stats.entries == 0,
+        on_click=_clear_cache,
+        args=(services,),
+    )
+
+
 def render(services: Services) -> None:
+    show_checks(services)
+    with guarded("Reading the saved extractions"):
+        show_cache(services)
+
+
+def show_checks(services: Services) -> None:
     st.subheader("Doctor")
     st.caption(
         "Checks the graph store and the model: reachable, tool calling, context size, no "

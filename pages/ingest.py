@@ -13,63 +13,41 @@ from pages.common import flash, guarded, md_escape, show_error, show_flashes, sp
 from storygraph.app_state import IngestRecord, load_last_ingest, save_last_ingest
 from storygraph.estimate import compare, estimate_texts, measured_rate
 from storygraph.humanize import duration, human_date, plural
-from storygraph.ingest import Progress
+from storygraph.jobs import Job
 from storygraph.models import IngestReport
 from storygraph.services import Services
 
 SAMPLE_FILE = Path(storygraph.__file__).parent / "samples" / "momotaro_kusuyama.txt"
 SAMPLE_LABEL = "桃太郎 (楠山正雄, Aozora Bunko)"
 FAILED_KEY = "ingest_failed_reports"
+JOBS_KEY = "ingest_jobs"
+ESTIMATE_KEY = "ingest_estimate"
+SAVED_KEY = "ingest_saved_jobs"
 UPLOADER_KEY = "ingest_uploader_generation"
 
 Upload = tuple[str, bytes]
 
 
-def progress_fraction(event: Progress) -> float:
-    """Where a file's progress bar stands: decode 2%, extraction 5-90% by chunk, write 92%."""
-    if event.stage == "decode":
-        return 0.02
-    if event.stage == "extract":
-        return 0.05 + 0.85 * (event.done / event.total if event.total else 1.0)
-    if event.stage == "write":
-        return 0.92
-    return 1.0
+def submit_files(services: Services, uploads: Sequence[Upload]) -> list[str]:
+    """Queue the files as ingest jobs and return their ids at once (the runner does the work)."""
+    runner = services.job_runner()
+    return [runner.submit(name, data).id for name, data in uploads]
 
 
-def _progress_text(event: Progress) -> str:
-    if event.stage == "extract" and event.total:
-        if event.done >= event.total:
-            return f"extracted {event.total} chunks"
-        return f"extracting entities and relations: chunk {event.done + 1} of {event.total}"
-    return event.message or event.stage
+def session_jobs(services: Services) -> list[Job]:
+    """The jobs this session submitted last, in order (those still on record)."""
+    runner = services.job_runner()
+    found = [runner.load(job_id) for job_id in st.session_state.get(JOBS_KEY, [])]
+    return [job for job in found if job is not None]
 
 
-def ingest_one(services: Services, name: str, data: bytes) -> IngestReport:
-    """Ingest one file inside an st.status with a live progress bar; returns its report."""
-    with st.status(f"Ingesting {name}", expanded=True) as status:
-        bar = st.progress(0.0, text="starting")
-
-        def on_progress(event: Progress) -> None:
-            bar.progress(progress_fraction(event), text=_progress_text(event))
-
-        report = services.ingestor().ingest_bytes(name, data, on_progress)
-        state = "error" if report.status == "failed" else "complete"
-        verb = {"added": "Added", "unchanged": "Already stored", "failed": "Failed"}[report.status]
-        status.update(
-            label=f"{verb}: {name} ({duration(report.seconds)})",
-            state=state,
-            expanded=report.status == "failed",
-        )
+def job_report(job: Job) -> IngestReport:
+    """The job's ingest report; a job that ended before the ingest started gets one saying why."""
+    report = job.ingest_report()
+    if report is None:
+        status = "cancelled" if job.state == "cancelled" else "failed"
+        report = IngestReport(document=job.name, status=status, message=job.message)
     return report
-
-
-def ingest_files(services: Services, uploads: Sequence[Upload]) -> list[IngestReport]:
-    """Ingest files one after the other (each with its own status); the reports, in order."""
-    reports: list[IngestReport] = []
-    for name, data in uploads:
-        with guarded(f"Ingesting {name}"):
-            reports.append(ingest_one(services, name, data))
-    return reports
 
 
 def show_report(report: IngestReport, index: int) -> None:
@@ -78,8 +56,12 @@ def show_report(report: IngestReport, index: int) -> None:
             "added": ":material/check_circle:",
             "unchanged": ":material/published_with_changes:",
             "failed": ":material/error:",
+            "cancelled": ":material/cancel:",
         }[report.status]
         st.markdown(f"{icon} **{md_escape(report.document)}** — {report.status}")
+        if report.status == "cancelled":
+            st.caption(report.message)
+            return
         if report.status == "failed":
             message, hint = split_hint(report.message)
             show_error(message, hint)
@@ -98,6 +80,11 @@ def show_report(report: IngestReport, index: int) -> None:
         cols[3].metric("LLM calls", report.usage.calls)
         cols[4].metric("Tokens", f"{report.usage.total_tokens:,}")
         cols[5].metric("Time", duration(report.seconds))
+        if report.chunks_cached:
+            st.caption(
+                f"{report.chunks_cached} of {report.chunks} chunks came from saved extractions "
+                f"(no model call); {report.chunks_extracted} were extracted now."
+            )
         if report.chunks_failed:
             st.warning(
                 f"{report.chunks_failed} of {plural(report.chunks, 'chunk')} could not be "
@@ -289,10 +276,33 @@ def render(services: Services) -> None:
         batch = [(SAMPLE_FILE.name, SAMPLE_FILE.read_bytes())]
         batch_estimate = sample_estimate
     if batch:
-        _remember(services, ingest_files(services, batch), batch_estimate)
-        if add:  # a fresh, empty uploader: the files are in the graph now (reports stay)
-            st.session_state[UPLOADER_KEY] = generation + 1
-            st.rerun()
+        with guarded("Queueing the ingest"):
+            st.session_state[ESTIMATE_KEY] = batch_estimate
+            st.session_state[JOBS_KEY] = submit_files(services, batch)
+            flash(
+                "info",
+                f"Queued {plural(len(batch), 'file')}: the ingest runs in the background "
+                "(progress above). You can chat and browse meanwhile.",
+            )
+            if add:  # a fresh, empty uploader: the files are queued now
+                st.session_state[UPLOADER_KEY] = generation + 1
+            st.rerun()  # the job list above the tabs follows the new jobs
+    show_last_ingest(services)
+    show_documents(services)
+
+
+def show_last_ingest(services: Services) -> None:
+    """This session's jobs while they run; once they all ended, their reports become the last
+    ingest on disk (unless every file failed: then the failures show this once and the last
+    successful report stays), which is what is shown after a reload or a restart."""
+    jobs = session_jobs(services)
+    running = [job for job in jobs if job.active]
+    for job in running:
+        st.caption(f"{md_escape(job.name)}: {job.state}, see the progress above.")
+    ids = [job.id for job in jobs]
+    if jobs and not running and st.session_state.get(SAVED_KEY) != ids:
+        _remember(services, [job_report(job) for job in jobs], st.session_state.get(ESTIMATE_KEY))
+        st.session_state[SAVED_KEY] = ids
     failed: list[IngestReport] = st.session_state.get(FAILED_KEY, [])
     if failed:
         st.subheader("This upload failed")
@@ -305,4 +315,3 @@ def render(services: Services) -> None:
         for index, report in enumerate(record.reports):
             show_report(report, index)
         show_estimate_vs_actual(record.estimate, record.reports)
-    show_documents(services)

@@ -44,26 +44,54 @@ LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
 TokenFn = Callable[[str], None]
 
 
+def _source_text(fact: Fact, index: int, chunks: dict[str, dict[str, Any]]) -> str:
+    """What a fact's `index`-th chunk says for it: its evidence sentence, else the chunk."""
+    chunk_id = fact.chunk_ids[index]
+    if index == 0 and fact.evidence:
+        return fact.evidence[:MAX_SOURCE_CHARS]
+    return str(chunks.get(chunk_id, {}).get("text") or "")[:MAX_SOURCE_CHARS]
+
+
 def build_citations(facts: Sequence[Fact], chunks: dict[str, dict[str, Any]]) -> list[Citation]:
-    """One citation per distinct chunk behind the kept facts, numbered in rank order."""
-    citations: dict[str, Citation] = {}
+    """One citation per distinct source sentence behind the kept facts, numbered in rank order:
+    a fact's evidence sentence (in its first chunk), else its chunk's text. Two facts of one
+    chunk with different sentences get two numbers, so each number points at what it says."""
+    citations: dict[tuple[str, str], Citation] = {}
     for fact in facts:
         for i, chunk_id in enumerate(fact.chunk_ids):
-            if chunk_id in citations or chunk_id not in chunks:
+            if chunk_id not in chunks:
                 continue
-            row = chunks[chunk_id]
-            text = fact.evidence if i == 0 and fact.evidence else str(row.get("text") or "")
-            citations[chunk_id] = Citation(
+            text = _source_text(fact, i, chunks)
+            if (chunk_id, text) in citations:
+                continue
+            citations[(chunk_id, text)] = Citation(
                 number=len(citations) + 1,
                 chunk_id=chunk_id,
-                document_name=str(row.get("document") or ""),
-                text=text[:MAX_SOURCE_CHARS],
+                document_name=str(chunks[chunk_id].get("document") or ""),
+                text=text,
             )
     return list(citations.values())
 
 
-def _marks(fact: Fact, numbers: dict[str, int]) -> str:
-    return "".join(f"[{numbers[c]}]" for c in fact.chunk_ids if c in numbers)
+def citation_numbers(fact: Fact, citations: Sequence[Citation]) -> list[int]:
+    """The numbers of the citations standing for a fact's sources (see `build_citations`)."""
+    by_key = {(c.chunk_id, c.text): c.number for c in citations}
+    first_of_chunk: dict[str, int] = {}
+    for c in citations:
+        first_of_chunk.setdefault(c.chunk_id, c.number)
+    numbers: list[int] = []
+    for i, chunk_id in enumerate(fact.chunk_ids):
+        key = (chunk_id, fact.evidence[:MAX_SOURCE_CHARS]) if i == 0 and fact.evidence else None
+        number = by_key.get(key) if key else None
+        if number is None:
+            number = first_of_chunk.get(chunk_id)
+        if number is not None and number not in numbers:
+            numbers.append(number)
+    return numbers
+
+
+def _marks(fact: Fact, citations: Sequence[Citation]) -> str:
+    return "".join(f"[{n}]" for n in citation_numbers(fact, citations))
 
 
 def facts_answer(question: str, facts: Sequence[Fact], citations: Sequence[Citation]) -> str:
@@ -75,10 +103,9 @@ def facts_answer(question: str, facts: Sequence[Fact], citations: Sequence[Citat
             if japanese
             else "I found nothing about this in the graph."
         )
-    numbers = {c.chunk_id: c.number for c in citations}
     head = "グラフから見つかった関係：" if japanese else "Facts found in the graph:"
     lines = [
-        f"{i}. {f.start} -[{f.type}]→ {f.end} {_marks(f, numbers)}".rstrip()
+        f"{i}. {f.start} -[{f.type}]→ {f.end} {_marks(f, citations)}".rstrip()
         for i, f in enumerate(facts, start=1)
     ]
     return "\n".join([head, *lines, *supersession_lines(facts, japanese=japanese)])
@@ -139,10 +166,9 @@ class ModelAnswerer:
     ) -> list[BaseMessage]:
         language = "ja" if analysis.language == "ja" else "en"
         shown = list(citations[:SMALL_MAX_SOURCES]) if self.compact else list(citations)
-        numbers = {c.chunk_id: c.number for c in shown}
-        used = [f for f in facts if any(c in numbers for c in f.chunk_ids)]
+        used = [f for f in facts if citation_numbers(f, shown)]
         fact_lines = "\n".join(
-            f"- {f.text()} {_marks(f, numbers)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()
+            f"- {f.text()} {_marks(f, shown)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()
             for f in used
         )
         source_lines = "\n".join(f"[{c.number}] {c.text}" for c in shown)

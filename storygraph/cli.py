@@ -1,5 +1,5 @@
 """`python -m storygraph …`: ingest, ask, graph import/export, entity pages, wiki export, stats,
-docs, reset, doctor."""
+docs, reset, doctor, cache."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 from storygraph.errors import StoryGraphError
 from storygraph.ingest import Progress
+from storygraph.jobs import Job, job_rate_text
 from storygraph.models import IngestReport
 from storygraph.qa import QAOptions
 from storygraph.retrieval import available_modes
@@ -32,14 +33,17 @@ def _services(settings: Settings) -> Services:
     return services
 
 
-def _stderr_progress(event: Progress) -> None:
+def _stderr_progress(job: Job, event: Progress) -> None:
     if event.stage == "extract" and event.total:
         width = 30
         filled = int(width * event.done / event.total)
         bar = "#" * filled + "-" * (width - filled)
         end = "\n" if event.done == event.total else ""
+        saved = f", {event.cached} saved" if event.cached else ""
+        rate = job_rate_text(job)
         print(
-            f"\r{event.document}: [{bar}] {event.done}/{event.total} chunks",
+            f"\r{event.document}: [{bar}] {event.done}/{event.total} chunks{saved}"
+            + (f" · {rate}" if rate and end == "" else ""),
             end=end,
             file=sys.stderr,
             flush=True,
@@ -48,14 +52,17 @@ def _stderr_progress(event: Progress) -> None:
         print(f"{event.document}: {event.message}", file=sys.stderr, flush=True)
 
 
-def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    if args.no_llm:
-        from storygraph.frames.extractor import ParserExtractor
+def _job_report(job: Job) -> IngestReport:
+    report = job.ingest_report()
+    if report is None:  # the job ended before the ingest made a report (e.g. no model)
+        report = IngestReport(document=job.name, status="failed", message=job.message)
+    return report
 
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    if args.no_llm:  # no model: the parser reads the story (STORYGRAPH_EXTRACTOR=auto)
         settings = settings.model_copy(update={"no_llm": True})
-        services = build_services(settings, extractor=ParserExtractor())
-    else:
-        services = _services(settings)
+    services = _services(settings)
     try:
         if args.estimate:
             from storygraph.estimate import estimate_files, measured_rate
@@ -68,7 +75,9 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         from storygraph.humanize import duration, plural
 
         before = estimate_files(services, [Path(p) for p in args.paths], measured_rate(services))
-        ingestor = services.ingestor()
+        # The same runner as the app's, in process: one file at a time, so that the output
+        # stays in order; an interrupt cancels the running job (its extracted chunks are saved).
+        runner = services.job_runner(resume=False)
         failed = 0
         reports = []
         done = []
@@ -80,16 +89,28 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                 print(f"{path}: cannot read ({exc.strerror})", file=sys.stderr)
                 failed += 1
                 continue
-            report = ingestor.ingest_bytes(path.name, data, _stderr_progress)
+            job = runner.submit(path.name, data, on_progress=_stderr_progress)
+            try:
+                report = _job_report(runner.wait(job.id))
+            except KeyboardInterrupt:
+                runner.cancel(job.id)
+                raise
             done.append(report)
             reports.append(report.to_json())
             if report.status == "failed":
                 failed += 1
             if not args.json:
+                resumed = (
+                    f", {report.chunks_cached} chunks from saved extractions, "
+                    f"{report.chunks_extracted} new"
+                    if report.chunks_cached
+                    else ""
+                )
                 print(
                     f"{path.name}: {report.status}: {report.message} "
                     f"({plural(report.usage.calls, 'LLM call')}, "
-                    f"{plural(report.usage.total_tokens, 'token')}, {duration(report.seconds)})"
+                    f"{plural(report.usage.total_tokens, 'token')}, "
+                    f"{duration(report.seconds)}{resumed})"
                 )
                 if report.status == "added":
                     print(f"  built by: {_built_by(report)}")
@@ -347,6 +368,22 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if report.healthy else 1
 
 
+def cmd_cache(args: argparse.Namespace, settings: Settings) -> int:
+    from storygraph.extraction_cache import cache_stats, clear_cache
+
+    data_dir = Path(settings.data_dir)
+    if args.cache_command == "clear":
+        removed = clear_cache(data_dir)
+        print(f"extraction cache cleared: {removed.entries} saved chunk extractions removed")
+        return 0
+    stats = cache_stats(data_dir)
+    if args.json:
+        _print_json({"entries": stats.entries, "bytes": stats.bytes})
+    else:
+        print(f"extraction cache: {stats.entries} saved chunk extractions ({stats.bytes:,} bytes)")
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     from storygraph.evaluation.cli import run_eval_command
 
@@ -427,6 +464,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("doctor", help="check the model and the store, explain an empty graph")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("cache", help="show or clear the saved chunk extractions")
+    csub = p.add_subparsers(dest="cache_command")
+    csub.add_parser("stats")
+    csub.add_parser("clear", help="the next ingest asks the model for every chunk again")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_cache, cache_command="stats")
 
     p = sub.add_parser("eval", help="evaluate retrieval on a question set and a fixed graph")
     p.add_argument("questions")

@@ -22,16 +22,21 @@ from langchain_neo4j.graph_transformers.llm import LLMGraphTransformer
 
 from storygraph.errors import ModelError
 from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
-from storygraph.prompt_files import load_prompt
+from storygraph.prompt_files import load_prompt, prompt_digest
 from storygraph.text.chunking import evidence_sentence
 
 T = TypeVar("T")
 
 
 class Extractor(Protocol):
-    """Anything that turns one chunk into entities and relations."""
+    """Anything that turns one chunk into entities and relations.
+
+    `version` changes whenever the same chunk could come out differently (code or prompt):
+    the extraction cache keys saved chunks by name and version.
+    """
 
     name: str
+    version: str
 
     def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction: ...
 
@@ -56,6 +61,7 @@ class TransformerExtractor:
     def __init__(self, llm: BaseChatModel, *, attempts: int = 2) -> None:
         self.llm = llm
         self.attempts = attempts
+        self.version = "1+" + prompt_digest("extraction_ja", "extraction_en")
         self._transformers: dict[str, LLMGraphTransformer] = {}
 
     def _transformer(self, language: str) -> LLMGraphTransformer:

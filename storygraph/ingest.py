@@ -1,7 +1,10 @@
 """Ingestion: bytes in, a committed document with provenance out (or nothing at all).
 
 decode → strip Aozora markup → detect language → content hash (idempotency) → chunk →
-extract every chunk (the slow, failure-prone part, all in memory) → merge → one write batch.
+extract every chunk (the slow, failure-prone part, all in memory; each chunk's extraction saved
+to the extraction cache as soon as it is made, so no model call is ever repeated) → merge → one
+write batch. The graph changes only at that last write: a cancelled or crashed ingest leaves it
+as it was.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 
 from storygraph.errors import InputError, StoryGraphError
 from storygraph.extraction import DocumentReader, Extractor
+from storygraph.extraction_cache import ExtractionCache
 from storygraph.humanize import plural
 from storygraph.llm.usage import UsageCounter
 from storygraph.locks import write_lock
@@ -29,21 +33,36 @@ from storygraph.text.language import detect_language
 
 @dataclass(frozen=True)
 class Progress:
-    """One progress event: `stage` is decode / extract / write / done."""
+    """One progress event: `stage` is decode / extract / write / done.
+
+    During extraction, `cached` and `extracted` count the chunks done so far that came from
+    the extraction cache and from the model.
+    """
 
     document: str
     stage: str
     done: int
     total: int
     message: str = ""
+    cached: int = 0
+    extracted: int = 0
 
 
 ProgressFn = Callable[[Progress], None]
 ReportFn = Callable[[IngestReport], None]
+StopFn = Callable[[], bool]
 
 
 def _no_progress(_: Progress) -> None:
     return None
+
+
+def _never() -> bool:
+    return False
+
+
+class IngestCancelled(Exception):
+    """Raised between chunks when the ingest was asked to stop; nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +113,7 @@ class Ingestor:
         lock_dir: Path | None = None,
         secrets: Sequence[str] = (),
         on_report: ReportFn | None = None,
+        cache: ExtractionCache | None = None,
     ) -> None:
         """`on_report` sees every finished report (Services records the measured speed)."""
         self.store = store
@@ -104,6 +124,7 @@ class Ingestor:
         self.chunk_overlap = chunk_overlap
         self.max_bytes = max_bytes
         self.lock_dir = lock_dir
+        self.cache = cache
 
     def chunks_for(self, prepared: PreparedText) -> list[Chunk]:
         return chunk_text(prepared.text, prepared.document_id, self.chunk_size, self.chunk_overlap)
@@ -115,9 +136,18 @@ class Ingestor:
         return text
 
     def ingest_bytes(
-        self, name: str, data: bytes, progress: ProgressFn = _no_progress
+        self,
+        name: str,
+        data: bytes,
+        progress: ProgressFn = _no_progress,
+        *,
+        should_stop: StopFn = _never,
     ) -> IngestReport:
-        """Ingest one file. Never raises for bad input or model faults: the report says why."""
+        """Ingest one file. Never raises for bad input or model faults: the report says why.
+
+        `should_stop` is asked before each chunk; when it says yes the ingest ends as
+        "cancelled" with nothing written (the chunks extracted so far stay in the cache).
+        """
         started = time.perf_counter()
         report = IngestReport(document=name, extractor=self.extractor.name)
         counter = UsageCounter()
@@ -135,7 +165,9 @@ class Ingestor:
             report.chunks = len(chunks)
             if isinstance(self.extractor, DocumentReader):
                 self.extractor.begin_document(prepared.text, prepared.language)
-            extractions = self._extract_all(name, prepared, chunks, counter, progress)
+            extractions = self._extract_all(
+                name, prepared, chunks, counter, progress, should_stop, report
+            )
             report.chunks_failed = sum(1 for e in extractions if e.error)
             report.untyped_dropped = sum(e.untyped for e in extractions)
             progress(Progress(name, "write", 0, 1, "merging and writing"))
@@ -146,6 +178,14 @@ class Ingestor:
                     "doctor` to see why."
                 )
             progress(Progress(name, "done", 1, 1, "stored"))
+        except IngestCancelled:
+            report.status = "cancelled"
+            report.message = (
+                f"cancelled after {report.chunks_cached + report.chunks_extracted} of "
+                f"{report.chunks} chunks; nothing was written. The extracted chunks are saved: "
+                "adding the story again resumes from them."
+            )
+            progress(Progress(name, "done", 1, 1, report.message))
         except StoryGraphError as exc:
             report.status = "failed"
             # A model server may echo the key it was sent: never pass it on to the user.
@@ -169,12 +209,47 @@ class Ingestor:
         chunks: list[Chunk],
         counter: UsageCounter,
         progress: ProgressFn,
+        should_stop: StopFn,
+        report: IngestReport,
     ) -> list[ChunkExtraction]:
+        """Every chunk's extraction: from the cache when saved, else from the model (and saved)."""
         results: list[ChunkExtraction] = []
+        total = len(chunks)
         for i, chunk in enumerate(chunks):
-            progress(Progress(name, "extract", i, len(chunks), f"chunk {i + 1} of {len(chunks)}"))
-            results.append(self.extractor.extract(chunk, prepared.language, [counter]))
-        progress(Progress(name, "extract", len(chunks), len(chunks), "extracted"))
+            if should_stop():
+                raise IngestCancelled
+            progress(
+                Progress(
+                    name,
+                    "extract",
+                    i,
+                    total,
+                    f"chunk {i + 1} of {total}",
+                    report.chunks_cached,
+                    report.chunks_extracted,
+                )
+            )
+            saved = self.cache.get(chunk, prepared.language) if self.cache else None
+            if saved is not None:
+                results.append(saved)
+                report.chunks_cached += 1
+                continue
+            extraction = self.extractor.extract(chunk, prepared.language, [counter])
+            if self.cache is not None:
+                self.cache.put(chunk, prepared.language, extraction)
+            results.append(extraction)
+            report.chunks_extracted += 1
+        progress(
+            Progress(
+                name,
+                "extract",
+                total,
+                total,
+                "extracted",
+                report.chunks_cached,
+                report.chunks_extracted,
+            )
+        )
         return results
 
     def _write(
@@ -213,8 +288,10 @@ class Ingestor:
         report.entities_merged = counts.entities_merged
         report.relations_added = counts.relations_added
         report.relations_merged = counts.relations_merged
+        saved = report.chunks_cached
+        resumed = f" ({saved} from saved extractions)" if saved else ""
         report.message = (
-            f"{plural(report.chunks, 'chunk')}, {plural(counts.entities_added, 'entity')} added, "
-            f"{counts.entities_merged} merged, {plural(counts.relations_added, 'relation')} "
-            f"added, {counts.relations_merged} merged"
+            f"{plural(report.chunks, 'chunk')}{resumed}, "
+            f"{plural(counts.entities_added, 'entity')} added, {counts.entities_merged} merged, "
+            f"{plural(counts.relations_added, 'relation')} added, {counts.relations_merged} merged"
         )

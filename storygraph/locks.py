@@ -4,7 +4,8 @@ on one machine (the app's sessions, the CLI). Neo4j's uniqueness constraint guar
 from __future__ import annotations
 
 import fcntl
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,5 +21,31 @@ def write_lock(lock_dir: Path | None, name: str = "ingest.lock") -> Iterator[Non
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@contextmanager
+def patient_lock(
+    lock_dir: Path, name: str, give_up: Callable[[], bool], poll_s: float = 0.25
+) -> Iterator[bool]:
+    """Wait for a lock of the data directory, asking `give_up` between tries.
+
+    Yields True while holding the lock, or False (without it) when `give_up` said yes first:
+    a queued job can be cancelled while it waits for another process's job to finish.
+    """
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with open(lock_dir / name, "w", encoding="ascii") as fh:
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if give_up():
+                    yield False
+                    return
+                time.sleep(poll_s)
+        try:
+            yield True
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)

@@ -204,8 +204,12 @@ class Answer:
 class IngestReport:
     document: str
     document_id: str = ""
-    status: Literal["added", "unchanged", "failed"] = "added"
+    status: Literal["added", "unchanged", "failed", "cancelled"] = "added"
     chunks: int = 0
+    chunks_cached: int = 0
+    """Chunks whose extraction came from the extraction cache (no model call)."""
+    chunks_extracted: int = 0
+    """Chunks the model extracted in this run."""
     entities_added: int = 0
     entities_merged: int = 0
     relations_added: int = 0
@@ -222,3 +226,11 @@ class IngestReport:
         data = asdict(self)
         data["seconds"] = round(self.seconds, 3)
         return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> IngestReport:
+        """The report `to_json` wrote (the job runner keeps reports in the data directory)."""
+        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        fields["usage"] = Usage(**data.get("usage", {}))
+        fields["warnings"] = list(data.get("warnings", []))
+        return cls(**fields)

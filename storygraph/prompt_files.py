@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -34,3 +35,12 @@ def fill(name: str, **values: str) -> str:
     """Load a prompt and substitute its placeholders (all of them, nothing else)."""
     text = load_prompt(name, expects=frozenset(values))
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
+
+
+def prompt_digest(*names: str) -> str:
+    """A short hash of these prompts' text: part of an extractor's version, so that a changed
+    prompt never serves extractions the old prompt made (storygraph.extraction_cache)."""
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update((PROMPTS_DIR / f"{name}.txt").read_bytes())
+    return digest.hexdigest()[:12]

@@ -7,6 +7,8 @@ Nothing else constructs clients. The Streamlit app caches one `Services` per pro
 from __future__ import annotations
 
 import logging
+import threading
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,10 @@ from langchain_core.language_models import BaseChatModel
 
 from storygraph.errors import ConfigError, ModelError, StoryGraphError
 from storygraph.extraction import Extractor, TransformerExtractor
+from storygraph.extraction_cache import ExtractionCache
+from storygraph.frames.extractor import ParserExtractor
 from storygraph.ingest import Ingestor
+from storygraph.jobs import JobRunner
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.measured_rate import RateBook
 from storygraph.models import Chunk, ChunkExtraction, IngestReport
@@ -31,6 +36,7 @@ class NoModelExtractor:
     """Stands in when no model is configured: ingest explains what to do instead."""
 
     name = "none"
+    version = "0"
 
     def __init__(self, why: str) -> None:
         self.why = why
@@ -89,6 +95,11 @@ class Services:
     _llm: BaseChatModel | None = None
     _llm_url: str | None = None
     _embedded: Any = None
+    info_given: bool = True
+    """False when `info` was made up for an injected model (see `model_identity`)."""
+    _identity_of: tuple[Any, str] = (None, "")
+    _jobs: JobRunner | None = None
+    _jobs_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     warnings: list[str] = field(default_factory=list)
 
     # --- the model ---------------------------------------------------------------------------
@@ -106,9 +117,19 @@ class Services:
         return self._llm
 
     def extractor(self) -> Extractor:
+        """Who reads stories into facts (STORYGRAPH_EXTRACTOR; docs/EMBEDDED_MODEL.md):
+        a capable model → LLMGraphTransformer; the small embedded model or no model → the
+        parser (`auto`); `model` forces the model path, `parser` the parser."""
         if self.extractor_override is not None:
             return self.extractor_override
-        llm = self.llm()
+        choice = self.settings.extractor
+        if choice == "parser":
+            return ParserExtractor()
+        llm = self.llm() if choice == "model" or self.info.capable else None
+        if choice == "auto" and not self.info.capable:
+            # The 1.5B model read facts at 15-20 characters a second with recall 0.2; the
+            # parser reads them in seconds with recall 0.6 (docs/EMBEDDED_MODEL.md).
+            return ParserExtractor()
         if llm is None:
             return NoModelExtractor(self.model_status or "no-LLM mode is on")
         if self.info.provider == "embedded":
@@ -117,20 +138,40 @@ class Services:
             return SmallModelExtractor(llm)
         return TransformerExtractor(llm)
 
+    def model_identity(self) -> str:
+        """What the extraction cache calls the model: provider, name and temperature.
+
+        An injected model (tests, benchmarks) built without a ModelInfo of its own is known only
+        as that object: its saved extractions are never served to another model object (a test
+        that swaps scripts must not get the previous script's triples).
+        """
+        override = self.llm_override
+        if override is not None and not self.info_given:
+            if override is not self._identity_of[0]:
+                self._identity_of = (override, uuid.uuid4().hex[:12])
+            return f"injected:{type(override).__name__}#{self._identity_of[1]}"
+        return f"{self.info.provider}:{self.info.model}@t={self.settings.llm_temperature:g}"
+
     # --- workflows ---------------------------------------------------------------------------
     def ingestor(self) -> Ingestor:
         size = self.settings.effective_chunk_size()
         if self.llm_override is not None and not self.settings.chunk_size:
             size = 1200 if self.info.capable else 200
+        extractor = self.extractor()
         return Ingestor(
             self.store,
-            self.extractor(),
+            extractor,
             chunk_size=size,
             chunk_overlap=min(self.settings.effective_chunk_overlap(), size // 2),
             max_bytes=self.settings.max_upload_bytes,
             lock_dir=Path(self.settings.data_dir),
             secrets=secret_values(self.settings),
             on_report=self._record_rate,
+            cache=ExtractionCache.in_data_dir(
+                Path(self.settings.data_dir),
+                model=self.model_identity(),
+                extractor=f"{extractor.name}@{extractor.version}",
+            ),
         )
 
     def _record_rate(self, report: IngestReport) -> None:
@@ -138,10 +179,23 @@ class Services:
         if self.info.provider != "none":
             RateBook(self.settings.data_dir).record(self.info.label, report)
 
+    def job_runner(self, *, resume: bool = True) -> JobRunner:
+        """The data directory's ingest job runner, started on first use.
+
+        With `resume` (the app), the first call also queues again the jobs a dead process left
+        unfinished; the CLI passes False and runs only what it submits.
+        """
+        with self._jobs_lock:
+            if self._jobs is None:
+                self._jobs = JobRunner(Path(self.settings.data_dir), self.ingestor, resume=resume)
+            return self._jobs
+
     def qa(self) -> QAEngine:
         return build_engine(self.store, self.llm(), self.info)
 
     def close(self) -> None:
+        if self._jobs is not None:
+            self._jobs.close()
         self.store.close()
 
 
@@ -182,6 +236,7 @@ def build_services(
         info=resolved,
         llm_override=llm,
         extractor_override=extractor,
+        info_given=info is not None or llm is None,
     )
     if llm is not None or resolved.provider == "none":
         services.model_status = "" if llm is not None else "no-LLM mode is on"

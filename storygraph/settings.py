@@ -16,6 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LLMProvider = Literal["auto", "embedded", "openai", "azure", "openai_compatible", "none"]
 RerankStrategy = Literal["auto", "batched", "per_fact"]
+ExtractorChoice = Literal["auto", "parser", "model"]
 
 
 def _env(name: str) -> AliasChoices:
@@ -71,6 +72,7 @@ class Settings(BaseSettings):
     chunk_size: int = Field(0, ge=0, validation_alias=_env("STORYGRAPH_CHUNK_SIZE"))
     chunk_overlap: int = Field(-1, ge=-1, validation_alias=_env("STORYGRAPH_CHUNK_OVERLAP"))
     max_upload_mb: float = Field(10.0, gt=0, validation_alias=_env("STORYGRAPH_MAX_UPLOAD_MB"))
+    extractor: ExtractorChoice = Field("auto", validation_alias=_env("STORYGRAPH_EXTRACTOR"))
 
     # --- retrieval and rerank ----------------------------------------------------------
     retrieval_mode: str = Field(

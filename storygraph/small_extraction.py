@@ -30,7 +30,7 @@ from langchain_neo4j.graphs.graph_document import Node, Relationship
 
 from storygraph.extraction import to_chunk_extraction, with_retries
 from storygraph.models import Chunk, ChunkExtraction
-from storygraph.prompt_files import load_prompt
+from storygraph.prompt_files import load_prompt, prompt_digest
 
 SECTION = re.compile(r"^---\s*$", re.MULTILINE)
 _SEPARATORS = re.compile(r"\s*[|｜]\s*")
@@ -182,6 +182,7 @@ class SmallModelExtractor:
         self.llm = llm
         self.attempts = attempts
         self.max_tokens = max_tokens
+        self.version = f"1+{prompt_digest('triples_ja', 'triples_en')}+max{max_tokens}"
 
     def _bound(self) -> Any:
         # langchain-openai sends `max_tokens` as `max_completion_tokens`, which llama.cpp's

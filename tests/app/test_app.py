@@ -46,6 +46,14 @@ def _texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+def _after_jobs(at: AppTest, services: Services) -> AppTest:
+    """Ingest runs as a background job: wait for it, then draw the app again."""
+    services.job_runner().wait_idle(120)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def _open_tab(at: AppTest, label: str) -> AppTest:
     """Select a tab as a click would (the tabs are keyed, so their choice is session state)."""
     at.session_state[TAB_KEY] = label
@@ -79,6 +87,7 @@ def test_sample_story_button_ingests_and_reports(services: Services) -> None:
     at = _app(services)
     at.button(key="ingest_sample").click().run()
     assert not at.exception, at.exception
+    _after_jobs(at, services)
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Chunks"]) > 1
     added, _merged = metrics["Entities added / merged"].split(" / ")
@@ -97,6 +106,7 @@ def test_upload_shows_an_estimate_then_ingests(services: Services) -> None:
     assert any("call" in str(i.value).lower() for i in at.info), _texts(at)  # the estimate
     at.button(key="ingest_add").click().run()
     assert not at.exception, at.exception
+    _after_jobs(at, services)
     assert [d.name for d in services.store.list_documents()] == ["momotaro.txt"]
     assert any("Estimated before the ingest vs actual" in e.label for e in at.expander)
 
@@ -140,6 +150,7 @@ def test_an_invalid_file_gets_an_error_and_add_stays_disabled(
     add = at.button(key="ingest_add")
     assert not add.disabled and add.label.startswith("Add 1 file ")
     add.click().run()
+    _after_jobs(at, services)
     assert [d.name for d in services.store.list_documents()] == ["momotaro.txt"]
 
 
@@ -280,11 +291,12 @@ def test_a_whitespace_question_gets_a_message_and_no_turn(services: Services) ->
 def test_a_failed_upload_keeps_the_last_successful_report(services: Services) -> None:
     at = _app(services)
     at.button(key="ingest_sample").click().run()
+    _after_jobs(at, services)
     assert "momotaro_kusuyama.txt" in _texts(at).replace("\\", "")
     services.llm_override = ScriptedChatModel(faults={"extract": TimeoutError("slow")})
     _upload(at, ("other.txt", "桃太郎は犬に会いました。".encode()))
     at.button(key="ingest_add").click().run()
-    assert not at.exception, at.exception
+    _after_jobs(at, services)
     headers = [h.value for h in at.subheader]
     assert headers[:3] == ["Add stories", "This upload failed", "Last ingest"]
     assert any("timed out" in str(e.value) for e in at.error), _texts(at)

@@ -11,34 +11,44 @@ pictures come from `scripts/screenshots.py` with the real model, never from the 
 request the browser makes is logged: all must go to the app's own host. A last step uploads a
 story whose character is named `<script>alert(1)</script>` and checks it is drawn as text: no
 dialog may open.
+
+A second test adds a story as a background job while the model is held after its first chunk:
+the chat answers meanwhile, and another tab shows the job's progress and ETA (screenshot
+tests/e2e/artifacts/ingest-job.png); released, the job finishes and its report appears. A third
+kills the app (SIGKILL) while the model works on the sample's fourth chunk and starts it again:
+the job resumes, and the model is asked only for the chunks not saved before the kill.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.helpers.scripted_logic import MOMOTARO_EN, MOMOTARO_JA, Script
-from tests.helpers.scripted_openai_server import RunningServer, start_in_thread
+from tests.helpers.scripted_openai_server import RunningServer, completion, make_handler
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 STORY = ROOT.parent / "shared" / "stories" / "ja" / "momotaro_kusuyama.txt"
+SECOND_STORY = ROOT.parent / "shared" / "stories" / "ja" / "kintaro_kusuyama.txt"
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM_ARGS = [
@@ -56,6 +66,7 @@ QUESTION = "桃太郎の仲間は誰？"
 MORE_QUESTIONS = ("桃太郎を倒したのは誰？", "鬼はどこに住んでいる？", "おばあさんは何を見つけた？")
 LOCAL_SCHEMES = ("data:", "blob:", "about:")
 STEP_TIMEOUT_MS = 30_000
+FIRST_CHUNK_S = 3.0
 
 
 def _skip_reason() -> str:
@@ -89,6 +100,62 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: f
     pytest.fail(f"the app did not answer within {timeout:.0f} s:\n{log.read_text()[-3000:]}")
 
 
+class ExtractionHold:
+    """Once `hold(after=N)` was called, extraction requests are counted; the first N pass (the
+    first of them taking `first_s`, so that the job measures a rate and an ETA) and the later
+    ones wait until `released`."""
+
+    def __init__(self) -> None:
+        self.released = threading.Event()
+        self.lock = threading.Lock()
+        self.after: int | None = None
+        self.first_s = 0.0
+        self.seen = 0
+
+    def hold(self, after: int, first_s: float = 0.0) -> None:
+        with self.lock:
+            self.after, self.first_s, self.seen = after, first_s, 0
+            self.released.clear()
+
+    def wait_if_held(self, raw: bytes) -> None:
+        if b"DynamicGraph" not in raw:
+            return
+        with self.lock:
+            if self.after is None:
+                return
+            self.seen += 1
+            nth, after, first_s = self.seen, self.after, self.first_s
+        if nth == 1 and first_s:
+            time.sleep(first_s)
+        if nth > after:
+            self.released.wait(STEP_TIMEOUT_MS / 1000 * 4)
+
+    def wait_seen(self, count: int, timeout: float = STEP_TIMEOUT_MS / 1000) -> None:
+        deadline = time.monotonic() + timeout
+        while self.seen < count:
+            assert time.monotonic() < deadline, f"{self.seen} extraction requests, not {count}"
+            time.sleep(0.1)
+
+
+HOLD = ExtractionHold()
+
+
+def _held_server(script: Script) -> RunningServer:
+    base: Any = make_handler(script)
+
+    class Handler(base):  # type: ignore[misc,valid-type]
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            HOLD.wait_if_held(raw)
+            self._send(200, completion(json.loads(raw or b"{}"), script))
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="scripted-openai", daemon=True)
+    thread.start()
+    return RunningServer(server, thread)
+
+
 @pytest.fixture(scope="module")
 def model_server() -> Iterator[RunningServer]:
     triples = (
@@ -96,18 +163,15 @@ def model_server() -> Iterator[RunningServer]:
         *MOMOTARO_EN,
         (XSS_NAME, "Character", "FRIEND_OF", "桃太郎", "Character"),
     )
-    server = start_in_thread(Script(triples=triples))
+    server = _held_server(Script(triples=triples))
     yield server
+    HOLD.released.set()
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def app_url(model_server: RunningServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    reason = _skip_reason()
-    if reason:
-        print(f"SKIP e2e: {reason}")
-        pytest.skip(reason)
-    data_dir = tmp_path_factory.mktemp("e2e-data")
+@contextlib.contextmanager
+def _running_app(data_dir: Path, model_server: RunningServer) -> Iterator[tuple[str, Any]]:
+    """`streamlit run app.py` on `data_dir` with the scripted model; its URL and process."""
     log = data_dir / "streamlit.log"
     port = _free_port()
     env = {
@@ -126,23 +190,37 @@ def app_url(model_server: RunningServer, tmp_path_factory: pytest.TempPathFactor
         "--server.headless", "true", "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
     ]  # fmt: skip
-    with open(log, "wb") as out:
+    with open(log, "ab") as out:
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, proc, log, timeout=60)
-        yield url
+        yield url, proc
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-        _stop_leftover_falkordb(data_dir)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
         with contextlib.suppress(OSError):
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(log, ARTIFACTS / "streamlit.log")
+            shutil.copyfile(log, ARTIFACTS / f"streamlit-{data_dir.name}.log")
+
+
+@pytest.fixture(scope="module")
+def app_url(model_server: RunningServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    reason = _skip_reason()
+    if reason:
+        print(f"SKIP e2e: {reason}")
+        pytest.skip(reason)
+    data_dir = tmp_path_factory.mktemp("e2e-data")
+    try:
+        with _running_app(data_dir, model_server) as (url, _proc):
+            yield url
+    finally:
+        _stop_leftover_falkordb(data_dir)
 
 
 def _stop_leftover_falkordb(data_dir: Path) -> None:
@@ -306,7 +384,8 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
             expect(add).to_be_enabled()
             add.click()
             report = page.locator(".st-key-ingest_report_0")
-            expect(report).to_contain_text(STORY.name)
+            # The ingest runs as a background job: its report appears when it ends.
+            expect(report).to_contain_text(STORY.name, timeout=STEP_TIMEOUT_MS)
             expect(report).to_contain_text("added")
             expect(report).to_contain_text("Entities added / merged")
             _wait_idle(page)
@@ -383,7 +462,9 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
                 files=[{"name": "xss.txt", "mimeType": "text/plain", "buffer": XSS_STORY}]
             )
             page.get_by_role("button", name="Add 1 file to the graph").click()
-            expect(page.locator(".st-key-ingest_report_0")).to_contain_text("xss.txt")
+            expect(page.locator(".st-key-ingest_report_0")).to_contain_text(
+                "xss.txt", timeout=STEP_TIMEOUT_MS
+            )
             _wait_idle(page)
             _open_tab(page, "Graph")
             labels = _wait_drawn(_graph_frames(page, 2)[1])["labels"]
@@ -402,3 +483,110 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
     )
     assert requests and outside == [], f"requests outside {app_host}: {outside}"
     print(f"e2e browser steps took {time.monotonic() - started:.1f} s, {len(requests)} requests")
+
+
+def test_a_story_ingests_in_the_background_while_the_chat_answers(app_url: str) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    if not SECOND_STORY.exists():
+        pytest.skip(f"{SECOND_STORY} is missing")
+    HOLD.hold(after=1, first_s=FIRST_CHUNK_S)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000}, locale="ja-JP")
+            page.set_default_timeout(STEP_TIMEOUT_MS)
+            page.goto(app_url)
+            page.get_by_role("tab", name="Ingest").wait_for()
+            _wait_idle(page)
+            page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+                str(SECOND_STORY)
+            )
+            add = page.get_by_role("button", name="Add 1 file to the graph")
+            expect(add).to_be_enabled()
+            add.click()
+
+            # The job runs on: its progress, rate and ETA show above every tab.
+            job = page.locator('[class*="st-key-job_"]').first
+            expect(job).to_contain_text(SECOND_STORY.name)
+            expect(job).to_contain_text("ETA")  # the first chunk is done, the rest held
+            expect(job.get_by_role("button", name="Cancel")).to_be_visible()
+
+            # The chat answers from the graph as it was, and says a story is being added.
+            _open_tab(page, "Chat")
+            expect(page.get_by_text("A story is being added")).to_be_visible()
+            box = page.get_by_placeholder("Ask about your stories")
+            box.fill(QUESTION)
+            box.press("Enter")
+            messages = page.locator('[data-testid="stChatMessage"]')
+            expect(messages).to_have_count(2)
+            expect(messages.nth(1)).to_contain_text("桃太郎")
+            expect(messages.nth(1)).to_contain_text("Sources")
+
+            # Another tab shows the same job, still running, with its ETA.
+            _open_tab(page, "Graph")
+            expect(job).to_contain_text("ETA")
+            _shoot(page, "ingest-job.png")
+
+            HOLD.released.set()  # the model goes on: the job finishes and its report appears
+            expect(page.locator('[class*="st-key-job_"]')).to_have_count(0, timeout=90_000)
+            _wait_idle(page)
+            _open_tab(page, "Ingest")
+            report = page.locator(".st-key-ingest_report_0")
+            expect(report).to_contain_text(SECOND_STORY.name)
+            expect(report).to_contain_text("added")
+        finally:
+            HOLD.released.set()
+            browser.close()
+
+
+def test_an_app_killed_mid_ingest_resumes_the_job_without_asking_the_model_again(
+    model_server: RunningServer, tmp_path: Path
+) -> None:
+    """Kill -9 the app while the model works on chunk 4; the restarted app resumes the job."""
+    from playwright.sync_api import expect, sync_playwright
+
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from storygraph.jobs import read_jobs
+
+    data_dir = tmp_path / "killed-app"
+    data_dir.mkdir()
+    HOLD.hold(after=3)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.set_default_timeout(STEP_TIMEOUT_MS)
+                with _running_app(data_dir, model_server) as (url, proc):
+                    page.goto(url)
+                    page.get_by_role("tab", name="Ingest").wait_for()
+                    _wait_idle(page)
+                    page.get_by_role("button", name="Load the sample story").click()
+                    HOLD.wait_seen(4)  # chunks 1-3 extracted and saved, chunk 4 in flight
+                    proc.kill()  # SIGKILL: no cleanup, the job is left "running"
+                    proc.wait(timeout=10)
+                (job,) = read_jobs(data_dir)
+                assert job.state == "running" and job.chunks_extracted == 3
+                HOLD.released.set()
+                before_restart = HOLD.seen
+
+                with _running_app(data_dir, model_server) as (url, _proc):
+                    page.goto(url)
+                    stored = page.locator('[class*="st-key-doc_"]').first
+                    expect(stored).to_contain_text(job.name, timeout=STEP_TIMEOUT_MS * 2)
+                (done,) = read_jobs(data_dir)
+                report = done.ingest_report()
+                assert done.state == "done" and done.resumed == 1, done.message
+                assert report is not None and report.status == "added"
+                assert report.chunks_cached == 3
+                assert report.chunks_extracted == report.chunks - 3
+                # The restarted app asked the model only for the chunks not saved before.
+                assert HOLD.seen - before_restart == report.chunks - 3
+            finally:
+                browser.close()
+    finally:
+        HOLD.released.set()
+        _stop_leftover_falkordb(data_dir)

@@ -120,6 +120,7 @@ class NullExtractor:
     """Extracts nothing, instantly: for inputs whose point is decoding and chunking."""
 
     name = "null"
+    version = "1"
 
     def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
         return ChunkExtraction(chunk=chunk)

@@ -112,6 +112,7 @@ def test_ingest_without_any_model_says_what_to_do(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("STORYGRAPH_NO_LLM", "true")
+    monkeypatch.setenv("STORYGRAPH_EXTRACTOR", "model")  # the parser would read it without one
     from storygraph.settings import get_settings
 
     get_settings.cache_clear()
@@ -179,3 +180,21 @@ def test_ingest_no_llm_builds_from_the_parser_and_says_so(
     assert "built by: the parser (no model)" in out
     result = _ask(capsys, "桃太郎の仲間は誰？")
     assert ("犬", "FOLLOWS", "桃太郎") in _triples(result)
+
+
+def test_without_a_model_ingest_reads_with_the_parser_by_default(
+    cli_env: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("STORYGRAPH_NO_LLM", "true")
+    from storygraph.settings import get_settings
+
+    get_settings.cache_clear()
+    story = tmp_path / "story.txt"
+    story.write_text("桃太郎は鬼を退治しました。", encoding="utf-8")
+    assert main(["ingest", str(story), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["reports"][0]
+    assert report["status"] == "added" and report["extractor"] == "parser+verbs"
+    assert report["relations_added"] >= 1

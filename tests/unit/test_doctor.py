@@ -70,7 +70,8 @@ def no_store(report: DoctorReport, settings: Settings) -> None:
 
 
 def doctor(tmp_path: Path, llm: BaseChatModel, info: ModelInfo) -> DoctorReport:
-    settings = Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
+    """The doctor with the model's extraction path (the extraction checks are about it)."""
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", extractor="model")  # type: ignore[call-arg]
     return run_doctor(settings, llm=llm, info=info, check_store_fn=no_store)
 
 
@@ -78,10 +79,21 @@ def statuses(report: DoctorReport) -> dict[str, str]:
     return {c.name: c.status for c in report.checks}
 
 
+def test_by_default_the_doctor_tries_the_parser_the_embedded_model_ingests_with(
+    tmp_path: Path,
+) -> None:
+    llm = FakeModel(text="none", tools={"DoctorProbe": {"animal": "dog"}})
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
+    report = run_doctor(settings, llm=llm, info=EMBEDDED)
+    extraction = report.check("extraction")
+    assert extraction is not None and extraction.status == "ok"
+    assert extraction.detail.startswith("parser+verbs:") and "GOES_TO->鬼が島" in extraction.detail
+
+
 def test_healthy_embedded_model_with_the_real_store(tmp_path: Path) -> None:
     reply = "桃太郎 (Character) | GOES_TO | 鬼が島 (Place)"
     llm = FakeModel(text=reply, tools={"DoctorProbe": {"animal": "dog"}})
-    settings = Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", extractor="model")  # type: ignore[call-arg]
     report = run_doctor(settings, llm=llm, info=EMBEDDED)
     assert report.healthy, report.render()
     assert statuses(report) == {

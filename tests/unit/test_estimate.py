@@ -19,7 +19,10 @@ MOMOTARO_EN = STORIES / "en" / "japanese__momotaro-story-of-son-of-peach.txt"
 
 
 def _services(tmp_path: Path, **settings: object) -> Iterator[Services]:
+    """The embedded model's model-extraction path (STORYGRAPH_EXTRACTOR=model): what these
+    estimates are about; the parser path costs no call (test below)."""
     info = ModelInfo("embedded", "scripted stand-in", capable=False)
+    settings.setdefault("extractor", "model")
     services = build_services(
         Settings(data_dir=tmp_path, **settings), llm=ScriptedChatModel(), info=info
     )
@@ -143,3 +146,14 @@ def test_time_comes_from_the_measured_rate_once_there_is_one(services: Services)
     tokens = after["prompt_tokens"] + after["completion_tokens"]
     assert after["seconds"] == pytest.approx(tokens / 10.0, abs=0.1)
     assert after["calls"] == before["calls"]  # the rate changes the time, not the calls
+
+
+def test_the_parser_path_is_estimated_at_no_model_call(tmp_path: Path) -> None:
+    gen = _services(tmp_path, extractor="auto")
+    services = next(gen)
+    try:
+        result = estimate.estimate_files(services, [MOMOTARO_EN])
+        assert result["calls"] == 0 and result["prompt_tokens"] == 0 and result["chunks"] > 0
+        assert "parser" in result["basis"] and 0 < result["seconds"] < 120
+    finally:
+        gen.close()
