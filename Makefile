@@ -8,13 +8,15 @@ DEVSTAMP := $(VENV)/.installed-dev
 HOST   ?= 127.0.0.1
 PORT   ?= 8501
 
-.PHONY: run test install deps model lint unit bench clean-data help
+.PHONY: run test test-neo4j screenshots install deps model lint unit bench clean-data help
 
 help:
 	@echo "make run    - install what is missing and start the app on http://$(HOST):$(PORT)"
 	@echo "make test   - install what is missing and run lint + the whole test suite"
 	@echo "make model  - install the embedded model (llama.cpp server + Qwen2.5-Coder-1.5B)"
 	@echo "make bench  - run the benchmarks and print their tables"
+	@echo "make screenshots - retake docs/screenshots/*.png from the running app (make run first)"
+	@echo "make test-neo4j  - the store contract on the Neo4j of NEO4J_URI (EMPTIES it)"
 
 $(VENV)/bin/python:
 	$(PY_SYS) -m venv $(VENV)
@@ -49,6 +51,17 @@ lint: $(DEVSTAMP)
 test: deps lint
 	STORYGRAPH_MODEL_DIR=$(CURDIR)/data/models $(PY) -m storygraph.llm.install
 	$(PY) -m pytest -q --timeout=900
+
+# Neo4j cases empty their database, so they run only when asked for, never because NEO4J_URI
+# happens to be exported (plain `make test` deselects them).
+test-neo4j: $(DEVSTAMP)
+	$(PY) -m pytest -q -m neo4j
+
+# The README's pictures, from the app running with the configured (real) model: start `make run`
+# in another terminal first. The test suite never writes docs/screenshots/ (its own pictures go
+# to tests/e2e/artifacts/).
+screenshots: deps
+	$(PY) scripts/screenshots.py --load-sample
 
 unit: $(DEVSTAMP)
 	$(PY) -m pytest -q tests/unit

@@ -13,7 +13,6 @@ a scripted model); otherwise from `build_services(get_settings())`, cached for t
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import logging
 from pathlib import Path
 
@@ -51,13 +50,16 @@ def current_services() -> Services | None:
         return None
 
 
-def _tabs() -> list[tuple[str, str]]:
-    tabs = [("Ingest", "pages.ingest"), ("Chat", "pages.chat"), ("Graph", "pages.graph")]
-    tabs.append(("Entities", "pages.entities"))
-    if importlib.util.find_spec("pages.lab") is not None:
-        tabs.append(("Retrieval lab", "pages.lab"))
-    tabs.append(("Doctor", "pages.doctor"))
-    return tabs
+# Every tab and its module. A tab whose module fails to import shows that error in its place
+# (`guarded`); it never disappears silently. (A comment: Streamlit would draw a bare string.)
+TABS: tuple[tuple[str, str], ...] = (
+    ("Ingest", "pages.ingest"),
+    ("Chat", "pages.chat"),
+    ("Graph", "pages.graph"),
+    ("Entities", "pages.entities"),
+    ("Retrieval lab", "pages.lab"),
+    ("Doctor", "pages.doctor"),
+)
 
 
 def main_page() -> None:
@@ -70,10 +72,9 @@ def main_page() -> None:
         st.warning(warning)
     with guarded("Showing the ingest jobs"):
         render_jobs(services)  # above the tabs: every tab shows the running ingests
-    tabs = _tabs()
-    labels = [t[0] for t in tabs]
+    labels = [t[0] for t in TABS]
     containers = st.tabs(labels, key=TAB_KEY, bind="query-params")
-    for container, (label, module) in zip(containers, tabs, strict=True):
+    for container, (label, module) in zip(containers, TABS, strict=True):
         with container, guarded(f"The {label} tab"):
             importlib.import_module(module).render(services)
 

@@ -139,9 +139,11 @@ class TimingRunner:
             self.seconds[key] = self.seconds.get(key, 0.0) + time.perf_counter() - started
             self.calls[key] = self.calls.get(key, 0) + 1
 
-    def run_batch(self, statements: Sequence[Statement]) -> None:
+    def run_batch(self, statements: Sequence[Statement]) -> list[Row]:
+        rows: list[Row] = []
         for query, params in statements:
-            self.run(query, params)
+            rows = self.run(query, params)
+        return rows
 
     def describe(self) -> str:
         return str(self.inner.describe())

@@ -9,6 +9,7 @@ Answer, so a streaming answer can hand over to it when it is complete.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
@@ -43,6 +44,9 @@ SOURCE_LABELS = {
     "fuzzy": "fuzzy match",
     "given": "given",
     "embedding": "nearest name by embedding",
+    "normalised": "by name, normalised (plurals, possessives)",
+    "transliteration": "by its reading (Momotaro → 桃太郎)",
+    "contained": "a question word that is part of a longer name",
 }
 
 __all__ = [
@@ -110,11 +114,17 @@ def last_answer(services: Services | None = None) -> Answer | None:
     return None
 
 
-def ask(services: Services, question: str, options: QAOptions) -> ChatTurn:
-    """Answer a question; any failure becomes an error turn, never an exception."""
+def ask(
+    services: Services,
+    question: str,
+    options: QAOptions,
+    on_token: Callable[[str], None] | None = None,
+) -> ChatTurn:
+    """Answer a question; any failure becomes an error turn, never an exception. `on_token`
+    sees the answer's pieces as the model writes them."""
     turn = ChatTurn(question)
     try:
-        turn.answer = services.qa().ask(question, options)
+        turn.answer = services.qa().ask(question, options, on_token=on_token)
     except StoryGraphError as exc:
         turn.error, turn.hint = exc.message, exc.hint
     except Exception as exc:  # noqa: BLE001 - the chat must survive any fault
@@ -320,6 +330,21 @@ def _question_input() -> str | None:
         return st.chat_input(PLACEHOLDER, key="chat_input")
 
 
+def _streamed(services: Services, question: str, options: QAOptions) -> ChatTurn:
+    """Ask, showing the answer as it is written; the finished turn then replaces it."""
+    live = st.empty()
+    live.caption("Finding the answer in the graph…")
+    pieces: list[str] = []
+
+    def on_token(piece: str) -> None:
+        pieces.append(piece)
+        live.markdown(md_escape("".join(pieces)) + " ▌")
+
+    turn = ask(services, question, options, on_token)
+    live.empty()
+    return turn
+
+
 def render(services: Services) -> None:
     model_badge(services)
     chat_notice(services)
@@ -350,7 +375,6 @@ def render(services: Services) -> None:
             with st.chat_message("user"):
                 st.markdown(md_escape(question))
             with st.chat_message("assistant"):
-                with st.spinner("Finding the answer in the graph…"):
-                    turn = ask(services, question, options)
+                turn = _streamed(services, question, options)
                 _show_reply(turn)
             _save(services, turns, turn)

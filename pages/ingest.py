@@ -85,11 +85,6 @@ def show_report(report: IngestReport, index: int) -> None:
                 f"{report.chunks_cached} of {report.chunks} chunks came from saved extractions "
                 f"(no model call); {report.chunks_extracted} were extracted now."
             )
-        if report.chunks_failed:
-            st.warning(
-                f"{report.chunks_failed} of {plural(report.chunks, 'chunk')} could not be "
-                "extracted."
-            )
         for warning in report.warnings[:10]:
             st.warning(warning)
 

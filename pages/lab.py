@@ -2,12 +2,11 @@
 
 For each mode: the kept facts with scores, what it added or dropped versus the default mode, the
 question type and relation types it used, the Cypher it ran, and a small graph of its facts
-(storygraph.visualize when present, else a table).
+(storygraph.visualize).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import streamlit as st
@@ -18,17 +17,11 @@ from storygraph.explain import score_text
 from storygraph.qa import QAOptions
 from storygraph.retrieval import DEFAULT_MODE, available_modes
 from storygraph.services import Services
+from storygraph.visualize import answer_graph_html
 
 RESULTS_KEY = "lab_runs"
 COLUMNS_PER_ROW = 3
 GRAPH_HEIGHT = 320
-
-
-def _visualize() -> Any:
-    try:
-        return importlib.import_module("storygraph.visualize")
-    except ImportError:
-        return None
 
 
 def _fact_rows(run: ModeRun) -> list[dict[str, Any]]:
@@ -61,9 +54,8 @@ def _show_run(run: ModeRun) -> None:
     for warning in answer.warnings:
         st.caption(f"⚠ {warning}")
     st.dataframe(_fact_rows(run), hide_index=True, width="stretch")
-    visualize = _visualize()
-    if visualize is not None and answer.kept_facts:
-        st.iframe(visualize.answer_graph_html(answer, height=GRAPH_HEIGHT), height=GRAPH_HEIGHT)
+    if answer.kept_facts:
+        st.iframe(answer_graph_html(answer, height=GRAPH_HEIGHT), height=GRAPH_HEIGHT)
     with st.expander("Cypher"):
         st.code(answer.cypher or "(none)", language="cypher")
 

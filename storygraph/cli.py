@@ -192,9 +192,7 @@ def cmd_graph(args: argparse.Namespace, settings: Settings) -> int:
     services = _services(settings.model_copy(update={"no_llm": True}))
     try:
         if args.graph_command == "import":
-            counts, dropped = import_graph(
-                services.store, load_graph_file(Path(args.file)), lock_dir=Path(settings.data_dir)
-            )
+            counts, dropped = import_graph(services.store, load_graph_file(Path(args.file)))
             print(
                 f"imported: {counts.entities_added} entities added, {counts.entities_merged} "
                 f"merged, {counts.relations_added} relations added, {counts.relations_merged} "
@@ -406,7 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-llm",
         action="store_true",
-        help="no model: facts from the parser's frames and the verb table (Japanese)",
+        help="no model: facts from the parser's frames and the verb table",
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)

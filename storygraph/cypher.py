@@ -142,26 +142,34 @@ RETURN e.id AS id, e.type AS type, e.norm AS norm, e.rkey AS rkey, e.kana AS kan
        e.type_votes AS type_votes
 """
 
+# Every write is idempotent: the embedded runner retries a statement whose reply was lost (the
+# server died after applying it), so applying one twice must change nothing. Chunk ids are added
+# as a set union, each with its aligned type vote / evidence sentence (`fresh` = the indexes of
+# the row's chunk ids the node or edge does not carry yet).
 ENTITY_UPSERT = """
 UNWIND $rows AS row
 MERGE (e:__Entity__ {id: row.id})
 ON CREATE SET e.created_at = $now
 WITH e, row, coalesce(e.chunk_ids, []) AS old_ids, coalesce(e.type_votes, []) AS old_votes,
      coalesce(e.aliases, []) AS old_aliases
+WITH e, row, old_ids, old_votes, old_aliases,
+     [i IN range(0, size(row.chunk_ids) - 1) WHERE NOT row.chunk_ids[i] IN old_ids] AS fresh
 SET e:<<label>>,
     e.type = row.type, e.norm = row.norm, e.rkey = row.rkey, e.kana = row.kana,
-    e.chunk_ids = old_ids + row.chunk_ids,
-    e.type_votes = old_votes + row.type_votes,
+    e.chunk_ids = old_ids + [i IN fresh | row.chunk_ids[i]],
+    e.type_votes = old_votes + [i IN fresh | row.type_votes[i]],
     e.aliases = old_aliases + [x IN row.aliases WHERE NOT x IN old_aliases],
     e.updated_at = $now
 """
 
-# New entities (the merge plan found no node for them): a plain CREATE. MERGE + SET label on
-# every row made imports grow super-linearly (25 s for 33k nodes vs 1.5 s; docs/BENCHMARKS.md).
+# New entities (the merge plan found no node for them). MERGE on id with both labels, so a
+# retried statement finds the nodes it made instead of making them twice. MERGE on the id alone
+# followed by SET label on every row made imports grow super-linearly (25 s for 33k nodes vs
+# 1.5 s for a plain CREATE); this form costs about twice a CREATE (docs/BENCHMARKS.md).
 ENTITY_CREATE = """
 UNWIND $rows AS row
-CREATE (e:__Entity__:<<label>>)
-SET e.id = row.id, e.type = row.type, e.norm = row.norm, e.rkey = row.rkey, e.kana = row.kana,
+MERGE (e:__Entity__:<<label>> {id: row.id})
+ON CREATE SET e.type = row.type, e.norm = row.norm, e.rkey = row.rkey, e.kana = row.kana,
     e.chunk_ids = row.chunk_ids, e.type_votes = row.type_votes, e.aliases = row.aliases,
     e.created_at = $now, e.updated_at = $now
 """
@@ -192,8 +200,11 @@ MATCH (a:__Entity__ {id: row.source})
 MATCH (b:__Entity__ {id: row.target})
 MERGE (a)-[r:<<rel_type>>]->(b)
 ON CREATE SET r.created_at = $now
-WITH r, row, coalesce(r.chunk_ids, []) + row.chunk_ids AS ids,
-     coalesce(r.evidence, []) + row.evidence AS evidence
+WITH r, row, coalesce(r.chunk_ids, []) AS old_ids, coalesce(r.evidence, []) AS old_evidence
+WITH r, row, old_ids, old_evidence,
+     [i IN range(0, size(row.chunk_ids) - 1) WHERE NOT row.chunk_ids[i] IN old_ids] AS fresh
+WITH r, old_ids + [i IN fresh | row.chunk_ids[i]] AS ids,
+     old_evidence + [i IN fresh | row.evidence[i]] AS evidence
 SET r.chunk_ids = ids, r.evidence = evidence, r.weight = size(ids), r.updated_at = $now
 """
 

@@ -1,14 +1,14 @@
 """`python -m storygraph doctor`: is the setup able to build a graph, and if not, why not?
 
 Checks in order, each `ok` / `warn` / `fail` / `skip` with a detail and what to change:
-settings, graph store, model reachable (for the embedded model: installed, verified, server
-starts), structured output (tool calling, else JSON), context size, thinking mode, and finally
-one real extraction of a short paragraph with the extractor ingest would use. When that
-extraction would leave the graph empty, the last check says why (model error, no tool call,
-unreadable reply, empty lists) and what to change. When it returns relations, they are checked
-for plausibility (`implausible_relations`: a place as the subject of a violent verb, a name that
-is not in the paragraph); any such relation makes the check a warning about a weak model, not a
-pass. Secrets are never shown.
+settings, Japanese readings (the Sudachi dictionary), graph store, model reachable (for the
+embedded model: installed, verified, server starts), structured output (tool calling, else
+JSON), context size, thinking mode, and finally one real extraction of a short paragraph with
+the extractor ingest would use. When that extraction would leave the graph empty, the last check
+says why (model error, no tool call, unreadable reply, empty lists) and what to change. When it
+returns relations, they are checked for plausibility (`implausible_relations`: a place as the
+subject of a violent verb, a name that is not in the paragraph); any such relation makes the
+check a warning about a weak model, not a pass. Secrets are never shown.
 """
 
 from __future__ import annotations
@@ -158,6 +158,26 @@ def check_settings(report: DoctorReport, settings: Settings, info: ModelInfo) ->
         )
     else:
         report.add("settings", "ok", detail)
+
+
+def check_readings(report: DoctorReport) -> None:
+    """The Sudachi dictionary gives kanji names their readings, which enter the merge keys
+    (雉 = きじ) and the ASCII names of Japanese relation types. Without it a graph still builds,
+    but another machine with it builds a different one from the same stories."""
+    from storygraph.text.normalize import sudachi_problem
+
+    problem = sudachi_problem()
+    if not problem:
+        report.add("japanese readings", "ok", "Sudachi and its core dictionary load")
+        return
+    report.add(
+        "japanese readings",
+        "fail",
+        f"Sudachi or its core dictionary does not load ({problem}): kanji names get no "
+        "readings, so names like 雉 / きじ stay apart and Japanese relation types get other "
+        "names; this machine builds a different graph from the same stories than one with it",
+        "Install the pinned SudachiPy and sudachidict-core (pip install -r requirements.txt).",
+    )
 
 
 def check_store(report: DoctorReport, settings: Settings) -> None:
@@ -438,6 +458,7 @@ def run_doctor(
     )
     report = DoctorReport(model=info.label)
     check_settings(report, settings, info)
+    check_readings(report)
     check_store_fn(report, settings)
     if info.provider == "none":
         report.add("model reachable", "skip", "no-LLM mode: questions use graph facts only")

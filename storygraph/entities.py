@@ -9,8 +9,9 @@ found (`ResolvedEntity.source`). Two finders:
 - `LocalEntityFinder` (the small embedded model, and no model at all): no model call. Names of
   graph nodes found literally in the question after normalisation (dictionary), then English
   words that spell a Japanese name's reading (Momotaro → 桃太郎, "transliteration"), English
-  names matched word by word with plural and possessive endings dropped (normalised), then,
-  when nothing was found, the nearest names by multilingual sentence embedding ("embedding").
+  names matched word by word with plural and possessive endings dropped (normalised), Japanese
+  nouns of the question that are part of a longer name ("contained": 畑 → 畑のもの), then, when
+  nothing was found, the nearest names by multilingual sentence embedding ("embedding").
 """
 
 from __future__ import annotations
@@ -56,39 +57,58 @@ class QuestionAnalysis(BaseModel):
     )
 
 
-def _strings(values: Any) -> list[str]:
-    return [str(v).strip() for v in values or [] if str(v).strip()]
+class UnexpectedReply(ValueError):
+    """The model's structured reply had a shape we did not ask for (not silently "nothing")."""
+
+
+def string_list(value: Any, what: str) -> list[str]:
+    """`value` as a list of non-empty strings; UnexpectedReply when it is not a list of strings
+    (a bare string would otherwise be read character by character)."""
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise UnexpectedReply(f"the model's {what} are not a list of strings: {value!r}"[:200])
+    return [v.strip() for v in value if v.strip()]
+
+
+def _fields(result: Any, model: type[BaseModel]) -> dict[str, Any]:
+    """The fields of a structured reply (the pydantic object or its dict form)."""
+    if isinstance(result, model):
+        return result.model_dump()
+    if isinstance(result, dict):
+        return result
+    raise UnexpectedReply(
+        f"the model's reply is a {type(result).__name__}, not {model.__name__}: {result!r}"[:200]
+    )
 
 
 def analyse_question(
     question: str, relation_types: Sequence[str], llm: BaseChatModel, callbacks: list[Any]
 ) -> tuple[list[str], list[str]]:
     """One call for both the names and the fitting relation types (keeps a question at three
-    calls with reranking: analysis, rerank, answer). Raises whatever the client raises."""
+    calls with reranking: analysis, rerank, answer). Raises whatever the client raises, and
+    UnexpectedReply for a reply of another shape."""
     structured = llm.with_structured_output(QuestionAnalysis, method="function_calling")
     listed = "\n".join(f"- {t}" for t in relation_types[:MAX_LISTED_TYPES]) or "(none)"
     result = structured.invoke(
         fill("question_analysis", question=question, types=listed),
         config={"callbacks": callbacks},
     )
-    if isinstance(result, QuestionAnalysis):
-        return _strings(result.names), _strings(result.relation_types)
-    if isinstance(result, dict):
-        return _strings(result.get("names")), _strings(result.get("relation_types"))
-    return [], []
+    fields = _fields(result, QuestionAnalysis)
+    return (
+        string_list(fields.get("names"), "names"),
+        string_list(fields.get("relation_types"), "relation types"),
+    )
 
 
 def llm_names(question: str, llm: BaseChatModel, callbacks: list[Any]) -> list[str]:
-    """Names the model sees in the question; raises whatever the client raises."""
+    """Names the model sees in the question; raises whatever the client raises, and
+    UnexpectedReply for a reply of another shape."""
     structured = llm.with_structured_output(QuestionEntities, method="function_calling")
     result = structured.invoke(
         fill("question_entities", question=question), config={"callbacks": callbacks}
     )
-    if isinstance(result, QuestionEntities):
-        return [n.strip() for n in result.names if isinstance(n, str) and n.strip()]
-    if isinstance(result, dict):
-        return [str(n).strip() for n in result.get("names") or [] if str(n).strip()]
-    return []
+    return string_list(_fields(result, QuestionEntities).get("names"), "names")
 
 
 def resolve_name(mention: str, names: Sequence[dict[str, Any]]) -> ResolvedEntity | None:
@@ -177,8 +197,8 @@ def find_entities(
                 mentions = llm_names(question, llm, callbacks)
         except Exception as exc:  # noqa: BLE001 - any model fault falls back to the dictionary
             finding.warnings.append(
-                f"entity extraction by the model failed ({type(exc).__name__}); "
-                "used dictionary matching only"
+                f"entity extraction by the model failed ({type(exc).__name__}: {exc})"[:300]
+                + "; used dictionary matching only"
             )
         for mention in mentions:
             match = resolve_name(mention, names)
@@ -276,6 +296,8 @@ class LocalEntityFinder:
         if words:
             for match in self._by_words(question, words, names):
                 found.setdefault(match.node_id, match)
+        for match in _by_containing_name(question, list(found.values()), names):
+            found.setdefault(match.node_id, match)
         finding = EntityFinding(list(found.values()))
         if not found and self.embedder is not None and names:
             finding.entities = self._by_embedding(question, words, names)
@@ -328,6 +350,35 @@ class LocalEntityFinder:
                 if node not in found or found[node].score < best:
                     found[node] = ResolvedEntity(phrase, node, "embedding", round(best, 3))
         return sorted(found.values(), key=lambda e: -e.score)[:2]
+
+
+_KANJI_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff々〆ヶ]+")
+_QUESTION_KANJI = frozenset({"誰", "何", "何故", "幾", "何処", "何時", "如何"})
+MAX_CONTAINED_PER_TERM = 2
+
+
+def _by_containing_name(
+    question: str, found: Sequence[ResolvedEntity], names: Sequence[dict[str, Any]]
+) -> list[ResolvedEntity]:
+    """Japanese nouns of the question (kanji runs outside the names already found) that are
+    part of a longer graph name: 畑 in おじいさんの畑を荒らしたのは何？ finds 畑のもの. The
+    shortest such names, at most two per noun; none for a noun inside a found name."""
+    text = normalize_name(question)
+    for match in found:
+        text = text.replace(normalize_name(match.mention), " ")
+    matches: list[ResolvedEntity] = []
+    for term in dict.fromkeys(_KANJI_RUN.findall(text)):
+        if term in _QUESTION_KANJI:
+            continue
+        holders = [
+            row
+            for row in names
+            if term in (row.get("norm") or "") and (row.get("norm") or "") != term
+        ]
+        holders.sort(key=lambda r: len(r.get("norm") or ""))
+        for row in holders[:MAX_CONTAINED_PER_TERM]:
+            matches.append(ResolvedEntity(term, str(row["id"]), "contained", 0.8))
+    return matches
 
 
 def _phrases(question: str, words: list[str]) -> list[str]:

@@ -26,7 +26,10 @@ _HOW = {
     "llm": "named by the model",
     "fuzzy": "by a close spelling",
     "given": "as given",
-    "embedding": "by a similar name",
+    "embedding": "by a similar name (embeddings)",
+    "normalised": "by name (normalised)",
+    "transliteration": "by its reading",
+    "contained": "as part of a longer name",
 }
 QUESTION_KINDS = {
     "who_did": "asks who did it",

@@ -3,7 +3,9 @@
 Instructions go in through `additional_instructions` in the story's language, never as a
 replacement prompt (a custom prompt broke the transformer's parser on a vLLM model; see
 docs/ISSUES.md). Each chunk is one call; a chunk whose call fails is retried once, and a second
-failure aborts the document (nothing has been written yet, so nothing is lost). A reply that
+failure aborts the document (nothing has been written yet, so nothing is lost). Only the errors a
+model call can raise (`MODEL_CALL_ERRORS`) count as the model failing: anything else is a bug of
+ours and propagates at once, unretried, as itself. A reply that
 carries no readable graph (garbage text, a tool call with invalid JSON or the wrong fields, no
 tool call at all) counts as a failed call: LLMGraphTransformer itself would silently turn it into
 an empty extraction, and the document would be stored without its facts.
@@ -15,6 +17,8 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, runtime_checkable
 from uuid import UUID
 
+import httpx
+import openai
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document as LCDocument
 from langchain_core.language_models import BaseChatModel
@@ -122,13 +126,25 @@ def _names(exc: BaseException) -> str:
     return " ".join(cls.__name__ for cls in type(exc).__mro__)
 
 
+MODEL_CALL_ERRORS: tuple[type[Exception], ...] = (
+    openai.APIError,  # every HTTP status, connection and timeout error of the client
+    httpx.HTTPError,  # transport errors below the client
+    OSError,  # ConnectionError, TimeoutError, socket errors
+    ValueError,  # unreadable replies: UnreadableReply, output parsers, JSON, pydantic
+    ModelError,
+)
+"""What a model call may raise because of the model or its server. A TypeError, KeyError,
+AttributeError, RuntimeError … is a bug of ours, not the model's: it is not retried."""
+
+
 def with_retries(call: Callable[[], T], attempts: int, chunk: Chunk) -> T:
-    """Run one model call for a chunk; retry on any error, then raise a ModelError naming it."""
+    """Run one model call for a chunk; retry on a model-call error, then raise a ModelError
+    naming it. Any other exception propagates unchanged at once."""
     last: Exception | None = None
     for _ in range(max(1, attempts)):
         try:
             return call()
-        except Exception as exc:  # noqa: BLE001 - any client error: retry, then report
+        except MODEL_CALL_ERRORS as exc:
             last = exc
     assert last is not None
     raise model_failure(last, chunk.index + 1) from last

@@ -117,9 +117,8 @@ class ExtractionCache:
             return None
 
     def put(self, chunk: Chunk, language: str, extraction: ChunkExtraction) -> None:
-        """Save a successful extraction at once (atomically). Failed ones are never saved."""
-        if extraction.error:
-            return
+        """Save an extraction at once (atomically). A chunk whose extraction failed has none:
+        the extractor raised, and the document failed without a write."""
         path = self._path(chunk, language)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = json.dumps(_to_entry(extraction), ensure_ascii=False)

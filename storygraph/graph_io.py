@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from storygraph.errors import InputError
-from storygraph.locks import write_lock
 from storygraph.merge import clean_name, plan_from_graph
 from storygraph.store import GraphStore
 from storygraph.store.graph_store import WriteCounts
@@ -43,13 +42,11 @@ def load_graph_file(path: Path) -> dict[str, Any]:
     return data
 
 
-def import_graph(
-    store: GraphStore, data: dict[str, Any], *, lock_dir: Path | None = None
-) -> tuple[WriteCounts, list[str]]:
-    """Merge a graph file into the store, under the same write lock as ingest (`lock_dir`)."""
+def import_graph(store: GraphStore, data: dict[str, Any]) -> tuple[WriteCounts, list[str]]:
+    """Merge a graph file into the store, planned and written under the store's write lock."""
     nodes = [n for n in data.get("nodes", []) if isinstance(n, dict)]
     rels = [r for r in data.get("relationships", []) if isinstance(r, dict)]
-    with write_lock(lock_dir):
+    with store.writing():
         plan = plan_from_graph(nodes, rels, store.entity_candidates)
         counts = store.write_plan(plan)
         summaries = imported_summaries(nodes, {e.norm: e.id for e in plan.entities})

@@ -14,14 +14,12 @@ import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from storygraph.errors import InputError, StoryGraphError
 from storygraph.extraction import DocumentReader, Extractor
 from storygraph.extraction_cache import ExtractionCache
 from storygraph.humanize import plural
 from storygraph.llm.usage import UsageCounter
-from storygraph.locks import write_lock
 from storygraph.merge import build_plan
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
 from storygraph.store import GraphStore
@@ -110,7 +108,6 @@ class Ingestor:
         chunk_size: int,
         chunk_overlap: int,
         max_bytes: int,
-        lock_dir: Path | None = None,
         secrets: Sequence[str] = (),
         on_report: ReportFn | None = None,
         cache: ExtractionCache | None = None,
@@ -123,7 +120,6 @@ class Ingestor:
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
         self.max_bytes = max_bytes
-        self.lock_dir = lock_dir
         self.cache = cache
 
     def chunks_for(self, prepared: PreparedText) -> list[Chunk]:
@@ -168,7 +164,6 @@ class Ingestor:
             extractions = self._extract_all(
                 name, prepared, chunks, counter, progress, should_stop, report
             )
-            report.chunks_failed = sum(1 for e in extractions if e.error)
             report.untyped_dropped = sum(e.untyped for e in extractions)
             progress(Progress(name, "write", 0, 1, "merging and writing"))
             self._write(prepared, chunks, extractions, report)
@@ -266,7 +261,7 @@ class Ingestor:
             language=prepared.language,
             chars=len(prepared.text),
         )
-        with write_lock(self.lock_dir):
+        with self.store.writing():  # the "stored meanwhile?" check and the write, as one
             existing = self.store.find_document_by_sha(prepared.sha256)
             if existing and existing.get("status") == "ready":
                 report.status = "unchanged"

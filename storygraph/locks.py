@@ -1,27 +1,55 @@
 """A file lock in the data directory that serialises graph writes between sessions and processes
-on one machine (the app's sessions, the CLI). Neo4j's uniqueness constraint guards the rest."""
+on one machine (the app's sessions, the CLI). Neo4j's uniqueness constraint guards the rest.
+
+`GraphStore` takes it around every mutation (write, delete, reset, cleanup of half-written
+documents), so no caller can forget it. It is re-entrant per thread: a caller that holds it
+across a read-check-write sequence (the ingest's "already stored?" check, then the write) can
+call the store's mutations inside without deadlocking on its own lock.
+"""
 
 from __future__ import annotations
 
 import fcntl
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+_held = threading.local()
+
+
+def _depths() -> dict[Path, int]:
+    depths: dict[Path, int] | None = getattr(_held, "depths", None)
+    if depths is None:
+        depths = {}
+        _held.depths = depths
+    return depths
+
 
 @contextmanager
 def write_lock(lock_dir: Path | None, name: str = "ingest.lock") -> Iterator[None]:
-    """Hold the data directory's write lock; no-op without a directory."""
+    """Hold the data directory's write lock; no-op without a directory; re-entrant per thread."""
     if lock_dir is None:
         yield
         return
     lock_dir.mkdir(parents=True, exist_ok=True)
-    with open(lock_dir / name, "w", encoding="ascii") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+    path = (lock_dir / name).resolve()
+    depths = _depths()
+    if depths.get(path, 0) > 0:  # this thread holds it already
+        depths[path] += 1
         try:
             yield
         finally:
+            depths[path] -= 1
+        return
+    with open(path, "w", encoding="ascii") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        depths[path] = 1
+        try:
+            yield
+        finally:
+            depths[path] = 0
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 

@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 EntitySource = Literal[
-    "llm", "dictionary", "normalised", "transliteration", "fuzzy", "given", "embedding"
+    "llm", "dictionary", "normalised", "transliteration", "contained", "fuzzy", "given",
+    "embedding",
 ]
 ExtractionOrigin = Literal["model", "parser"]
 """Which path produced an extracted entity or relation: a language model or a syntactic parser."""
@@ -62,15 +63,15 @@ class ExtractedRelation:
 class ChunkExtraction:
     """What the extractor (a model or the parser) found in one chunk.
 
-    `untyped` counts facts the parser read whose predicate the verb table has no type for:
-    the parser-only path drops them (a model may type them), and the ingest report shows how
-    many.
+    `untyped` counts facts the parser read whose predicate the verb table has no type for (the
+    parser types them by their own verb, or drops them; the ingest report shows how many). A
+    chunk whose extraction fails has no ChunkExtraction: the extractor raises and the document
+    fails whole, before anything is written.
     """
 
     chunk: Chunk
     entities: list[ExtractedEntity] = field(default_factory=list)
     relations: list[ExtractedRelation] = field(default_factory=list)
-    error: str | None = None
     untyped: int = 0
 
 
@@ -214,7 +215,6 @@ class IngestReport:
     entities_merged: int = 0
     relations_added: int = 0
     relations_merged: int = 0
-    chunks_failed: int = 0
     extractor: str = ""
     untyped_dropped: int = 0
     usage: Usage = field(default_factory=Usage)

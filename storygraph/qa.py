@@ -293,6 +293,16 @@ class QAEngine:
                         f"the model answered in {got}, not in the question's language "
                         f"({analysis.language})"
                     )
+                if _says_unknown(answer.answer) and answer.citations:
+                    # The model found no answer in the sentences: say so, and show the closest
+                    # one (the best-scored fact's) rather than leave the user with nothing.
+                    best = answer.citations[0]
+                    lead = CLOSEST_LEAD["ja" if analysis.language == "ja" else "en"]
+                    extra = f" {lead}「{best.text}」[{best.number}]"
+                    answer.answer += extra
+                    if on_token is not None:
+                        on_token(extra)
+                    return parts.answerer.name + ", no answer: closest sentence shown"
                 return parts.answerer.name
             except Exception as exc:  # noqa: BLE001 - a model fault still yields an answer
                 answer.warnings.append(
@@ -302,6 +312,15 @@ class QAEngine:
         if on_token is not None:
             on_token(answer.answer)
         return "facts"
+
+
+CLOSEST_LEAD = {"ja": "いちばん近い文：", "en": "The closest sentence is: "}
+
+
+def _says_unknown(text: str) -> bool:
+    """Did the model answer with the prompt's "the sentences do not say" reply?"""
+    folded = text.strip().lower()
+    return any(folded.startswith(u.lower().rstrip("。.")) for u in UNKNOWN.values())
 
 
 def _nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> str:
@@ -316,8 +335,7 @@ def _nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> st
     closest = next((f.evidence for f in candidates if f.evidence), "")
     if not closest:
         return UNKNOWN[language]
-    lead = "いちばん近い文：" if language == "ja" else "The closest sentence is: "
-    return f"{UNKNOWN[language]} {lead}{closest}"
+    return f"{UNKNOWN[language]} {CLOSEST_LEAD[language]}{closest}"
 
 
 def build_engine(

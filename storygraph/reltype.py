@@ -16,6 +16,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
+from storygraph.entities import UnexpectedReply, string_list
 from storygraph.lexicon import mask_names, question_stems, related_stems, type_stems
 from storygraph.models import Fact
 from storygraph.prompt_files import fill
@@ -68,18 +69,20 @@ def lexical_pick(
 def llm_pick(
     question: str, available: Sequence[str], llm: BaseChatModel, callbacks: list[Any]
 ) -> list[str]:
-    """The model's pick, reduced to types that exist (case-insensitive); raises on client faults."""
+    """The model's pick, reduced to types that exist (case-insensitive); raises on client faults
+    and UnexpectedReply for a reply of another shape."""
     structured = llm.with_structured_output(RelationTypePick, method="function_calling")
     listed = "\n".join(f"- {t}" for t in available[:MAX_PROMPT_TYPES])
     result = structured.invoke(
         fill("reltype_pick", question=question, types=listed), config={"callbacks": callbacks}
     )
-    raw: list[Any] = []
     if isinstance(result, RelationTypePick):
-        raw = list(result.types)
-    elif isinstance(result, dict):
-        raw = list(result.get("types") or [])
-    return _listed(raw, available)
+        return _listed(result.types, available)
+    if isinstance(result, dict):
+        return _listed(string_list(result.get("types"), "relation types"), available)
+    raise UnexpectedReply(
+        f"the model's reply is a {type(result).__name__}, not RelationTypePick: {result!r}"[:200]
+    )
 
 
 def _listed(raw: Sequence[Any], available: Sequence[str]) -> list[str]:

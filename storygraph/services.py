@@ -57,7 +57,10 @@ def secret_values(settings: Settings) -> list[str]:
 
 
 def open_store(settings: Settings) -> GraphStore:
-    """The configured graph store, schema ensured and crashed ingests cleaned up."""
+    """The configured graph store, schema ensured and crashed ingests cleaned up.
+
+    Cleanup runs under the data directory's write lock (inside `cleanup_pending`), so opening a
+    store while another process is writing a document never deletes that document."""
     if settings.uses_neo4j:
         from storygraph.store.neo4j_runner import Neo4jRunner
 
@@ -72,7 +75,7 @@ def open_store(settings: Settings) -> GraphStore:
         from storygraph.store.falkordb_server import EmbeddedFalkorDB
 
         runner = FalkorDBRunner(EmbeddedFalkorDB(Path(settings.data_dir)), settings.graph_name)
-    store = GraphStore(runner)
+    store = GraphStore(runner, lock_dir=Path(settings.data_dir))
     store.ensure_schema()
     cleaned = store.cleanup_pending()
     if cleaned:
@@ -164,7 +167,6 @@ class Services:
             chunk_size=size,
             chunk_overlap=min(self.settings.effective_chunk_overlap(), size // 2),
             max_bytes=self.settings.max_upload_bytes,
-            lock_dir=Path(self.settings.data_dir),
             secrets=secret_values(self.settings),
             on_report=self._record_rate,
             cache=ExtractionCache.in_data_dir(

@@ -96,6 +96,8 @@ E2E_COLUMNS: tuple[tuple[str, str], ...] = (
     ("llm_calls_per_question", "calls/q"),
     ("tokens_per_question", "tokens/q"),
     ("ingest_chars_per_second", "ingest chars/s"),
+    ("closest_sentence_shown", "no answer, closest shown"),
+    ("unsupported_name_answers", "unsupported names"),
 )
 
 

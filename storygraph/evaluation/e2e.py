@@ -105,7 +105,6 @@ def _extraction_to_json(extraction: ChunkExtraction) -> dict[str, Any]:
         "text_sha": hashlib.sha256(extraction.chunk.text.encode()).hexdigest(),
         "entities": [asdict(e) for e in extraction.entities],
         "relations": [asdict(r) for r in extraction.relations],
-        "error": extraction.error,
     }
 
 
@@ -143,7 +142,6 @@ class ReplayExtractor:
             relations=[
                 ExtractedRelation(**{**r, "chunk_id": chunk.id}) for r in record["relations"]
             ],
-            error=record.get("error"),
         )
 
 
@@ -207,6 +205,8 @@ class E2EResult:
     type: str = ""
     lang_mix: bool = False
     warnings: list[str] = field(default_factory=list)
+    method: str = ""
+    """How the answer was written (the trace's answer step: llm, facts, nothing found, …)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -248,6 +248,10 @@ def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) 
         "llm_calls_per_question": round(sum(r.llm_calls for r in results) / n, 2) if n else None,
         "tokens_per_question": round(sum(r.tokens for r in results) / n, 1) if n else None,
         "answer_chars_p50": _percentile([float(len(r.answer)) for r in results], 0.5),
+        "closest_sentence_shown": sum("closest sentence" in r.method for r in results),
+        "unsupported_name_answers": sum(
+            any("do not:" in w for w in r.warnings) for r in results
+        ),
         "ingest_chars_per_second": round(chars / ingest_seconds, 1) if ingest_seconds else None,
         "ingest_seconds": round(ingest_seconds, 1),
     }
@@ -376,6 +380,7 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         type=case.type,
         lang_mix=case.lang_mix,
         warnings=list(answer.warnings),
+        method=str(next((s.detail.get("method") for s in answer.steps if s.name == "answer"), "")),
     )
 
 

@@ -9,10 +9,14 @@ kept under a type named after their own verb (`verb_types`), else dropped.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from storygraph.errors import ModelError
@@ -106,9 +110,10 @@ class ParserExtractor:
     `facts_to_extraction`); False drops them. The name says which, for reports and caches.
     """
 
-    version = "1"
-
     def __init__(self, *, verb_types: bool = True) -> None:
+        # changes whenever what it reads could change, so that saved chunk extractions of an
+        # older reader are never served (see `reader_version`)
+        self.version = reader_version()
         self.verb_types = verb_types
         self.name = "parser+verbs" if verb_types else "parser"
         self._document: tuple[str, str, list[ProposedFact]] | None = None
@@ -125,6 +130,24 @@ class ParserExtractor:
         else:
             facts = reader_for(language)(chunk.text)
         return facts_to_extraction(chunk, facts, verb_types=self.verb_types)
+
+
+_PARSER_PACKAGES = ("ginza", "ja-ginza", "spacy", "SudachiPy", "sudachidict-core")
+
+
+@lru_cache(maxsize=1)
+def reader_version() -> str:
+    """A hash of the readers' and the verb table's source and of the parser packages' versions."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted([*package.glob("*.py"), package.parent / "vocabulary.py"]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for name in _PARSER_PACKAGES:
+        try:
+            digest.update(f"{name}={metadata.version(name)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name}=-".encode())
+    return "2-" + digest.hexdigest()[:12]
 
 
 def _inside(chunk: Chunk, text: str) -> bool:

@@ -86,7 +86,7 @@ class _Piece:
     text: str
     offsets: list[int]  # original offset of each character of `text`
     speech: bool
-    new_scene: bool  # the topic is forgotten before this piece
+    quotes: list[int | None] = field(default_factory=list)  # per 「」: its first speech piece
 
 
 def _quote_spans(text: str) -> list[tuple[int, int]]:
@@ -112,21 +112,16 @@ def _quote_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _lines(text: str, offsets: list[int]) -> Iterator[tuple[str, list[int], bool]]:
-    """Non-empty lines of a piece with their offsets, and whether a scene break precedes each."""
-    pos, brk = 0, False
+def _lines(text: str, offsets: list[int]) -> Iterator[tuple[str, list[int]]]:
+    """Non-empty lines of a piece, trimmed, with their offsets; scene headings (一, ＊) skipped."""
+    pos = 0
     for line in text.split("\n"):
         span = offsets[pos : pos + len(line)]
         pos += len(line) + 1
-        if not line.strip(" 　\t\r"):
-            brk = True
-            continue
-        if _SCENE_HEADING.match(line):
-            brk = True
+        if not line.strip(" 　\t\r") or _SCENE_HEADING.match(line):
             continue
         lead = len(line) - len(line.lstrip(" 　\t\r"))
-        yield line[lead:].rstrip(" 　\t\r"), span[lead:], brk
-        brk = False
+        yield line[lead:].rstrip(" 　\t\r"), span[lead:]
 
 
 def _pieces(text: str) -> list[_Piece]:
@@ -138,38 +133,38 @@ def _pieces(text: str) -> list[_Piece]:
     cursor = 0
     for start, end in spans:
         before = text[cursor:start]
-        narration.append(before.rstrip(" 　\n"))
-        offsets.extend(range(cursor, cursor + len(narration[-1])))
+        # a quote continues the sentence before it unless that one has ended (。): then the
+        # quote, and what follows it, is a new paragraph
+        if not before.rstrip(" 　\n").endswith(("。", "！", "？", "」")):
+            before = before.rstrip(" 　\n")
+        narration.append(before)
+        offsets.extend(range(cursor, cursor + len(before)))
         narration.append("「」")
         offsets.extend((start, end - 1))
         inner_start = start + 1
         inner_end = end - 1 if text[end - 1] == "」" else end
         speeches.append(
-            _Piece(
-                text[inner_start:inner_end],
-                list(range(inner_start, inner_end)),
-                speech=True,
-                new_scene=True,
-            )
+            _Piece(text[inner_start:inner_end], list(range(inner_start, inner_end)), speech=True)
         )
         cursor = end
-        while cursor < len(text) and text[cursor] in " 　\n":
-            cursor += 1
+        after = end
+        while after < len(text) and text[after] in " 　\n":
+            after += 1
+        if text[after : after + 1] in ("と", "っ", "、", "。", "「"):
+            cursor = after  # 「…」と言いました: the narration goes on after the quote
     narration.append(text[cursor:])
     offsets.extend(range(cursor, len(text)))
     joined = "".join(narration)
     pieces: list[_Piece] = []
     speech_iter = iter(speeches)
-    for line, span, _ in _lines(joined, offsets):
-        # every paragraph starts afresh: a zero subject is read only from its own paragraph
-        pieces.append(_Piece(line, span, speech=False, new_scene=True))
+    for line, span in _lines(joined, offsets):
+        narration_piece = _Piece(line, span, speech=False)
+        pieces.append(narration_piece)
         for _ in range(line.count("「」")):
             speech = next(speech_iter, None)
-            if speech is not None:
-                pieces.extend(
-                    _Piece(s_line, s_span, speech=True, new_scene=True)
-                    for s_line, s_span, _ in _lines(speech.text, speech.offsets)
-                )
+            lines = list(_lines(speech.text, speech.offsets)) if speech is not None else []
+            narration_piece.quotes.append(len(pieces) if lines else None)
+            pieces.extend(_Piece(s_line, s_span, speech=True) for s_line, s_span in lines)
     return pieces
 
 
@@ -221,6 +216,10 @@ _FORMAL_NOUNS = frozenset(
         "なに",
         "なん",
         "ほんとう",
+        "代り",
+        "代わり",
+        "かわり",
+        "用",
         "本当",
         "口々",
         "誰",
@@ -297,6 +296,15 @@ _BODY_PARTS = frozenset(
         "はね",
         "甲羅",
         "こうら",
+        "目",
+        "耳",
+        "鼻",
+        "口",
+        "歯",
+        "指",
+        "おなか",
+        "お腹",
+        "腹",
     )
 )
 """Parts that stand for their owner when they have one (鬼の背中にまたがる: rides the oni)."""
@@ -348,6 +356,12 @@ def _compound_start(tok: Any) -> int:
     return start
 
 
+def _adverbial(tok: Any) -> bool:
+    """A noun a clause modifies to say where or when (前, 中, 時), not who or what."""
+    text = tok.text
+    return text in _POSITION_NOUNS or tok.lemma_ in _POSITION_NOUNS or _excluded(tok)
+
+
 def _called(tok: Any) -> Any | None:
     """The name in 'X という Y' (X), or None."""
     for child in tok.children:
@@ -373,14 +387,17 @@ def _noun_phrase(tok: Any, depth: int = 0) -> tuple[str, Any] | None:
     owner = _no_owner(tok)
     if tok.text in _POSITION_NOUNS or tok.lemma_ in _POSITION_NOUNS:
         return _noun_phrase(owner, depth + 1) if owner is not None and depth < 2 else None
-    if owner is not None and depth < 2 and (tok.text in _BODY_PARTS or tok.lemma_ in _BODY_PARTS):
-        return _noun_phrase(owner, depth + 1)
+    if tok.text in _BODY_PARTS or tok.lemma_ in _BODY_PARTS:
+        # 鬼の背中 stands for the oni; a part alone (頭に, 足を) is no one
+        return _noun_phrase(owner, depth + 1) if owner is not None and depth < 2 else None
     start = _compound_start(tok)
     doc = tok.doc
     # the head decides (一寸法師 is a name; 一口, 二人 are counts): inside a compound only
     # pronouns and quote marks disqualify
     if _excluded(tok) or any(c.dep_ == "nummod" for c in tok.children):
         return None
+    if start == tok.i and tok.text in ("たち", "達", "等", "ら", "ども", "共"):
+        return None  # 彼等 / お前たち cut at the pronoun: a plural suffix alone is no one
     if any(doc[i].pos_ == "PRON" or doc[i].text in _QUOTE_MARKS for i in range(start, tok.i)):
         return None
     phrase = doc[start : tok.i + 1].text
@@ -462,6 +479,7 @@ _MOTION = frozenset(
 _LOCATED = frozenset(("LIVES_IN", "STAYS_AT"))
 _NO_NI_OBJECT = frozenset(
     (
+        "RECEIVES",  # 母にもらう: the に noun is the giver, not what is received
         "MAKES",
         "EATS",
         "OWNS",
@@ -552,6 +570,9 @@ class _Pred:
     chain_parent: _Pred | None = None
     chain_children: list[_Pred] = field(default_factory=list)
     unnamed_subject: bool = False  # its subject is a pronoun or no name: never filled in
+    benefactive: bool = False  # te + もらう: the に noun does it for the subject
+    lexical_causative: bool = False  # 従える: causative by its own form, its を noun the doer
+    gap_is_object: bool = False  # a relative clause whose modified noun is its object
     negated: bool = False
 
 
@@ -636,7 +657,12 @@ def _chain_link(child: Any) -> bool:
     """True when a subordinate predicate shares its subject with its head (te / 連用 / ながら)."""
     if child.dep_ not in ("advcl", "conj"):
         return False
-    marks = [c.text for c in child.children if c.dep_ == "mark"]
+    mark_tokens = [c for c in child.children if c.dep_ == "mark"]
+    marks = [c.text for c in mark_tokens]
+    if mark_tokens and marks[-1] in ("て", "で"):
+        after = mark_tokens[-1].nbor(1).text if mark_tokens[-1].i + 1 < len(child.doc) else ""
+        if after == "も":
+            return False  # 征伐しても: "even if", its subject is its own
     if marks:
         return marks[-1] in _CHAIN_MARKS
     return "連用形" in str(child.morph)
@@ -664,7 +690,7 @@ def _predicates(sent: Any) -> list[_Pred]:
     for pred in preds.values():
         auxes = _aux_lemmas(pred.head)
         if any(a in _BENEFACTIVE_PASSIVE for a in auxes) and _te_mark(pred.head) is not None:
-            pred.passive = True
+            pred.passive = pred.benefactive = True
         if any(a in _PASSIVE_AUX for a in auxes):
             pred.passive = True
         if any(a in _CAUSATIVE_AUX for a in auxes):
@@ -673,10 +699,11 @@ def _predicates(sent: Any) -> list[_Pred]:
             pred.negated = True
         base = _LEXICAL_CAUSATIVES.get(pred.head.lemma_) or _LEXICAL_CAUSATIVES.get(pred.head.norm_)
         if base and len(pred.tokens) == 1:
-            pred.causative = True
+            pred.causative = pred.lexical_causative = True
             pred.text, pred.variants = base, [base]
-        if pred.head.dep_ == "acl" and _is_noun(pred.head.head):
-            pred.relative_to = pred.head.head
+        head_noun = pred.head.head
+        if pred.head.dep_ == "acl" and _is_noun(head_noun) and not _adverbial(head_noun):
+            pred.relative_to = head_noun  # not 言う前 / 帰った時: those modify a place or time
     for i, pred in preds.items():
         head = pred.head
         if _chain_link(head):
@@ -761,10 +788,12 @@ def _light_verb(pred: _Pred) -> None:
 
 @dataclass
 class _Topic:
-    """What a zero subject refers to: the last は-topic, else the last が-subject."""
+    """What a zero subject refers to: the last は-topic, else the last が-subject (and, for the
+    speech verbs of the paragraph, who each of its 「」 calls by name)."""
 
     topic: _Arg | None = None
     last_ga: _Arg | None = None
+    vocatives: list[_Arg | None] = field(default_factory=list)
 
     def current(self) -> _Arg | None:
         return self.topic or self.last_ga
@@ -846,6 +875,13 @@ def _pairs(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tuple[_
     if pred.passive and not lexical:
         agents = [a for a in args if a.particle in ("に", "によって", "から")]
         rest = [a for a in args if a not in agents]
+        objects = [a for a in rest if a.particle == "を"]
+        if pred.benefactive and objects:
+            # 母におむすびをこしらえてもらう: the mother makes the rice balls (for the subject)
+            for agent in agents:
+                for other in objects:
+                    yield agent, other, f"benefactive:{agent.particle}-を"
+            return
         for agent in agents:
             for patient in subjects:
                 yield agent, patient, f"passive:{agent.particle}-{patient.particle}"
@@ -857,6 +893,8 @@ def _pairs(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tuple[_
     if pred.causative and not lexical:
         causees = [a for a in args if a.particle == "に"]
         objects = [a for a in args if a.particle == "を"]
+        if pred.lexical_causative and objects:
+            causees = []  # 旗を片手に家来を従える: the を noun follows, the に is a manner
         if not causees and objects and relation not in _OBJECT_TYPES:
             causees, objects = objects, []
         for causee in causees:
@@ -903,7 +941,7 @@ def _companions(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tu
 def _resolve_subjects(pred: _Pred, topic: _Topic, sentence: list[_Pred]) -> list[_Arg]:
     if pred.subjects or pred.unnamed_subject:
         return pred.subjects
-    if pred.relative_to is not None:
+    if pred.relative_to is not None and not pred.gap_is_object:
         np = _noun_phrase(pred.relative_to)
         if np is None:
             return []
@@ -954,10 +992,17 @@ def _relative_with_subject(preds: list[_Pred]) -> None:
     """鬼が倒した桃 / 桃太郎が住む村: a relative clause with its own subject takes the modified
     noun as its object (or place)."""
     for pred in preds:
-        if pred.relative_to is None or not pred.subjects:
+        if pred.relative_to is None:
             continue
         np = _noun_phrase(pred.relative_to)
         if np is None:
+            continue
+        if not pred.subjects:
+            # 母にもらったまさかり: a thing-taking verb with no を of its own has the modified
+            # noun as its object; its subject is then the topic's, as in any clause
+            if _relation(pred) in _OBJECT_TYPES and not any(a.particle == "を" for a in pred.args):
+                pred.args.append(_Arg(np[0], np[1], "を", False))
+                pred.gap_is_object = True
             continue
         particle = "に" if relation_type_for(pred.text, "ja") in (_MOTION | _LOCATED) else "を"
         if not any(a.particle == particle for a in pred.args):
@@ -978,14 +1023,13 @@ def read_facts(text: str) -> list[ProposedFact]:
 def _facts(text: str, pieces: list[_Piece], docs: list[Any]) -> list[ProposedFact]:
     facts: list[ProposedFact] = []
     seen: set[tuple[str, str, str, int]] = set()
-    narration_topic = _Topic()
     for piece, doc in zip(pieces, docs, strict=True):
-        if piece.speech:
-            topic = _Topic()
-        else:
-            if piece.new_scene:
-                narration_topic = _Topic()
-            topic = narration_topic
+        # every paragraph (a line of narration, its speech taken out) and every line of speech
+        # starts with no topic: a zero subject is read only from its own paragraph or speech
+        topic = _Topic()
+        topic.vocatives = [
+            _vocative(docs[i], text) if i is not None else None for i in piece.quotes
+        ]
         for sent in doc.sents:
             start = piece.offsets[sent.start_char] if sent.start_char < len(piece.offsets) else 0
             last = min(sent.end_char, len(piece.offsets)) - 1
@@ -1015,6 +1059,44 @@ def _facts(text: str, pieces: list[_Piece], docs: list[Any]) -> list[ProposedFac
     return facts
 
 
+def _vocative(doc: Any, text: str) -> _Arg | None:
+    """Who a speech calls by name at its start (「桃太郎さん、桃太郎さん、…」 → 桃太郎), or None.
+
+    The name is the nouns before the first 、 (no particle, no pronoun); an honorific is cut
+    when the bare name is written elsewhere in the text with は or が (桃太郎さん → 桃太郎, but
+    おじいさん stays, there being no おじい)."""
+    tokens = []
+    for tok in doc:
+        if tok.text == "、":
+            break
+        tokens.append(tok)
+    if not tokens or len(tokens) > 6:
+        return None
+    if not all(_is_noun(t) or "接頭辞" in t.tag_ or "接尾辞" in t.tag_ for t in tokens):
+        return None
+    if any(t.pos_ == "PRON" or (_excluded(t) and t is tokens[-1]) for t in tokens):
+        return None
+    name = "".join(t.text for t in tokens)
+    for suffix in _HONORIFICS:
+        bare = name[: -len(suffix)]
+        if name.endswith(suffix) and bare and (bare + "は" in text or bare + "が" in text):
+            name = bare
+            break
+    return _Arg(name, tokens[-1], "に", False)
+
+
+def _called_by_quote(pred: _Pred, topic: _Topic) -> _Arg | None:
+    """The vocative of the 「」 a speech verb quotes (the nearest 「」と before it in its
+    sentence), when the paragraph has one for it."""
+    first = pred.tokens[0]
+    doc = first.doc
+    for i in range(first.i - 1, first.sent.start, -1):
+        if doc[i].text == "」" and doc[i - 1].text == "「" and doc[i + 1].text in ("と", "って"):
+            index = doc.text[: doc[i - 1].idx].count("「」")
+            return topic.vocatives[index] if index < len(topic.vocatives) else None
+    return None
+
+
 def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, _Arg, _Pred, str]]:
     preds = _predicates(sent)
     for pred in preds:
@@ -1042,9 +1124,15 @@ def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, 
             continue
         yield from ((d, relation, o, pred, pat) for d, o, pat in _pairs(pred, subjects, relation))
         if relation == "TALKS_TO" and not any(a.particle in ("に", "と") for a in pred.args):
-            # 桃太郎がふり返ると、犬は…とたずねました: the other one named in the sentence
+            called = _called_by_quote(pred, topic)
+            # 桃太郎がふり返ると、犬は…とたずねました: the other one named in the sentence, when
+            # the name shows a person (a name, an honorific), so that のり or かご is never heard
+            people = [a for a in speakers if _entity_type(a, "", "subject") == "Character"]
             for speaker in subjects:
-                heard = next((a for a in reversed(speakers) if a.name != speaker.name), None)
+                if called is not None and called.name != speaker.name:
+                    yield speaker, relation, called, pred, "speech:vocative"
+                    continue
+                heard = next((a for a in reversed(people) if a.name != speaker.name), None)
                 if heard is not None:
                     yield speaker, relation, heard, pred, "speech:addressee"
         if pred.relative_to is None:

@@ -44,9 +44,11 @@ class FalkorDBRunner:
         try:
             return self._query(query, params)
         except _CONNECTION_ERRORS:
-            # The server died (crash, kill, machine sleep): restart it once and retry. Writes
-            # are safe to retry only because every write statement is idempotent per batch
-            # (MERGE on ids) and documents are committed last (see GraphStore.write_document).
+            # The server died (crash, kill, machine sleep): restart it once and retry. The
+            # statement may have been applied with only its reply lost, so every write in
+            # storygraph/cypher.py is idempotent: nodes and edges are MERGEd on their ids, and
+            # chunk ids (with their votes / evidence) are added as a set union, never appended
+            # twice (tests/faults/test_concurrency.py kills the server after a write is applied).
             try:
                 self._connect()
                 return self._query(query, params)
@@ -58,11 +60,13 @@ class FalkorDBRunner:
         except redis.ResponseError as exc:
             raise StoreError(f"The graph database refused a query: {exc}") from exc
 
-    def run_batch(self, statements: Sequence[Statement]) -> None:
+    def run_batch(self, statements: Sequence[Statement]) -> list[Row]:
         # FalkorDB has no multi-statement transactions; GraphStore makes the batch
         # all-or-nothing at the document level (pending status + cleanup).
+        rows: list[Row] = []
         for query, params in statements:
-            self.run(query, params)
+            rows = self.run(query, params)
+        return rows
 
     def describe(self) -> str:
         return f"embedded FalkorDB (graph '{self.graph_name}', {self.server.paths.root})"

@@ -78,10 +78,33 @@ def _ping(socket: Path, timeout: float = 1.0) -> bool:
         return False
 
 
+def serves_socket(pid: int, socket: Path) -> bool:
+    """True when `pid` is a live redis-server started with our unix socket on its command line.
+
+    A pid file outlives its process (a crash, a reboot); the pid it names may since belong to
+    any program of the user's. Only a process that proves to be our server is ever signalled.
+    """
+    if not pid_alive(pid):
+        return False
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False  # cannot tell what it is: never signal it
+    # Before redis-server renames its process title the socket is an argument of its own;
+    # after, the title reads "<path>/redis-server unixsocket:<socket>".
+    words = raw.replace(b"\0", b" ").decode(errors="replace").split()
+    if not words or Path(words[0]).name != "redis-server":
+        return False
+    return any(w in (str(socket), f"unixsocket:{socket}") for w in words)
+
+
 class EmbeddedFalkorDB:
     """Starts, reuses and stops the FalkorDB server of one data directory."""
 
-    def __init__(self, data_dir: Path, *, start_timeout_s: float = 20.0) -> None:
+    # A start (module load + append-only file replay) competes for the CPU with everything else
+    # on a busy machine. Waiting longer costs nothing when the start succeeds; 20 s is the
+    # suspected (not proven) cause of one failed ingest under a load average of ~9 on 2 cores.
+    def __init__(self, data_dir: Path, *, start_timeout_s: float = 60.0) -> None:
         self.paths = ServerPaths.for_data_dir(Path(data_dir))
         self.start_timeout_s = start_timeout_s
         self._process: subprocess.Popen[bytes] | None = None
@@ -126,8 +149,9 @@ class EmbeddedFalkorDB:
 
     def _clear_stale(self) -> None:
         pid = self.pid()
-        if pid is not None and pid_alive(pid):
+        if pid is not None and serves_socket(pid, self.paths.socket):
             # Alive but not answering: a hung server of ours. Stop it before starting anew.
+            # A pid that is not our server (recycled after a crash or reboot) is left alone.
             self._terminate(pid)
         for path in (self.paths.pidfile, self.paths.socket):
             path.unlink(missing_ok=True)
@@ -215,14 +239,16 @@ class EmbeddedFalkorDB:
                 process.wait(timeout=5)
             except subprocess.TimeoutExpired:  # pragma: no cover
                 process.kill()
-            if self.pid() == process.pid:
+            # Another process may have started a new server here meanwhile (it found this
+            # one shutting down): its pid file and socket are not ours to remove.
+            if self.pid() in (process.pid, None):
                 self.paths.pidfile.unlink(missing_ok=True)
-            self.paths.socket.unlink(missing_ok=True)
+                self.paths.socket.unlink(missing_ok=True)
 
     def kill_for_test(self) -> None:
         """Kill the server hard (SIGKILL), as a crash would. Used by the fault tests."""
         pid = self.pid()
-        if pid is not None:
+        if pid is not None and serves_socket(pid, self.paths.socket):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
             deadline = time.monotonic() + 5

@@ -4,20 +4,28 @@ Every method here runs the same Cypher on FalkorDB and Neo4j; only the schema DD
 comes from the runner. Documents are all-or-nothing: a document is written with status
 `pending` and flipped to `ready` last; retrieval ignores provenance from pending documents, and
 `cleanup_pending()` (run when a store opens) removes whatever a crashed ingest left behind.
+
+Every mutation holds the data directory's write lock (`storygraph.locks`), and a writer holds it
+from `DOCUMENT_BEGIN` to `DOCUMENT_COMMIT`. So a pending document seen while holding the lock has
+no writer any more: cleanup can never delete a document another process is still writing, and a
+commit that finds its document gone is an error, never a silent "added".
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from storygraph import cypher as q
 from storygraph.entity_history import HistoryEntry, entity_history, history_entry
 from storygraph.errors import StoreError
+from storygraph.locks import write_lock
 from storygraph.merge import EntityRecord, MergePlan, RelationRecord
 from storygraph.models import Chunk, DocumentInfo, Fact
 from storygraph.store.runner import Row, Runner, Statement
@@ -76,8 +84,9 @@ def _entity_row(record: EntityRecord) -> dict[str, Any]:
 class GraphStore:
     """The graph of documents, chunks, entities and relations (design §3)."""
 
-    def __init__(self, runner: Runner) -> None:
+    def __init__(self, runner: Runner, *, lock_dir: Path | None = None) -> None:
         self.runner = runner
+        self.lock_dir = lock_dir
         self._names_cache: list[Row] | None = None
         self._names_read_at = 0.0
 
@@ -102,6 +111,13 @@ class GraphStore:
 
     def _changed(self) -> None:
         self._names_cache = None
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the data directory's write lock (re-entrant): every mutation runs inside it, and
+        a caller can hold it across a read-check-write sequence."""
+        with write_lock(self.lock_dir):
+            yield
 
     # --- documents -----------------------------------------------------------------------------
     def find_document_by_sha(self, sha256: str) -> Row | None:
@@ -129,7 +145,15 @@ class GraphStore:
     def write_document(
         self, doc: DocumentInfo, chunks: Sequence[Chunk], plan: MergePlan
     ) -> WriteCounts:
-        """Write a document, its chunks, entities and relations; `ready` only at the very end."""
+        """Write a document, its chunks, entities and relations; `ready` only at the very end.
+
+        Raises StoreError when the commit finds no document (it was removed meanwhile)."""
+        with self.writing():
+            return self._write_document(doc, chunks, plan)
+
+    def _write_document(
+        self, doc: DocumentInfo, chunks: Sequence[Chunk], plan: MergePlan
+    ) -> WriteCounts:
         now = _now()
         statements: list[Statement] = [
             (
@@ -165,16 +189,26 @@ class GraphStore:
         statements.extend(self._story_time_statements(plan.relations))
         statements.extend(self._history_statements(doc, history, now))
         statements.append((q.DOCUMENT_COMMIT, {"id": doc.id}))
-        return self._write(statements, plan, len(existing_keys))
+        committed = self._write(statements)
+        if [row.get("id") for row in committed] != [doc.id]:
+            self.delete_document(doc.id)  # the provenance written after the document went
+            raise StoreError(
+                f"The document {doc.name} ({doc.id}) was removed while it was being written, "
+                "so its commit matched nothing.",
+                "Nothing of it is kept; ingest it again.",
+            )
+        return self._counts(plan, len(existing_keys))
 
-    def _write(
-        self, statements: Sequence[Statement], plan: MergePlan, existing_relations: int
-    ) -> WriteCounts:
-        """Run a write batch and count what it added and what it merged into the graph."""
+    def _write(self, statements: Sequence[Statement]) -> list[Row]:
+        """Run a write batch; the rows of its last statement."""
         try:
-            self.runner.run_batch(statements)
+            return self.runner.run_batch(statements)
         finally:
             self._changed()
+
+    @staticmethod
+    def _counts(plan: MergePlan, existing_relations: int) -> WriteCounts:
+        """What a written plan added to the graph and what it merged into existing nodes."""
         merged = sum(1 for e in plan.entities if e.existing)
         return WriteCounts(
             entities_added=len(plan.entities) - merged,
@@ -316,9 +350,10 @@ class GraphStore:
 
     def refresh_story_time(self, ids: Sequence[str]) -> None:
         """Recompute story_order / story_order_last / invalid_at of relations touching `ids`."""
-        statements = self._time_set_statements(self._time_context(ids), ids)
-        if statements:
-            self.runner.run_batch(statements)
+        with self.writing():
+            statements = self._time_set_statements(self._time_context(ids), ids)
+            if statements:
+                self.runner.run_batch(statements)
 
     def _history_statements(
         self, doc: DocumentInfo, history: Sequence[HistoryEntry], now: str
@@ -335,7 +370,8 @@ class GraphStore:
 
     def mark_summaries_stale(self, ids: Sequence[str]) -> None:
         if ids:
-            self.runner.run(q.ENTITIES_MARK_STALE, {"ids": list(ids)})
+            with self.writing():
+                self.runner.run(q.ENTITIES_MARK_STALE, {"ids": list(ids)})
 
     def entity_page_node(self, entity_id: str) -> Row | None:
         rows = self.runner.run(q.ENTITY_PAGE_NODE, {"id": entity_id})
@@ -353,8 +389,9 @@ class GraphStore:
     ) -> None:
         """Store summaries: rows of id, summary, method, updated_at, sources."""
         query = q.ENTITY_SUMMARY_IMPORT if only_missing else q.ENTITY_SUMMARY_SET
-        for batch in _batched(rows):
-            self.runner.run(query, {"rows": batch})
+        with self.writing():
+            for batch in _batched(rows):
+                self.runner.run(query, {"rows": batch})
 
     def entity_list(self, search: str = "", limit: int = 200) -> list[Row]:
         from storygraph.text.normalize import normalize_name
@@ -372,6 +409,10 @@ class GraphStore:
         Entities and relations go only when no other document (or import) supports them.
         """
         params = {"prefix": chunk_prefix(document_id), "document_id": document_id}
+        with self.writing():
+            return self._delete_document(params)
+
+    def _delete_document(self, params: dict[str, str]) -> dict[str, int]:
         try:
             ends = self.runner.run(q.RELATIONS_ENDS_WITH_POSITIONS, params)
             timed = sorted({row[end] for row in ends for end in ("source", "target")})
@@ -393,16 +434,24 @@ class GraphStore:
         }
 
     def cleanup_pending(self) -> list[str]:
-        """Remove documents a crashed or failed ingest left half-written."""
-        pending = self.pending_document_ids()
-        for document_id in pending:
-            self.delete_document(document_id)
+        """Remove documents a crashed or failed ingest left half-written.
+
+        Under the write lock, which every writer holds until its commit: a pending document seen
+        here has no writer left (in this data directory), so deleting it loses nothing."""
+        with self.writing():
+            pending = self.pending_document_ids()
+            for document_id in pending:
+                self.delete_document(document_id)
         return pending
 
     def reconcile_types(self, ids: Sequence[str]) -> None:
         """Set each entity's type (and label) to its most frequent vote."""
         if not ids:
             return
+        with self.writing():
+            self._reconcile_types(ids)
+
+    def _reconcile_types(self, ids: Sequence[str]) -> None:
         relabel: dict[tuple[str, str], list[str]] = {}
         for row in self.runner.run(q.ENTITY_VOTES, {"ids": list(ids)}):
             votes = [v for v in row["type_votes"] or [] if v]
@@ -529,24 +578,25 @@ class GraphStore:
         return {k: int(row.get(k) or 0) for k in ("documents", "chunks", "entities", "relations")}
 
     def reset(self) -> None:
-        try:
-            self.runner.run(q.RESET)
-        finally:
-            self._changed()
+        with self.writing():
+            try:
+                self.runner.run(q.RESET)
+            finally:
+                self._changed()
 
     def write_plan(self, plan: MergePlan) -> WriteCounts:
         """Write entities and relations that belong to no document (graph import)."""
-        now = _now()
-        existing_keys = self._existing_relation_keys(plan.relations)
-        statements = self._entity_statements(plan.entities, now)
-        statements.extend(self._relation_statements(plan.relations, now))
-        statements.extend(self._story_time_statements(plan.relations))
-        # Existing entities that gained a relation need a new summary (new ones have none yet).
-        existing = {e.id for e in plan.entities if e.existing}
-        grown = sorted(
-            {n for r in plan.relations if r.key not in existing_keys for n in (r.source, r.target)}
-            & existing
-        )
-        if grown:
-            statements.append((q.ENTITIES_MARK_STALE, {"ids": grown}))
-        return self._write(statements, plan, len(existing_keys))
+        with self.writing():
+            now = _now()
+            existing_keys = self._existing_relation_keys(plan.relations)
+            statements = self._entity_statements(plan.entities, now)
+            statements.extend(self._relation_statements(plan.relations, now))
+            statements.extend(self._story_time_statements(plan.relations))
+            # Existing entities that gained a relation need a new summary (new ones have none).
+            existing = {e.id for e in plan.entities if e.existing}
+            new = [r for r in plan.relations if r.key not in existing_keys]
+            grown = sorted({n for r in new for n in (r.source, r.target)} & existing)
+            if grown:
+                statements.append((q.ENTITIES_MARK_STALE, {"ids": grown}))
+            self._write(statements)
+            return self._counts(plan, len(existing_keys))

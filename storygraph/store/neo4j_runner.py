@@ -69,22 +69,25 @@ class Neo4jRunner:
             raise StoreError(f"Neo4j refused a query: {exc.message}") from exc
         return [record.data() for record in records]
 
-    def run_batch(self, statements: Sequence[Statement]) -> None:
+    def run_batch(self, statements: Sequence[Statement]) -> list[Row]:
         from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
-        def work(tx: Any) -> None:
+        def work(tx: Any) -> list[Row]:
+            rows: list[Row] = []
             for query, params in statements:
-                tx.run(query, params).consume()
+                rows = [record.data() for record in tx.run(query, params)]
+            return rows
 
         try:
             with self._driver.session(database=self.database) as session:
-                session.execute_write(work)
+                rows: list[Row] = session.execute_write(work)
         except ServiceUnavailable as exc:
             raise StoreError(
                 f"Neo4j at {self.uri} stopped answering.", "Check the server."
             ) from exc
         except Neo4jError as exc:
             raise StoreError(f"Neo4j refused a write: {exc.message}") from exc
+        return rows
 
     def describe(self) -> str:
         return f"Neo4j ({self.uri}, database '{self.database}')"

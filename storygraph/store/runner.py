@@ -19,8 +19,9 @@ class Runner(Protocol):
         """Run one query; rows come back as dicts keyed by the RETURN aliases."""
         ...
 
-    def run_batch(self, statements: Sequence[Statement]) -> None:
-        """Run statements in order, atomically where the engine can (Neo4j: one transaction)."""
+    def run_batch(self, statements: Sequence[Statement]) -> list[Row]:
+        """Run statements in order, atomically where the engine can (Neo4j: one transaction);
+        the rows the last statement returned."""
         ...
 
     def describe(self) -> str:

@@ -33,6 +33,7 @@ _lock = threading.Lock()
 _local = threading.local()
 _dictionary: Any = None
 _dictionary_loaded = False
+_dictionary_error = ""
 
 
 def normalize_name(name: str) -> str:
@@ -99,6 +100,11 @@ def sudachi_available() -> bool:
     return _load_dictionary() is not None
 
 
+def sudachi_problem() -> str:
+    """Why SudachiPy or its dictionary could not be loaded; empty when they load."""
+    return "" if _load_dictionary() is not None else _dictionary_error or "not loaded"
+
+
 def same_entity(a: str, b: str) -> bool:
     """The merge rule: equal normalised names, or a kana-only name equal to the other's reading."""
     norm_a, norm_b = normalize_name(a), normalize_name(b)
@@ -162,7 +168,7 @@ def _clean(name: str) -> str:
 
 
 def _load_dictionary() -> Any:
-    global _dictionary, _dictionary_loaded
+    global _dictionary, _dictionary_loaded, _dictionary_error
     if _dictionary_loaded:
         return _dictionary
     with _lock:
@@ -174,6 +180,7 @@ def _load_dictionary() -> Any:
             except Exception as exc:  # noqa: BLE001 - no import or no dictionary: readings off
                 logger.warning("Sudachi is not available, kanji readings are off: %s", exc)
                 _dictionary = None
+                _dictionary_error = f"{type(exc).__name__}: {exc}"[:200]
             _dictionary_loaded = True
     return _dictionary
 

@@ -41,6 +41,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import HERMETIC_PREFIXES, missing_shared
 from tests.helpers.scripted_logic import MOMOTARO_EN, MOMOTARO_JA, Script
 from tests.helpers.scripted_openai_server import RunningServer, completion, make_handler
 
@@ -74,8 +75,6 @@ def _skip_reason() -> str:
         return f"{CHROMIUM} is missing (run `bash scripts/ensure_system_deps.sh` as root)"
     if importlib.util.find_spec("playwright") is None:
         return "the playwright package is missing (pip install -r requirements-dev.txt)"
-    if not STORY.exists():
-        return f"{STORY} is missing (the shared story folder sits next to the repository)"
     return ""
 
 
@@ -174,8 +173,10 @@ def _running_app(data_dir: Path, model_server: RunningServer) -> Iterator[tuple[
     """`streamlit run app.py` on `data_dir` with the scripted model; its URL and process."""
     log = data_dir / "streamlit.log"
     port = _free_port()
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith(HERMETIC_PREFIXES)}
     env = {
-        **os.environ,
+        **inherited,
+        "PYTHONPATH": str(ROOT),
         "STORYGRAPH_DATA_DIR": str(data_dir),
         "STORYGRAPH_LLM_PROVIDER": "openai_compatible",
         "STORYGRAPH_LLM_MODEL": "scripted-model",
@@ -185,13 +186,16 @@ def _running_app(data_dir: Path, model_server: RunningServer) -> Iterator[tuple[
         "STORYGRAPH_NO_LLM": "false",
     }
     command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
         "--server.address", "127.0.0.1", "--server.port", str(port),
         "--server.headless", "true", "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
     ]  # fmt: skip
     with open(log, "ab") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        # Run from the data directory: no `.env` of the developer's is read.
+        proc = subprocess.Popen(
+            command, cwd=data_dir, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, proc, log, timeout=60)
@@ -215,6 +219,8 @@ def app_url(model_server: RunningServer, tmp_path_factory: pytest.TempPathFactor
     if reason:
         print(f"SKIP e2e: {reason}")
         pytest.skip(reason)
+    if not STORY.exists():
+        missing_shared(STORY)
     data_dir = tmp_path_factory.mktemp("e2e-data")
     try:
         with _running_app(data_dir, model_server) as (url, _proc):

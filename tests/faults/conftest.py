@@ -19,7 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from storygraph.store import GraphStore
-from storygraph.store.falkordb_server import EmbeddedFalkorDB
+from storygraph.store.falkordb_server import EmbeddedFalkorDB, serves_socket
 from tests.helpers.scripted_model import ScriptedChatModel
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
@@ -39,6 +39,12 @@ SEED_EN = (
     "The old man went to the mountains. The old woman finds a peach in the river. "
     "Momotaro was born from the peach. The dog follows Momotaro."
 )
+# A second story sharing the seed's characters (merges into them) and adding new ones.
+STORY = (
+    SEED_JA
+    + "桃太郎は鬼が島へ行きました。犬は桃太郎の家来になりました。猿も桃太郎の家来になりました。"
+    + "桃太郎は鬼を倒しました。鬼は宝物を持っていました。鬼は鬼が島に住んでいました。"
+).encode()
 
 _graph_numbers = itertools.count(1)
 
@@ -83,9 +89,11 @@ def make_settings(data_dir: Path, **overrides: Any) -> Settings:
 
 
 def stop_server(data_dir: Path) -> None:
-    """Stop the embedded FalkorDB a test started in `data_dir` (by its pid, nothing else)."""
-    pid = EmbeddedFalkorDB(data_dir).pid()
-    if pid is not None:
+    """Stop the embedded FalkorDB a test started in `data_dir` (by its pid, and only when that
+    pid is the server of this data directory)."""
+    server = EmbeddedFalkorDB(data_dir)
+    pid = server.pid()
+    if pid is not None and serves_socket(pid, server.paths.socket):
         EmbeddedFalkorDB._terminate(pid)
 
 
@@ -94,10 +102,19 @@ ServicesFactory = Callable[..., Services]
 
 @pytest.fixture(scope="module")
 def module_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One data directory (so one embedded FalkorDB server) per test module."""
+    """One data directory and one embedded FalkorDB server per test module, owned here.
+
+    The Services of each test attach to it and never own it, so closing them does not stop it:
+    before, the first test's Services started (and owned) the server and stopped it at its end,
+    so every test restarted it and replayed the growing append-only file of all the graphs
+    before it, which under load ran past the start timeout (two flaky failures). A test that
+    kills it gets it restarted by the runner; that restart then belongs to the test's Services."""
     path = tmp_path_factory.mktemp("faults")
+    server = EmbeddedFalkorDB(path)
+    server.ensure_running()
     yield path
-    stop_server(path)
+    server.stop()
+    stop_server(path)  # a server a test restarted after killing this one
 
 
 @pytest.fixture
@@ -133,3 +150,12 @@ def seeded(make_services: ServicesFactory) -> Services:
     assert report.status == "added", report.message
     assert services.store.stats()["relations"] > 0
     return services
+
+
+@pytest.fixture
+def clean_graph(make_services: ServicesFactory, own_data_dir: Path) -> dict[str, Any]:
+    """The graph a fault-free run gives for seed + STORY (the reference to compare with)."""
+    services = make_services(data_dir=own_data_dir)
+    services.ingestor().ingest_bytes("seed.txt", SEED_JA.encode())
+    assert services.ingestor().ingest_bytes("story.txt", STORY).status == "added"
+    return snapshot(services.store)

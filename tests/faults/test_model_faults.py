@@ -41,7 +41,13 @@ EXCEPTIONS: dict[str, tuple[BaseException, str]] = {
     "connection-refused": (openai.APIConnectionError(request=_REQUEST), "reach"),
     "rate-limited-429": (_status_error(openai.RateLimitError, 429), "rate"),
     "server-error-500": (_status_error(openai.InternalServerError, 500), "server error"),
-    "unexpected-exception": (RuntimeError("boom"), "RuntimeError"),
+}
+
+PROGRAMMING_ERRORS: dict[str, Exception] = {
+    "type-error": TypeError("unsupported operand type(s) for +: 'int' and 'str'"),
+    "key-error": KeyError("nodes"),
+    "attribute-error": AttributeError("'NoneType' object has no attribute 'id'"),
+    "runtime-error": RuntimeError("boom"),
 }
 
 
@@ -65,6 +71,24 @@ def test_extraction_exception_fails_document_and_keeps_graph(
     assert snapshot(services.store) == before
     assert services.store.pending_document_ids() == []
     assert model.calls.count("extract") == 2  # one retry, then the document is abandoned
+
+
+@pytest.mark.parametrize("case", sorted(PROGRAMMING_ERRORS))
+def test_a_programming_error_is_not_reported_as_the_model_failing(
+    make_services: ServicesFactory, seeded: Services, case: str
+) -> None:
+    """A bug of ours raised during a model call propagates as itself, at once: it is neither
+    retried nor dressed up as "the model failed". Nothing is written."""
+    error = PROGRAMMING_ERRORS[case]
+    model = ScriptedChatModel(faults={"extract": error})
+    services = make_services(model, graph_name=seeded.settings.graph_name)
+    before = snapshot(services.store)
+    with pytest.raises(type(error)) as raised:
+        _ingest(services)
+    assert raised.value is error
+    assert model.calls.count("extract") == 1  # not retried
+    assert snapshot(services.store) == before
+    assert services.store.pending_document_ids() == []
 
 
 @pytest.mark.parametrize("fault", [*REPLY_FAULTS, "garbage"])

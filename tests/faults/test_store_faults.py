@@ -15,14 +15,16 @@ from storygraph.errors import StoreError
 from storygraph.qa import QAOptions
 from storygraph.services import Services, build_services, open_store
 from storygraph.store.falkordb_server import EmbeddedFalkorDB
-from tests.faults.conftest import SEED_EN, SEED_JA, ServicesFactory, make_settings, snapshot
+from tests.faults.conftest import (
+    SEED_EN,
+    SEED_JA,
+    STORY,
+    ServicesFactory,
+    make_settings,
+    snapshot,
+)
 from tests.helpers.scripted_model import ScriptedChatModel
 
-STORY = (
-    SEED_JA
-    + "桃太郎は鬼が島へ行きました。犬は桃太郎の家来になりました。猿も桃太郎の家来になりました。"
-    + "桃太郎は鬼を倒しました。鬼は宝物を持っていました。鬼は鬼が島に住んでいました。"
-).encode()
 # A second story whose only facts are about 鬼 / 宝物 (not in the seed): its pending facts must
 # stay invisible while it is half-written.
 ONI_STORY = ("鬼は宝物を持っていました。鬼は鬼が島に住んでいました。" * 4).encode()
@@ -51,15 +53,6 @@ def _on_write(services: Services, at: int, action: Callable[[], None]) -> list[s
 
     runner.run = run  # type: ignore[method-assign]
     return seen
-
-
-@pytest.fixture
-def clean_graph(make_services: ServicesFactory, own_data_dir: Path) -> dict[str, Any]:
-    """The graph a fault-free run gives for seed + STORY (the reference to compare with)."""
-    services = make_services(data_dir=own_data_dir)
-    services.ingestor().ingest_bytes("seed.txt", SEED_JA.encode())
-    assert services.ingestor().ingest_bytes("story.txt", STORY).status == "added"
-    return snapshot(services.store)
 
 
 def _seeded(make_services: ServicesFactory, data_dir: Path, **kw: Any) -> Services:
@@ -219,6 +212,7 @@ def test_two_sessions_ingest_the_same_file_at_once(
             t.start()
         for t in threads:
             t.join(60)
+        assert not any(t.is_alive() for t in threads), "a session never finished its ingest"
         assert sorted(r.status for r in reports) == ["added", "unchanged"]
         after = snapshot(sessions[1].store)
         assert after["stats"]["documents"] == 2
@@ -243,16 +237,19 @@ def test_two_sessions_ingest_different_files_at_once(
     sessions = [make_services(data_dir=own_data_dir, graph_name=graph_name) for _ in range(2)]
     barrier = threading.Barrier(2)
     files = [("ja.txt", STORY), ("en.txt", SEED_EN.encode())]
+    reports: list[Any] = [None, None]
 
     def run(i: int) -> None:
         barrier.wait()
-        sessions[i].ingestor().ingest_bytes(*files[i])
+        reports[i] = sessions[i].ingestor().ingest_bytes(*files[i])
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(60)
+    assert not any(t.is_alive() for t in threads), "a session never finished its ingest"
+    assert [r.status for r in reports] == ["added", "added"], reports
     assert snapshot(sessions[0].store)["graph"] == snapshot(sequential.store)["graph"]
 
 

@@ -188,6 +188,8 @@ class RunningServer:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=5)
+        if self.thread.is_alive():
+            raise RuntimeError("the scripted model server did not stop within 5 s")
 
 
 def start_in_thread(

@@ -1,8 +1,11 @@
-"""Store fixtures: embedded FalkorDB always, Neo4j too when NEO4J_URI is set."""
+"""Store fixtures: embedded FalkorDB always; Neo4j only under `pytest -m neo4j`.
+
+The Neo4j cases empty the database they run against, so an exported NEO4J_URI alone never
+selects them (`make test` deselects the `neo4j` marker; see pyproject.toml).
+"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,23 +16,18 @@ from storygraph.settings import Settings
 from storygraph.store import GraphStore
 from tests.helpers.scripted_model import ScriptedChatModel
 
-ENGINES = ["falkordb", "neo4j"]
+ENGINES = ["falkordb", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 
 
-def _settings(engine: str, data_dir: Path) -> Settings:
-    if engine == "neo4j":
-        uri = os.environ.get("NEO4J_URI")
-        if not uri:
-            pytest.skip(
-                "NEO4J_URI is not set: the Neo4j contract tests need a Neo4j 5 server "
-                "(it will be emptied; use a throwaway database)"
-            )
+def _settings(request: pytest.FixtureRequest, data_dir: Path) -> Settings:
+    if request.param == "neo4j":
+        env = request.getfixturevalue("neo4j_env")
         return Settings(
             data_dir=data_dir,
-            neo4j_uri=uri,
-            neo4j_username=os.environ.get("NEO4J_USERNAME", "neo4j"),
-            neo4j_password=os.environ.get("NEO4J_PASSWORD", ""),
-            neo4j_database=os.environ.get("NEO4J_DATABASE", "neo4j"),
+            neo4j_uri=env["NEO4J_URI"],
+            neo4j_username=env.get("NEO4J_USERNAME", "neo4j"),
+            neo4j_password=env.get("NEO4J_PASSWORD", ""),
+            neo4j_database=env.get("NEO4J_DATABASE", "neo4j"),
         )
     return Settings(data_dir=data_dir)
 
@@ -37,7 +35,7 @@ def _settings(engine: str, data_dir: Path) -> Settings:
 @pytest.fixture(params=ENGINES)
 def engine_services(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Services]:
     """Services on each engine, emptied, with the scripted model."""
-    services = build_services(_settings(request.param, tmp_path / "data"), llm=ScriptedChatModel())
+    services = build_services(_settings(request, tmp_path / "data"), llm=ScriptedChatModel())
     services.store.reset()
     yield services
     services.store.reset()

@@ -31,9 +31,7 @@ SEED_QUESTIONS = EVAL / "seed_questions.jsonl"
 SEED_GRAPH = EVAL / "seed_graph.json"
 SEED_MODES = EVAL / "seed_modes.json"
 
-pytestmark = pytest.mark.skipif(
-    not SEED_GRAPH.exists(), reason="shared/eval is not beside the repo"
-)
+pytestmark = pytest.mark.usefixtures("shared_dir")  # fails, never skips, without ../shared
 
 
 @pytest.fixture

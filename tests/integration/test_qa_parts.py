@@ -120,3 +120,33 @@ def test_cli_ask_prints_the_streamed_answer_once(
     out = capsys.readouterr().out
     assert out.count("1. 鬼 -[DEFEATS]→ 桃太郎") == 1
     assert "桃太郎 (transliteration)" in out
+
+
+def test_a_question_noun_finds_the_longer_name_it_is_part_of() -> None:
+    names = [{"id": n, "norm": n} for n in ["おじいさん", "畑のもの", "たぬき", "畑仕事の道具"]]
+    finding = LocalEntityFinder().find("おじいさんの畑を荒らしたのは何？", names, [])
+    how = {e.node_id: e.source for e in finding.entities}
+    assert how == {"おじいさん": "dictionary", "畑のもの": "contained", "畑仕事の道具": "contained"}
+    # A noun that is itself a name, or a question word, adds nothing.
+    assert LocalEntityFinder().find("たぬきは何？", names, []).entities[0].node_id == "たぬき"
+    assert len(LocalEntityFinder().find("たぬきは何？", names, []).entities) == 1
+
+
+def test_when_the_model_finds_no_answer_the_closest_sentence_is_shown(
+    services: Services, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from storygraph.answer import UNKNOWN
+    from tests.helpers import scripted_logic
+
+    story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
+    assert services.ingestor().ingest_bytes(story.name, story.read_bytes()).status == "added"
+    monkeypatch.setattr(scripted_logic, "answer", lambda prompt: UNKNOWN["ja"])
+    engine = QAEngine(services.store, ScriptedChatModel(), SMALL, embedder=None)
+    pieces: list[str] = []
+    answer = engine.ask("桃太郎を倒したのは誰？", QAOptions(), on_token=pieces.append)
+    best = answer.citations[0]
+    assert answer.answer.startswith(UNKNOWN["ja"])
+    assert answer.answer.endswith(f"いちばん近い文：「{best.text}」[{best.number}]")
+    assert "".join(pieces) == answer.answer
+    step = next(s for s in answer.steps if s.name == "answer")
+    assert step.detail["method"] == "llm-compact, no answer: closest sentence shown"

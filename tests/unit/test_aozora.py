@@ -14,7 +14,7 @@ from storygraph.text.decode import decode_bytes
 STORIES = Path(__file__).resolve().parents[2].parent / "shared" / "stories"
 RAW = STORIES / "ja" / "raw_sjis"
 RAW_FILES = sorted(RAW.glob("*.txt")) if RAW.is_dir() else []
-needs_stories = pytest.mark.skipif(not RAW_FILES, reason="shared/stories/ja/raw_sjis missing")
+needs_stories = pytest.mark.usefixtures("shared_dir")  # fails, never skips, without it
 
 SAMPLE = """桃太郎
 楠山正雄

@@ -14,7 +14,7 @@ from storygraph.text.chunking import chunk_text, evidence_sentence, split_senten
 from storygraph.text.language import detect_language
 
 STORIES = Path(__file__).resolve().parents[2].parent / "shared" / "stories"
-needs_stories = pytest.mark.skipif(not STORIES.is_dir(), reason="shared/stories not present")
+needs_stories = pytest.mark.usefixtures("shared_dir")  # fails, never skips, without it
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ALPHABET = "あいう桃太郎鬼abc XY。、！？!?.,「」『』()\n\n　"
 

@@ -14,7 +14,7 @@ from storygraph.text.decode import DecodedText, clean_text, decode_bytes, looks_
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 STORIES = SHARED / "stories"
-needs_stories = pytest.mark.skipif(not STORIES.is_dir(), reason="shared/stories not present")
+needs_stories = pytest.mark.usefixtures("shared_dir")  # fails, never skips, without it
 
 COMMON_KANJI = "日本人山川田中大小上下月火水木金土子女男学生先年時桃太郎鬼島犬猿雉花村家来"
 JAPANESE_ALPHABET = (

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -98,6 +99,7 @@ def test_healthy_embedded_model_with_the_real_store(tmp_path: Path) -> None:
     assert report.healthy, report.render()
     assert statuses(report) == {
         "settings": "ok",
+        "japanese readings": "ok",
         "graph store": "ok",
         "model answers": "ok",
         "thinking mode": "ok",
@@ -204,7 +206,12 @@ def test_secrets_are_never_shown(tmp_path: Path) -> None:
 def test_no_llm_mode_warns_and_stops(tmp_path: Path) -> None:
     settings = Settings(_env_file=None, data_dir=tmp_path / "d", no_llm=True)  # type: ignore[call-arg]
     report = run_doctor(settings, check_store_fn=no_store)
-    assert statuses(report) == {"settings": "warn", "graph store": "ok", "model reachable": "skip"}
+    assert statuses(report) == {
+        "settings": "warn",
+        "japanese readings": "ok",
+        "graph store": "ok",
+        "model reachable": "skip",
+    }
     assert report.healthy
 
 
@@ -244,3 +251,26 @@ def test_a_name_absent_from_the_sentence_is_implausible() -> None:
     assert absent == ["桃太郎 -[MEETS]→ 金太郎: 金太郎 is not in the sentence"]
     typed = implausible_relations([rel("鬼が島", "ATTACKS", "村", "Island")], "鬼が島が村を")
     assert typed and "a place (鬼が島)" in typed[0]
+
+
+def test_a_missing_sudachi_dictionary_fails_the_doctor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without Sudachi the merge keys and Japanese relation-type names change, so two machines
+    would build different graphs from the same stories: the doctor must say so, not only a log."""
+    import sys
+
+    from storygraph.text import normalize
+
+    monkeypatch.setitem(sys.modules, "sudachipy", None)  # the import fails, as when missing
+    monkeypatch.setattr(normalize, "_dictionary", None)
+    monkeypatch.setattr(normalize, "_dictionary_loaded", False)
+    monkeypatch.setattr(normalize, "_dictionary_error", "", raising=False)
+    llm = FakeModel(text="OK", tools={"DoctorProbe": {"animal": "dog"}})
+    report = doctor(tmp_path, llm, REMOTE)
+    readings = report.check("japanese readings")
+    assert readings is not None, report.render()
+    assert readings.status == "fail"
+    assert "sudachipy" in readings.detail.lower() and "different graph" in readings.detail
+    assert "requirements.txt" in readings.fix
+    assert not report.healthy

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from storygraph.errors import ModelError
@@ -51,6 +53,19 @@ def test_zero_subject_comes_from_the_topic_of_the_same_paragraph_only() -> None:
     assert not any(t[2] == "鬼" for t in new_paragraph)  # no subject guessed across the break
 
 
+def test_a_paragraph_after_a_line_of_speech_starts_afresh() -> None:
+    said = "桃太郎は、\n「ついて来い。」\nと言って、きびだんごをもらいました。"
+    assert ("桃太郎", "RECEIVES", "きびだんご") in triples(said)  # と…: the sentence goes on
+    text = "桃太郎は、\n「ついて来い。」\nと言いました。\n「はい。」\n　きびだんごをもらいました。"
+    assert not triples(text)  # a new paragraph: no one named, no one guessed
+
+
+def test_even_if_clauses_keep_their_own_subject() -> None:
+    # 〜ても is not a te-chain: 宝物 is the subject of 分ける only
+    found = triples("鬼が島を征伐しても、宝物は分けません。")
+    assert ("宝物", "DEFEATS", "鬼が島") not in found
+
+
 def test_speech_is_its_own_clause_and_does_not_leak_its_topic() -> None:
     text = "「犬は山へ行った。」と言って、鬼を退治しました。"
     facts = read_facts(text)
@@ -81,6 +96,21 @@ def test_causative_reads_the_causee_as_the_doer() -> None:
     # a verb causative by its own form: 従える is "make follow"
     led = triples("桃太郎は、犬をしたがえて、山へ行きました。")
     assert ("犬", "FOLLOWS", "桃太郎") in led
+    held = triples("桃太郎は旗を片手に、三匹の家来を従えて、進みました。")
+    assert ("家来", "FOLLOWS", "桃太郎") in held and ("片手", "FOLLOWS", "家来") not in held
+
+
+def test_te_morau_reads_the_ni_noun_as_the_doer() -> None:
+    assert ("犬", "HELPS", "桃太郎") in triples("桃太郎は犬に助けてもらいました。")
+    made = triples("金太郎は母におむすびをこしらえてもらいました。")
+    assert ("母", "MAKES", "おむすび") in made
+    assert not any(t[0] == "金太郎" and t[1] == "MAKES" for t in made)
+
+
+def test_a_relative_clause_of_a_thing_taking_verb_has_the_noun_as_its_object() -> None:
+    found = triples("金太郎は、母にもらったまさかりをかついで歩きました。")
+    assert ("金太郎", "RECEIVES", "まさかり") in found
+    assert ("まさかり", "RECEIVES", "母") not in found
 
 
 def test_pronouns_and_formal_nouns_are_left_out_not_guessed() -> None:
@@ -125,6 +155,17 @@ def test_speech_without_an_addressee_is_addressed_to_the_other_one_in_the_senten
     assert [(f.subject, f.relation, f.object) for f in addressed] == [
         ("犬", "TALKS_TO", "桃太郎")
     ]
+
+
+def test_a_speech_that_calls_someone_by_name_is_addressed_to_them() -> None:
+    facts = read_facts("桃太郎は、「おばあさん、今帰ったよ。」と言いました。")
+    assert [(f.subject, f.relation, f.object, f.pattern) for f in facts] == [
+        ("桃太郎", "TALKS_TO", "おばあさん", "speech:vocative")
+    ]
+    # an honorific is cut when the bare name is written elsewhere: 桃太郎さん is 桃太郎
+    text = "桃太郎は山へ行きました。\n　犬は、「桃太郎さん、どちらへ。」とたずねました。"
+    assert ("犬", "TALKS_TO", "桃太郎") in triples(text)
+    assert not triples("おばあさんは、「まあ、今帰ったよ。」と言いました。")
 
 
 def test_a_body_part_with_an_owner_stands_for_the_owner() -> None:
@@ -207,3 +248,42 @@ def test_verb_types_keep_a_fact_the_table_lacks_under_its_own_verb() -> None:
 def test_a_language_without_a_reader_is_a_clear_error() -> None:
     with pytest.raises(ModelError, match="no reader for language 'fr'"):
         reader_for("fr")
+
+
+def test_every_fact_of_a_whole_story_cites_its_own_sentence(shared_dir: Path) -> None:
+    text = (shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt").read_text(encoding="utf-8")
+    facts = read_facts(text)
+    assert len(facts) > 50
+    for fact in facts:
+        assert fact.sentence and text[fact.start :].startswith(fact.sentence), fact
+        assert fact.subject != fact.object
+
+
+def test_an_unclosed_quote_ends_at_a_blank_line() -> None:
+    # the narration resumes after the blank line, its topic (おばあさん) set before the song
+    text = "おばあさんはそこで、\n\n「あっちの水は、かあらいぞ。\n\n　と歌って、桃を拾いました。"
+    assert ("おばあさん", "PICKS_UP", "桃") in triples(text)
+
+
+def test_verb_table_round_trip_types_read_are_types_questions_ask_for() -> None:
+    from storygraph.reltype import lexical_pick
+    from storygraph.vocabulary import relation_types
+
+    text = (
+        "犬はきびだんごをもらって、桃太郎について行きました。"
+        "鬼の大将も、とうとう桃太郎に組みふせられました。"
+    )
+    read = sorted({f.relation for f in read_facts(text) if f.relation})
+    assert set(read) <= set(relation_types())
+    assert "FOLLOWS" in lexical_pick("桃太郎の仲間は誰？", read, ["桃太郎"])
+    assert "DEFEATS" in lexical_pick("鬼の大将を倒したのは誰？", read, ["鬼の大将"])
+
+
+def test_the_parser_extractor_version_is_a_stable_hash_of_its_sources() -> None:
+    from storygraph.frames import extractor
+
+    version = ParserExtractor().version
+    assert version == ParserExtractor(verb_types=False).version
+    assert version.startswith("2-") and len(version) > 8
+    extractor.reader_version.cache_clear()
+    assert extractor.reader_version() == version  # stable while the source is the same
