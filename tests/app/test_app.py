@@ -443,7 +443,8 @@ def test_a_tab_whose_module_does_not_import_shows_the_error_in_its_place(
     """A broken import is a bug to see, not a feature that quietly disappears."""
     monkeypatch.setitem(sys.modules, "pages.lab", None)  # `import pages.lab` raises ImportError
     at = _app(services)
-    assert [t.label for t in at.tabs] == ["Ingest", "Chat", "Graph", "Retrieval lab", "Doctor"]
+    labels = [t.label for t in at.tabs]
+    assert labels == ["Ingest", "Chat", "Graph", "Entities", "Retrieval lab", "Doctor"]
     errors = [str(e.value) for e in at.error]
     assert any(e.startswith("The Retrieval lab tab failed: ModuleNotFoundError") for e in errors)
 
