@@ -57,6 +57,7 @@ TABS: tuple[tuple[str, str], ...] = (
     ("Ingest", "pages.ingest"),
     ("Chat", "pages.chat"),
     ("Graph", "pages.graph"),
+    ("Entities", "pages.entities"),
     ("Retrieval lab", "pages.lab"),
     ("Doctor", "pages.doctor"),
 )

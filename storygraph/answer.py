@@ -26,10 +26,14 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from storygraph.analysis import QuestionAnalysis
 from storygraph.models import Citation, Fact
 from storygraph.prompt_files import fill
+from storygraph.story_time import supersession_lines
 from storygraph.text.language import detect_language
 from storygraph.text.normalize import normalize_name
 
 MAX_SOURCE_CHARS = 300
+SUPERSEDED_MARK = " (superseded later in the story)"
+"""Marks a fact another replaced later (storygraph.story_time), so the answer says
+"at first … later …" instead of presenting both as true."""
 SMALL_MAX_SOURCES = 6
 """Sources the small model reads: each costs it about a second of prompt reading on 2 cores."""
 SMALL_MAX_TOKENS = 120
@@ -104,7 +108,7 @@ def facts_answer(question: str, facts: Sequence[Fact], citations: Sequence[Citat
         f"{i}. {f.start} -[{f.type}]→ {f.end} {_marks(f, citations)}".rstrip()
         for i, f in enumerate(facts, start=1)
     ]
-    return "\n".join([head, *lines])
+    return "\n".join([head, *lines, *supersession_lines(facts, japanese=japanese)])
 
 
 class Answerer(Protocol):
@@ -163,7 +167,10 @@ class ModelAnswerer:
         language = "ja" if analysis.language == "ja" else "en"
         shown = list(citations[:SMALL_MAX_SOURCES]) if self.compact else list(citations)
         used = [f for f in facts if citation_numbers(f, shown)]
-        fact_lines = "\n".join(f"- {f.text()} {_marks(f, shown)}".rstrip() for f in used)
+        fact_lines = "\n".join(
+            f"- {f.text()} {_marks(f, shown)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()
+            for f in used
+        )
         source_lines = "\n".join(f"[{c.number}] {c.text}" for c in shown)
         values = {
             "question": analysis.question,

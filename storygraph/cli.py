@@ -1,4 +1,5 @@
-"""`python -m storygraph …`: ingest, ask, graph import/export, stats, docs, reset, doctor, cache."""
+"""`python -m storygraph …`: ingest, ask, graph import/export, entity pages, wiki export, stats,
+docs, reset, doctor, cache."""
 
 from __future__ import annotations
 
@@ -222,6 +223,86 @@ def cmd_graph(args: argparse.Namespace, settings: Settings) -> int:
         services.close()
 
 
+def _page_services(settings: Settings) -> Services:
+    """Services for entity pages: a model only when it is capable (it may write summaries);
+    the small embedded model is not started for a page."""
+    from storygraph.llm.factory import model_info
+
+    if not model_info(settings).capable:
+        settings = settings.model_copy(update={"no_llm": True})
+    return _services(settings)
+
+
+def _print_page(page: Any, timeline_only: bool, every: bool = False) -> None:
+    if not timeline_only:
+        print(f"{page.id} ({page.type or '-'})")
+        if page.aliases:
+            print(f"also called: {', '.join(page.aliases)}")
+        print(f"summary: {page.summary}")
+        sources = ", ".join(page.summary_sources) or "-"
+        print(f"  ({page.summary_method}, {page.summary_updated_at or '-'}; from: {sources})")
+        print("relations:")
+        for rel in page.relations:
+            where = ", ".join(f"{c.document}#{c.chunk}" for c in rel.citations) or "-"
+            mark = " [superseded later]" if rel.invalid_at else ""
+            print(f"  {rel.text()}{mark}  [{where}]")
+            if rel.evidence:
+                print(f"      「{rel.evidence}」")
+        print("mentioned in:")
+        for mention in page.mentions:
+            print(f"  {mention.document}: chunks {', '.join(map(str, mention.chunks)) or '-'}")
+        print("history:")
+        for item in page.history:
+            print(f"  {item.kind} by {item.document} ({item.at})")
+            for change in item.changes:
+                print(f"      {change}")
+    print("timeline:" if not every else "every statement, in story order:")
+    for i, entry in enumerate(page.statements if every else page.timeline, start=1):
+        later = "  [superseded later]" if entry.superseded_at else ""
+        again = ("" if entry.first else "  (again)") + ("  (said)" if entry.said else "")
+        print(
+            f"  {i:3}. {entry.relation}{again}{later}  ({entry.document} #{entry.chunk}, "
+            f"offset {entry.offset})"
+        )
+    if page.unplaced:
+        print(f"  not placed in a story: {', '.join(page.unplaced)}")
+
+
+def cmd_entity(args: argparse.Namespace, settings: Settings) -> int:
+    from storygraph.entity_pages import EntityPages
+
+    services = _page_services(settings)
+    try:
+        pages = EntityPages(services.store, services.llm(), services.info)
+        page = pages.page(args.name)
+        if page is None:
+            print(f"no entity called {args.name!r}", file=sys.stderr)
+            return 1
+        if args.json:
+            data = page.to_json()
+            key = "statements" if args.every else "timeline"
+            _print_json({"id": page.id, key: data[key]} if args.timeline else data)
+        else:
+            _print_page(page, args.timeline, args.every)
+        return 0
+    finally:
+        services.close()
+
+
+def cmd_export_wiki(args: argparse.Namespace, settings: Settings) -> int:
+    from storygraph.entity_pages import EntityPages
+    from storygraph.wiki import export_wiki
+
+    services = _page_services(settings)
+    try:
+        pages = EntityPages(services.store, services.llm(), services.info)
+        written = export_wiki(pages, Path(args.directory))
+        print(f"wrote {len(written) - 1} entity pages and {written[0]} to {args.directory}")
+        return 0
+    finally:
+        services.close()
+
+
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     services = _services(settings.model_copy(update={"no_llm": True}))
     try:
@@ -355,6 +436,19 @@ def build_parser() -> argparse.ArgumentParser:
     ge = gsub.add_parser("export")
     ge.add_argument("file", help="output path, or - for stdout")
     p.set_defaults(func=cmd_graph)
+
+    p = sub.add_parser("entity", help="an entity's page: summary, relations, history, timeline")
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--timeline", action="store_true", help="only its relations in story order")
+    p.add_argument(
+        "--every", action="store_true", help="with --timeline: every statement, not the first"
+    )
+    p.set_defaults(func=cmd_entity)
+
+    p = sub.add_parser("export-wiki", help="write one Markdown page per entity into DIR")
+    p.add_argument("directory")
+    p.set_defaults(func=cmd_export_wiki)
 
     p = sub.add_parser("stats", help="counts of documents, chunks, entities, relations")
     p.add_argument("--json", action="store_true")

@@ -234,19 +234,22 @@ WHERE s.id IN $ids AND NOT type(r) IN $structural
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
 
 RETRIEVE_DIRECTED_2HOP = """
 MATCH (s:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND NOT type(r) IN $structural
 RETURN s.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 UNION
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
 RETURN m.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
 
 RETRIEVE_UNDIRECTED_2HOP = """
@@ -255,14 +258,16 @@ WHERE s.id IN $ids AND NOT type(r) IN $structural
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 UNION
 MATCH (s:__Entity__)-[r1]-(m:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
 
 # Co-members: other nodes with an edge of the same type into the same node as a start node
@@ -271,7 +276,8 @@ RETRIEVE_CO_MEMBERS = """
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)<-[r]-(o:__Entity__)
 WHERE s.id IN $ids AND type(r1) = type(r) AND type(r) IN $types AND o <> s
 RETURN o.id AS start, type(r) AS type, m.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence
+       r.evidence AS evidence, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
 
 RELATION_TYPES = """
@@ -285,7 +291,9 @@ ORDER BY count DESC
 
 EXPORT_NODES = """
 MATCH (e:__Entity__)
-RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_ids
+RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_ids,
+       e.summary AS summary, e.summary_method AS summary_method,
+       e.summary_updated_at AS summary_updated_at, e.summary_sources AS summary_sources
 ORDER BY e.id
 """
 
@@ -293,7 +301,9 @@ EXPORT_RELATIONSHIPS = """
 MATCH (a:__Entity__)-[r]->(b:__Entity__)
 WHERE NOT type(r) IN $structural
 RETURN a.id AS source, type(r) AS type, b.id AS target, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence, r.weight AS weight
+       r.evidence AS evidence, r.weight AS weight, r.positions AS positions,
+       r.story_order AS story_order, r.story_order_last AS story_order_last,
+       r.invalid_at AS invalid_at
 ORDER BY source, type, target
 """
 
@@ -329,6 +339,124 @@ RETURN documents, chunks, entities, count(r) AS relations
 RESET = """
 MATCH (n)
 DETACH DELETE n
+"""
+
+
+# --- story time and entity pages (storygraph/story_time.py, storygraph/entity_pages.py) --------
+
+# Positions are a set: a statement already recorded is not added twice.
+RELATION_POSITIONS_ADD = """
+UNWIND $rows AS row
+MATCH (:__Entity__ {id: row.source})-[r:<<rel_type>>]->(:__Entity__ {id: row.target})
+WITH r, row, coalesce(r.positions, []) AS old
+SET r.positions = old + [p IN row.positions WHERE NOT p IN old]
+"""
+
+# Every relation touching the given entities that has story time (an empty list included, so a
+# relation whose last position was deleted gets its derived properties cleared).
+RELATIONS_TIME_CONTEXT = """
+MATCH (a:__Entity__)-[r]->(b:__Entity__)
+WHERE (a.id IN $ids OR b.id IN $ids) AND r.positions IS NOT NULL
+RETURN a.id AS source, type(r) AS type, b.id AS target, r.positions AS positions
+"""
+
+RELATION_TIME_SET = """
+UNWIND $rows AS row
+MATCH (:__Entity__ {id: row.source})-[r:<<rel_type>>]->(:__Entity__ {id: row.target})
+SET r.story_order = row.story_order, r.story_order_last = row.story_order_last,
+    r.invalid_at = row.invalid_at
+"""
+
+RELATIONS_ENDS_WITH_POSITIONS = """
+MATCH (a:__Entity__)-[r]->(b:__Entity__)
+WHERE any(p IN coalesce(r.positions, []) WHERE p STARTS WITH $prefix)
+RETURN DISTINCT a.id AS source, b.id AS target
+"""
+
+RELATIONS_STRIP_POSITIONS = """
+MATCH (:__Entity__)-[r]->(:__Entity__)
+WHERE any(p IN coalesce(r.positions, []) WHERE p STARTS WITH $prefix)
+SET r.positions = [p IN r.positions WHERE NOT p STARTS WITH $prefix]
+RETURN count(r) AS touched
+"""
+
+ENTITY_STATE = """
+MATCH (e:__Entity__)
+WHERE e.id IN $ids
+RETURN e.id AS id, e.type AS type, e.aliases AS aliases
+"""
+
+# Entity history: one entry per document in `e.history`, a JSON string prefixed with
+# "<document id>:" (like chunk ids), saying whether the document created, updated or only
+# referenced the entity and what changed. Writing replaces the document's entry (idempotent);
+# deleting a document strips its entries by prefix.
+ENTITY_HISTORY_WRITE = """
+UNWIND $rows AS row
+MATCH (e:__Entity__ {id: row.id})
+SET e.history = [h IN coalesce(e.history, []) WHERE NOT h STARTS WITH $prefix] + [row.entry]
+"""
+
+ENTITY_HISTORY_STRIP = """
+MATCH (e:__Entity__)
+WHERE any(h IN coalesce(e.history, []) WHERE h STARTS WITH $prefix)
+SET e.history = [h IN e.history WHERE NOT h STARTS WITH $prefix]
+RETURN count(e) AS touched
+"""
+
+ENTITIES_MARK_STALE = """
+UNWIND $ids AS id
+MATCH (e:__Entity__ {id: id})
+SET e.summary_stale = true
+"""
+
+ENTITY_PAGE_NODE = """
+MATCH (e:__Entity__ {id: $id})
+RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_ids,
+       e.summary AS summary, e.summary_method AS summary_method,
+       e.summary_updated_at AS summary_updated_at, e.summary_sources AS summary_sources,
+       e.summary_stale AS summary_stale, e.history AS history
+"""
+
+# Both directions, each edge once, real direction kept.
+ENTITY_RELATIONS = """
+MATCH (e:__Entity__)-[r]-(:__Entity__)
+WHERE e.id IN $ids AND NOT type(r) IN $structural
+WITH DISTINCT r
+WITH r, startNode(r) AS a, endNode(r) AS b
+RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
+       r.evidence AS evidence, r.positions AS positions, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
+"""
+
+ENTITY_SUMMARY_SET = """
+UNWIND $rows AS row
+MATCH (e:__Entity__ {id: row.id})
+SET e.summary = row.summary, e.summary_method = row.method,
+    e.summary_updated_at = row.updated_at, e.summary_sources = row.sources,
+    e.summary_stale = false
+"""
+
+# An imported summary lands only on an entity that has none yet.
+ENTITY_SUMMARY_IMPORT = """
+UNWIND $rows AS row
+MATCH (e:__Entity__ {id: row.id})
+WHERE e.summary IS NULL
+SET e.summary = row.summary, e.summary_method = row.method,
+    e.summary_updated_at = row.updated_at, e.summary_sources = row.sources,
+    e.summary_stale = false
+"""
+
+# Entities for the list of the Entities tab: best connected first.
+ENTITY_LIST = """
+MATCH (e:__Entity__)
+WHERE $search = '' OR e.norm CONTAINS $search
+   OR any(a IN coalesce(e.aliases, []) WHERE a CONTAINS $raw)
+OPTIONAL MATCH (e)-[r]-(:__Entity__)
+WITH e, count(r) AS degree
+RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.summary AS summary,
+       e.summary_stale AS summary_stale, degree
+ORDER BY degree DESC, id
+LIMIT $limit
 """
 
 

@@ -2,7 +2,10 @@
 
 `{"nodes": [{"id", "type", ...}], "relationships": [{"source", "type", "target", ...}]}`;
 extra properties are allowed, and an export carries `chunk_ids` / `evidence` so that a
-re-import keeps provenance.
+re-import keeps provenance, plus story time (`positions`, from which `story_order`,
+`story_order_last` and `invalid_at` are recomputed on import) and entity summaries (`summary`,
+`summary_method`, `summary_updated_at`, `summary_sources`, kept for entities without one). Files
+without these properties (older exports, seed_graph.json) import as before.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from storygraph.errors import InputError
-from storygraph.merge import plan_from_graph
+from storygraph.merge import clean_name, plan_from_graph
 from storygraph.store import GraphStore
 from storygraph.store.graph_store import WriteCounts
+from storygraph.text.normalize import normalize_name
 
 
 def load_graph_file(path: Path) -> dict[str, Any]:
@@ -44,7 +48,34 @@ def import_graph(store: GraphStore, data: dict[str, Any]) -> tuple[WriteCounts, 
     rels = [r for r in data.get("relationships", []) if isinstance(r, dict)]
     with store.writing():
         plan = plan_from_graph(nodes, rels, store.entity_candidates)
-        return store.write_plan(plan), plan.dropped
+        counts = store.write_plan(plan)
+        summaries = imported_summaries(nodes, {e.norm: e.id for e in plan.entities})
+        if summaries:
+            store.set_entity_summaries(summaries, only_missing=True)
+        return counts, plan.dropped
+
+
+def imported_summaries(
+    nodes: list[dict[str, Any]], id_of_norm: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Summary rows of the file's nodes that carry one, keyed by the node they merged into."""
+    rows = []
+    for node in nodes:
+        summary = node.get("summary")
+        entity_id = id_of_norm.get(normalize_name(clean_name(node.get("id"))))
+        if not isinstance(summary, str) or not summary.strip() or entity_id is None:
+            continue
+        sources = node.get("summary_sources") or []
+        rows.append(
+            {
+                "id": entity_id,
+                "summary": summary.strip(),
+                "method": str(node.get("summary_method") or "imported"),
+                "updated_at": str(node.get("summary_updated_at") or ""),
+                "sources": [str(s) for s in sources] if isinstance(sources, list) else [],
+            }
+        )
+    return rows
 
 
 def export_graph(store: GraphStore) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from storygraph.models import ChunkExtraction
+from storygraph.story_time import evidence_offset, is_speech, parse_position, position
 from storygraph.text.normalize import is_kana_only, normalize_name, reading
 from storygraph.text.sanitize import (
     IDENTIFIER,
@@ -53,6 +54,12 @@ class RelationRecord:
     target: str
     chunk_ids: list[str] = field(default_factory=list)
     evidence: list[str] = field(default_factory=list)
+    positions: list[str] = field(default_factory=list)
+    """Where the story states it (storygraph.story_time positions), one per statement."""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.source, self.type, self.target)
 
 
 @dataclass
@@ -236,6 +243,15 @@ def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) 
             if chunk_id not in record.chunk_ids:
                 record.chunk_ids.append(chunk_id)
                 record.evidence.append(rel.evidence or "")
+            chunk = extraction.chunk
+            at = position(
+                chunk.document_id,
+                evidence_offset(chunk.text, chunk.start, rel.evidence),
+                chunk.index,
+                said=is_speech(rel.evidence),
+            )
+            if at not in record.positions:
+                record.positions.append(at)
     return MergePlan(entities=records, relations=list(relations.values()), dropped=dropped)
 
 
@@ -329,4 +345,7 @@ def plan_from_graph(
             if chunk_id not in record.chunk_ids:
                 record.chunk_ids.append(chunk_id)
                 record.evidence.append(evidence[i] if i < len(evidence) else "")
+        for at in rel.get("positions") or []:
+            if isinstance(at, str) and parse_position(at) and at not in record.positions:
+                record.positions.append(at)
     return MergePlan(entities=records, relations=list(relations.values()), dropped=dropped)

@@ -87,6 +87,11 @@ class Fact:
     score: float | None = None
     kept: bool = False
     reason: str = ""
+    story_order: str = ""
+    """First position where the story states it (storygraph.story_time); "" when unknown."""
+    story_order_last: str = ""
+    invalid_at: str = ""
+    """Position of the later fact that superseded it (exclusive relations); "" while valid."""
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -104,6 +109,9 @@ class Fact:
             "kept": self.kept,
             "chunk_ids": list(self.chunk_ids),
             "evidence": self.evidence,
+            "story_order": self.story_order,
+            "story_order_last": self.story_order_last,
+            "invalid_at": self.invalid_at,
         }
 
 

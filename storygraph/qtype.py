@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from storygraph.text.language import detect_language
@@ -26,6 +26,7 @@ from storygraph.text.normalize import normalize_name
 
 Kind = Literal["who_did", "who_was_done_to", "with_whom", "where", "when", "what", "who", "unknown"]
 Direction = Literal["in", "out", "any"]
+Order = Literal["", "before", "after"]
 
 KINDS: tuple[str, ...] = (
     "who_did",
@@ -49,6 +50,11 @@ class QuestionType:
     roles: Mapping[str, Direction] = field(default_factory=dict)
     passive: bool = False
     cue: str = ""
+    order: Order = ""
+    """"before" / "after" when the question asks about story order (鬼が島へ行く前に…)."""
+    order_cue: str = ""
+    anchor_clause: str = ""
+    """The clause the order is relative to (鬼が島へ行く, "the lion let it go")."""
 
     def direction_for(self, entity: str) -> Direction:
         return self.roles.get(entity, "any")
@@ -56,7 +62,8 @@ class QuestionType:
     def describe(self) -> str:
         roles = ", ".join(f"{e}: {d}" for e, d in self.roles.items()) or "no entity"
         voice = ", passive" if self.passive else ""
-        return f"{self.kind} (cue {self.cue or '-'}; {roles}{voice})"
+        order = f", {self.order} 「{self.anchor_clause}」" if self.order else ""
+        return f"{self.kind} (cue {self.cue or '-'}; {roles}{voice}{order})"
 
 
 # --- Japanese ------------------------------------------------------------------------------
@@ -246,11 +253,56 @@ def _detect_en(question: str, entities: Sequence[str]) -> QuestionType:
     return QuestionType(kind, "en", roles, passive, cue)
 
 
-def detect_question_type(question: str, entities: Sequence[str] = ()) -> QuestionType:
-    """The question's type and each start entity's preferred edge direction."""
+# --- order cues: before / after ------------------------------------------------------------
+
+# 「鬼が島へ行く前に」「宝物を取ったあとで」「犬に会ってから」: the clause before the cue is
+# the anchor.
+_JA_ORDER = re.compile(
+    r"(?P<clause>[^、。？?！!]*?)(?P<cue>(?<!名)(?:より)?(?:前|まえ)(?:に|は|の)"
+    r"|(?:た|だ)?(?:後|あと)(?:で|に|は|の)|[てで]から)"
+)
+_EN_ORDER = re.compile(
+    r"(?<!look )(?<!looked )(?<!looks )(?<!looking )(?<!named )(?<!ever )"
+    r"\b(?P<cue>before|after)\b(?P<clause>[^?,.!;]*)"
+)
+
+
+def _order_ja(text: str) -> tuple[Order, str, str]:
+    match = _JA_ORDER.search(text)
+    if not match or not match.group("clause").strip():
+        return "", "", ""
+    if match.group("clause").endswith("の"):
+        return "", "", ""  # 桃太郎の前に: in front of him, not before something
+    cue = match.group("cue")
+    order: Order = "before" if ("前" in cue or "まえ" in cue) else "after"
+    return order, cue, match.group("clause").strip()
+
+
+def _order_en(text: str) -> tuple[Order, str, str]:
+    match = _EN_ORDER.search(text.lower())
+    if not match or not match.group("clause").strip():
+        return "", "", ""
+    cue = match.group("cue")
+    return cue, cue, match.group("clause").strip()  # type: ignore[return-value]
+
+
+def order_cue(question: str) -> tuple[Order, str, str]:
+    """(order, cue word, anchor clause) of a question about story order; ("", "", "") if none."""
     if detect_language(question) == "ja":
-        return _detect_ja(question, entities)
-    return _detect_en(question, entities)
+        return _order_ja(question)
+    return _order_en(question)
+
+
+def detect_question_type(question: str, entities: Sequence[str] = ()) -> QuestionType:
+    """The question's type, each start entity's preferred edge direction, any order cue."""
+    if detect_language(question) == "ja":
+        found = _detect_ja(question, entities)
+    else:
+        found = _detect_en(question, entities)
+    order, cue, clause = order_cue(question)
+    if not order:
+        return found
+    return replace(found, order=order, order_cue=cue, anchor_clause=clause)
 
 
 # --- use in ranking ------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from storygraph.qtype import (
 from storygraph.reltype import RelTypeSelection, apply_selection, select_relation_types
 from storygraph.store import GraphStore
 from storygraph.store.graph_store import RETRIEVAL_QUERIES
+from storygraph.story_time import OrderedFacts, order_facts, order_priors
 
 BASE_MODES: tuple[str, ...] = tuple(RETRIEVAL_QUERIES)
 STAGES: tuple[str, ...] = ("qtype", "reltype", "rerank")
@@ -110,6 +111,8 @@ class Retrieval:
     """Question-type adjustment per fact, added to its score when ranking."""
     queries: list[tuple[str, str]] = field(default_factory=list)
     """(what for, Cypher) of every query this retrieval ran, in order."""
+    order: OrderedFacts | None = None
+    """Order questions (before / after): the anchor fact and the facts on the asked side."""
 
     def priors(self) -> list[float]:
         return [self.prior.get(f.key, 0.0) for f in self.facts]
@@ -199,6 +202,11 @@ def retrieve(
             if expansion and (fact.key in added or (fact.type in expansion and fact.start in ids)):
                 value += EXPANSION_BONUS
             found.prior[fact.key] = value
+        if found.question_type.order:
+            qt = found.question_type
+            found.order = order_facts(facts, qt.order, qt.anchor_clause, ids)
+            for key, value in order_priors(facts, found.order).items():
+                found.prior[key] = found.prior.get(key, 0.0) + value
 
     found.facts = facts
     found.queries = queries

@@ -23,11 +23,18 @@ from pathlib import Path
 from typing import Any
 
 from storygraph import cypher as q
+from storygraph.entity_history import HistoryEntry, entity_history, history_entry
 from storygraph.errors import StoreError
 from storygraph.locks import write_lock
 from storygraph.merge import EntityRecord, MergePlan, RelationRecord
 from storygraph.models import Chunk, DocumentInfo, Fact
 from storygraph.store.runner import Row, Runner, Statement
+from storygraph.story_time import (
+    EXCLUSIVE_RELATION_TYPES,
+    TimedRelation,
+    held_end,
+    story_times,
+)
 
 NAMES_CACHE_SECONDS = 5.0
 """Entity names are re-read after this long, so writes by another process show up."""
@@ -176,8 +183,11 @@ class GraphStore:
         ]
         for rows in _batched(mention_rows):
             statements.append((q.MENTIONS_CREATE, {"rows": rows}))
-        existing_relations = self._existing_relations(plan.relations)
+        existing_keys = self._existing_relation_keys(plan.relations)
+        history = entity_history(plan, self._entity_state(plan), existing_keys)
         statements.extend(self._relation_statements(plan.relations, now))
+        statements.extend(self._story_time_statements(plan.relations))
+        statements.extend(self._history_statements(doc, history, now))
         statements.append((q.DOCUMENT_COMMIT, {"id": doc.id}))
         committed = self._write(statements)
         if [row.get("id") for row in committed] != [doc.id]:
@@ -187,7 +197,7 @@ class GraphStore:
                 "so its commit matched nothing.",
                 "Nothing of it is kept; ingest it again.",
             )
-        return self._counts(plan, existing_relations)
+        return self._counts(plan, len(existing_keys))
 
     def _write(self, statements: Sequence[Statement]) -> list[Row]:
         """Run a write batch; the rows of its last statement."""
@@ -252,13 +262,146 @@ class GraphStore:
         return statements
 
     def _existing_relations(self, relations: Sequence[RelationRecord]) -> int:
-        found = 0
+        return len(self._existing_relation_keys(relations))
+
+    def _existing_relation_keys(
+        self, relations: Sequence[RelationRecord]
+    ) -> set[tuple[str, str, str]]:
+        found: set[tuple[str, str, str]] = set()
         for rel_type, type_rows in self._relation_rows_by_type(relations).items():
             query = q.render(q.RELATIONS_EXISTING, rel_type=rel_type)
             for rows in _batched(type_rows):
                 params = {"rows": [{"source": r["source"], "target": r["target"]} for r in rows]}
-                found += len(self.runner.run(query, params))
+                for row in self.runner.run(query, params):
+                    found.add((row["source"], rel_type, row["target"]))
         return found
+
+    # --- story time and entity history (storygraph/story_time.py, entity_pages.py) -------------
+    def _entity_state(self, plan: MergePlan) -> dict[str, Row]:
+        ids = [e.id for e in plan.entities if e.existing]
+        if not ids:
+            return {}
+        return {row["id"]: row for row in self.runner.run(q.ENTITY_STATE, {"ids": ids})}
+
+    def _time_context(self, ids: Sequence[str]) -> dict[tuple[str, str, str], list[str]]:
+        """Positions of every timed relation touching these entities."""
+        if not ids:
+            return {}
+        rows = self.runner.run(q.RELATIONS_TIME_CONTEXT, {"ids": list(ids)})
+        return {
+            (row["source"], row["type"], row["target"]): list(row["positions"] or [])
+            for row in rows
+        }
+
+    @staticmethod
+    def _time_set_statements(
+        context: dict[tuple[str, str, str], list[str]], ids: Sequence[str]
+    ) -> list[Statement]:
+        """SETs of the derived story time of `context` (every timed relation touching `ids`).
+
+        An exclusive relation is compared with all relations of its type at its held end, which
+        the context holds only when that end is one of `ids`; the others keep their values (no
+        relation of their group changed)."""
+        timed = [TimedRelation(s, t, e, tuple(p)) for (s, t, e), p in sorted(context.items())]
+        wanted = set(ids)
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        for time_ in story_times(timed):
+            held = held_end(time_.type, time_.source, time_.target, EXCLUSIVE_RELATION_TYPES)
+            if held is not None and held not in wanted:
+                continue
+            by_type.setdefault(time_.type, []).append(
+                {
+                    "source": time_.source,
+                    "target": time_.target,
+                    "story_order": time_.story_order,
+                    "story_order_last": time_.story_order_last,
+                    "invalid_at": time_.invalid_at,
+                }
+            )
+        statements: list[Statement] = []
+        for rel_type, type_rows in sorted(by_type.items()):
+            query = q.render(q.RELATION_TIME_SET, rel_type=rel_type)
+            for rows in _batched(type_rows):
+                statements.append((query, {"rows": rows}))
+        return statements
+
+    def _story_time_statements(self, relations: Sequence[RelationRecord]) -> list[Statement]:
+        """Add the plan's positions, then set every derived story-time property they change."""
+        timed = [r for r in relations if r.positions]
+        if not timed:
+            return []
+        statements: list[Statement] = []
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        for rel in timed:
+            by_type.setdefault(rel.type, []).append(
+                {"source": rel.source, "target": rel.target, "positions": rel.positions}
+            )
+        for rel_type, type_rows in sorted(by_type.items()):
+            query = q.render(q.RELATION_POSITIONS_ADD, rel_type=rel_type)
+            for rows in _batched(type_rows):
+                statements.append((query, {"rows": rows}))
+        ends = sorted({n for r in timed for n in (r.source, r.target)})
+        context = self._time_context(ends)
+        for rel in timed:
+            known = context.setdefault((rel.source, rel.type, rel.target), [])
+            known.extend(p for p in rel.positions if p not in known)
+        statements.extend(self._time_set_statements(context, ends))
+        return statements
+
+    def refresh_story_time(self, ids: Sequence[str]) -> None:
+        """Recompute story_order / story_order_last / invalid_at of relations touching `ids`."""
+        with self.writing():
+            statements = self._time_set_statements(self._time_context(ids), ids)
+            if statements:
+                self.runner.run_batch(statements)
+
+    def _history_statements(
+        self, doc: DocumentInfo, history: Sequence[HistoryEntry], now: str
+    ) -> list[Statement]:
+        rows = [{"id": h.entity_id, "entry": history_entry(doc, h, now)} for h in history]
+        prefix = chunk_prefix(doc.id)
+        statements: list[Statement] = [
+            (q.ENTITY_HISTORY_WRITE, {"prefix": prefix, "rows": batch}) for batch in _batched(rows)
+        ]
+        changed = [h.entity_id for h in history if h.kind != "referenced"]
+        for batch in _batched([{"id": i} for i in changed]):
+            statements.append((q.ENTITIES_MARK_STALE, {"ids": [r["id"] for r in batch]}))
+        return statements
+
+    def mark_summaries_stale(self, ids: Sequence[str]) -> None:
+        if ids:
+            with self.writing():
+                self.runner.run(q.ENTITIES_MARK_STALE, {"ids": list(ids)})
+
+    def entity_page_node(self, entity_id: str) -> Row | None:
+        rows = self.runner.run(q.ENTITY_PAGE_NODE, {"id": entity_id})
+        return rows[0] if rows else None
+
+    def entity_relations(self, ids: Sequence[str]) -> list[Row]:
+        """Every relation touching these entities, both directions, each edge once."""
+        if not ids:
+            return []
+        params = {"ids": list(ids), "structural": list(q.STRUCTURAL_TYPES)}
+        return self.runner.run(q.ENTITY_RELATIONS, params)
+
+    def set_entity_summaries(
+        self, rows: Sequence[dict[str, Any]], *, only_missing: bool = False
+    ) -> None:
+        """Store summaries: rows of id, summary, method, updated_at, sources."""
+        query = q.ENTITY_SUMMARY_IMPORT if only_missing else q.ENTITY_SUMMARY_SET
+        with self.writing():
+            for batch in _batched(rows):
+                self.runner.run(query, {"rows": batch})
+
+    def entity_list(self, search: str = "", limit: int = 200) -> list[Row]:
+        from storygraph.text.normalize import normalize_name
+
+        params = {
+            "search": normalize_name(search) if search.strip() else "",
+            "raw": search.strip(),
+            "limit": int(limit),
+        }
+        return self.runner.run(q.ENTITY_LIST, params)
 
     def delete_document(self, document_id: str) -> dict[str, int]:
         """Remove a document, its chunks and the provenance it contributed.
@@ -271,11 +414,17 @@ class GraphStore:
 
     def _delete_document(self, params: dict[str, str]) -> dict[str, int]:
         try:
+            ends = self.runner.run(q.RELATIONS_ENDS_WITH_POSITIONS, params)
+            timed = sorted({row[end] for row in ends for end in ("source", "target")})
             rels = self.runner.run(q.RELATIONS_DELETE_ONLY_SUPPORTED_BY, params)
             self.runner.run(q.RELATIONS_STRIP_PROVENANCE, params)
+            self.runner.run(q.RELATIONS_STRIP_POSITIONS, params)
             ents = self.runner.run(q.ENTITIES_DELETE_ONLY_SUPPORTED_BY, params)
             touched = [row["id"] for row in self.runner.run(q.ENTITIES_STRIP_PROVENANCE, params)]
             self.reconcile_types(touched)
+            self.refresh_story_time(timed)
+            self.runner.run(q.ENTITY_HISTORY_STRIP, params)
+            self.mark_summaries_stale(touched)
             self.runner.run(q.CHUNKS_AND_DOCUMENT_DELETE, params)
         finally:
             self._changed()
@@ -375,6 +524,9 @@ class GraphStore:
                 end=row["end"],
                 chunk_ids=chunk_ids,
                 evidence=next((e for e in evidence if e), ""),
+                story_order=row.get("story_order") or "",
+                story_order_last=row.get("story_order_last") or "",
+                invalid_at=row.get("invalid_at") or "",
             )
         return list(facts.values())
 
@@ -436,8 +588,15 @@ class GraphStore:
         """Write entities and relations that belong to no document (graph import)."""
         with self.writing():
             now = _now()
-            existing_relations = self._existing_relations(plan.relations)
+            existing_keys = self._existing_relation_keys(plan.relations)
             statements = self._entity_statements(plan.entities, now)
             statements.extend(self._relation_statements(plan.relations, now))
+            statements.extend(self._story_time_statements(plan.relations))
+            # Existing entities that gained a relation need a new summary (new ones have none).
+            existing = {e.id for e in plan.entities if e.existing}
+            new = [r for r in plan.relations if r.key not in existing_keys]
+            grown = sorted({n for r in new for n in (r.source, r.target)} & existing)
+            if grown:
+                statements.append((q.ENTITIES_MARK_STALE, {"ids": grown}))
             self._write(statements)
-            return self._counts(plan, existing_relations)
+            return self._counts(plan, len(existing_keys))

@@ -427,7 +427,8 @@ def test_picking_an_entity_in_the_graph_tab_lists_what_the_graph_knows(
     at.selectbox(key=SELECTED_ENTITY_KEY).set_value("桃太郎").run()
     assert not at.exception, at.exception
     assert at.session_state[SELECTED_ENTITY_KEY] == "桃太郎"  # other pages can open it
-    table = at.dataframe[-1].value
+    graph_tab = next(t for t in at.tabs if t.label == "Graph")  # the Entities tab opens it too
+    table = graph_tab.dataframe[-1].value
     stored = services.store.retrieve("onehop", ["桃太郎"])
     assert len(table) == len(stored) > 3
     assert set(table["relation"]) == {f.type for f in stored}
@@ -442,7 +443,8 @@ def test_a_tab_whose_module_does_not_import_shows_the_error_in_its_place(
     """A broken import is a bug to see, not a feature that quietly disappears."""
     monkeypatch.setitem(sys.modules, "pages.lab", None)  # `import pages.lab` raises ImportError
     at = _app(services)
-    assert [t.label for t in at.tabs] == ["Ingest", "Chat", "Graph", "Retrieval lab", "Doctor"]
+    labels = [t.label for t in at.tabs]
+    assert labels == ["Ingest", "Chat", "Graph", "Entities", "Retrieval lab", "Doctor"]
     errors = [str(e.value) for e in at.error]
     assert any(e.startswith("The Retrieval lab tab failed: ModuleNotFoundError") for e in errors)
 

@@ -5,7 +5,8 @@ client pointed at a scripted OpenAI-compatible server, so only the model's words
 Upload the Japanese Momotaro, ask 「桃太郎の仲間は誰？」 and three more questions, check the answer,
 its cited sources, the plain trace and its details, that the chat input stays pinned in view,
 that a reload keeps the conversation, the graphs drawn inside their iframes with their legends and
-a node click, and save screenshots of the three tabs in tests/e2e/artifacts/ (the README's
+a node click, 桃太郎's page in the Entities tab, and save screenshots of the four tabs in
+tests/e2e/artifacts/ (the README's
 pictures come from `scripts/screenshots.py` with the real model, never from the tests). Every
 request the browser makes is logged: all must go to the app's own host. A last step uploads a
 story whose character is named `<script>alert(1)</script>` and checks it is drawn as text: no
@@ -448,6 +449,18 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
             knows = _click_node(frames[1], "桃太郎")
             assert "BECOMES_COMPANION_OF" in knows and "犬" in knows, knows
             _shoot(page, "graph.png")
+
+            # Entities: search, open 桃太郎's page: relations both ways and the timeline.
+            _open_tab(page, "Entities")
+            page.get_by_label("Search entities").fill("桃太郎")
+            page.get_by_label("Search entities").press("Enter")
+            _wait_idle(page)
+            page.get_by_role("button", name="桃太郎 · Character").click()
+            _wait_idle(page)
+            expect(page.get_by_role("heading", name="桃太郎", exact=True)).to_be_visible()
+            expect(page.get_by_text("Relations to it", exact=False).first).to_be_visible()
+            expect(page.get_by_text("Timeline", exact=False).first).to_be_visible()
+            _shoot(page, "entities.png")
 
             # A character named like a script tag is drawn as text; no dialog opens.
             _open_tab(page, "Ingest")

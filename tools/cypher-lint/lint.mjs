@@ -36,6 +36,10 @@ const PROPERTY_KEYS = [
   'updated_at',
   // relationships
   'evidence', 'weight',
+  // story time (relationships) and entity pages (__Entity__)
+  'positions', 'story_order', 'story_order_last', 'invalid_at',
+  'summary', 'summary_method', 'summary_updated_at', 'summary_sources', 'summary_stale',
+  'history',
 ];
 
 // Plugins present in the package's mock schema (a real Neo4j 5 export) that a plain Neo4j 5

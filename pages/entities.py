@@ -1,0 +1,146 @@
+"""Entities tab: a search box, the entities with their summaries, and one page opened at a time.
+
+The opened page is `st.session_state["selected_entity"]` (an entity id or name): the list's
+buttons set it, and so does a click on a node in the Graph tab. Page contents come from
+storygraph.entity_pages; this module only draws them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from pages.common import md_escape
+from storygraph.entity_pages import EntityPage, EntityPages
+from storygraph.services import Services
+
+SELECTED_KEY = "selected_entity"
+LIST_LIMIT = 100
+
+
+def widget_key(prefix: str, entity_id: str) -> str:
+    """A stable widget key for an entity (names may hold any character)."""
+    return f"{prefix}_{hashlib.sha1(entity_id.encode('utf-8')).hexdigest()[:12]}"
+
+
+def open_entity(entity_id: str | None) -> None:
+    st.session_state[SELECTED_KEY] = entity_id
+
+
+def _pages(services: Services) -> EntityPages:
+    # The model writes summaries only when it is capable; the small embedded model is not used.
+    llm = services.llm() if services.info.capable else None
+    return EntityPages(services.store, llm, services.info)
+
+
+def _relations_table(page: EntityPage, direction: str) -> pd.DataFrame:
+    rows: list[dict[str, Any]] = []
+    for rel in page.relations:
+        if rel.direction != direction:
+            continue
+        rows.append(
+            {
+                "relation": rel.type,
+                "with": rel.other,
+                "evidence": rel.evidence,
+                "sources": "; ".join(
+                    f"{c.document} #{c.chunk}" if c.chunk is not None else c.document
+                    for c in rel.citations
+                ),
+                "story order": rel.story_order,
+                "superseded": "later replaced" if rel.invalid_at else "",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _page(page: EntityPage) -> None:
+    st.markdown(f"### {md_escape(page.id)}")
+    facts = f"**Type:** {md_escape(page.type or '-')}"
+    if page.aliases:
+        facts += f" · **also called:** {md_escape(', '.join(page.aliases))}"
+    st.markdown(facts)
+    st.info(md_escape(page.summary) if page.summary else "(no summary)", icon=":material/article:")
+    sources = ", ".join(page.summary_sources) or "-"
+    st.caption(
+        f"Summary: {md_escape(page.summary_method or '-')}, {page.summary_updated_at or '-'}; "
+        f"from: {md_escape(sources)}. It is rewritten only when a document changes this entity."
+    )
+    for title, direction in (("Relations from it", "out"), ("Relations to it", "in")):
+        table = _relations_table(page, direction)
+        st.markdown(f"**{title}** ({len(table)})")
+        if table.empty:
+            st.caption("none")
+        else:
+            st.dataframe(table, hide_index=True, width="stretch")
+    neighbours = sorted({r.other for r in page.relations})
+    if neighbours:
+        st.caption("Open a related entity:")
+        with st.container(horizontal=True, gap="small"):
+            for name in neighbours:
+                st.button(
+                    md_escape(name),
+                    key=widget_key("entity_related", name),
+                    on_click=open_entity,
+                    args=(name,),
+                    type="tertiary",
+                )
+    with st.expander(f"Timeline ({len(page.timeline)} relations in story order)", expanded=True):
+        if not page.timeline:
+            st.caption("No relation has a story position (an imported graph has none).")
+        for i, entry in enumerate(page.timeline, start=1):
+            later = " — *later superseded*" if entry.superseded_at else ""
+            again = f" *(stated {entry.statements}×)*" if entry.statements > 1 else ""
+            st.markdown(
+                f"{i}\\. {md_escape(entry.relation)}{again}{later} — "
+                f"*{md_escape(entry.document)} \\#{entry.chunk}, offset {entry.offset}*"
+            )
+        if page.unplaced:
+            st.caption("Not placed in a story: " + md_escape(", ".join(page.unplaced)))
+    with st.expander(f"Mentioned in ({len(page.mentions)} documents)"):
+        for mention in page.mentions:
+            chunks = ", ".join(f"#{c}" for c in mention.chunks) or "-"
+            st.markdown(f"- {md_escape(mention.document)}: chunks {chunks}")
+        if not page.mentions:
+            st.caption("No document mentions it (imported).")
+    with st.expander(f"History ({len(page.history)} documents)"):
+        for item in page.history:
+            st.markdown(f"**{md_escape(item.kind)}** by {md_escape(item.document)} · {item.at}")
+            for change in item.changes:
+                st.markdown(f"- {md_escape(change)}")
+        if not page.history:
+            st.caption("No document has changed it (imported).")
+
+
+def render(services: Services) -> None:
+    pages = _pages(services)
+    left, right = st.columns([2, 3])
+    with left:
+        search = st.text_input("Search entities", key="entities_search", placeholder="e.g. 桃太郎")
+        items = pages.list(search, LIST_LIMIT)
+        if not items:
+            st.info("No entities match. Add a story in the Ingest tab, or change the search.")
+        for item in items:
+            with st.container(border=True):
+                st.button(
+                    md_escape(f"{item.id} · {item.type or '-'}"),
+                    key=widget_key("entity_open", item.id),
+                    on_click=open_entity,
+                    args=(item.id,),
+                    type="tertiary",
+                )
+                st.caption(md_escape(item.summary) if item.summary else "(no summary)")
+    with right:
+        selected = st.session_state.get(SELECTED_KEY)
+        if not selected:
+            st.info("Pick an entity on the left (or click a node in the Graph tab).")
+            return
+        page = pages.page(str(selected))
+        if page is None:
+            st.warning(f"No entity called 「{md_escape(str(selected))}」 in the graph.")
+            return
+        _page(page)
+        st.button("Close the page", key="entity_close", on_click=open_entity, args=(None,))

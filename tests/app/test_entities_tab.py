@@ -1,0 +1,100 @@
+"""The Entities tab in AppTest: real app.py and pages/, real store, scripted model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pages.common import SERVICES_KEY
+from pages.entities import SELECTED_KEY, widget_key
+from storygraph.services import Services, build_services
+from storygraph.settings import Settings
+from tests.helpers.scripted_model import ScriptedChatModel
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "storygraph" / "samples" / "momotaro_kusuyama.txt"
+
+
+@pytest.fixture
+def services(tmp_path: Path) -> Iterator[Services]:
+    built = build_services(Settings(data_dir=tmp_path / "data"), llm=ScriptedChatModel())
+    report = built.ingestor().ingest_bytes("momotaro_kusuyama.txt", SAMPLE.read_bytes())
+    assert report.status == "added", report.message
+    yield built
+    built.close()
+
+
+def _app(services: Services, selected: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state[SERVICES_KEY] = services
+    if selected is not None:
+        at.session_state[SELECTED_KEY] = selected
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _texts(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [i.value for i in at.info] + [w.value for w in at.warning]
+    parts += [d.value.to_csv() for d in at.dataframe]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_the_entities_tab_lists_searches_and_opens_one_page(services: Services) -> None:
+    at = _app(services)
+    assert "Entities" in [t.label for t in at.tabs]
+    assert "Pick an entity on the left" in _texts(at)
+    labels = [b.label for b in at.button]
+    assert any(label.startswith("桃太郎 · ") for label in labels)
+
+    at.text_input(key="entities_search").set_value("きじ").run()
+    assert not at.exception, at.exception
+    listed = [b.label for b in at.button if b.key and b.key.startswith("entity_open_")]
+    assert listed and all("きじ" in label for label in listed), listed
+
+    at.text_input(key="entities_search").set_value("").run()
+    at.button(key=widget_key("entity_open", "桃太郎")).click().run()
+    assert not at.exception, at.exception
+    assert at.session_state[SELECTED_KEY] == "桃太郎"
+    text = _texts(at)
+    assert "### 桃太郎" in text
+    assert "BECOMES_COMPANION_OF" in text and "GIVES_DUMPLING_TO" in text  # both directions
+    assert "Timeline" in " ".join(e.label for e in at.expander)
+    assert "momotaro_kusuyama.txt" in text  # citations / mentions name the document
+
+    # one page at a time: opening a neighbour replaces it
+    at.button(key=widget_key("entity_related", "犬")).click().run()
+    assert at.session_state[SELECTED_KEY] == "犬"
+    assert "### 犬" in _texts(at) and "### 桃太郎" not in _texts(at)
+    at.button(key="entity_close").click().run()
+    assert at.session_state[SELECTED_KEY] is None
+
+
+def test_the_session_state_route_opens_a_page(services: Services) -> None:
+    """What a node click in the Graph tab does: set `selected_entity`, by id or by name."""
+    at = _app(services, selected="桃太郎")
+    text = _texts(at)
+    assert "### 桃太郎" in text and "history" in " ".join(e.label for e in at.expander).lower()
+    at = _app(services, selected="竜宮城")
+    assert "No entity called 「竜宮城」" in _texts(at)
+
+
+def test_a_name_with_markup_is_text_on_its_page(services: Services) -> None:
+    from storygraph.graph_io import import_graph
+
+    nasty = "<script>alert(1)</script> *Ogre*"
+    import_graph(
+        services.store,
+        {
+            "nodes": [{"id": nasty, "type": "Character"}],
+            "relationships": [{"source": nasty, "type": "FIGHTS", "target": "桃太郎"}],
+        },
+    )
+    at = _app(services, selected=nasty)
+    headings = [m.value for m in at.markdown if str(m.value).startswith("### ")]
+    assert headings == ["### \\<script\\>alert\\(1\\)\\</script\\> \\*Ogre\\*"]
+    assert "FIGHTS" in _texts(at)
