@@ -326,6 +326,10 @@ def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+"""The folder holding the `storygraph` package (the reaper runs as `python -m` from there)."""
+
+
 # --- the server --------------------------------------------------------------------------
 class EmbeddedServer:
     """One llama.cpp server per data dir, started on demand and reused across processes."""
@@ -495,6 +499,7 @@ class EmbeddedServer:
         with self.log_path.open("ab") as logf:
             subprocess.Popen(
                 cmd,
+                cwd=PROJECT_ROOT,  # `-m storygraph…` must import whatever the caller's cwd is
                 stdin=subprocess.DEVNULL,
                 stdout=logf,
                 stderr=subprocess.STDOUT,

@@ -158,6 +158,7 @@ def test_the_idle_reaper_process_stops_an_idle_unused_server(
             *["--data-dir", str(tmp_path / "data"), "--pid", str(pid), "--port", str(port)],
             *["--idle-s", "0.5"],
         ],
+        cwd=es.PROJECT_ROOT,  # the tests run in an empty directory (tests/conftest.py)
         capture_output=True,
         text=True,
         timeout=GENEROUS_S,
