@@ -45,6 +45,7 @@ from storygraph.rerank import FastScorer, ModelScorer, Scorer, rank_without_mode
 from storygraph.retrieval import DEFAULT_MODE, parse_mode, retrieve
 from storygraph.settings import Settings
 from storygraph.store import GraphStore
+from storygraph.story_time import in_story_order
 from storygraph.text.language import detect_language
 
 SMALL_TOP_K = 6
@@ -236,6 +237,9 @@ class QAEngine:
         # 4. the answer
         t0, u0 = time.perf_counter(), counter.snapshot()
         kept = answer.kept_facts
+        if found.order is not None:
+            # A before / after question: the sources go to the answer in story order.
+            kept = in_story_order(kept)
         chunk_ids = [c for f in kept for c in f.chunk_ids]
         answer.citations = build_citations(kept, self.store.chunks(chunk_ids))
         method = self._compose(answer, analysis, parts, options, callbacks, on_token)

@@ -248,6 +248,10 @@ def test_an_order_question_is_answered_in_story_order(story_services: Services) 
     ]
     text = facts_answer(question, ordered.facts, answer.citations)
     assert text.index("Dog") < text.index("Monkey") and "Dragon" not in text
+    # The engine hands an order question's sources to the answer in story order.
+    placed = [c.text for c in answer.citations]
+    story_positions = [STORY.index(t) for t in placed if t in STORY]
+    assert len(story_positions) >= 2 and story_positions == sorted(story_positions), placed
 
 
 def test_the_wiki_export_links_resolve(story_services: Services, tmp_path: Path) -> None:
