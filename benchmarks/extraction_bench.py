@@ -370,8 +370,9 @@ PRECISION_NOTE = (
     "Precision is over the distinct (source, type, target) facts of a passage. `parser` keeps "
     "facts whose verb the verb table lacks under a type named after the verb (流れる → "
     "NAGARERU, flow → FLOW): they count as predictions and are correct only when a gold triple "
-    "lists that very type, so nearly all of them count as wrong (column `verb-named`: how many, "
-    "and how many of those matched). `parser-typed` drops them (verb-table types only)."
+    "lists that very type, so nearly all of them count as wrong. Column `off-table types`: "
+    "facts whose type is not in the verb table (the parser's verb-named ones; the model's own "
+    "type names) and how many of them matched. `parser-typed` drops them (verb-table types only)."
 )
 
 
@@ -390,18 +391,21 @@ def language_table(runs: list[Run]) -> Table:
             "s / chunk",
             "chars / s",
             "model calls",
-            "verb-named (correct)",
+            "off-table types (correct)",
         ],
     )
     groups: dict[tuple[str, str, int], list[Run]] = {}
     for run in runs:
         groups.setdefault((run.language, run.extractor, run.threads), []).append(run)
+    rows: list[tuple[str, str, list[Run]]] = []
     for (language, extractor, threads), items in sorted(groups.items()):
+        rows.append((language, f"{extractor} (t={threads})" if threads else extractor, items))
+    rows += _same_passage_rows(groups)
+    for language, label, items in sorted(rows, key=lambda row: row[0]):
         s = total(r.score for r in items if r.score is not None)
         seconds = sum(r.seconds for r in items)
         chunks = sum(r.chunks for r in items)
         chars = sum(r.chars for r in items)
-        label = f"{extractor} (t={threads})" if threads else extractor
         named = sum(r.verb_named for r in items)
         out.add(
             language,
@@ -418,6 +422,10 @@ def language_table(runs: list[Run]) -> Table:
         )
     out.notes.append(PRECISION_NOTE)
     out.notes.append(
+        "A row `X on Y's passages` scores X on only the passages Y ran on, so that the two "
+        "compare on the same text."
+    )
+    out.notes.append(
         "Chunks of 200 characters with 25 overlap (the app's chunking for the embedded model); "
         "chars / s counts the passage's characters once. The parser's time includes reading the "
         "whole passage once (`begin_document`, as ingest does), not loading its parser model. "
@@ -427,6 +435,24 @@ def language_table(runs: list[Run]) -> Table:
         )
     )
     return out
+
+
+def _same_passage_rows(
+    groups: dict[tuple[str, str, int], list[Run]],
+) -> list[tuple[str, str, list[Run]]]:
+    """For an extractor that ran on fewer passages of a language than another, the other's runs
+    on just those passages (the model path on two passages, the parser on all of them)."""
+    rows = []
+    for (language, extractor, threads), items in groups.items():
+        subset = {r.story for r in items}
+        for (other_language, other, _), others in groups.items():
+            if other_language != language or other == extractor:
+                continue
+            if subset < {r.story for r in others}:
+                label = f"{extractor} (t={threads})" if threads else extractor
+                same = [r for r in others if r.story in subset]
+                rows.append((language, f"{other} on {label}'s passages", same))
+    return rows
 
 
 def table(runs: list[Run]) -> Table:

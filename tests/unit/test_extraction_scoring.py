@@ -79,7 +79,8 @@ def test_language_table_sums_passages_per_language_and_extractor() -> None:
         Run("c_en", "parser", 0, "en", 100, chunks=1, seconds=0.1, score=Score(4, 3, 4, 3)),
     ]
     rows = {(row[0], row[1]): row for row in language_table(runs).rows}
-    assert set(rows) == {("ja", "small (t=2)"), ("ja", "parser"), ("en", "parser")}
+    same = ("ja", "small on parser's passages")
+    assert set(rows) == {("ja", "small (t=2)"), ("ja", "parser"), ("en", "parser"), same}
     small = rows[("ja", "small (t=2)")]
     assert small[2:5] == [2, 3, 600]
     assert small[5] == "0.30 (6/20)"
@@ -88,3 +89,5 @@ def test_language_table_sums_passages_per_language_and_extractor() -> None:
     assert small[8] == 50  # characters per second
     assert small[9] == 3
     assert rows[("ja", "parser")][10] == "2 (0)"
+    # the model path on just the passage the parser read, to compare on the same text
+    assert rows[same][2] == 1 and rows[same][5] == "0.20 (2/10)"
