@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 from benchmarks.common import STORIES, BenchResult, Table
-from benchmarks.extraction_bench import GOLD_DIR, GoldSet, Score, load_gold, score
+from benchmarks.extraction_bench import GOLD_DIR, GoldSet, Score, load_gold, score, total
 from storygraph.errors import StoryGraphError
 from storygraph.frames.extractor import ParserExtractor, reader_for
 from storygraph.models import ExtractedRelation
@@ -75,7 +75,7 @@ def run(quick: bool = False, show: bool = False) -> BenchResult:
         ["gold", "lang", "gold items", "recall", "precision", "relations", "untyped dropped"],
     )
     golds = [load_gold(p) for p in sorted(GOLD_DIR.glob("*.json"))]
-    totals: dict[str, list[int]] = {}
+    totals: dict[str, list[Score]] = {}
     for gold in golds:
         if not _available(gold.language):
             quality.notes.append(f"{gold.name}: no {gold.language} reader installed")
@@ -91,15 +91,13 @@ def run(quick: bool = False, show: bool = False) -> BenchResult:
             s.predicted,
             result.untyped,
         )
-        t = totals.setdefault(gold.language, [0, 0, 0, 0])
-        for i, v in enumerate((s.gold, s.gold_matched, s.predicted, s.correct)):
-            t[i] += v
+        totals.setdefault(gold.language, []).append(s)
         if show:
             _show(result)
-    for language, (g, gm, p, c) in totals.items():
-        quality.add(
-            "all", language, g, f"{gm / g:.2f}" if g else "-", f"{c / p:.2f}" if p else "-", p, ""
-        )
+    for language, scores in totals.items():
+        s = total(scores)
+        recall, precision = f"{s.recall:.2f}", f"{s.precision:.2f}"
+        quality.add("all", language, s.gold, recall, precision, s.predicted, "")
     pace = Table(
         "Parser-only extraction speed",
         ["story", "chars", "wall s", "chars/s", "CPU s", "chars/CPU-s", "rels"],

@@ -21,7 +21,15 @@ import time
 from pathlib import Path
 
 from benchmarks.common import SHARED
-from benchmarks.extraction_bench import GOLD_DIR, Score, entity_key, load_gold, score, type_key
+from benchmarks.extraction_bench import (
+    GOLD_DIR,
+    Score,
+    entity_key,
+    load_gold,
+    score,
+    total,
+    type_key,
+)
 from storygraph.frames import ProposedFact
 from storygraph.frames.en import facts_between, load_pipeline, read_facts
 from storygraph.models import ExtractedRelation
@@ -95,16 +103,15 @@ def main(argv: list[str] | None = None) -> int:
           "| precision | untyped facts |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for mode in MODES:
-        total = Score(0, 0, 0, 0)
-        for name, result, untyped in quality(args.show and mode == MODES[0], mode):
-            total = Score(total.gold + result.gold, total.gold_matched + result.gold_matched,
-                          total.predicted + result.predicted, total.correct + result.correct)
+        rows = quality(args.show and mode == MODES[0], mode)
+        for name, result, untyped in rows:
             print(f"| {mode} | {name} | {result.gold} | {result.gold_matched} "
                   f"| {result.recall:.2f} | {result.predicted} | {result.correct} "
                   f"| {result.precision:.2f} | {untyped} |")
-        print(f"| {mode} | **all (micro)** | {total.gold} | {total.gold_matched} "
-              f"| {total.recall:.2f} | {total.predicted} | {total.correct} "
-              f"| {total.precision:.2f} | |")
+        all_rows = total(result for _, result, _ in rows)
+        print(f"| {mode} | **all (micro)** | {all_rows.gold} | {all_rows.gold_matched} "
+              f"| {all_rows.recall:.2f} | {all_rows.predicted} | {all_rows.correct} "
+              f"| {all_rows.precision:.2f} | |")
     stories = sorted((SHARED / "stories" / "en").glob("*.txt"))
     chars, seconds, cpu, facts = speed(stories)
     print(f"\nspeed: {len(stories)} stories, {chars} chars, {facts} facts in {seconds:.2f} s "
