@@ -219,7 +219,10 @@ def unsupported_names(
     question: str,
 ) -> list[str]:
     """Graph names the answer mentions that neither the kept facts, their evidence sentences,
-    the cited sources nor the question contain (a name the model brought in unsupported)."""
+    the cited sources nor the question contain (a name the model brought in unsupported). The
+    fixed "the sentences do not say" reply is not the model's own words and is left out."""
+    for fixed in UNKNOWN.values():
+        answer = answer.replace(fixed, " ")
     said = normalize_name(answer)
     support = normalize_name(
         " ".join(

@@ -96,6 +96,9 @@ def test_unsupported_name_is_flagged() -> None:
     names = ["犬", "桃太郎", "猿", "鬼"]
     assert unsupported_names("犬です。[1]", names, [fact], cite, "桃太郎の仲間は誰？") == []
     assert unsupported_names("犬と猿です。", names, [fact], cite, "桃太郎の仲間は誰？") == ["猿"]
+    # The fixed "the sentences do not say" reply names no one (話 is a name in some graphs).
+    unknown = "この話の文からは分かりません。"
+    assert unsupported_names(unknown, [*names, "話"], [fact], cite, "桃太郎の仲間は誰？") == []
 
 
 def test_engine_warns_when_the_answer_names_an_unsupported_entity(
