@@ -17,6 +17,10 @@ from storygraph.store.runner import Row, Statement
 _CONNECTION_ERRORS = (redis.ConnectionError, redis.TimeoutError, ConnectionError, OSError)
 
 
+QUERY_TIMEOUT_S = 120.0
+"""Longest wait for one query's reply (the largest import of the benchmarks takes ~2 s)."""
+
+
 class FalkorDBRunner:
     """Runs Cypher on one graph of an embedded FalkorDB server; restarts the server if it died."""
 
@@ -32,7 +36,10 @@ class FalkorDBRunner:
 
     def _connect(self) -> None:
         socket = self.server.ensure_running()
-        self._db = FalkorDB(unix_socket_path=str(socket))
+        # A bounded wait: a server that stops answering (seen once under heavy load, a fresh
+        # server's first query) becomes a TimeoutError, retried once on a new connection,
+        # instead of a hang.
+        self._db = FalkorDB(unix_socket_path=str(socket), socket_timeout=QUERY_TIMEOUT_S)
         self._graph = self._db.select_graph(self.graph_name)
 
     def _query(self, query: str, params: dict[str, Any] | None) -> list[Row]:
