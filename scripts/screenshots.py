@@ -12,6 +12,7 @@ minutes), then the Graph tab. It writes
     chat.png          the answer with its cited sources and the plain trace
     chat-details.png  the same with "Details: how this was answered" open
     graph.png         the Graph tab: the answer's subgraph and the whole graph with its legend
+    entities.png      the Entities tab with 桃太郎's page (relations, history, timeline)
     answer-graph.png  the answer's subgraph alone
     whole-graph.png   the whole graph alone, with its legend
 
@@ -31,6 +32,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "screenshots"
 DEFAULT_QUESTION = "桃太郎の仲間は誰？"
+ENTITY = "桃太郎"
+"""Whose page the Entities picture shows."""
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
 VIEWPORT = {"width": 1400, "height": 1000}
@@ -123,6 +126,15 @@ def take(url: str, out: Path, question: str, load_sample: bool, timeout_s: float
                 iframes.nth(index).screenshot(path=str(out / name))
                 print(f"wrote {name}")
             _shoot_page(page, out / "graph.png")
+
+            _open_tab(page, "Entities", timeout_ms)
+            search = page.get_by_label("Search entities")
+            search.fill(ENTITY)
+            search.press("Enter")
+            _wait_idle(page, timeout_ms)
+            page.get_by_role("button", name=ENTITY).first.click()
+            _wait_idle(page, timeout_ms)
+            _shoot_page(page, out / "entities.png")
         finally:
             browser.close()
     return 0
