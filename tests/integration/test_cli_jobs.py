@@ -23,7 +23,7 @@ def scripted_cli(cli_env: Path, monkeypatch: pytest.MonkeyPatch) -> list[Scripte
     models: list[ScriptedChatModel] = []
     real_build = services_module.build_services
 
-    def build(settings: object) -> Services:
+    def build(settings: object, **_: object) -> Services:
         models.append(ScriptedChatModel())
         info = ModelInfo("scripted", "scripted-model", capable=True)  # one name, as configured
         return real_build(settings, llm=models[-1], info=info)  # type: ignore[arg-type]
