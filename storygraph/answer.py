@@ -3,12 +3,11 @@
 An `Answerer` is one narrow port: `answer(analysis, facts, citations, callbacks, on_token)`.
 
 - `ModelAnswerer`: one model call, streamed token by token to `on_token`. The prompt file is
-  split at its `---` lines into fixed parts (instructions, worked examples) and the variable
-  part last, so llama.cpp's prefix cache reuses the fixed ones from one question to the next.
-  Capable models get `prompts/answer.txt` with every kept fact; the small embedded model gets
-  `prompts/answer_small_<ja|en>.txt`: one worked example in the question's language, then the
-  best `SMALL_MAX_SOURCES` evidence sentences, numbered, and the facts read from them, and is
-  told to answer only from those sentences or to say it cannot.
+  split at its `---` line into fixed instructions (the system message) and the variable part, so
+  llama.cpp's prefix cache reuses the instructions from one question to the next. Capable models
+  get `prompts/answer.txt` with every kept fact; the small embedded model gets
+  `prompts/answer_small.txt`: the best `SMALL_MAX_SOURCES` evidence sentences, numbered, and the
+  facts read from them, and is told to answer only from those sentences or to say it cannot.
 - `FactsAnswerer`: no model; the top facts with their citation marks.
 
 `unsupported_names` checks an answer's names against the kept facts, their evidence and the
@@ -22,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from storygraph.analysis import QuestionAnalysis
 from storygraph.models import Citation, Fact
@@ -145,17 +144,10 @@ class FactsAnswerer:
 
 
 def prompt_messages(name: str, **values: str) -> list[BaseMessage]:
-    """A prompt file as chat messages, split at its `---` lines: the system message, then
-    (for a file with worked examples) example question / example answer pairs, then the
-    question. Everything before the last part is fixed text, so a server's prefix cache keeps
-    it from one question to the next."""
-    parts = [p.strip() for p in fill(name, **values).split("\n---\n")]
-    if len(parts) % 2:
-        raise ValueError(f"prompt {name!r} needs a system part, example pairs and the question")
-    messages: list[BaseMessage] = [SystemMessage(parts[0])]
-    for i, part in enumerate(parts[1:]):
-        messages.append(HumanMessage(part) if i % 2 == 0 else AIMessage(part))
-    return messages
+    """A prompt file as (system, user) messages, split at its `---` line."""
+    text = fill(name, **values)
+    system, _, user = text.partition("\n---\n")
+    return [SystemMessage(system.strip()), HumanMessage(user.strip())]
 
 
 @dataclass
@@ -187,8 +179,7 @@ class ModelAnswerer:
             "language": LANGUAGE_NAMES[language],
         }
         if self.compact:
-            values.pop("language")  # each language has its own file, example included
-            return prompt_messages(f"answer_small_{language}", unknown=UNKNOWN[language], **values)
+            return prompt_messages("answer_small", unknown=UNKNOWN[language], **values)
         return prompt_messages("answer", **values)
 
     def answer(

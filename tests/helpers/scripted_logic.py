@@ -158,22 +158,15 @@ def single_score(script: Script, prompt: str) -> dict[str, Any]:
     return {"score": score(script, _question(prompt), fact.group(1) if fact else "")}
 
 
-_FACT_HEADERS = re.compile(r"Facts|事実")
-
-
 def answer(prompt: str) -> str:
-    # The facts of the question asked: after the last facts header (a worked example of the
-    # small-model prompt lists its own facts before).
-    headers = list(_FACT_HEADERS.finditer(prompt))
-    prompt_tail = prompt[headers[-1].start() :] if headers else prompt
     facts = re.findall(
-        r"^- (.+?) -\[(\w+)\]-> (.+?)((?: ?\[\d+\])*)\s*$", prompt_tail, flags=re.MULTILINE
+        r"^- (.+?) -\[(\w+)\]-> (.+?)((?: ?\[\d+\])*)\s*$", prompt, flags=re.MULTILINE
     )
     if not facts:
         return "The graph does not say."
     start, rel, end, marks = facts[0]
     verb = rel.lower().replace("_", " ")
-    if "(Japanese)" in prompt or "Reply in Japanese" in prompt or "日本語で" in prompt:
+    if "(Japanese)" in prompt or "Reply in Japanese" in prompt:
         return f"{start}は{end}と「{verb}」の関係にあります。{marks.strip()}".strip()
     return f"{start} {verb} {end}. {marks.strip()}".strip()
 
