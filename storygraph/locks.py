@@ -77,3 +77,21 @@ def patient_lock(
             yield True
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@contextmanager
+def exclusive_lock(path: Path, *, wait: bool) -> Iterator[bool]:
+    """Hold an exclusive lock on `path`; yields False (holding nothing) when `wait` is off and
+    another process holds it. The OS drops the lock when its holder dies, so a crash cannot
+    wedge it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

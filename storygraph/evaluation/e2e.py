@@ -31,7 +31,7 @@ from langchain_core.language_models import BaseChatModel
 
 from storygraph.errors import InputError
 from storygraph.evaluation.answer_scoring import evidence_found, score_answer
-from storygraph.evaluation.harness import configured_model
+from storygraph.evaluation.harness import configured_model, read_jsonl
 from storygraph.extraction import Extractor
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.model_files import model_path
@@ -65,19 +65,8 @@ def _strings(raw: Any, where: str, name: str) -> tuple[str, ...]:
 
 def load_e2e_questions(path: Path) -> list[E2EQuestion]:
     """The questions of a JSON-lines file (format: eval/e2e/README.md); bad lines fail loudly."""
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except FileNotFoundError as exc:
-        raise InputError(f"{path} does not exist.") from exc
     questions: list[E2EQuestion] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not JSON ({exc})") from exc
+    for where, row in read_jsonl(path):
         if not isinstance(row, dict):
             raise InputError(f"{where}: expected a JSON object")
         missing = [k for k in ("story", "question", "answers") if not row.get(k)]
@@ -85,7 +74,7 @@ def load_e2e_questions(path: Path) -> list[E2EQuestion]:
             raise InputError(f"{where}: missing {', '.join(missing)}")
         questions.append(
             E2EQuestion(
-                id=str(row.get("id") or f"q{number}"),
+                id=str(row.get("id") or f"q{where.rsplit(':', 1)[1]}"),
                 story=str(row["story"]),
                 question=str(row["question"]).strip(),
                 answers=_strings(row["answers"], where, "answers"),

@@ -85,27 +85,33 @@ def _triples(raw: Any, where: str) -> tuple[Triple, ...]:
     return tuple((t[0], t[1], t[2]) for t in raw)
 
 
-def load_questions(path: Path) -> list[EvalQuestion]:
-    """Questions of a JSON-lines file; lines without a question are skipped, bad lines fail."""
+def read_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
+    """(`file:line`, parsed value) of every non-blank line of a JSON-lines file; a missing file
+    or a line that is not JSON is an InputError naming where."""
     try:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
     except FileNotFoundError as exc:
         raise InputError(f"{path} does not exist.") from exc
-    questions: list[EvalQuestion] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"{path}:{number}"
         try:
-            row = json.loads(line)
+            yield where, json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{where}: not JSON ({exc})") from exc
+
+
+def load_questions(path: Path) -> list[EvalQuestion]:
+    """Questions of a JSON-lines file; lines without a question are skipped, bad lines fail."""
+    questions: list[EvalQuestion] = []
+    for where, row in read_jsonl(path):
         if not isinstance(row, dict) or not str(row.get("question") or "").strip():
             continue
         entities = row.get("entities")
         questions.append(
             EvalQuestion(
-                id=str(row.get("id") or f"q{number}"),
+                id=str(row.get("id") or f"q{where.rsplit(':', 1)[1]}"),
                 question=str(row["question"]).strip(),
                 entities=tuple(str(e) for e in entities) if entities else None,
                 expected=_triples(row.get("expected"), where),

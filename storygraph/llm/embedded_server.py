@@ -34,6 +34,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, Self
 
 from storygraph.errors import ModelError
 from storygraph.llm.model_files import MODEL_ALIAS, model_path
+from storygraph.locks import exclusive_lock
 from storygraph.processes import pid_alive
 
 if TYPE_CHECKING:
@@ -200,20 +201,8 @@ def _file_lock(path: Path) -> Iterator[None]:
 def users_lock(data_dir: Path, *, wait: bool) -> Iterator[bool]:
     """The users lock taken exclusively (by the idle reaper); yields False when a process that
     uses the server holds it shared and `wait` is off."""
-    import fcntl
-
-    path = data_dir / USERS_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    with exclusive_lock(data_dir / USERS_FILE, wait=wait) as held:
+        yield held
 
 
 def read_state(path: Path) -> ServerState | None:

@@ -10,17 +10,16 @@ when it runs in the background. No Streamlit here: the app's status component re
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from storygraph.llm.model_files import model_path
+from storygraph.locks import exclusive_lock
 
 if TYPE_CHECKING:
     from storygraph.settings import Settings
@@ -109,21 +108,10 @@ def read_status(path: Path) -> InstallStatus | None:
         return None
 
 
-@contextlib.contextmanager
-def install_lock(path: Path, *, wait: bool) -> Iterator[bool]:
+def install_lock(path: Path, *, wait: bool) -> contextlib.AbstractContextManager[bool]:
     """Hold the install lock; yields False (holding nothing) when `wait` is off and another
     process holds it. The OS drops the lock when its holder dies, so a crash cannot wedge it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    return exclusive_lock(path, wait=wait)
 
 
 def install_running(settings: Settings) -> bool:
