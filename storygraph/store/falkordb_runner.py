@@ -17,7 +17,7 @@ from storygraph.store.runner import Row, Statement
 _CONNECTION_ERRORS = (redis.ConnectionError, redis.TimeoutError, ConnectionError, OSError)
 
 
-QUERY_TIMEOUT_S = 120.0
+QUERY_TIMEOUT_S = 60.0
 """Longest wait for one query's reply (the largest import of the benchmarks takes ~2 s)."""
 
 
@@ -36,9 +36,8 @@ class FalkorDBRunner:
 
     def _connect(self) -> None:
         socket = self.server.ensure_running()
-        # A bounded wait: a server that stops answering (seen once under heavy load, a fresh
-        # server's first query) becomes a TimeoutError, retried once on a new connection,
-        # instead of a hang.
+        # A bounded wait: a server that stops answering becomes a TimeoutError (see run()),
+        # not a hang.
         self._db = FalkorDB(unix_socket_path=str(socket), socket_timeout=QUERY_TIMEOUT_S)
         self._graph = self._db.select_graph(self.graph_name)
 
@@ -50,6 +49,19 @@ class FalkorDBRunner:
     def run(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
         try:
             return self._query(query, params)
+        except redis.TimeoutError:
+            # No reply within QUERY_TIMEOUT_S: a server stuck on a lock (seen: FalkorDB waiting
+            # forever in Globals_AddGraph on a fresh graph) never recovers by itself. Replace it
+            # and retry once; the writes are idempotent (see below).
+            try:
+                self.server.replace_hung_server()
+                self._connect()
+                return self._query(query, params)
+            except _CONNECTION_ERRORS as exc:
+                raise StoreError(
+                    f"The embedded graph database is not answering ({exc}).",
+                    f"Check {self.server.paths.logfile}; restart the app.",
+                ) from exc
         except _CONNECTION_ERRORS:
             # The server died (crash, kill, machine sleep): restart it once and retry. The
             # statement may have been applied with only its reply lost, so every write in

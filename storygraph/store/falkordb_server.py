@@ -12,6 +12,7 @@ import atexit
 import contextlib
 import fcntl
 import hashlib
+import logging
 import os
 import signal
 import subprocess
@@ -23,6 +24,8 @@ from pathlib import Path
 
 from storygraph.errors import StoreError
 from storygraph.processes import pid_alive
+
+log = logging.getLogger(__name__)
 
 # Linux limits a unix socket path to 107 bytes; deep data dirs get a short alias in /tmp.
 _MAX_SOCKET_PATH = 100
@@ -244,6 +247,27 @@ class EmbeddedFalkorDB:
             if self.pid() in (process.pid, None):
                 self.paths.pidfile.unlink(missing_ok=True)
                 self.paths.socket.unlink(missing_ok=True)
+
+    def replace_hung_server(self) -> None:
+        """Kill the server of this data directory that stopped answering (SIGKILL: a server
+        stuck on a lock never gets to its SIGTERM handler), then start a new one; the AOF
+        replays every acknowledged write. Only a redis-server serving our socket is signalled."""
+        with self._lock:
+            pid = self.pid()
+            if pid is not None and serves_socket(pid, self.paths.socket):
+                log.warning("the embedded graph database (pid %s) stopped answering", pid)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline and pid_alive(pid):
+                    time.sleep(0.02)
+            if self._process is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._process.wait(timeout=5)
+                self._process = None
+            self.paths.pidfile.unlink(missing_ok=True)
+            self.paths.socket.unlink(missing_ok=True)
+        self.ensure_running()
 
     def kill_for_test(self) -> None:
         """Kill the server hard (SIGKILL), as a crash would. Used by the fault tests."""
