@@ -34,7 +34,7 @@ MAX_SOURCE_CHARS = 300
 SUPERSEDED_MARK = " (superseded later in the story)"
 """Marks a fact another replaced later (storygraph.story_time), so the answer says
 "at first … later …" instead of presenting both as true."""
-SMALL_MAX_SOURCES = 6
+SMALL_MAX_SOURCES = 4
 """Sources the small model reads: each costs it about a second of prompt reading on 2 cores."""
 SMALL_MAX_TOKENS = 120
 """The small model's answer is one sentence; this bounds a reply that would not stop."""

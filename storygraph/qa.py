@@ -48,7 +48,7 @@ from storygraph.store import GraphStore
 from storygraph.story_time import in_story_order
 from storygraph.text.language import detect_language
 
-SMALL_TOP_K = 6
+SMALL_TOP_K = 4
 """Facts the small model's answer keeps: its prompt shows at most this many sources anyway."""
 
 
