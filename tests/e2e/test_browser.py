@@ -495,7 +495,7 @@ def test_a_story_ingests_in_the_background_while_the_chat_answers(app_url: str) 
     from playwright.sync_api import expect, sync_playwright
 
     if not SECOND_STORY.exists():
-        pytest.skip(f"{SECOND_STORY} is missing")
+        missing_shared(SECOND_STORY)
     HOLD.hold(after=1, first_s=FIRST_CHUNK_S)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

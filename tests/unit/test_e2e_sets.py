@@ -14,15 +14,20 @@ from types import ModuleType
 
 import pytest
 
+from tests.conftest import missing_shared
+
 ROOT = Path(__file__).resolve().parents[2]
 E2E = ROOT / "eval" / "e2e"
 SHARED = ROOT.parent / "shared"
 STORIES = SHARED / "stories"
 FAIRYTALEQA = SHARED / "eval" / "fairytaleqa_public.jsonl"
 
-needs_shared = pytest.mark.skipif(
-    not (STORIES.is_dir() and FAIRYTALEQA.is_file()), reason="shared/ is not beside the repo"
-)
+@pytest.fixture
+def shared_files() -> None:
+    """The stories and FairytaleQA file beside the repo: missing, the test fails, never skips."""
+    for path in (STORIES, FAIRYTALEQA):
+        if not path.exists():
+            missing_shared(path)
 
 
 def load(name: str) -> ModuleType:
@@ -33,9 +38,8 @@ def load(name: str) -> ModuleType:
     return module
 
 
-@needs_shared
 @pytest.mark.parametrize("name", ["ja.jsonl", "mixed.jsonl", "en_fairytaleqa.jsonl"])
-def test_set_matches_its_stories(name: str) -> None:
+def test_set_matches_its_stories(name: str, shared_files: None) -> None:
     check_sets = load("check_sets")
     errors, _ = check_sets.check_file(E2E / name, STORIES, set())
     assert errors == []
@@ -51,8 +55,9 @@ def test_ja_set_is_large_enough_and_marks_its_kinds() -> None:
     assert mixed and all(row["lang_mix"] and row["story"].startswith("ja/") for row in mixed)
 
 
-@needs_shared
-def test_fairytaleqa_conversion_reproduces_committed_file(tmp_path: Path) -> None:
+def test_fairytaleqa_conversion_reproduces_committed_file(
+    tmp_path: Path, shared_files: None
+) -> None:
     convert = load("convert_fairytaleqa")
     out = tmp_path / "en.jsonl"
     assert convert.convert(FAIRYTALEQA, out) == 68
