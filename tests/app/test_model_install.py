@@ -4,67 +4,27 @@ ready without a restart. The model server is a stand-in process; the store is re
 
 from __future__ import annotations
 
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from pages.common import SERVICES_KEY
 from storygraph.llm import install_status as st
-from storygraph.llm.embedded_server import EmbeddedServer
-from storygraph.services import Services, build_services
-from storygraph.settings import Settings
-
-ROOT = Path(__file__).resolve().parents[2]
-FAKE = ROOT / "tests" / "helpers" / "fake_openai_server.py"
-
-
-class InstallingThenReady:
-    def __init__(self, model: Path) -> None:
-        self.model = model
-        self.ready = False
-        self.server: EmbeddedServer | None = None
-
-    def __call__(self, settings: Settings) -> tuple[Any, str]:
-        if not self.ready:
-            return None, "the embedded model is being installed in the background"
-        self.server = EmbeddedServer(
-            settings,
-            model=self.model,
-            command=lambda launch: [sys.executable, str(FAKE), "--port", str(launch.port)],
-        )
-        self.server.start()
-        return self.server, ""
-
-
-@pytest.fixture
-def starter(tmp_path: Path) -> Iterator[InstallingThenReady]:
-    model = tmp_path / "model.gguf"
-    model.write_bytes(b"GGUF stand-in")
-    made = InstallingThenReady(model)
-    yield made
-    if made.server is not None:
-        made.server.stop()
-
-
-@pytest.fixture
-def services(tmp_path: Path, starter: InstallingThenReady) -> Iterator[Services]:
-    settings = Settings(data_dir=tmp_path / "data", llm_provider="embedded", model_dir=None)
-    built = build_services(settings, embedded=starter)
-    built.model_check_interval_s = 0.0
-    built._next_model_check = 0.0
-    yield built
-    built.close()
+from storygraph.services import Services
+from tests.helpers import model_install
+from tests.helpers.model_install import InstallingThenReady
 
 
 def _texts(at: AppTest) -> str:
     parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
     parts += [w.value for w in at.warning] + [e.value for e in at.error]
     return "\n".join(str(p) for p in parts)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+starter = model_install.starter
+services = model_install.services  # embedded model configured, still being installed
 
 
 def test_the_app_shows_the_install_progress_then_uses_the_model(

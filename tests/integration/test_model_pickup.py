@@ -4,67 +4,20 @@ the real embedded FalkorDB."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from storygraph.llm import install_status as st
-from storygraph.llm.embedded_server import EmbeddedServer
-from storygraph.services import Services, _start_embedded, build_services
+from storygraph.services import Services, _start_embedded
 from storygraph.settings import Settings
-
-FAKE = Path(__file__).resolve().parents[1] / "helpers" / "fake_openai_server.py"
+from tests.helpers import model_install
+from tests.helpers.model_install import InstallingThenReady
 
 pytestmark = pytest.mark.timeout(120)
 
-
-class InstallingThenReady:
-    """An `EmbeddedStarter` whose model is "being installed" until `ready` is set; then it starts
-    a real `EmbeddedServer` around the stand-in process."""
-
-    def __init__(self, model: Path) -> None:
-        self.model = model
-        self.ready = False
-        self.calls = 0
-        self.server: EmbeddedServer | None = None
-
-    def __call__(self, settings: Settings) -> tuple[Any, str]:
-        self.calls += 1
-        if not self.ready:
-            return None, "the embedded model is being installed in the background"
-        self.server = EmbeddedServer(
-            settings,
-            model=self.model,
-            command=lambda launch: [
-                *[sys.executable, str(FAKE), "--port", str(launch.port)],
-                *["--reply", "stand-in model here"],
-            ],
-        )
-        self.server.start()
-        return self.server, ""
-
-
-@pytest.fixture
-def starter(tmp_path: Path) -> Iterator[InstallingThenReady]:
-    model = tmp_path / "model.gguf"
-    model.write_bytes(b"GGUF stand-in")
-    made = InstallingThenReady(model)
-    yield made
-    if made.server is not None:
-        made.server.stop()
-
-
-@pytest.fixture
-def services(tmp_path: Path, starter: InstallingThenReady) -> Iterator[Services]:
-    settings = Settings(data_dir=tmp_path / "data", llm_provider="embedded", model_dir=None)
-    built = build_services(settings, embedded=starter)
-    built.model_check_interval_s = 0.0
-    built._next_model_check = 0.0
-    yield built
-    built.close()
+starter = model_install.starter
+services = model_install.services  # embedded model configured, still being installed
 
 
 def test_no_llm_mode_while_installing_then_the_model_without_a_restart(
