@@ -7,9 +7,10 @@ server instead of loading the model again. Its output goes to `<data_dir>/logs/l
 
 Staying warm: every process using the server holds a shared lock on `<data_dir>/llm-server.users`
 and each use stamps `last_used` in the state file. A process that started the server with
-`keep_alive_s > 0` (the CLI) does not stop it at exit: it hands it to a detached idle reaper
-(`python -m storygraph.llm.idle_reaper`), which stops it once nobody holds the users lock and it
-has been idle for that long, and only after checking that the pid is still our server.
+`keep_alive_s > 0` (the CLI), or whose server another process is still using, does not stop it
+at exit: it hands it to a detached idle reaper (`python -m storygraph.llm.idle_reaper`), which
+stops it once nobody holds the users lock and it has been idle for `keep_alive_s` (0: at once),
+and only after checking that the pid is still our server.
 """
 
 from __future__ import annotations
@@ -432,19 +433,23 @@ class EmbeddedServer:
             self._write_state(self._state)
 
     def stop_if_started_here(self) -> None:
-        """At exit: leave a server this object reused running; stop one it started, or, with
-        `keep_alive_s`, hand it to the idle reaper so the next command finds it warm."""
+        """At exit: leave a server this object reused running; stop one it started, or hand it
+        to the idle reaper so the next command finds it warm (with `keep_alive_s`) or so
+        another process that is using it right now keeps it until it is done."""
         if self._proc is None or self._proc.poll() is not None:
             self._detach()
             return
-        if self._keep_alive_s > 0 and self._state is not None:
+        self._detach()
+        in_use = False
+        if self._keep_alive_s <= 0:
+            with users_lock(self._data_dir, wait=False) as free:
+                in_use = not free
+        if (self._keep_alive_s > 0 or in_use) and self._state is not None:
             self.touch()
             self._start_reaper(self._state)
             self._proc = None  # no longer ours to stop
-            self._detach()
             return
         self.stop()
-        self._detach()
 
     def __enter__(self) -> Self:
         self.start()

@@ -111,6 +111,22 @@ def test_without_keep_alive_the_server_stops_at_exit(
     assert not es.pid_alive(pid)
 
 
+def test_without_keep_alive_a_server_another_process_uses_outlives_its_starter(
+    tmp_path: Path, model: Path, servers: list[EmbeddedServer]
+) -> None:
+    owner = _server(tmp_path, model, servers)  # e.g. an evaluation run, no keep-alive
+    owner.start()
+    pid = owner.pid
+    assert pid is not None
+    visitor = _server(tmp_path, model, servers)  # a second run on the same data dir
+    visitor.start()
+    owner.stop_if_started_here()  # the first run exits while the second is still asking
+    assert es.pid_alive(pid), "the server was stopped under a process still using it"
+    assert visitor.ensure_running() and visitor.pid == pid
+    visitor.stop_if_started_here()  # the last user leaves: the reaper stops it at once
+    assert _wait_stopped(pid, owner.state_path), "the server outlived its last user"
+
+
 def test_the_reaper_only_stops_the_server_it_was_started_for(
     tmp_path: Path, model: Path, servers: list[EmbeddedServer]
 ) -> None:
