@@ -168,7 +168,8 @@ def _controls(services: Services) -> QAOptions:
 
 
 def _source(c: Citation) -> None:
-    st.markdown(f"**[{c.number}]** {md_escape(c.document_name)} — {md_escape(c.text)}")
+    how = " · *sentence search*" if c.kind == "sentence" else ""
+    st.markdown(f"**[{c.number}]** {md_escape(c.document_name)}{how} — {md_escape(c.text)}")
 
 
 def _show_sources(answer: Answer) -> None:
@@ -180,9 +181,9 @@ def _show_sources(answer: Answer) -> None:
             _source(c)
     if rest:
         label = (
-            f"{plural(len(rest), 'more source')} behind the kept facts"
+            f"{plural(len(rest), 'more source')}"
             if used
-            else f"{plural(len(rest), 'source')} behind the kept facts (none cited)"
+            else f"{plural(len(rest), 'source')} (none cited)"
         )
         with st.expander(label):
             for c in rest:

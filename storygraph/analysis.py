@@ -72,8 +72,13 @@ def content_terms(text: str, language: str) -> tuple[str, ...]:
             terms.append(run)
             terms.extend(run[i : i + 2] for i in range(len(run) - 1))
         return tuple(t for t in dict.fromkeys(terms) if t not in _JA_QUESTION_WORDS)
-    words = [w.strip("'-") for w in _EN_TERM.findall(folded)]
-    return tuple(dict.fromkeys(_stem(w) for w in words if w and w not in _EN_STOP))
+    return tuple(dict.fromkeys(english_words(folded)))
+
+
+def english_words(text: str) -> list[str]:
+    """The English content words of a text, stemmed, stop words left out, repeats kept."""
+    words = [w.strip("'-") for w in _EN_TERM.findall(normalize_name(text))]
+    return [_stem(w) for w in words if w and w not in _EN_STOP]
 
 
 def has_kanji_term(terms: Sequence[str]) -> bool:

@@ -25,6 +25,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from storygraph.analysis import QuestionAnalysis
 from storygraph.models import Citation, Fact
+from storygraph.passages import Passage
 from storygraph.prompt_files import fill
 from storygraph.story_time import supersession_lines
 from storygraph.text.language import detect_language
@@ -73,6 +74,26 @@ def build_citations(facts: Sequence[Fact], chunks: dict[str, dict[str, Any]]) ->
     return list(citations.values())
 
 
+def with_passages(
+    citations: Sequence[Citation], passages: Sequence[Passage], fact_slots: int | None
+) -> list[Citation]:
+    """The facts' citations and the sentence-search passages as one list, renumbered: the
+    first `fact_slots` fact sources (all when None), then the passages (one already among the
+    fact sources is left out), then the other fact sources."""
+    have = {normalize_name(c.text) for c in citations}
+    found = [
+        Citation(0, p.chunk_id, p.document_name, p.text[:MAX_SOURCE_CHARS], "sentence")
+        for p in passages
+        if normalize_name(p.text[:MAX_SOURCE_CHARS]) not in have
+    ]
+    split = len(citations) if fact_slots is None else fact_slots
+    ordered = [*citations[:split], *found, *citations[split:]]
+    return [
+        Citation(i, c.chunk_id, c.document_name, c.text, c.kind)
+        for i, c in enumerate(ordered, start=1)
+    ]
+
+
 def citation_numbers(fact: Fact, citations: Sequence[Citation]) -> list[int]:
     """The numbers of the citations standing for a fact's sources (see `build_citations`)."""
     by_key = {(c.chunk_id, c.text): c.number for c in citations}
@@ -98,23 +119,36 @@ def facts_answer(question: str, facts: Sequence[Fact], citations: Sequence[Citat
     """The no-LLM answer: the top facts, with their citation marks, in the question's language."""
     japanese = detect_language(question) == "ja"
     if not facts:
-        return (
+        nothing = (
             "グラフにこの質問の手がかりは見つかりませんでした。"
             if japanese
             else "I found nothing about this in the graph."
         )
+        return "\n".join([nothing, *sentence_line(citations, japanese=japanese)])
     head = "グラフから見つかった関係：" if japanese else "Facts found in the graph:"
     lines = [
         f"{i}. {f.start} -[{f.type}]→ {f.end} {_marks(f, citations)}".rstrip()
         for i, f in enumerate(facts, start=1)
     ]
-    return "\n".join([head, *lines, *supersession_lines(facts, japanese=japanese)])
+    closing = [*supersession_lines(facts, japanese=japanese)]
+    closing += sentence_line(citations, japanese=japanese)
+    return "\n".join([head, *lines, *closing])
+
+
+def sentence_line(citations: Sequence[Citation], *, japanese: bool) -> list[str]:
+    """The sentence-search sources, by number, as one closing line (none: no line)."""
+    marks = "".join(f"[{c.number}]" for c in citations if c.kind == "sentence")
+    if not marks:
+        return []
+    lead = "質問に近い本文の文：" if japanese else "Story sentences close to the question: "
+    return [lead + marks]
 
 
 class Answerer(Protocol):
     """Writes the answer from the kept facts and their citations."""
 
     name: str
+    calls_model: bool
 
     def answer(
         self,
@@ -128,6 +162,7 @@ class Answerer(Protocol):
 
 class FactsAnswerer:
     name = "facts"
+    calls_model = False
 
     def answer(
         self,
@@ -156,6 +191,7 @@ class ModelAnswerer:
 
     llm: BaseChatModel
     compact: bool = False
+    calls_model: bool = True
 
     @property
     def name(self) -> str:

@@ -87,6 +87,27 @@ WHERE c.id IN $ids
 RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS document_id
 """
 
+# Sentence search (storygraph.passages): the ready documents that mention the start entities,
+# or every ready document, then the chunks of the documents not indexed yet.
+PASSAGE_DOCUMENTS_OF_ENTITIES = """
+MATCH (e:__Entity__)<-[:MENTIONS]-(:Chunk)-[:PART_OF]->(d:Document)
+WHERE e.id IN $ids AND d.status = 'ready'
+RETURN DISTINCT d.id AS id, d.sha256 AS sha256, d.chunks AS chunks, d.language AS language
+"""
+
+PASSAGE_DOCUMENTS_ALL = """
+MATCH (d:Document)
+WHERE d.status = 'ready'
+RETURN d.id AS id, d.sha256 AS sha256, d.chunks AS chunks, d.language AS language
+"""
+
+CHUNKS_OF_DOCUMENTS = """
+MATCH (c:Chunk)-[:PART_OF]->(d:Document)
+WHERE d.id IN $ids
+RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS document_id
+ORDER BY document_id, index
+"""
+
 # Deleting a document (in this order): relations only it supported, its provenance on the
 # remaining relations, entities only it supported (and left without relations), its provenance
 # on the remaining entities, then its chunks and the document node.

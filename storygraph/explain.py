@@ -106,6 +106,9 @@ def plain_trace(answer: Answer) -> str:
         parts.append(f"{set_aside} set aside as the wrong kind of relation")
     if candidates:
         parts.append(f"kept {len(answer.kept_facts)}")
+    sentences = sum(1 for c in answer.citations if c.kind == "sentence")
+    if sentences:
+        parts.append(f"sentence search added {plural(sentences, 'story sentence')}")
     if answer.rerank_fell_back:
         parts.append("the model's scores were unusable, so word matching ranked them")
     method = _step_detail(answer, "answer").get("method")

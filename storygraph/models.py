@@ -151,12 +151,17 @@ class TraceStep:
     usage: Usage = field(default_factory=Usage)
 
 
+CitationKind = Literal["fact", "sentence"]
+"""A kept fact's own sentence, or a sentence found by sentence search (storygraph.passages)."""
+
+
 @dataclass
 class Citation:
     number: int
     chunk_id: str
     document_name: str
     text: str
+    kind: CitationKind = "fact"
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """Question answering: analysis → retrieval → scoring → answer, with a full trace (design §5).
 
-`QAEngine` composes four narrow, injected parts, in the style of neo4j-graphrag-python: an
+`QAEngine` composes five narrow, injected parts, in the style of neo4j-graphrag-python: an
 `EntityFinder` (storygraph.entities), the mode's retrieval (storygraph.retrieval), a `Scorer`
-(storygraph.rerank) and an `Answerer` (storygraph.answer). `build_engine` picks them, in one
-place, from what the model can do:
+(storygraph.rerank), a `PassageFinder` (storygraph.passages: story sentences close to the
+question, sources beside the kept facts' own) and an `Answerer` (storygraph.answer).
+`build_engine` picks them, in one place, from what the model can do:
 
 - capable model (OpenAI, vLLM, …): the model lists the names and picks relation types, scores
   the candidates in one batched call and writes the answer, streamed: 3 calls;
@@ -27,6 +28,7 @@ from langchain_core.language_models import BaseChatModel
 
 from storygraph.analysis import QuestionAnalysis, analyse
 from storygraph.answer import (
+    SMALL_MAX_SOURCES,
     UNKNOWN,
     Answerer,
     FactsAnswerer,
@@ -34,13 +36,18 @@ from storygraph.answer import (
     TokenFn,
     build_citations,
     facts_answer,
+    sentence_line,
     unsupported_names,
+    with_passages,
 )
+from storygraph.answer_choice import ChoiceAnswerer
 from storygraph.embeddings import Embedder, default_embedder
 from storygraph.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
+from storygraph.frames.check import grammar_constrained
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.usage import UsageCounter, usage_delta
 from storygraph.models import Answer, Fact, TraceStep, Usage
+from storygraph.passages import Passage, PassageFinder, SentenceSearch
 from storygraph.rerank import FastScorer, ModelScorer, Scorer, rank_without_model
 from storygraph.retrieval import DEFAULT_MODE, parse_mode, retrieve
 from storygraph.settings import Settings
@@ -59,6 +66,10 @@ class QAOptions:
     min_score: float = 1.0
     strategy: str = "auto"
     no_llm: bool = False
+    sentence_sources: int = 2
+    """Story sentences from sentence search the answer reads beside the facts' (0: none)."""
+    choose_names: bool = True
+    """The small embedded model answers a who / where question by choosing a graph name."""
     compose_answer: bool = True
     """False: skip the model's answer (the eval measures retrieval); the facts answer is given."""
 
@@ -71,6 +82,8 @@ class QAOptions:
             min_score=settings.rerank_min_score,
             strategy=settings.rerank_strategy,
             no_llm=settings.no_llm,
+            sentence_sources=settings.sentence_sources,
+            choose_names=settings.answer_choice,
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(options, **given)
@@ -85,6 +98,11 @@ class QAParts:
     answerer: Answerer
     llm: BaseChatModel | None
     top_k: int
+    passages: PassageFinder
+    fact_slots: int | None = None
+    """Fact sources placed before the sentence-search ones (None: all of them)."""
+    chooser: ChoiceAnswerer | None = None
+    """Answers a who / where question by choosing a name (storygraph.answer_choice)."""
 
 
 class QAEngine:
@@ -107,8 +125,11 @@ class QAEngine:
         """Pick the stages (see the module table) for these options."""
         llm = None if options.no_llm else self.llm
         local = LocalEntityFinder(self.embedder)
+        passages = SentenceSearch(self.store, self.embedder)
         if llm is None:
-            return QAParts(local, FastScorer(self.embedder), FactsAnswerer(), None, options.top_k)
+            return QAParts(
+                local, FastScorer(self.embedder), FactsAnswerer(), None, options.top_k, passages
+            )
         if self.info.capable:
             explicit = options.strategy in ("batched", "per_fact")
             strategy = options.strategy if explicit else "batched"
@@ -118,12 +139,26 @@ class QAEngine:
                 ModelAnswerer(llm),
                 llm,
                 options.top_k,
+                passages,
             )
         scorer: Scorer = FastScorer(self.embedder)
         if options.strategy in ("batched", "per_fact"):  # asked for explicitly: the model scores
             scorer = ModelScorer(llm, options.strategy)  # type: ignore[arg-type]
+        # The small model reads SMALL_MAX_SOURCES sources: the sentence-search ones take
+        # `sentence_sources` of them, after the best facts' own sentences.
+        slots = max(0, SMALL_MAX_SOURCES - options.sentence_sources)
+        chooser = None
+        if grammar_constrained(self.info):  # the server holds the model to the names
+            chooser = ChoiceAnswerer(llm, lambda: [str(r["id"]) for r in self.store.entity_names()])
         return QAParts(
-            local, scorer, ModelAnswerer(llm, compact=True), None, min(options.top_k, SMALL_TOP_K)
+            local,
+            scorer,
+            ModelAnswerer(llm, compact=True),
+            None,
+            min(options.top_k, SMALL_TOP_K),
+            passages,
+            slots,
+            chooser,
         )
 
     def ask(
@@ -234,14 +269,32 @@ class QAEngine:
             min_score=options.min_score,
         )
 
-        # 4. the answer
+        # 4. sentence search: story sentences close to the question, sources beside the facts'
+        t0, u0 = time.perf_counter(), counter.snapshot()
+        passages: list[Passage] = []
+        if options.sentence_sources > 0:
+            passages = parts.passages.find(analysis, options.sentence_sources)
+        step(
+            "sentences",
+            t0,
+            u0,
+            method=parts.passages.name,
+            found=[
+                {"text": p.text, "score": p.score, "bm25": p.lexical, "cosine": p.semantic}
+                for p in passages
+            ],
+        )
+
+        # 5. the answer
         t0, u0 = time.perf_counter(), counter.snapshot()
         kept = answer.kept_facts
         if found.order is not None:
             # A before / after question: the sources go to the answer in story order.
             kept = in_story_order(kept)
         chunk_ids = [c for f in kept for c in f.chunk_ids]
-        answer.citations = build_citations(kept, self.store.chunks(chunk_ids))
+        answer.citations = with_passages(
+            build_citations(kept, self.store.chunks(chunk_ids)), passages, parts.fact_slots
+        )
         method = self._compose(answer, analysis, parts, options, callbacks, on_token)
         unsupported = (
             unsupported_names(
@@ -265,6 +318,7 @@ class QAEngine:
             u0,
             method=method,
             citations=len(answer.citations),
+            sources_read=_sources_read(method, len(answer.citations)),
             unsupported_names=unsupported,
         )
         answer.usage = counter.snapshot()
@@ -281,14 +335,21 @@ class QAEngine:
     ) -> str:
         """Fill `answer.answer`; return how it was written."""
         kept = answer.kept_facts
-        if not kept:
+        if not kept and not answer.citations:
             answer.answer = _nothing_found(analysis, answer.facts)
             if on_token is not None:
                 on_token(answer.answer)
             return "nothing found"
-        if isinstance(parts.answerer, ModelAnswerer) and options.compose_answer:
+        answerer: Answerer = parts.answerer
+        if (
+            parts.chooser is not None
+            and options.choose_names
+            and parts.chooser.fits(analysis, answer.citations)
+        ):
+            answerer = parts.chooser
+        if answerer.calls_model and options.compose_answer:
             try:
-                answer.answer = parts.answerer.answer(
+                answer.answer = answerer.answer(
                     analysis, kept, answer.citations, callbacks, on_token
                 )
                 got = detect_language(answer.answer)
@@ -299,23 +360,38 @@ class QAEngine:
                     )
                 if _says_unknown(answer.answer) and answer.citations:
                     # The model found no answer in the sentences: say so, and show the closest
-                    # one (the best-scored fact's) rather than leave the user with nothing.
+                    # one (the first source: the best fact's, measured better than sentence
+                    # search's best) rather than leave the user with nothing.
                     best = answer.citations[0]
                     lead = CLOSEST_LEAD["ja" if analysis.language == "ja" else "en"]
                     extra = f" {lead}「{best.text}」[{best.number}]"
                     answer.answer += extra
                     if on_token is not None:
                         on_token(extra)
-                    return parts.answerer.name + ", no answer: closest sentence shown"
-                return parts.answerer.name
+                    return answerer.name + ", no answer: closest sentence shown"
+                return answerer.name
             except Exception as exc:  # noqa: BLE001 - a model fault still yields an answer
                 answer.warnings.append(
                     f"the model could not answer ({type(exc).__name__}); showing the facts instead"
                 )
-        answer.answer = facts_answer(analysis.question, kept, answer.citations)
+        if kept:
+            answer.answer = facts_answer(analysis.question, kept, answer.citations)
+        else:
+            # No fact, only sentence-search sources: say so, and point at those sentences.
+            language = "ja" if analysis.language == "ja" else "en"
+            lines = sentence_line(answer.citations, japanese=language == "ja")
+            answer.answer = "\n".join([_nothing_found(analysis, answer.facts), *lines])
         if on_token is not None:
             on_token(answer.answer)
         return "facts"
+
+
+def _sources_read(method: str, citations: int) -> int:
+    """How many of the citations (the first ones) the answer was written from: the small
+    model's prompts show SMALL_MAX_SOURCES; the other answerers read them all."""
+    if method.startswith(("llm-compact", "llm-choice")):
+        return min(citations, SMALL_MAX_SOURCES)
+    return citations
 
 
 CLOSEST_LEAD = {"ja": "いちばん近い文：", "en": "The closest sentence is: "}

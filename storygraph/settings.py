@@ -88,6 +88,10 @@ class Settings(BaseSettings):
     rerank_strategy: RerankStrategy = Field(
         "auto", validation_alias=_env("STORYGRAPH_RERANK_STRATEGY")
     )
+    sentence_sources: int = Field(
+        2, ge=0, le=10, validation_alias=_env("STORYGRAPH_SENTENCE_SOURCES")
+    )
+    answer_choice: bool = Field(True, validation_alias=_env("STORYGRAPH_ANSWER_CHOICE"))
 
     # --- cost estimate -----------------------------------------------------------------
     price_prompt_per_1k: float = Field(

@@ -127,7 +127,8 @@ def score_answer(answer: str, accepted: Sequence[str], wrong: Sequence[str] = ()
 def evidence_found(
     kept_sentences: Sequence[str], evidence: Sequence[str], accepted: Sequence[str]
 ) -> bool | None:
-    """Did any kept fact's evidence sentence hold the gold evidence or an accepted answer?
+    """Did any sentence the answer was written from (`kept_sentences`: the sources it read)
+    hold the gold evidence or an accepted answer?
 
     A kept sentence matches a gold evidence string when either contains the other after
     normalisation (gold evidence is a sentence for our sets, a paragraph for FairytaleQA); it

@@ -349,8 +349,11 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
     answer = qa.ask(case.question, options, on_token=on_token)
     seconds = time.perf_counter() - started
     score = score_answer(answer.answer, case.answers, case.wrong)
-    sentences = [f.evidence for f in answer.kept_facts if f.evidence]
-    sentences += [c.text for c in answer.citations]
+    # The evidence the answer was written from: the sources it read (the small model reads
+    # the first few citations only; see the answer step's `sources_read`).
+    step = next((s for s in answer.steps if s.name == "answer"), None)
+    read = int(step.detail.get("sources_read", len(answer.citations))) if step else 0
+    sentences = [c.text for c in answer.citations[:read]]
     return E2EResult(
         id=case.id,
         story=case.story,

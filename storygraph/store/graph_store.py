@@ -539,6 +539,18 @@ class GraphStore:
             return {}
         return {row["id"]: row for row in self.runner.run(q.CHUNKS_BY_IDS, {"ids": list(ids)})}
 
+    def passage_documents(self, entity_ids: Sequence[str]) -> list[Row]:
+        """Ready documents (id, sha256, chunks, language) mentioning these entities; all if none."""
+        if entity_ids:
+            return self.runner.run(q.PASSAGE_DOCUMENTS_OF_ENTITIES, {"ids": list(entity_ids)})
+        return self.runner.run(q.PASSAGE_DOCUMENTS_ALL)
+
+    def document_chunks(self, document_ids: Sequence[str]) -> list[Row]:
+        """Every chunk of these documents (id, text, index, document, document_id), in order."""
+        if not document_ids:
+            return []
+        return self.runner.run(q.CHUNKS_OF_DOCUMENTS, {"ids": list(document_ids)})
+
     # --- whole graph ---------------------------------------------------------------------------
     def graph_view(
         self,

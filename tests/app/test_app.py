@@ -235,7 +235,7 @@ def test_the_trace_is_plain_first_with_the_technical_detail_behind_an_expander(
     assert "question type" in detail_text
     assert any(c.language == "cypher" for c in details.code)
     steps = details.dataframe[-1].value
-    assert list(steps["step"]) == ["entities", "retrieval", "rerank", "answer"]
+    assert list(steps["step"]) == ["entities", "retrieval", "rerank", "sentences", "answer"]
 
 
 def test_scores_are_shown_on_the_0_to_10_scale_and_a_dash_where_there_is_none(

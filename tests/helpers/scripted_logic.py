@@ -171,6 +171,21 @@ def answer(prompt: str) -> str:
     return f"{start} {verb} {end}. {marks.strip()}".strip()
 
 
+def answer_choice(script: Script, prompt: str) -> str:
+    """The first listed option that a scripted triple links to a name of the question; else
+    the prompt's "do not say" reply."""
+    question = _question(prompt)
+    listed = re.search(r"^Options:\s*(.+)$", prompt, flags=re.MULTILINE)
+    options = [o.strip() for o in listed.group(1).split(" / ")] if listed else []
+    for option in options:
+        for start, _, _, end, _ in script.triples:
+            if (start == option and end in question) or (end == option and start in question):
+                return option
+    unknown = re.search(r"If the sentences do not say which option answers the question, "
+                        r"reply: (.+)$", prompt, flags=re.MULTILINE)
+    return unknown.group(1).strip() if unknown else ""
+
+
 def _words(rel_type: str) -> str:
     return rel_type.replace("_", " ").lower()
 
@@ -216,6 +231,8 @@ def respond(script: Script, prompt: str, tools: Sequence[dict[str, Any]] | None)
         return {"content": relation_pick(script, prompt)}
     if not names and "Give the subject (the one who acts)" in prompt:
         return {"content": argument_pick(script, prompt)}
+    if not names and "reply with that option exactly" in prompt:
+        return {"content": answer_choice(script, prompt)}
     if "DynamicGraph" in names:
         return {"tool": "DynamicGraph", "args": extract(script, _input_text(prompt))}
     if "QuestionAnalysis" in names:

@@ -146,10 +146,34 @@ def test_when_the_model_finds_no_answer_the_closest_sentence_is_shown(
     monkeypatch.setattr(scripted_logic, "answer", lambda prompt: UNKNOWN["ja"])
     engine = QAEngine(services.store, ScriptedChatModel(), SMALL, embedder=None)
     pieces: list[str] = []
-    answer = engine.ask("桃太郎を倒したのは誰？", QAOptions(), on_token=pieces.append)
+    # the free-text answer (a chosen one would be a name: storygraph.answer_choice)
+    written = QAOptions(choose_names=False)
+    answer = engine.ask("桃太郎を倒したのは誰？", written, on_token=pieces.append)
     best = answer.citations[0]
     assert answer.answer.startswith(UNKNOWN["ja"])
     assert answer.answer.endswith(f"いちばん近い文：「{best.text}」[{best.number}]")
     assert "".join(pieces) == answer.answer
     step = next(s for s in answer.steps if s.name == "answer")
     assert step.detail["method"] == "llm-compact, no answer: closest sentence shown"
+    assert best.kind == "fact"  # the best fact's own sentence, before sentence search's
+
+
+def test_the_embedded_model_chooses_a_name_for_who_questions_only(
+    services: Services, shared_dir: Path
+) -> None:
+    story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
+    assert services.ingestor().ingest_bytes(story.name, story.read_bytes()).status == "added"
+    model = ScriptedChatModel()
+    engine = QAEngine(services.store, model, SMALL, embedder=None)
+
+    def method(question: str, **options: object) -> str:
+        answer = engine.ask(question, QAOptions(**options))  # type: ignore[arg-type]
+        return next(s for s in answer.steps if s.name == "answer").detail["method"]
+
+    assert method("桃太郎の仲間は誰？").startswith("llm-choice")
+    assert method("桃太郎の仲間は誰？", choose_names=False) == "llm-compact"
+    assert method("桃太郎は何をもらった？") == "llm-compact"  # not a name question
+    # a model server that cannot enforce a grammar writes its answer
+    remote = QAEngine(services.store, model, ModelInfo("openai_compatible", "s", capable=False))
+    assert remote.parts(QAOptions()).chooser is None
+    assert engine.parts(QAOptions()).chooser is not None

@@ -72,6 +72,12 @@ def test_the_plain_trace_tells_what_was_found_kept_and_cited() -> None:
     )
     assert "cites none" in plain_trace(_answer("わかりません。"))
     assert "lists the kept facts" in plain_trace(_answer("1. 犬 [1]", method="facts"))
+    found = _answer("きびだんごです。[3]")
+    found.citations.append(Citation(3, "c9", "d.txt", "きびだんごをこしらえた。", "sentence"))
+    assert plain_trace(found) == (
+        "found 桃太郎 by name; 4 facts touch it; 1 set aside as the wrong kind of relation; "
+        "kept 2; sentence search added 1 story sentence; the answer used [3]"
+    )
 
 
 def test_only_cited_sources_are_listed_first() -> None:

@@ -1,0 +1,137 @@
+"""Sentence search on the real embedded FalkorDB: which documents it reads, what it finds, its
+per-document index, and how the engine gives its sentences to the answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from storygraph.analysis import analyse
+from storygraph.embeddings import default_embedder
+from storygraph.entities import LocalEntityFinder
+from storygraph.llm.factory import ModelInfo
+from storygraph.passages import SentenceSearch
+from storygraph.qa import QAEngine, QAOptions
+from storygraph.services import Services
+from tests.helpers.scripted_model import ScriptedChatModel
+
+SMALL = ModelInfo("embedded", "scripted-small", capable=False)
+ENGLISH = (
+    "There were once five-and-twenty tin soldiers. They had been made out of the same old tin "
+    "spoon. The soldiers wore red and blue. The little boy set the soldiers up on the table. "
+    "One soldier stood on one leg. A paper castle stood on the table too.\n"
+)
+
+
+@pytest.fixture
+def stories(services: Services, shared_dir: Path) -> Services:
+    story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
+    for name, data in ((story.name, story.read_bytes()), ("tin.txt", ENGLISH.encode())):
+        report = services.ingestor().ingest_bytes(name, data)
+        assert report.status == "added", report.message
+    return services
+
+
+def _find(services: Services, question: str, limit: int = 2, **kw: Any) -> list[str]:
+    analysis = analyse(question, services.store.entity_names(), LocalEntityFinder(), [], **kw)
+    search = SentenceSearch(services.store, default_embedder())
+    return [p.text for p in search.find(analysis, limit)]
+
+
+def test_the_sentence_that_answers_is_found_without_any_relation(stories: Services) -> None:
+    found = _find(stories, "What were the tin soldiers made from?")
+    assert found[0] == "They had been made out of the same old tin spoon."
+    found = _find(stories, "大きな桃はどこから流れて来た？", limit=4)
+    assert any("川上から、大きな桃が一つ" in text for text in found), found
+
+
+def test_only_the_documents_that_mention_the_start_entities_are_read(stories: Services) -> None:
+    # 桃太郎 is named only in the Japanese story: no English sentence comes back, even for words
+    # that only the English story has.
+    found = _find(stories, "table soldiers", limit=5, start_entities=["桃太郎"])
+    assert found and all("table" not in text for text in found)
+    # no start entity: every ready document is read
+    assert _find(stories, "table soldiers", limit=1)[0].startswith("The little boy")
+
+
+def test_an_english_question_over_the_japanese_story_reads_its_entities_names(
+    stories: Services,
+) -> None:
+    found = _find(stories, "Who defeated Momotaro?", limit=3)
+    assert found and all("桃太郎" in text for text in found), found
+
+
+def test_each_document_is_indexed_once_until_it_changes(
+    stories: Services, monkeypatch: pytest.MonkeyPatch, shared_dir: Path
+) -> None:
+    read: list[list[str]] = []
+    original = stories.store.document_chunks
+
+    def counting(ids: Any) -> Any:
+        read.append(list(ids))
+        return original(ids)
+
+    monkeypatch.setattr(stories.store, "document_chunks", counting)
+    search = SentenceSearch(stories.store, None)
+    names = stories.store.entity_names()
+    analysis = analyse("soldiers on the table", names, LocalEntityFinder(), [])
+    first = search.find(analysis, 2)
+    assert search.find(analysis, 2) == first
+    assert sum(len(ids) for ids in read) <= 2  # at most each document once (an earlier test
+    # in this process may have indexed them already)
+    before = len(read)
+    extra = "The tin soldier fell out of the window onto the table of the street.\n"
+    assert stories.ingestor().ingest_bytes("more.txt", extra.encode()).status == "added"
+    search.find(analysis, 2)
+    assert len(read) == before + 1 and len(read[-1]) == 1  # only the new document is read
+
+
+def test_the_small_model_reads_the_found_sentences_after_the_best_facts(
+    stories: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.helpers import scripted_logic
+
+    prompts: list[str] = []
+
+    def answer(prompt: str) -> str:
+        prompts.append(prompt)
+        return "The same old tin spoon. [3]"
+
+    monkeypatch.setattr(scripted_logic, "answer", answer)
+    engine = QAEngine(stories.store, ScriptedChatModel(), SMALL, embedder=default_embedder())
+    answer_ = engine.ask("What were the tin soldiers made from?", QAOptions(sentence_sources=2))
+    assert len(prompts) == 1
+    kinds = [c.kind for c in answer_.citations]
+    assert kinds.count("sentence") >= 1
+    assert [c.number for c in answer_.citations] == list(range(1, len(kinds) + 1))
+    spoon = next(c for c in answer_.citations if "tin spoon" in c.text)
+    assert spoon.kind == "sentence" or spoon.text in {f.evidence for f in answer_.kept_facts}
+    assert f"[{spoon.number}] {spoon.text}" in prompts[0]
+    step = next(s for s in answer_.steps if s.name == "sentences")
+    assert step.detail["method"] == "bm25+embedding"
+    assert step.detail["found"][0]["text"] == "They had been made out of the same old tin spoon."
+    # switched off: no sentence source, and the step says it found none
+    off = engine.ask("What were the tin soldiers made from?", QAOptions(sentence_sources=0))
+    assert all(c.kind == "fact" for c in off.citations)
+    assert next(s for s in off.steps if s.name == "sentences").detail["found"] == []
+
+
+def test_without_any_fact_the_found_sentences_still_reach_the_answer(
+    stories: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.helpers import scripted_logic
+
+    prompts: list[str] = []
+    monkeypatch.setattr(scripted_logic, "answer", lambda p: prompts.append(p) or "A spoon. [1]")
+    engine = QAEngine(stories.store, ScriptedChatModel(), SMALL, embedder=None)
+    # No name of the graph in the question: no start entity, no fact; the sentences remain.
+    answer_ = engine.ask("What old spoon were they made out of?", QAOptions())
+    assert answer_.kept_facts == []
+    assert answer_.citations and answer_.citations[0].kind == "sentence"
+    assert answer_.answer == "A spoon. [1]" and len(prompts) == 1
+    # without a model, the answer says nothing was found and points at those sentences
+    facts_only = engine.ask("What old spoon were they made out of?", QAOptions(no_llm=True))
+    last = facts_only.answer.splitlines()[-1]
+    assert last.startswith("Story sentences close to the question: [1]")

@@ -1,0 +1,90 @@
+"""Sentence search's parts without a store: the terms, BM25, and how passages join the facts'
+citations."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from storygraph.answer import facts_answer, with_passages
+from storygraph.models import Citation, Fact
+from storygraph.passages import Passage, bm25, index_document, passage_terms
+
+
+def test_japanese_terms_are_character_bigrams_without_question_words() -> None:
+    terms = passage_terms("誰が鬼を倒した？", "ja")
+    assert "誰が" not in terms and not any("誰" in t for t in terms)
+    assert terms == ["が鬼", "鬼を", "を倒", "倒し", "した"]
+    # katakana is read as hiragana, so キジ and きじ share their bigram
+    assert passage_terms("キジ", "ja") == passage_terms("きじ", "ja") == ["きじ"]
+    # a one-character run still counts (桃 alone between punctuation)
+    assert passage_terms("桃、", "ja") == ["桃"]
+
+
+def test_english_terms_are_stems_without_stop_words() -> None:
+    assert passage_terms("What were the tin soldiers made from?", "en") == [
+        "tin",
+        "soldier",
+        "made",
+    ]
+
+
+def test_bm25_prefers_the_sentence_sharing_the_rarer_terms() -> None:
+    rows = [
+        {"id": "d:0000", "document_id": "d", "document": "d.txt", "text": text}
+        for text in (
+            "The soldier stood on one leg. The soldier looked at the dancer.",
+            "They had been made out of the same old tin spoon.",
+            "The soldier fell. The soldier was brave.",
+        )
+    ]
+    index = index_document(rows, "en")
+    assert len(index.sentences) == 5  # each sentence once, split as chunking splits
+    query = passage_terms("What were the tin soldiers made from?", "en")
+    scores = bm25(query, index.sentences, index.document_frequency)
+    best = max(range(len(scores)), key=scores.__getitem__)
+    assert index.sentences[best].text == "They had been made out of the same old tin spoon."
+    assert bm25(["unknown"], index.sentences, index.document_frequency) == [0.0] * 5
+
+
+def test_a_sentence_repeated_by_overlapping_chunks_is_indexed_once() -> None:
+    rows = [
+        {"id": "d:0000", "document_id": "d", "document": "d.txt", "text": "犬が来た。猿が来た。"},
+        {"id": "d:0001", "document_id": "d", "document": "d.txt", "text": "猿が来た。きじが来た。"},
+    ]
+    index = index_document(rows, "ja")
+    assert [s.text for s in index.sentences] == ["犬が来た。", "猿が来た。", "きじが来た。"]
+    assert [s.chunk_id for s in index.sentences] == ["d:0000", "d:0000", "d:0001"]
+    assert index.document_frequency["来た"] == 3
+    assert isinstance(index.sentences[0].terms, Counter)
+
+
+def _passage(text: str, chunk: str = "d:0003") -> Passage:
+    return Passage(chunk, "d", "d.txt", text, 1.0, 3.0, 0.5)
+
+
+def test_passages_follow_the_first_fact_sources_and_are_renumbered() -> None:
+    facts = [Citation(i, f"d:000{i}", "d.txt", f"fact sentence {i}.") for i in (1, 2, 3)]
+    merged = with_passages(facts, [_passage("found one."), _passage("found two.")], 2)
+    assert [(c.number, c.text, c.kind) for c in merged] == [
+        (1, "fact sentence 1.", "fact"),
+        (2, "fact sentence 2.", "fact"),
+        (3, "found one.", "sentence"),
+        (4, "found two.", "sentence"),
+        (5, "fact sentence 3.", "fact"),
+    ]
+    # None: every fact source first; a passage already among them is not repeated
+    merged = with_passages(facts, [_passage("Fact sentence 2."), _passage("found.")], None)
+    assert [c.text for c in merged] == [*(c.text for c in facts), "found."]
+    assert [c.number for c in merged] == [1, 2, 3, 4]
+
+
+def test_the_facts_answer_points_at_the_sentence_sources() -> None:
+    fact = Fact("犬", "FOLLOWS", "桃太郎", ["d:0001"], "犬がついて来た。")
+    citations = with_passages(
+        [Citation(1, "d:0001", "d.txt", fact.evidence)], [_passage("きびだんごをやった。")], 1
+    )
+    text = facts_answer("桃太郎に誰がついて来た？", [fact], citations)
+    assert text.splitlines()[-1] == "質問に近い本文の文：[2]"
+    assert "1. 犬 -[FOLLOWS]→ 桃太郎 [1]" in text
+    assert "Story sentences close to the question: [2]" in facts_answer("Who?", [fact], citations)
+    assert "close to the question" not in facts_answer("Who?", [fact], citations[:1])
