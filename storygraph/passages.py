@@ -43,6 +43,9 @@ from storygraph.text.normalize import normalize_name
 POOL = 24
 """Sentences (best by BM25) that the embedder re-scores: ~20 ms each the first time."""
 EMBEDDING_WEIGHT = 1.0
+WINDOW = 0
+"""Neighbouring sentences a passage brings on each side of the one that matched."""
+MAX_PASSAGE_CHARS = 300
 MIN_SENTENCE_CHARS = 4
 MAX_INDEXED_DOCUMENTS = 64
 BM25_K1 = 1.2
@@ -251,15 +254,50 @@ class SentenceSearch:
             pool,
             key=lambda i: -(lexical[i] / best + EMBEDDING_WEIGHT * semantic.get(i, 0.0)),
         )
-        return [
-            Passage(
-                chunk_id=sentences[i].chunk_id,
-                document_id=sentences[i].document_id,
-                document_name=sentences[i].document_name,
-                text=sentences[i].text,
-                score=round(lexical[i] / best + EMBEDDING_WEIGHT * semantic.get(i, 0.0), 4),
-                lexical=round(lexical[i], 4),
-                semantic=round(semantic[i], 4) if i in semantic else None,
+        found: list[Passage] = []
+        covered: set[int] = set()
+        for i in scored:
+            if len(found) == limit:
+                break
+            if i in covered:
+                continue  # already inside an earlier passage's window
+            span = _window(sentences, i, WINDOW)
+            covered.update(span)
+            found.append(
+                Passage(
+                    chunk_id=sentences[i].chunk_id,
+                    document_id=sentences[i].document_id,
+                    document_name=sentences[i].document_name,
+                    text=_joined([sentences[j].text for j in span]),
+                    score=round(lexical[i] / best + EMBEDDING_WEIGHT * semantic.get(i, 0.0), 4),
+                    lexical=round(lexical[i], 4),
+                    semantic=round(semantic[i], 4) if i in semantic else None,
+                )
             )
-            for i in scored[:limit]
-        ]
+        return found
+
+
+def _window(sentences: Sequence[_Sentence], i: int, width: int) -> list[int]:
+    """The sentence `i` with up to `width` neighbours on each side from its own document,
+    within `MAX_PASSAGE_CHARS` (the farther ones dropped first, the following before the
+    preceding)."""
+    span = [i]
+    total = len(sentences[i].text)
+    for step in range(1, width + 1):
+        for j in (i - step, i + step):
+            if not 0 <= j < len(sentences):
+                continue
+            if sentences[j].document_id != sentences[i].document_id:
+                continue
+            if total + len(sentences[j].text) > MAX_PASSAGE_CHARS:
+                continue
+            span.append(j)
+            total += len(sentences[j].text)
+    return sorted(span)
+
+
+def _joined(texts: Sequence[str]) -> str:
+    """Sentences in order: Japanese ones side by side, others with a space."""
+    if any(is_japanese_char(ch) for text in texts for ch in text):
+        return "".join(texts)
+    return " ".join(texts)

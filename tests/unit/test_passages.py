@@ -88,3 +88,21 @@ def test_the_facts_answer_points_at_the_sentence_sources() -> None:
     assert "1. 犬 -[FOLLOWS]→ 桃太郎 [1]" in text
     assert "Story sentences close to the question: [2]" in facts_answer("Who?", [fact], citations)
     assert "close to the question" not in facts_answer("Who?", [fact], citations[:1])
+
+
+def test_a_window_brings_neighbours_of_the_same_document_within_the_length_cap() -> None:
+    from storygraph.passages import MAX_PASSAGE_CHARS, _window
+
+    def row(doc: str, text: str) -> dict[str, str]:
+        return {"id": f"{doc}:0000", "document_id": doc, "document": f"{doc}.txt", "text": text}
+
+    first = index_document([row("a", "一つ目の文。二つ目の文。三つ目の文。")], "ja").sentences
+    other = index_document([row("b", "別の話の文。")], "ja").sentences
+    sentences = [*first, *other]
+    assert _window(sentences, 1, 1) == [0, 1, 2]
+    assert _window(sentences, 2, 1) == [1, 2]  # 別の話の文 is another document's
+    assert _window(sentences, 1, 0) == [1]
+    text = "短い文です。" + "長" * (MAX_PASSAGE_CHARS - 5) + "。次の文です。"
+    spans = index_document([row("c", text)], "ja").sentences
+    assert len(spans) == 3
+    assert _window(spans, 1, 1) == [1]  # neither neighbour fits beside the long sentence
