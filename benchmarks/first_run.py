@@ -12,8 +12,8 @@ moment `make run` starts:
   (`--page-only` stops at the first page instead: for A/B runs of the package install, e.g.
   `--make-var INSTALLER=pip` against the default uv; the load average is printed).
 The browser closes after the first page, so the app does not load the model meanwhile. Not part
-of `python -m benchmarks`: it downloads every package (pip's caches apply: say which) and joins
-1.1 GB. Needs /usr/bin/chromium and playwright (requirements-dev.txt) in this interpreter.
+of `python -m benchmarks`: it downloads every package (uv's and pip's caches apply: say which)
+and joins 1.1 GB. Needs /usr/bin/chromium and playwright (requirements-dev.txt) in this interpreter.
 """
 
 from __future__ import annotations
@@ -152,6 +152,8 @@ def main() -> int:
         ["git", "clone", "--quiet", "--branch", branch, str(args.repo), str(clone)], check=True
     )
     cache = _pip_cache()
+    uv_cache = Path(os.environ.get("UV_CACHE_DIR", Path.home() / ".cache" / "uv"))
+    uv_state = "present" if (uv_cache / "archive-v0").is_dir() else "empty"
     port = _free_port()
     env = {
         k: v
@@ -199,6 +201,7 @@ def main() -> int:
     for key, at in steps:
         print(f"| {key} | {at / 60:.1f} min |")
     print(f"\npip's wheel cache beforehand: {cache}")
+    print(f"uv's cache beforehand: {uv_cache} ({uv_state})")
     print(
         "load average (1, 5, 15 min) at the start: "
         + ", ".join(f"{x:.1f}" for x in load_before)
