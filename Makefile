@@ -2,9 +2,11 @@
 PY_SYS ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-PIP    := $(PY) -m pip --disable-pip-version-check
 STAMP  := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
+# uv (from pip's own indexes and constraints: scripts/install_packages.py) or pip.
+INSTALLER ?= uv
+INSTALL := $(PY) scripts/install_packages.py --installer $(INSTALLER)
 HOST   ?= 127.0.0.1
 PORT   ?= 8501
 
@@ -22,12 +24,12 @@ help:
 $(VENV)/bin/python:
 	$(PY_SYS) -m venv $(VENV)
 
-$(STAMP): requirements.txt | $(VENV)/bin/python
-	$(PIP) install -r requirements.txt
+$(STAMP): requirements.txt requirements-installer.txt | $(VENV)/bin/python
+	$(INSTALL) requirements.txt
 	touch $@
 
-$(DEVSTAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
-	$(PIP) install -r requirements-dev.txt
+$(DEVSTAMP): requirements.txt requirements-dev.txt requirements-installer.txt | $(VENV)/bin/python
+	$(INSTALL) requirements-dev.txt
 	touch $(STAMP) $@
 
 install: $(STAMP)
