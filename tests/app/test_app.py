@@ -202,6 +202,13 @@ def test_an_answer_lists_the_sources_it_cites_and_keeps_the_rest_one_click_away(
     assert len(in_rest) == len(answer.citations) - 1
     assert not any(v.startswith("**[2]**") for v in in_rest)
     assert rest.label.startswith(f"{len(answer.citations) - 1} more sources")
+    # a source found by sentence search says so; a fact's own sentence does not
+    found = [c for c in answer.citations if c.kind == "sentence"]
+    assert found, "sentence search added no source"
+    every = [m.value for m in message.markdown] + in_rest
+    for c in answer.citations:
+        shown = next(v for v in every if v.startswith(f"**[{c.number}]**"))
+        assert ("*sentence search*" in shown) == (c.kind == "sentence"), shown
 
 
 def test_an_answer_citing_nothing_lists_no_source_under_it(services: Services) -> None:
