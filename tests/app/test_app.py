@@ -202,13 +202,24 @@ def test_an_answer_lists_the_sources_it_cites_and_keeps_the_rest_one_click_away(
     assert len(in_rest) == len(answer.citations) - 1
     assert not any(v.startswith("**[2]**") for v in in_rest)
     assert rest.label.startswith(f"{len(answer.citations) - 1} more sources")
-    # a source found by sentence search says so; a fact's own sentence does not
+
+
+
+def test_a_source_found_by_sentence_search_says_so(services: Services) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    services.llm_override = ScriptedChatModel(faults={"answer": "text:十五です。[1]"})
+    at = _ask(_app(services), "桃太郎は何歳になった？")
+    answer = _last_turn(at).answer
+    assert answer is not None
     found = [c for c in answer.citations if c.kind == "sentence"]
-    assert found, "sentence search added no source"
-    every = [m.value for m in message.markdown] + in_rest
+    assert found and len(found) < len(answer.citations)  # both kinds among the sources
+    message = at.chat_message[-1]
+    every = [m.value for m in message.markdown]
+    every += [m.value for e in message.expander for m in e.markdown]
     for c in answer.citations:
         shown = next(v for v in every if v.startswith(f"**[{c.number}]**"))
         assert ("*sentence search*" in shown) == (c.kind == "sentence"), shown
+    assert "sentence search added" in _chat(at)
 
 
 def test_an_answer_citing_nothing_lists_no_source_under_it(services: Services) -> None:
