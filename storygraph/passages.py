@@ -43,8 +43,9 @@ from storygraph.text.normalize import normalize_name
 POOL = 24
 """Sentences (best by BM25) that the embedder re-scores: ~20 ms each the first time."""
 EMBEDDING_WEIGHT = 1.0
-WINDOW = 0
-"""Neighbouring sentences a passage brings on each side of the one that matched."""
+WINDOW = 1
+"""Neighbouring sentences a passage brings on each side of the one that matched (1 measured
+better than 0 on both e2e sets: docs/ISSUES.md §18.4)."""
 MAX_PASSAGE_CHARS = 300
 MIN_SENTENCE_CHARS = 4
 MAX_INDEXED_DOCUMENTS = 64

@@ -68,8 +68,9 @@ class QAOptions:
     no_llm: bool = False
     sentence_sources: int = 2
     """Story sentences from sentence search the answer reads beside the facts' (0: none)."""
-    choose_names: bool = True
-    """The small embedded model answers a who / where question by choosing a graph name."""
+    choose_names: bool = False
+    """The small embedded model answers a who / where question by choosing a graph name (off
+    by default: measured worse than its written answers, docs/ISSUES.md §18.4)."""
     compose_answer: bool = True
     """False: skip the model's answer (the eval measures retrieval); the facts answer is given."""
 

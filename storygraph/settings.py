@@ -91,7 +91,7 @@ class Settings(BaseSettings):
     sentence_sources: int = Field(
         2, ge=0, le=10, validation_alias=_env("STORYGRAPH_SENTENCE_SOURCES")
     )
-    answer_choice: bool = Field(True, validation_alias=_env("STORYGRAPH_ANSWER_CHOICE"))
+    answer_choice: bool = Field(False, validation_alias=_env("STORYGRAPH_ANSWER_CHOICE"))
 
     # --- cost estimate -----------------------------------------------------------------
     price_prompt_per_1k: float = Field(

@@ -147,7 +147,7 @@ def test_when_the_model_finds_no_answer_the_closest_sentence_is_shown(
     engine = QAEngine(services.store, ScriptedChatModel(), SMALL, embedder=None)
     pieces: list[str] = []
     # the free-text answer (a chosen one would be a name: storygraph.answer_choice)
-    written = QAOptions(choose_names=False)
+    written = QAOptions()  # the default: a written answer
     answer = engine.ask("桃太郎を倒したのは誰？", written, on_token=pieces.append)
     best = answer.citations[0]
     assert answer.answer.startswith(UNKNOWN["ja"])
@@ -158,7 +158,7 @@ def test_when_the_model_finds_no_answer_the_closest_sentence_is_shown(
     assert best.kind == "fact"  # the best fact's own sentence, before sentence search's
 
 
-def test_the_embedded_model_chooses_a_name_for_who_questions_only(
+def test_asked_to_the_embedded_model_chooses_a_name_for_who_questions_only(
     services: Services, shared_dir: Path
 ) -> None:
     story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
@@ -170,9 +170,9 @@ def test_the_embedded_model_chooses_a_name_for_who_questions_only(
         answer = engine.ask(question, QAOptions(**options))  # type: ignore[arg-type]
         return next(s for s in answer.steps if s.name == "answer").detail["method"]
 
-    assert method("桃太郎の仲間は誰？").startswith("llm-choice")
-    assert method("桃太郎の仲間は誰？", choose_names=False) == "llm-compact"
-    assert method("桃太郎は何をもらった？") == "llm-compact"  # not a name question
+    assert method("桃太郎の仲間は誰？", choose_names=True).startswith("llm-choice")
+    assert method("桃太郎の仲間は誰？") == "llm-compact"  # off by default (ISSUES §18.4)
+    assert method("桃太郎は何をもらった？", choose_names=True) == "llm-compact"  # not a name
     # a model server that cannot enforce a grammar writes its answer
     remote = QAEngine(services.store, model, ModelInfo("openai_compatible", "s", capable=False))
     assert remote.parts(QAOptions()).chooser is None
