@@ -5,10 +5,12 @@ An `Answerer` is one narrow port: `answer(analysis, facts, citations, callbacks,
 - `ModelAnswerer`: one model call, streamed token by token to `on_token`. The prompt file is
   split at its `---` line into fixed instructions (the system message) and the variable part, so
   llama.cpp's prefix cache reuses the instructions from one question to the next. Capable models
-  get `prompts/answer.txt` with every kept fact; the small embedded model gets
-  `prompts/answer_small.txt`: the best `SMALL_MAX_SOURCES` evidence sentences, numbered, and the
-  facts read from them, and is told to answer only from those sentences or to say it cannot.
-- `FactsAnswerer`: no model; the top facts with their citation marks.
+  get `prompts/answer.txt` with every kept fact and source; the small embedded model gets
+  `prompts/answer_small.txt`: the first `SMALL_MAX_SOURCES` sources, numbered (the best facts'
+  sentences and sentence search's, see `with_passages`), and the facts read from them, and is
+  told to answer only from those sentences or to say it cannot.
+- `FactsAnswerer`: no model; the top facts with their citation marks, and the numbers of the
+  sentence-search sources.
 
 `unsupported_names` checks an answer's names against the kept facts, their evidence and the
 question: a graph name that appears only in the answer is a warning in the trace.
