@@ -24,7 +24,13 @@ from storygraph.app_state import (
     load_conversation,
 )
 from storygraph.errors import StoryGraphError
-from storygraph.explain import plain_trace, question_kind, score_text, split_citations
+from storygraph.explain import (
+    answer_method_text,
+    plain_trace,
+    question_kind,
+    score_text,
+    split_citations,
+)
 from storygraph.humanize import duration, human_date, plural
 from storygraph.models import Answer, Citation
 from storygraph.qa import QAOptions
@@ -214,7 +220,7 @@ def _show_details(answer: Answer) -> None:
     with st.expander("Details: how this was answered"):
         st.markdown(
             f"**Mode:** `{answer.mode}` · **rerank:** {rerank or '–'} · **answer:** "
-            f"{'written by the model' if method == 'llm' else 'the top facts'} · "
+            f"{answer_method_text(str(method or ''))} · "
             f"**LLM calls:** {answer.usage.calls} · **tokens:** {answer.usage.total_tokens:,}"
         )
         retrieval_detail = next((s.detail for s in answer.steps if s.name == "retrieval"), {})

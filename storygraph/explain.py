@@ -122,6 +122,21 @@ def plain_trace(answer: Answer) -> str:
     return "; ".join(parts)
 
 
+def answer_method_text(method: str) -> str:
+    """How the answer was written (the answer step's `method`), in words."""
+    if method.startswith("llm-choice"):
+        text = "a name chosen by the model"
+    elif method.startswith("llm"):
+        text = "written by the model"
+    elif method == "facts":
+        return "the top facts"
+    else:
+        return method or "–"
+    if "closest sentence" in method:
+        text += ", which found no answer there (the closest sentence is shown)"
+    return text
+
+
 def question_kind(answer: Answer) -> str:
     """The question type in words ("asks who did it"), "" when the mode has no +qtype."""
     described = str(_step_detail(answer, "retrieval").get("question_type") or "")

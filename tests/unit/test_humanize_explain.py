@@ -89,3 +89,16 @@ def test_only_cited_sources_are_listed_first() -> None:
 
 def test_scores_are_shown_on_the_0_to_10_scale() -> None:
     assert [score_text(f.score) for f in _answer("").facts] == ["10.0", "9.0", "0.0", "–"]
+
+
+def test_how_the_answer_was_written_reads_in_words() -> None:
+    from storygraph.explain import answer_method_text
+
+    assert answer_method_text("llm") == "written by the model"
+    assert answer_method_text("llm-compact") == "written by the model"
+    assert answer_method_text("llm-compact, no answer: closest sentence shown") == (
+        "written by the model, which found no answer there (the closest sentence is shown)"
+    )
+    assert answer_method_text("llm-choice") == "a name chosen by the model"
+    assert answer_method_text("facts") == "the top facts"
+    assert answer_method_text("nothing found") == "nothing found"
