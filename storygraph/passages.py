@@ -251,10 +251,8 @@ class SentenceSearch:
             vectors = self.embedder.embed([analysis.question, *(sentences[i].text for i in pool)])
             similarity = cosine(vectors[0], vectors[1:])
             semantic = {i: float(s) for i, s in zip(pool, np.atleast_1d(similarity), strict=True)}
-        scored = sorted(
-            pool,
-            key=lambda i: -(lexical[i] / best + EMBEDDING_WEIGHT * semantic.get(i, 0.0)),
-        )
+        combined = {i: lexical[i] / best + EMBEDDING_WEIGHT * semantic.get(i, 0.0) for i in pool}
+        scored = sorted(pool, key=lambda i: -combined[i])
         found: list[Passage] = []
         covered: set[int] = set()
         for i in scored:
@@ -270,7 +268,7 @@ class SentenceSearch:
                     document_id=sentences[i].document_id,
                     document_name=sentences[i].document_name,
                     text=_joined([sentences[j].text for j in span]),
-                    score=round(lexical[i] / best + EMBEDDING_WEIGHT * semantic.get(i, 0.0), 4),
+                    score=round(combined[i], 4),
                     lexical=round(lexical[i], 4),
                     semantic=round(semantic[i], 4) if i in semantic else None,
                 )
