@@ -4,11 +4,13 @@ The conversation is kept per data directory (storygraph.app_state): it survives 
 restart, and "New conversation" clears it. The input sits in `st.bottom`, pinned under the page
 while the Chat tab is open (a chat input inside a tab would scroll away with the tab's content).
 The latest turn is shown in full; older turns are collapsed. `show_answer` draws one final
-Answer, so a streaming answer can hand over to it when it is complete.
+Answer, so a streaming answer can hand over to it when it is complete. A question whose run is
+stopped (a newer question or a reload) is still saved, marked as stopped.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,6 +38,8 @@ from storygraph.models import Answer, Citation
 from storygraph.qa import QAOptions
 from storygraph.services import Services
 
+log = logging.getLogger(__name__)
+
 HISTORY_KEY = "chat_history"
 HISTORY_STAMP_KEY = "chat_history_stamp"
 PLACEHOLDER = "Ask about your stories, e.g. 桃太郎の仲間は誰？"
@@ -44,6 +48,8 @@ TOP_K_KEY = "chat_top_k"
 MIN_SCORE_KEY = "chat_min_score"
 CHAT_TAB = "Chat"
 EMPTY_QUESTION = "Type a question first: the message was empty."
+STOPPED = "This answer was stopped before it was finished: a new question or a reload cut it short."
+STOPPED_HINT = "Ask it again to get the answer."
 SOURCE_LABELS = {
     "llm": "named by the model",
     "dictionary": "found in the question by the graph's own names",
@@ -104,6 +110,16 @@ def _save(services: Services, turns: list[ChatTurn], turn: ChatTurn) -> None:
         turns.append(turn)
         st.warning(f"The conversation could not be saved ({exc}); it lasts until a reload.")
     st.session_state[HISTORY_STAMP_KEY] = _stamp(services)
+
+
+def _keep_unfinished(services: Services, turn: ChatTurn) -> None:
+    """Save a turn whose run is being stopped (Streamlit interrupts a run when a new question
+    arrives or the page reloads). Only the file is written: a Streamlit call here would be
+    interrupted too."""
+    try:
+        append_turn(_data_dir(services), turn)
+    except OSError:
+        log.exception("The stopped turn %r could not be saved", turn.question)
 
 
 def _new_conversation(services: Services) -> None:
@@ -381,7 +397,14 @@ def render(services: Services) -> None:
         if question:
             with st.chat_message("user"):
                 st.markdown(md_escape(question))
-            with st.chat_message("assistant"):
-                turn = _streamed(services, question, options)
-                _show_reply(turn)
-            _save(services, turns, turn)
+            reply = ChatTurn(question, None, STOPPED, STOPPED_HINT)  # until the answer is in
+            try:
+                with st.chat_message("assistant"):
+                    reply = _streamed(services, question, options)
+                    _show_reply(reply)
+            except BaseException:
+                # The run is being stopped (or drawing failed): the question, and the answer
+                # if it was complete, are saved before the interruption goes on.
+                _keep_unfinished(services, reply)
+                raise
+            _save(services, turns, reply)

@@ -15,6 +15,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -135,7 +136,8 @@ class ChatTurn:
     answer: Answer | None = None
     error: str = ""
     hint: str = ""
-    asked_at: str = field(default_factory=now_iso)
+    # Milliseconds: two questions asked within a second are still told apart and kept in order.
+    asked_at: str = field(default_factory=lambda: now_iso("milliseconds"))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -182,9 +184,31 @@ def append_turn(data_dir: Path | str, turn: ChatTurn) -> list[ChatTurn]:
     so turns other sessions saved meanwhile are kept (one conversation per data directory)."""
     with write_lock(state_dir(data_dir), "chat.lock"):
         turns, _warning = load_conversation(data_dir)
-        turns.append(turn)
+        _insert_in_order(turns, turn)
         save_conversation(data_dir, turns)
     return turns[-MAX_TURNS:]
+
+
+def _asked(turn: ChatTurn) -> datetime | None:
+    try:
+        when = datetime.fromisoformat(turn.asked_at)
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def _insert_in_order(turns: list[ChatTurn], turn: ChatTurn) -> None:
+    """Put `turn` after every turn asked before it. Turns are saved when they end, not in the
+    order they were asked: a question cut short by a newer one (Streamlit runs the newer one at
+    once, in a new thread) is saved after the newer one's answer but belongs before it."""
+    when = _asked(turn)
+    at = len(turns)
+    while when is not None and at > 0:
+        before = _asked(turns[at - 1])
+        if before is None or before <= when:
+            break
+        at -= 1
+    turns.insert(at, turn)
 
 
 def clear_conversation(data_dir: Path | str) -> None:

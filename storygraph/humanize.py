@@ -32,9 +32,9 @@ def duration(seconds: float | None) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def now_iso() -> str:
-    """The current time in UTC, ISO 8601, for storing."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
+def now_iso(timespec: str = "seconds") -> str:
+    """The current time in UTC, ISO 8601, for storing (`timespec` as `datetime.isoformat`)."""
+    return datetime.now(UTC).isoformat(timespec=timespec)
 
 
 def human_date(value: str, *, now: datetime | None = None) -> str:

@@ -4,10 +4,10 @@ The app runs as a subprocess with a temporary data directory and the real `langc
 client pointed at a scripted OpenAI-compatible server, so only the model's words are scripted.
 Upload the Japanese Momotaro, ask 「桃太郎の仲間は誰？」 and three more questions, check the answer,
 its cited sources, the plain trace and its details, that the chat input stays pinned in view,
-that a reload keeps the conversation, the graphs drawn inside their iframes with their legends and
-a node click, 桃太郎's page in the Entities tab, and save screenshots of the four tabs in
-tests/e2e/artifacts/ (the README's
-pictures come from `scripts/screenshots.py` with the real model, never from the tests). Every
+that a reload keeps the conversation (a question cut short by a newer one included), the graphs
+drawn inside their iframes with their legends and a node click, 桃太郎's page in the Entities
+tab, and save screenshots of the four tabs in tests/e2e/artifacts/ (the README's pictures come
+from `scripts/screenshots.py` with the real model, never from the tests). Every
 request the browser makes is logged: all must go to the app's own host. A last step uploads a
 story whose character is named `<script>alert(1)</script>` and checks it is drawn as text: no
 dialog may open.
@@ -65,6 +65,7 @@ XSS_NAME = "<script>alert(1)</script>"
 XSS_STORY = f"{XSS_NAME}という名のいたずら者は、桃太郎の友だちでした。\n".encode()
 QUESTION = "桃太郎の仲間は誰？"
 MORE_QUESTIONS = ("桃太郎を倒したのは誰？", "鬼はどこに住んでいる？", "おばあさんは何を見つけた？")
+CUT_QUESTION = "犬は何をもらった？"
 LOCAL_SCHEMES = ("data:", "blob:", "about:")
 STEP_TIMEOUT_MS = 30_000
 FIRST_CHUNK_S = 3.0
@@ -139,6 +140,31 @@ class ExtractionHold:
 HOLD = ExtractionHold()
 
 
+class QuestionHold:
+    """Once armed, the next model request that is not an extraction (a question being answered)
+    waits until `released`: the chat's run is then busy, as with a slow model."""
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.arrived = threading.Event()
+        self.released = threading.Event()
+
+    def arm(self) -> None:
+        self.arrived.clear()
+        self.released.clear()
+        self.armed = True
+
+    def wait_if_held(self, raw: bytes) -> None:
+        if not self.armed or b"DynamicGraph" in raw:
+            return
+        self.armed = False
+        self.arrived.set()
+        self.released.wait(STEP_TIMEOUT_MS / 1000 * 4)
+
+
+QUESTION_HOLD = QuestionHold()
+
+
 def _held_server(script: Script) -> RunningServer:
     base: Any = make_handler(script)
 
@@ -146,6 +172,7 @@ def _held_server(script: Script) -> RunningServer:
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             HOLD.wait_if_held(raw)
+            QUESTION_HOLD.wait_if_held(raw)
             self._send(200, completion(json.loads(raw or b"{}"), script))
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -165,6 +192,7 @@ def model_server() -> Iterator[RunningServer]:
     server = _held_server(Script(triples=triples))
     yield server
     HOLD.released.set()
+    QUESTION_HOLD.released.set()
     server.stop()
 
 
@@ -324,8 +352,11 @@ def _ask_in_browser(page: Any, question: str) -> Any:
     box.press("Enter")
     latest = page.locator('[data-testid="stChatMessage"]:visible')
     expect(latest.nth(0)).to_contain_text(question)
-    _wait_idle(page)
     expect(latest).to_have_count(2)  # older turns are collapsed: one question, one answer shown
+    # The answer is finished (and saved just after) when its details are drawn; the running
+    # indicator alone is no proof: it shows up only a moment after the run starts.
+    expect(latest.last.get_by_text("Details: how this was answered")).to_be_visible()
+    _wait_idle(page)
     return latest.last
 
 
@@ -429,6 +460,41 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
             expect(messages.first).to_contain_text(MORE_QUESTIONS[-1])
             expect(page.locator('[data-testid="stExpander"]', has_text=QUESTION)).to_have_count(1)
             assert _input_in_view(page)
+
+            # A question cut short by a newer one (Streamlit stops the run) is kept, marked so.
+            QUESTION_HOLD.arm()
+            box = page.get_by_placeholder("Ask about your stories")
+            box.fill(CUT_QUESTION)
+            box.press("Enter")
+            assert QUESTION_HOLD.arrived.wait(STEP_TIMEOUT_MS / 1000), "the question never ran"
+            box.fill(MORE_QUESTIONS[-1])
+            box.press("Enter")
+            page.wait_for_timeout(1500)  # the new question's rerun request reaches the app
+            QUESTION_HOLD.released.set()
+            expect(page.locator('[data-testid="stChatMessage"]:visible').first).to_contain_text(
+                MORE_QUESTIONS[-1]
+            )
+            expect(
+                page.locator('[data-testid="stChatMessage"]:visible').last.get_by_text(
+                    "Details: how this was answered"
+                )
+            ).to_be_visible()
+            # The stopped run saves its turn when its model call returns, which may be after
+            # the newer answer is drawn: reload until the saved conversation has it.
+            cut = page.locator('[data-testid="stExpander"]', has_text=CUT_QUESTION)
+            for _ in range(20):
+                _wait_idle(page)
+                page.reload()
+                _wait_idle(page)
+                if cut.count():
+                    break
+                page.wait_for_timeout(500)
+            expect(cut).to_contain_text("no answer")
+            cut.get_by_text(CUT_QUESTION).first.click()
+            expect(cut).to_contain_text("stopped before it was finished")
+            expect(page.locator('[data-testid="stChatMessage"]:visible').last).to_contain_text(
+                "found"
+            )
 
             # Graph: both pictures are drawn, with nodes and edges inside their boxes.
             _open_tab(page, "Graph")

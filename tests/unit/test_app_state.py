@@ -155,3 +155,23 @@ def test_turns_from_two_sessions_are_both_kept(tmp_path: Path) -> None:
     second = app_state.append_turn(tmp_path, ChatTurn("from session B"))
     assert [t.question for t in first] == ["from session A"]
     assert [t.question for t in second] == ["from session A", "from session B"]
+
+
+def test_a_turn_saved_late_takes_its_place_by_when_it_was_asked(tmp_path: Path) -> None:
+    """A question cut short by a newer one is saved after the newer one's answer: it goes back
+    before it. Turns from older files (seconds, or no time at all) keep their place."""
+    app_state.append_turn(tmp_path, ChatTurn("legacy", asked_at=""))
+    app_state.append_turn(tmp_path, ChatTurn("first", asked_at="2026-11-22T10:00:00+00:00"))
+    cut = ChatTurn("cut short", error="stopped", asked_at="2026-11-22T10:00:05.100+00:00")
+    app_state.append_turn(tmp_path, ChatTurn("newer", asked_at="2026-11-22T10:00:05.900+00:00"))
+    turns = app_state.append_turn(tmp_path, cut)
+    assert [t.question for t in turns] == ["legacy", "first", "cut short", "newer"]
+    assert [t.question for t in load_conversation(tmp_path)[0]] == [t.question for t in turns]
+    later = app_state.append_turn(tmp_path, ChatTurn("later"))  # now: after all of them
+    assert later[-1].question == "later"
+
+
+def test_a_question_is_timed_to_the_millisecond() -> None:
+    """Two questions asked within one second still sort in the order they were asked."""
+    asked = ChatTurn("a").asked_at
+    assert len(asked.split("T")[1].split("+")[0]) == len("10:00:05.123"), asked
