@@ -2,6 +2,7 @@
 
 import sys
 
-from storygraph.cli import main
+from storygraph.cli import main, stop_on_sigterm
 
+stop_on_sigterm()
 sys.exit(main())

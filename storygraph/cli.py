@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -505,6 +506,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval_e2e)
     return parser
+
+
+def stop_on_sigterm() -> None:
+    """Let `kill` (SIGTERM) end a command as Ctrl-C does. Python's default ends the process
+    without unwinding: no atexit, so a model server the command started kept running with no
+    idle reaper to stop it, and a running ingest job was not cancelled. Main thread only."""
+
+    def _interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _interrupt)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
