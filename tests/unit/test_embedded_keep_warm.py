@@ -58,6 +58,15 @@ def _wait_stopped(pid: int, state: Path) -> bool:
     return not es.pid_alive(pid) and not state.exists()
 
 
+def _wait_logged(log: Path, text: str) -> str:
+    """The log once it holds `text` (the reaper writes its line just after the stop), or as it
+    is when the generous bound runs out."""
+    deadline = time.monotonic() + GENEROUS_S
+    while text not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return log.read_text()
+
+
 def test_each_use_stamps_last_used(
     tmp_path: Path, model: Path, servers: list[EmbeddedServer]
 ) -> None:
@@ -97,7 +106,9 @@ def test_a_server_the_cli_started_stays_up_after_exit_until_idle(
     assert es.pid_alive(pid), "the reaper stopped a server that a process was still using"
     visitor.stop_if_started_here()  # the visitor exits (it did not start the server)
     assert _wait_stopped(pid, owner.state_path), "the idle reaper did not stop the server"
-    assert "idle reaper: model server pid" in owner.log_path.read_text()
+    assert "idle reaper: model server pid" in _wait_logged(
+        owner.log_path, "idle reaper: model server pid"
+    )
 
 
 def test_without_keep_alive_the_server_stops_at_exit(
