@@ -151,6 +151,8 @@ class Answerer(Protocol):
 
     name: str
     calls_model: bool
+    max_sources: int | None
+    """How many of the citations (the first ones) it reads; None: all of them."""
 
     def answer(
         self,
@@ -165,6 +167,7 @@ class Answerer(Protocol):
 class FactsAnswerer:
     name = "facts"
     calls_model = False
+    max_sources: int | None = None
 
     def answer(
         self,
@@ -198,6 +201,10 @@ class ModelAnswerer:
     @property
     def name(self) -> str:
         return "llm-compact" if self.compact else "llm"
+
+    @property
+    def max_sources(self) -> int | None:
+        return SMALL_MAX_SOURCES if self.compact else None
 
     def messages(
         self, analysis: QuestionAnalysis, facts: Sequence[Fact], citations: Sequence[Citation]

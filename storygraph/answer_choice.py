@@ -75,6 +75,7 @@ class ChoiceAnswerer:
     graph_names: Callable[[], Sequence[str]]
     name: str = "llm-choice"
     calls_model: bool = True
+    max_sources: int | None = SMALL_MAX_SOURCES
 
     def options_for(self, analysis: QuestionAnalysis, citations: Sequence[Citation]) -> list[str]:
         return options(analysis, citations[:SMALL_MAX_SOURCES], self.graph_names())

@@ -296,7 +296,7 @@ class QAEngine:
         answer.citations = with_passages(
             build_citations(kept, self.store.chunks(chunk_ids)), passages, parts.fact_slots
         )
-        method = self._compose(answer, analysis, parts, options, callbacks, on_token)
+        method, read = self._compose(answer, analysis, parts, options, callbacks, on_token)
         unsupported = (
             unsupported_names(
                 answer.answer,
@@ -319,7 +319,7 @@ class QAEngine:
             u0,
             method=method,
             citations=len(answer.citations),
-            sources_read=_sources_read(method, len(answer.citations)),
+            sources_read=read,
             unsupported_names=unsupported,
         )
         answer.usage = counter.snapshot()
@@ -333,14 +333,15 @@ class QAEngine:
         options: QAOptions,
         callbacks: list[Any],
         on_token: TokenFn | None,
-    ) -> str:
-        """Fill `answer.answer`; return how it was written."""
+    ) -> tuple[str, int]:
+        """Fill `answer.answer`; return how it was written and how many of the citations (the
+        first ones) it was written from."""
         kept = answer.kept_facts
         if not kept and not answer.citations:
             answer.answer = _nothing_found(analysis, answer.facts)
             if on_token is not None:
                 on_token(answer.answer)
-            return "nothing found"
+            return "nothing found", 0
         answerer: Answerer = parts.answerer
         if (
             parts.chooser is not None
@@ -349,6 +350,8 @@ class QAEngine:
         ):
             answerer = parts.chooser
         if answerer.calls_model and options.compose_answer:
+            limit = answerer.max_sources
+            read = len(answer.citations) if limit is None else min(limit, len(answer.citations))
             try:
                 answer.answer = answerer.answer(
                     analysis, kept, answer.citations, callbacks, on_token
@@ -369,8 +372,8 @@ class QAEngine:
                     answer.answer += extra
                     if on_token is not None:
                         on_token(extra)
-                    return answerer.name + ", no answer: closest sentence shown"
-                return answerer.name
+                    return answerer.name + ", no answer: closest sentence shown", read
+                return answerer.name, read
             except Exception as exc:  # noqa: BLE001 - a model fault still yields an answer
                 answer.warnings.append(
                     f"the model could not answer ({type(exc).__name__}); showing the facts instead"
@@ -384,15 +387,7 @@ class QAEngine:
             answer.answer = "\n".join([_nothing_found(analysis, answer.facts), *lines])
         if on_token is not None:
             on_token(answer.answer)
-        return "facts"
-
-
-def _sources_read(method: str, citations: int) -> int:
-    """How many of the citations (the first ones) the answer was written from: the small
-    model's prompts show SMALL_MAX_SOURCES; the other answerers read them all."""
-    if method.startswith(("llm-compact", "llm-choice")):
-        return min(citations, SMALL_MAX_SOURCES)
-    return citations
+        return "facts", len(answer.citations)
 
 
 CLOSEST_LEAD = {"ja": "いちばん近い文：", "en": "The closest sentence is: "}

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from storygraph.analysis import analyse
+from storygraph.answer import SMALL_MAX_SOURCES
 from storygraph.embeddings import default_embedder
 from storygraph.entities import LocalEntityFinder
 from storygraph.llm.factory import ModelInfo
@@ -115,6 +116,12 @@ def test_the_small_model_reads_the_found_sentences_after_the_best_facts(
     spoon = next(c for c in answer_.citations if "tin spoon" in c.text)
     assert spoon.kind == "sentence" or spoon.text in {f.evidence for f in answer_.kept_facts}
     assert f"[{spoon.number}] {spoon.text}" in prompts[0]
+    # The answer step says how many sources the model read: exactly those in its prompt.
+    read = next(s for s in answer_.steps if s.name == "answer").detail["sources_read"]
+    assert 0 < read <= SMALL_MAX_SOURCES
+    assert [f"[{c.number}] " in prompts[0] for c in answer_.citations] == [
+        i < read for i in range(len(answer_.citations))
+    ]
     step = next(s for s in answer_.steps if s.name == "sentences")
     assert step.detail["method"] == "bm25+embedding"
     assert "They had been made out of the same old tin spoon." in step.detail["found"][0]["text"]
