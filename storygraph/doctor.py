@@ -203,7 +203,9 @@ def check_store(report: DoctorReport, settings: Settings) -> None:
 
 
 def _embedded_llm(report: DoctorReport, settings: Settings) -> tuple[BaseChatModel | None, Any]:
-    """Installed? verified? server starts? Returns (model, server we started or None)."""
+    """Installed? verified? server starts? Returns (model, server). The caller holds the server
+    until its checks are done: holding it holds its users lock, so another process that
+    started it and exits meanwhile leaves it running (docs/ISSUES.md §19.3)."""
     from storygraph.llm.model_files import MODEL_SHA256, MODEL_SIZE, is_verified, model_path
 
     install = "Run `make model` (or `python -m storygraph.llm.install`)."
@@ -238,9 +240,8 @@ def _embedded_llm(report: DoctorReport, settings: Settings) -> tuple[BaseChatMod
             "STORYGRAPH_EMBEDDED_CTX if memory is short.",
         )
         return None, None
-    started_here = getattr(server, "_proc", None) is not None
     report.add("model reachable", "ok", f"{path.name} verified; llama.cpp server at {url}")
-    return build_chat_model(settings, embedded_base_url=url), server if started_here else None
+    return build_chat_model(settings, embedded_base_url=url), server
 
 
 def check_reply(report: DoctorReport, llm: BaseChatModel) -> bool:
@@ -481,5 +482,6 @@ def run_doctor(
             check_extraction(report, settings, info, llm)
     finally:
         if server is not None:
-            server.stop()
+            # Stops a server started here that nobody else uses; a reused one is left running.
+            server.stop_if_started_here()
     return report

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -71,10 +72,10 @@ def run_eval_command(args: argparse.Namespace, settings: Settings) -> int:
     graph = load_graph_file(Path(args.graph))
     no_llm = bool(args.no_llm) or settings.no_llm
     none = (None, ModelInfo("none", "", capable=False))
-    llm, info = none if no_llm else configured_model(settings)
-    options = QAOptions.from_settings(settings, no_llm=llm is None)
-    with isolated_services(settings, llm=llm, info=info) as services:
-        report = run_eval(services, graph, questions, args.modes or None, options)
+    with nullcontext(none) if no_llm else configured_model(settings) as (llm, info):
+        options = QAOptions.from_settings(settings, no_llm=llm is None)
+        with isolated_services(settings, llm=llm, info=info) as services:
+            report = run_eval(services, graph, questions, args.modes or None, options)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=1))
     else:

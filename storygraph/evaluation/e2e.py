@@ -22,7 +22,7 @@ import json
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -402,27 +402,29 @@ def run_e2e(
     for story in by_story:
         if not (stories_dir / story).is_file():
             raise InputError(f"story {story} not found under {stories_dir}")
-    if llm is None and not options.no_llm and not settings.no_llm:
-        # One model (one embedded server) for every story's temporary store.
-        llm, info = configured_model(settings)
     ingests: list[StoryIngest] = []
     results: list[E2EResult] = []
     model_label = extractor_name = ""
-    for story, cases in by_story.items():
-        with story_services(settings, llm=llm, extractor=extractor, info=info) as services:
-            model_label = services.info.label
-            say(f"{story}: ingesting")
-            ingest = ingest_story(services, stories_dir / story, cache_dir, fresh=fresh)
-            extractor_name = ingest.extractor
-            ingests.append(ingest)
-            how = "cached" if ingest.cached else f"{ingest.seconds:.0f} s"
-            say(f"{story}: {ingest.status} ({how}, {ingest.relations} relations)")
-            for mode in modes:
-                for case in cases:
-                    result = ask_and_score(services, case, replace(options, mode=mode))
-                    results.append(result)
-                    mark = "ok " if result.correct else "no "
-                    say(f"  {mark} {result.seconds:5.1f} s  {case.id}: {result.answer[:70]!r}")
+    with ExitStack() as stack:
+        if llm is None and not options.no_llm and not settings.no_llm:
+            # One model for every story's temporary store; its embedded server is held until
+            # the last question (configured_model).
+            llm, info = stack.enter_context(configured_model(settings))
+        for story, cases in by_story.items():
+            with story_services(settings, llm=llm, extractor=extractor, info=info) as services:
+                model_label = services.info.label
+                say(f"{story}: ingesting")
+                ingest = ingest_story(services, stories_dir / story, cache_dir, fresh=fresh)
+                extractor_name = ingest.extractor
+                ingests.append(ingest)
+                how = "cached" if ingest.cached else f"{ingest.seconds:.0f} s"
+                say(f"{story}: {ingest.status} ({how}, {ingest.relations} relations)")
+                for mode in modes:
+                    for case in cases:
+                        result = ask_and_score(services, case, replace(options, mode=mode))
+                        results.append(result)
+                        mark = "ok " if result.correct else "no "
+                        say(f"  {mark} {result.seconds:5.1f} s  {case.id}: {result.answer[:70]!r}")
     overall = {
         mode: summarize_e2e([r for r in results if r.mode == mode], ingests)
         for mode in dict.fromkeys(r.mode for r in results)

@@ -121,17 +121,29 @@ def load_questions(path: Path) -> list[EvalQuestion]:
     return questions
 
 
-def configured_model(settings: Settings) -> tuple[BaseChatModel | None, ModelInfo]:
-    """The configured model without opening the user's store (the eval store is temporary)."""
+@contextmanager
+def configured_model(settings: Settings) -> Iterator[tuple[BaseChatModel | None, ModelInfo]]:
+    """The configured model without opening the user's store (the eval store is temporary).
+
+    The embedded model's server is held for the block and let go after it. Holding the server
+    object is what holds its users lock: a dropped `EmbeddedServer` let go of that lock when it
+    was garbage-collected, and the process that had started the server, exiting meanwhile,
+    stopped it under this one (docs/ISSUES.md §19.3)."""
     info = model_info(settings)
     if info.provider == "none":
-        return None, info
-    if info.provider == "embedded":
-        from storygraph.llm.embedded_server import EmbeddedServer
+        yield None, info
+        return
+    if info.provider != "embedded":
+        yield build_chat_model(settings), info
+        return
+    from storygraph.llm.embedded_server import EmbeddedServer
 
-        url = EmbeddedServer(settings).ensure_running()
-        return build_chat_model(settings, embedded_base_url=url), info
-    return build_chat_model(settings), info
+    server = EmbeddedServer(settings)
+    url = server.ensure_running()
+    try:
+        yield build_chat_model(settings, embedded_base_url=url), info
+    finally:
+        server.stop_if_started_here()
 
 
 @contextmanager

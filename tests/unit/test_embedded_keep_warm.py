@@ -3,6 +3,7 @@ fake OpenAI-compatible server as the stand-in process (no model)."""
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import time
@@ -193,3 +194,30 @@ def test_the_idle_reaper_process_stops_an_idle_unused_server(
     )
     assert f"model server pid {pid}: stopped" in reaper.stdout
     assert _wait_stopped(pid, server.state_path)
+
+
+def test_an_eval_run_holds_a_server_it_reuses_until_it_is_done(
+    tmp_path: Path, servers: list[EmbeddedServer]
+) -> None:
+    """The eval reuses another process's server through `configured_model`: that process
+    exiting meanwhile must not stop it (it did: the reusing side dropped its EmbeddedServer,
+    and with it the users lock, as soon as it had the model's URL)."""
+    from storygraph.evaluation.harness import configured_model
+    from storygraph.llm.model_files import model_path
+
+    settings = Settings(data_dir=tmp_path / "data", model_dir=tmp_path / "models")
+    path = model_path(settings)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"GGUF fake")
+    owner = EmbeddedServer(settings, model=path, command=fake_command)
+    servers.append(owner)
+    owner.start()
+    pid = owner.pid
+    assert pid is not None
+    with configured_model(settings) as (llm, info):
+        assert info.provider == "embedded" and llm is not None
+        gc.collect()  # nothing but the model is kept by the caller
+        owner.stop_if_started_here()  # the process that started the server exits
+        time.sleep(1.0)  # the reaper (idle time 0) has had its look
+        assert es.pid_alive(pid), "the server was stopped under a run still using it"
+    assert _wait_stopped(pid, owner.state_path), "let go, the idle reaper did not stop it"
