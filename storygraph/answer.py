@@ -7,8 +7,8 @@ An `Answerer` is one narrow port: `answer(analysis, facts, citations, callbacks,
   llama.cpp's prefix cache reuses the instructions from one question to the next. Capable models
   get `prompts/answer.txt` with every kept fact and source; the small embedded model gets
   `prompts/answer_small.txt`: the first `SMALL_MAX_SOURCES` sources, numbered (the best facts'
-  sentences and sentence search's, see `with_passages`), and the facts read from them, and is
-  told to answer only from those sentences or to say it cannot.
+  sentences and sentence search's, see `with_passages`), without the facts' lines, and is told
+  to answer only from those sentences or to say it cannot.
 - `FactsAnswerer`: no model; the top facts with their citation marks, and the numbers of the
   sentence-search sources.
 
@@ -211,21 +211,21 @@ class ModelAnswerer:
     ) -> list[BaseMessage]:
         language = "ja" if analysis.language == "ja" else "en"
         shown = list(citations[:SMALL_MAX_SOURCES]) if self.compact else list(citations)
-        used = [f for f in facts if citation_numbers(f, shown)]
-        fact_lines = "\n".join(
-            f"- {f.text()} {_marks(f, shown)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()
-            for f in used
-        )
-        source_lines = "\n".join(f"[{c.number}] {c.text}" for c in shown)
         values = {
             "question": analysis.question,
-            "facts": fact_lines or "(none)",
-            "sources": source_lines or "(none)",
+            "sources": "\n".join(f"[{c.number}] {c.text}" for c in shown) or "(none)",
             "language": LANGUAGE_NAMES[language],
         }
         if self.compact:
+            # The small model reads the sentences only: the facts' "A -TYPE-> B" lines beside
+            # them changed nothing it got right and made its prompt longer (docs/ISSUES.md §20).
             return prompt_messages("answer_small", unknown=UNKNOWN[language], **values)
-        return prompt_messages("answer", **values)
+        fact_lines = "\n".join(
+            f"- {f.text()} {_marks(f, shown)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()
+            for f in facts
+            if citation_numbers(f, shown)
+        )
+        return prompt_messages("answer", facts=fact_lines or "(none)", **values)
 
     def answer(
         self,
