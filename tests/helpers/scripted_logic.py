@@ -158,12 +158,25 @@ def single_score(script: Script, prompt: str) -> dict[str, Any]:
     return {"score": score(script, _question(prompt), fact.group(1) if fact else "")}
 
 
+def _bigrams(text: str) -> set[str]:
+    folded = re.sub(r"\W+", "", text.lower())
+    return {folded[i : i + 2] for i in range(len(folded) - 1)}
+
+
 def answer(prompt: str) -> str:
+    """From the facts' lines (the capable model's prompt): the first fact in words. From the
+    numbered sentences only (the small model's prompt): the sentence sharing the most character
+    pairs with the question, cited."""
     facts = re.findall(
         r"^- (.+?) -\[(\w+)\]-> (.+?)((?: ?\[\d+\])*)\s*$", prompt, flags=re.MULTILINE
     )
     if not facts:
-        return "The graph does not say."
+        sources = re.findall(r"^\[(\d+)\] (.+)$", prompt, flags=re.MULTILINE)
+        if not sources:
+            return "The graph does not say."
+        asked = _bigrams(_question(prompt))
+        number, text = max(sources, key=lambda s: len(asked & _bigrams(s[1])))
+        return f"{text} [{number}]"
     start, rel, end, marks = facts[0]
     verb = rel.lower().replace("_", " ")
     if "(Japanese)" in prompt or "Reply in Japanese" in prompt:
