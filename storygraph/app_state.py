@@ -15,11 +15,10 @@ import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from storygraph.humanize import now_iso
+from storygraph.humanize import now_iso, parse_iso
 from storygraph.locks import write_lock
 from storygraph.models import (
     Answer,
@@ -189,22 +188,14 @@ def append_turn(data_dir: Path | str, turn: ChatTurn) -> list[ChatTurn]:
     return turns[-MAX_TURNS:]
 
 
-def _asked(turn: ChatTurn) -> datetime | None:
-    try:
-        when = datetime.fromisoformat(turn.asked_at)
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-
-
 def _insert_in_order(turns: list[ChatTurn], turn: ChatTurn) -> None:
     """Put `turn` after every turn asked before it. Turns are saved when they end, not in the
     order they were asked: a question cut short by a newer one (Streamlit runs the newer one at
     once, in a new thread) is saved after the newer one's answer but belongs before it."""
-    when = _asked(turn)
+    when = parse_iso(turn.asked_at)
     at = len(turns)
     while when is not None and at > 0:
-        before = _asked(turns[at - 1])
+        before = parse_iso(turns[at - 1].asked_at)
         if before is None or before <= when:
             break
         at -= 1

@@ -37,16 +37,23 @@ def now_iso(timespec: str = "seconds") -> str:
     return datetime.now(UTC).isoformat(timespec=timespec)
 
 
-def human_date(value: str, *, now: datetime | None = None) -> str:
-    """A stored ISO timestamp as `today 14:05`, `yesterday 09:12` or `3 Nov 2026 14:05`
-    (local time). Text that is not a timestamp comes back unchanged."""
+def parse_iso(value: str) -> datetime | None:
+    """A stored ISO timestamp as an aware datetime (UTC when it names no zone); None for text
+    that is not one."""
     try:
         when = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except (AttributeError, ValueError):
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def human_date(value: str, *, now: datetime | None = None) -> str:
+    """A stored ISO timestamp as `today 14:05`, `yesterday 09:12` or `3 Nov 2026 14:05`
+    (local time). Text that is not a timestamp comes back unchanged."""
+    parsed = parse_iso(value)
+    if parsed is None:
         return value
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    when = when.astimezone()
+    when = parsed.astimezone()
     today = (now or datetime.now(UTC)).astimezone().date()
     clock = when.strftime("%H:%M")
     days = (today - when.date()).days
