@@ -219,6 +219,9 @@ class ModelAnswerer:
         if self.compact:
             # The small model reads the sentences only: the facts' "A -TYPE-> B" lines beside
             # them changed nothing it got right and made its prompt longer (docs/ISSUES.md §20).
+            # Facts with no story sentence (an imported graph's) are what it reads instead.
+            if not shown:
+                values["sources"] = "\n".join(f"- {f.text()}" for f in facts) or "(none)"
             return prompt_messages("answer_small", unknown=UNKNOWN[language], **values)
         fact_lines = "\n".join(
             f"- {f.text()} {_marks(f, shown)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()

@@ -177,3 +177,19 @@ def test_asked_to_the_embedded_model_chooses_a_name_for_who_questions_only(
     remote = QAEngine(services.store, model, ModelInfo("openai_compatible", "s", capable=False))
     assert remote.parts(QAOptions()).chooser is None
     assert engine.parts(QAOptions()).chooser is not None
+
+
+def test_the_small_model_reads_the_facts_when_they_have_no_sentence(
+    seeded: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An imported graph's facts carry no story sentence: the small model's prompt, which has
+    sentences only, then holds the facts themselves rather than nothing."""
+    from tests.helpers import scripted_logic
+
+    prompts: list[str] = []
+    monkeypatch.setattr(scripted_logic, "answer", lambda p: prompts.append(p) or "鬼です。")
+    engine = QAEngine(seeded.store, ScriptedChatModel(), SMALL, embedder=None)
+    answer = engine.ask("桃太郎を倒したのは誰？", QAOptions())
+    assert answer.citations == [] and len(prompts) == 1
+    assert "- 鬼 -[DEFEATS]-> 桃太郎" in prompts[0]
+    assert "(none)" not in prompts[0]
