@@ -210,7 +210,7 @@ class ModelAnswerer:
         self, analysis: QuestionAnalysis, facts: Sequence[Fact], citations: Sequence[Citation]
     ) -> list[BaseMessage]:
         language = "ja" if analysis.language == "ja" else "en"
-        shown = list(citations[:SMALL_MAX_SOURCES]) if self.compact else list(citations)
+        shown = list(citations[: self.max_sources])
         values = {
             "question": analysis.question,
             "sources": "\n".join(f"[{c.number}] {c.text}" for c in shown) or "(none)",

@@ -78,7 +78,7 @@ class ChoiceAnswerer:
     max_sources: int | None = SMALL_MAX_SOURCES
 
     def options_for(self, analysis: QuestionAnalysis, citations: Sequence[Citation]) -> list[str]:
-        return options(analysis, citations[:SMALL_MAX_SOURCES], self.graph_names())
+        return options(analysis, citations[: self.max_sources], self.graph_names())
 
     def fits(self, analysis: QuestionAnalysis, citations: Sequence[Citation]) -> bool:
         """A question asking for a name, and at least two names to choose from."""
@@ -95,7 +95,7 @@ class ChoiceAnswerer:
         on_token: TokenFn | None = None,
     ) -> str:
         language = "ja" if analysis.language == "ja" else "en"
-        shown = list(citations[:SMALL_MAX_SOURCES])
+        shown = list(citations[: self.max_sources])
         choices = self.options_for(analysis, citations)
         unknown = UNKNOWN[language]
         messages = prompt_messages(

@@ -350,8 +350,7 @@ class QAEngine:
         ):
             answerer = parts.chooser
         if answerer.calls_model and options.compose_answer:
-            limit = answerer.max_sources
-            read = len(answer.citations) if limit is None else min(limit, len(answer.citations))
+            read = len(answer.citations[: answerer.max_sources])
             try:
                 answer.answer = answerer.answer(
                     analysis, kept, answer.citations, callbacks, on_token
