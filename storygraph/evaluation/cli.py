@@ -89,6 +89,7 @@ def run_eval_command(args: argparse.Namespace, settings: Settings) -> int:
 
 E2E_COLUMNS: tuple[tuple[str, str], ...] = (
     ("accuracy", "accuracy"),
+    ("answered_correct", "right in its own words"),
     ("evidence_recall", "evidence"),
     ("first_token_p50", "1st token p50 s"),
     ("seconds_p50", "p50 s"),

@@ -213,6 +213,11 @@ def _percentile(values: Sequence[float], q: float) -> float | None:
     return round(ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo), 3)
 
 
+def _closest_shown(result: E2EResult) -> bool:
+    """The model found no answer and the app showed the closest sentence instead."""
+    return "closest sentence" in result.method
+
+
 def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) -> dict[str, Any]:
     """The figures of one mode: accuracy, evidence recall, seconds, calls, ingest speed."""
     n = len(results)
@@ -237,7 +242,12 @@ def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) 
         "llm_calls_per_question": round(sum(r.llm_calls for r in results) / n, 2) if n else None,
         "tokens_per_question": round(sum(r.tokens for r in results) / n, 1) if n else None,
         "answer_chars_p50": _percentile([float(len(r.answer)) for r in results], 0.5),
-        "closest_sentence_shown": sum("closest sentence" in r.method for r in results),
+        "closest_sentence_shown": sum(_closest_shown(r) for r in results),
+        # Right by the answer's own words: a "the sentences do not say" reply counts as
+        # correct when the closest sentence shown beside it holds the answer (the score reads
+        # what the user reads); this leaves those out, so a change that only makes the model
+        # refuse more cannot look like a gain.
+        "answered_correct": sum(r.correct and not _closest_shown(r) for r in results),
         "unsupported_name_answers": sum(
             any("do not:" in w for w in r.warnings) for r in results
         ),

@@ -1,0 +1,39 @@
+"""The e2e summary keeps answers that are right in their own words apart from refusals the
+closest shown sentence made right (docs/EVALUATION.md, "Scoring")."""
+
+from __future__ import annotations
+
+from storygraph.evaluation.e2e import E2EResult, summarize_e2e
+
+
+def _result(correct: bool, method: str) -> E2EResult:
+    return E2EResult(
+        id="q",
+        story="s.txt",
+        mode="onehop",
+        question="Who?",
+        answer="…",
+        correct=correct,
+        rule="contains:x" if correct else "none",
+        evidence_found=True,
+        seconds=1.0,
+        first_token_seconds=0.5,
+        llm_calls=1,
+        tokens=0,
+        entities=[],
+        kept=1,
+        method=method,
+    )
+
+
+def test_a_refusal_made_right_by_the_closest_sentence_is_not_an_answer_in_its_own_words() -> None:
+    results = [
+        _result(True, "llm-compact"),
+        _result(True, "llm-compact, no answer: closest sentence shown"),
+        _result(False, "llm-compact, no answer: closest sentence shown"),
+        _result(False, "llm-compact"),
+    ]
+    summary = summarize_e2e(results, [])
+    assert summary["correct"] == 2 and summary["accuracy"] == 0.5
+    assert summary["closest_sentence_shown"] == 2
+    assert summary["answered_correct"] == 1
