@@ -1,6 +1,7 @@
 """The embedded model's local server: llama.cpp's OpenAI-compatible server, one per data dir.
 
-`EmbeddedServer` starts `python -m llama_cpp.server` on 127.0.0.1, waits until
+`EmbeddedServer` starts `python -m llama_cpp.server` on 127.0.0.1 (through
+`storygraph.llm.llama_server`, which keeps it from HTML-escaping prompts), waits until
 `GET /v1/models` answers, and records `{pid, port, model, started_at}` in
 `<data_dir>/llm-server.json` so a later process (a restarted app, the CLI) reuses the running
 server instead of loading the model again. Its output goes to `<data_dir>/logs/llm-server.log`.
@@ -47,6 +48,8 @@ HOST = "127.0.0.1"
 # llama-cpp-python's handler that lets the model choose between a reply and a tool call
 # (`tool_choice="auto"`) and that also honours a forced tool (`with_structured_output`).
 CHAT_FORMAT = "chatml-function-calling"
+# `python -m llama_cpp.server` with HTML escaping of prompts turned off (see that module).
+SERVER_MODULE = "storygraph.llm.llama_server"
 STATE_FILE = "llm-server.json"
 LOCK_FILE = "llm-server.lock"
 USERS_FILE = "llm-server.users"
@@ -87,7 +90,7 @@ def llama_command(launch: Launch) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "llama_cpp.server",
+        SERVER_MODULE,
         "--model",
         str(launch.model),
         "--model_alias",
@@ -584,6 +587,7 @@ class EmbeddedServer:
             offset = logf.tell()
             proc = subprocess.Popen(
                 cmd,
+                cwd=PROJECT_ROOT,  # `-m storygraph…` must import whatever the caller's cwd is
                 env=server_environment(os.environ),
                 stdin=subprocess.DEVNULL,
                 stdout=logf,

@@ -250,7 +250,7 @@ def test_missing_model_file(tmp_path: Path, servers: list[EmbeddedServer]) -> No
 
 def test_llama_command_line() -> None:
     cmd = es.llama_command(Launch(model=Path("/m.gguf"), port=8123, threads=2, ctx=4096))
-    assert cmd[:3] == [sys.executable, "-m", "llama_cpp.server"]
+    assert cmd[:3] == [sys.executable, "-m", "storygraph.llm.llama_server"]
     args = dict(zip(cmd[3::2], cmd[4::2], strict=True))
     assert args["--logits_all"] == "False" and args["--interrupt_requests"] == "False"
     assert args["--model"] == "/m.gguf"
