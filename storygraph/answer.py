@@ -8,7 +8,8 @@ An `Answerer` is one narrow port: `answer(analysis, facts, citations, callbacks,
   get `prompts/answer.txt` with every kept fact and source; the small embedded model gets
   `prompts/answer_small.txt`: the first `SMALL_MAX_SOURCES` sources, numbered (the best facts'
   sentences and sentence search's, see `with_passages`), without the facts' lines, and is told
-  to answer only from those sentences or to say it cannot.
+  to answer only from those sentences or to say it cannot; three worked examples in the
+  question's language come first, as earlier turns (storygraph.answer_examples).
 - `FactsAnswerer`: no model; the top facts with their citation marks, and the numbers of the
   sentence-search sources.
 
@@ -23,9 +24,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from storygraph.analysis import QuestionAnalysis
+from storygraph.answer_examples import answer_examples
 from storygraph.models import Citation, Fact
 from storygraph.passages import Passage
 from storygraph.prompt_files import fill
@@ -190,6 +192,19 @@ def prompt_messages(name: str, **values: str) -> list[BaseMessage]:
     return [SystemMessage(system.strip()), HumanMessage(user.strip())]
 
 
+def small_messages(language: str, values: dict[str, str]) -> list[BaseMessage]:
+    """The small model's prompt: its instructions, the worked examples as earlier turns (the
+    fixed prefix, storygraph.answer_examples), then the question with its sentences."""
+    unknown = UNKNOWN[language]
+    system, user = prompt_messages("answer_small", unknown=unknown, **values)
+    turns: list[BaseMessage] = [system]
+    for example in answer_examples(language, unknown):
+        shown = {**values, "sources": example.sources, "question": example.question}
+        turns += [prompt_messages("answer_small", unknown=unknown, **shown)[1]]
+        turns += [AIMessage(example.answer)]
+    return [*turns, user]
+
+
 @dataclass
 class ModelAnswerer:
     """One streamed model call (see the module docstring); `compact` is the small-model prompt."""
@@ -222,7 +237,7 @@ class ModelAnswerer:
             # Facts with no story sentence (an imported graph's) are what it reads instead.
             if not shown:
                 values["sources"] = "\n".join(f"- {f.text()}" for f in facts) or "(none)"
-            return prompt_messages("answer_small", unknown=UNKNOWN[language], **values)
+            return small_messages(language, values)
         fact_lines = "\n".join(
             f"- {f.text()} {_marks(f, shown)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()
             for f in facts

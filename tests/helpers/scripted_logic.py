@@ -136,8 +136,9 @@ def analysis(script: Script, prompt: str) -> dict[str, Any]:
 
 
 def _question(prompt: str) -> str:
-    match = re.search(r"Question:\s*(.+)", prompt)
-    return match.group(1).strip() if match else prompt
+    """The last "Question:" line: the small model's prompt asks worked examples' ones first."""
+    found = re.findall(r"Question:\s*(.+)", prompt)
+    return found[-1].strip() if found else prompt
 
 
 def score(script: Script, question: str, fact: str) -> float:
@@ -171,7 +172,8 @@ def answer(prompt: str) -> str:
         r"^- (.+?) -\[(\w+)\]-> (.+?)((?: ?\[\d+\])*)\s*$", prompt, flags=re.MULTILINE
     )
     if not facts:
-        sources = re.findall(r"^\[(\d+)\] (.+)$", prompt, flags=re.MULTILINE)
+        asked_last = prompt.rsplit("Sentences:", 1)[-1]  # after the worked examples
+        sources = re.findall(r"^\[(\d+)\] (.+)$", asked_last, flags=re.MULTILINE)
         if not sources:
             return "The graph does not say."
         asked = _bigrams(_question(prompt))
