@@ -393,9 +393,11 @@ CLOSEST_LEAD = {"ja": "いちばん近い文：", "en": "The closest sentence is
 
 
 def _says_unknown(text: str) -> bool:
-    """Did the model answer with the prompt's "the sentences do not say" reply?"""
+    """Did the model answer with the prompt's "the sentences do not say" reply? Anywhere in
+    its answer: the small model sometimes puts the question's subject first
+    (「桃太郎はこの話の文からは分かりません。」)."""
     folded = text.strip().lower()
-    return any(folded.startswith(u.lower().rstrip("。.")) for u in UNKNOWN.values())
+    return any(u.lower().rstrip("。.") in folded for u in UNKNOWN.values())
 
 
 def _nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> str:

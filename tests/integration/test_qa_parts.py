@@ -135,22 +135,30 @@ def test_a_question_noun_finds_the_longer_name_it_is_part_of() -> None:
     assert len(LocalEntityFinder().find("たぬきは何？", names, []).entities) == 1
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "この話の文からは分かりません。",  # the prompt's fixed reply (UNKNOWN["ja"])
+        "桃太郎はこの話の文からは分かりません。",  # the same, after the question's subject
+    ],
+)
 def test_when_the_model_finds_no_answer_the_closest_sentence_is_shown(
-    services: Services, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+    services: Services, shared_dir: Path, monkeypatch: pytest.MonkeyPatch, reply: str
 ) -> None:
     from storygraph.answer import UNKNOWN
     from tests.helpers import scripted_logic
 
+    assert UNKNOWN["ja"] in reply
     story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
     assert services.ingestor().ingest_bytes(story.name, story.read_bytes()).status == "added"
-    monkeypatch.setattr(scripted_logic, "answer", lambda prompt: UNKNOWN["ja"])
+    monkeypatch.setattr(scripted_logic, "answer", lambda prompt: reply)
     engine = QAEngine(services.store, ScriptedChatModel(), SMALL, embedder=None)
     pieces: list[str] = []
     # the free-text answer (a chosen one would be a name: storygraph.answer_choice)
     written = QAOptions()  # the default: a written answer
     answer = engine.ask("桃太郎を倒したのは誰？", written, on_token=pieces.append)
     best = answer.citations[0]
-    assert answer.answer.startswith(UNKNOWN["ja"])
+    assert answer.answer.startswith(reply)
     assert answer.answer.endswith(f"いちばん近い文：「{best.text}」[{best.number}]")
     assert "".join(pieces) == answer.answer
     step = next(s for s in answer.steps if s.name == "answer")
