@@ -236,7 +236,10 @@ class ModelAnswerer:
             # them changed nothing it got right and made its prompt longer (docs/ISSUES.md §20).
             # Facts with no story sentence (an imported graph's) are what it reads instead.
             if not shown:
-                values["sources"] = "\n".join(f"- {f.text()}" for f in facts) or "(none)"
+                # Numbered "(1)": after the worked examples, "- A -[T]-> B" lines came back as
+                # 「犬です。[BECOMES_COMPANION_OF]-> 犬」; numbered, as 「犬です。[1]」.
+                lines = [f"({i}) {f.text()}" for i, f in enumerate(facts, start=1)]
+                values["sources"] = "\n".join(lines) or "(none)"
             return small_messages(language, values)
         fact_lines = "\n".join(
             f"- {f.text()} {_marks(f, shown)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()
