@@ -190,6 +190,11 @@ def _controls(services: Services) -> QAOptions:
 
 
 def _source(c: Citation) -> None:
+    if c.kind == "graph":
+        st.markdown(
+            f"**[{c.number}]** *a fact of the graph, no story sentence* — {md_escape(c.text)}"
+        )
+        return
     how = " · *sentence search*" if c.kind == "sentence" else ""
     st.markdown(f"**[{c.number}]** {md_escape(c.document_name)}{how} — {md_escape(c.text)}")
 
@@ -295,7 +300,7 @@ def _show_details(answer: Answer) -> None:
             ],
             hide_index=True,
         )
-        citations = [f"[{c.number}] {c.chunk_id}" for c in answer.citations]
+        citations = [f"[{c.number}] {c.chunk_id}" for c in answer.citations if c.chunk_id]
         if citations:
             st.caption("Source chunks: " + " · ".join(citations))
         if answer.cypher:

@@ -28,7 +28,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from storygraph.analysis import QuestionAnalysis
 from storygraph.answer_examples import answer_examples
-from storygraph.models import Citation, Fact
+from storygraph.models import Citation, CitationKind, Fact
 from storygraph.passages import Passage
 from storygraph.prompt_files import fill
 from storygraph.story_time import supersession_lines
@@ -60,20 +60,25 @@ def _source_text(fact: Fact, index: int, chunks: dict[str, dict[str, Any]]) -> s
 def build_citations(facts: Sequence[Fact], chunks: dict[str, dict[str, Any]]) -> list[Citation]:
     """One citation per distinct source sentence behind the kept facts, numbered in rank order:
     a fact's evidence sentence (in its first chunk), else its chunk's text. Two facts of one
-    chunk with different sentences get two numbers, so each number points at what it says."""
+    chunk with different sentences get two numbers, so each number points at what it says. A
+    fact with no chunk in the store (an imported graph's) is cited as itself (kind "graph"), so
+    a mark in the answer always points at something the user can read."""
     citations: dict[tuple[str, str], Citation] = {}
     for fact in facts:
-        for i, chunk_id in enumerate(fact.chunk_ids):
-            if chunk_id not in chunks:
-                continue
-            text = _source_text(fact, i, chunks)
+        keys = [
+            (c, _source_text(fact, i, chunks)) for i, c in enumerate(fact.chunk_ids) if c in chunks
+        ]
+        kind: CitationKind = "fact" if keys else "graph"
+        for chunk_id, text in keys or [("", fact.text())]:
             if (chunk_id, text) in citations:
                 continue
+            document = str(chunks[chunk_id].get("document") or "") if chunk_id else ""
             citations[(chunk_id, text)] = Citation(
                 number=len(citations) + 1,
                 chunk_id=chunk_id,
-                document_name=str(chunks[chunk_id].get("document") or ""),
+                document_name=document,
                 text=text,
+                kind=kind,
             )
     return list(citations.values())
 
@@ -101,9 +106,13 @@ def with_passages(
 def citation_numbers(fact: Fact, citations: Sequence[Citation]) -> list[int]:
     """The numbers of the citations standing for a fact's sources (see `build_citations`)."""
     by_key = {(c.chunk_id, c.text): c.number for c in citations}
+    own = by_key.get(("", fact.text()))
+    if own is not None:
+        return [own]
     first_of_chunk: dict[str, int] = {}
     for c in citations:
-        first_of_chunk.setdefault(c.chunk_id, c.number)
+        if c.chunk_id:
+            first_of_chunk.setdefault(c.chunk_id, c.number)
     numbers: list[int] = []
     for i, chunk_id in enumerate(fact.chunk_ids):
         key = (chunk_id, fact.evidence[:MAX_SOURCE_CHARS]) if i == 0 and fact.evidence else None
@@ -234,12 +243,14 @@ class ModelAnswerer:
         if self.compact:
             # The small model reads the sentences only: the facts' "A -TYPE-> B" lines beside
             # them changed nothing it got right and made its prompt longer (docs/ISSUES.md §20).
-            # Facts with no story sentence (an imported graph's) are what it reads instead.
-            if not shown:
-                # Numbered "(1)": after the worked examples, "- A -[T]-> B" lines came back as
-                # 「犬です。[BECOMES_COMPANION_OF]-> 犬」; numbered, as 「犬です。[1]」.
-                lines = [f"({i}) {f.text()}" for i, f in enumerate(facts, start=1)]
-                values["sources"] = "\n".join(lines) or "(none)"
+            # A fact with no story sentence (an imported graph's) is its own source, numbered
+            # "(1)": after the worked examples, "[1] A -[T]-> B" lines came back as
+            # 「犬です。[BECOMES_COMPANION_OF]-> 犬」; numbered "(1)", as 「犬です。[1]」.
+            lines = [
+                f"({c.number}) {c.text}" if c.kind == "graph" else f"[{c.number}] {c.text}"
+                for c in shown
+            ]
+            values["sources"] = "\n".join(lines) or "(none)"
             return small_messages(language, values)
         fact_lines = "\n".join(
             f"- {f.text()} {_marks(f, shown)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()

@@ -180,7 +180,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         if answer.citations:
             print()
             for c in answer.citations:
-                print(f"[{c.number}] {c.document_name}: {c.text}")
+                where = c.document_name if c.kind != "graph" else "graph fact, no story sentence"
+                print(f"[{c.number}] {where}: {c.text}")
         how = ", ".join(f"{e.node_id} ({e.source})" for e in answer.entities)
         print(f"\nentities: {how or '(none)'}")
         for fact in answer.facts:

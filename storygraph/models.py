@@ -151,8 +151,9 @@ class TraceStep:
     usage: Usage = field(default_factory=Usage)
 
 
-CitationKind = Literal["fact", "sentence"]
-"""A kept fact's own sentence, or a sentence found by sentence search (storygraph.passages)."""
+CitationKind = Literal["fact", "sentence", "graph"]
+"""A kept fact's own sentence, a sentence found by sentence search (storygraph.passages), or
+a kept fact with no story sentence behind it (an imported graph's): its text is the fact."""
 
 
 @dataclass

@@ -361,11 +361,12 @@ class QAEngine:
                         f"the model answered in {got}, not in the question's language "
                         f"({analysis.language})"
                     )
-                if _says_unknown(answer.answer) and answer.citations:
+                sentences = [c for c in answer.citations if c.kind != "graph"]
+                if _says_unknown(answer.answer) and sentences:
                     # The model found no answer in the sentences: say so, and show the closest
                     # one (the first source: the best fact's, measured better than sentence
                     # search's best) rather than leave the user with nothing.
-                    best = answer.citations[0]
+                    best = sentences[0]
                     lead = CLOSEST_LEAD["ja" if analysis.language == "ja" else "en"]
                     extra = f" {lead}「{best.text}」[{best.number}]"
                     answer.answer += extra
@@ -415,8 +416,6 @@ def _nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> st
     return f"{UNKNOWN[language]} {CLOSEST_LEAD[language]}{closest}"
 
 
-def build_engine(
-    store: GraphStore, llm: BaseChatModel | None, info: ModelInfo
-) -> QAEngine:
+def build_engine(store: GraphStore, llm: BaseChatModel | None, info: ModelInfo) -> QAEngine:
     """The engine the app and the CLI use: the process-wide embedder when it is installed."""
     return QAEngine(store, llm, info, embedder=default_embedder())

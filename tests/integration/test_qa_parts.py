@@ -191,15 +191,43 @@ def test_asked_to_the_embedded_model_chooses_a_name_for_who_questions_only(
 def test_the_small_model_reads_the_facts_when_they_have_no_sentence(
     seeded: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An imported graph's facts carry no story sentence: the small model's prompt, which has
-    sentences only, then holds the facts themselves rather than nothing."""
+    """An imported graph's facts carry no story sentence: each is cited as itself (kind
+    "graph"), the small model's prompt holds them numbered as their citations, and its mark
+    points at a source the user can read."""
     from tests.helpers import scripted_logic
 
     prompts: list[str] = []
-    monkeypatch.setattr(scripted_logic, "answer", lambda p: prompts.append(p) or "鬼です。")
+    monkeypatch.setattr(scripted_logic, "answer", lambda p: prompts.append(p) or "鬼です。[1]")
     engine = QAEngine(seeded.store, ScriptedChatModel(), SMALL, embedder=None)
     answer = engine.ask("桃太郎を倒したのは誰？", QAOptions())
-    assert answer.citations == [] and len(prompts) == 1
+    assert len(prompts) == 1
+    assert answer.citations and {c.kind for c in answer.citations} == {"graph"}
+    first = answer.citations[0]
+    assert (first.number, first.chunk_id, first.text) == (1, "", "鬼 -[DEFEATS]-> 桃太郎")
     asked = prompts[0].rsplit("Sentences:", 1)[-1]  # after the worked examples
-    assert re.search(r"^\(\d+\) 鬼 -\[DEFEATS\]-> 桃太郎$", asked, flags=re.MULTILINE)
+    assert re.search(r"^\(1\) 鬼 -\[DEFEATS\]-> 桃太郎$", asked, flags=re.MULTILINE)
     assert "(none)" not in prompts[0]
+    assert answer.answer == "鬼です。[1]"  # a fact, not a sentence: no "closest sentence"
+
+
+def test_a_capable_model_reads_an_imported_graphs_facts(
+    seeded: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The capable model's prompt lists the kept facts with their citation numbers; facts
+    without a story sentence were left out of it, so on an imported graph it read "(none)"."""
+    from tests.helpers import scripted_logic
+
+    prompts: list[str] = []
+    real = scripted_logic.answer
+    monkeypatch.setattr(scripted_logic, "answer", lambda p: prompts.append(p) or real(p))
+    model = ScriptedChatModel()
+    seeded.llm_override = model
+    answer = seeded.qa().ask("桃太郎を倒したのは誰？", QAOptions(mode="onehop+qtype"))
+    facts = prompts[0].split("Facts", 1)[1].split("Sources:", 1)[0]
+    assert re.search(r"^- 鬼 -\[DEFEATS\]-> 桃太郎 \[\d+\]$", facts, flags=re.MULTILINE)
+    assert "(none)" not in prompts[0]
+    first = re.search(r"^- (.+) \[(\d+)\]$", facts, flags=re.MULTILINE)
+    assert first is not None
+    assert answer.answer.endswith(f"[{first.group(2)}]")  # the first fact's number, cited
+    source = next(c for c in answer.citations if c.number == int(first.group(2)))
+    assert (source.kind, source.chunk_id, source.text) == ("graph", "", first.group(1))
