@@ -7,11 +7,13 @@
 server instead of loading the model again. Its output goes to `<data_dir>/logs/llm-server.log`.
 
 Staying warm: every process using the server holds a shared lock on `<data_dir>/llm-server.users`
-and each use stamps `last_used` in the state file. A process that started the server with
-`keep_alive_s > 0` (the CLI), or whose server another process is still using, does not stop it
-at exit: it hands it to a detached idle reaper (`python -m storygraph.llm.idle_reaper`), which
-stops it once nobody holds the users lock and it has been idle for `keep_alive_s` (0: at once),
-and only after checking that the pid is still our server.
+and each use stamps `last_used` in the state file. The process that starts the server starts a
+detached idle reaper beside it (`python -m storygraph.llm.idle_reaper`), which stops the server
+once nobody holds the users lock and it has been idle for that process's `keep_alive_s` (0: at
+once), and only after checking that the pid is still our server. A clean exit stops a server
+nobody else uses at once (`keep_alive_s` 0) or leaves it to the reaper (the CLI keeps it warm;
+another process may still be using it); a process killed outright (SIGKILL, a crash) drops its
+lock with it, and the reaper stops the server it can no longer stop itself.
 """
 
 from __future__ import annotations
@@ -448,8 +450,7 @@ class EmbeddedServer:
             with users_lock(self._data_dir, wait=False) as free:
                 in_use = not free
         if (self._keep_alive_s > 0 or in_use) and self._state is not None:
-            self.touch()
-            self._start_reaper(self._state)
+            self.touch()  # the reaper started with the server takes it from here
             self._proc = None  # no longer ours to stop
             return
         self.stop()
@@ -479,6 +480,9 @@ class EmbeddedServer:
             self._users = None
 
     def _start_reaper(self, state: ServerState) -> None:
+        """The server's reaper, started with it (module doc): while this process lives it holds
+        the users lock, so the reaper only looks; once it is gone, however it went, the reaper
+        stops the server after `keep_alive_s` without use."""
         cmd = [
             sys.executable,
             "-m",
@@ -503,7 +507,9 @@ class EmbeddedServer:
                 start_new_session=True,
             )
         log.info(
-            "Model server pid %s stays up until %.0f s without use", state.pid, self._keep_alive_s
+            "Model server pid %s: its reaper stops it %.0f s after its last user is gone",
+            state.pid,
+            self._keep_alive_s,
         )
 
     @staticmethod
@@ -611,6 +617,7 @@ class EmbeddedServer:
             if models_answer(port, timeout_s=1.0):
                 state = ServerState(proc.pid, port, str(self._model), started, time.time())
                 self._write_state(state)
+                self._start_reaper(state)
                 log.info(
                     "Embedded model server pid %s on port %s ready in %.1f s",
                     proc.pid,

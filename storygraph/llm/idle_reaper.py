@@ -1,11 +1,14 @@
-"""Stops a model server the CLI left warm, once nobody has used it for a while.
+"""Stops a model server once nobody uses it and it has been idle for a while.
 
     python -m storygraph.llm.idle_reaper --data-dir DIR --pid PID --port PORT --idle-s S
 
-Started detached by `EmbeddedServer.stop_if_started_here` when the process that started the
-server exits with `keep_alive_s` set (STORYGRAPH_EMBEDDED_IDLE_S for the CLI). It looks every
-few seconds (`embedded_server.stop_if_idle`) and exits once it stopped the server or the server
-is gone or replaced; it never stops a pid that is not the server it was started for.
+Started detached by `EmbeddedServer` as soon as the server it launched is ready, with the
+launching process's `keep_alive_s` (STORYGRAPH_EMBEDDED_IDLE_S for the CLI, 0 for the app and
+evaluation runs). While any process holds the users lock it only looks; once none does (the
+last user exited, or was killed and could not stop the server itself) and the server has been
+idle for `idle_s`, it stops it. It looks every few seconds (`embedded_server.stop_if_idle`)
+and exits once it stopped the server or the server is gone or replaced; it never stops a pid
+that is not the server it was started for.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from storygraph.llm.embedded_server import stop_if_idle
 
 
 def poll_interval(idle_s: float) -> float:
-    """How often to look: often enough to stop within a quarter of the idle time (0.2-15 s)."""
-    return max(0.2, min(15.0, idle_s / 4))
+    """How often to look: often enough to stop within a quarter of the idle time (1-15 s). A
+    look takes the start lock and checks the port, and the reaper looks for as long as the
+    app runs."""
+    return max(1.0, min(15.0, idle_s / 4))
 
 
 def watch(data_dir: Path, pid: int, port: int, idle_s: float) -> str:

@@ -4,6 +4,7 @@ fake OpenAI-compatible server as the stand-in process (no model)."""
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 import time
@@ -172,28 +173,20 @@ def test_the_reaper_never_kills_a_process_that_is_not_our_server(tmp_path: Path)
         bystander.wait()
 
 
-def test_the_idle_reaper_process_stops_an_idle_unused_server(
+def test_the_reaper_started_with_the_server_stops_it_once_unused_and_idle(
     tmp_path: Path, model: Path, servers: list[EmbeddedServer]
 ) -> None:
-    server = _server(tmp_path, model, servers)
+    server = _server(tmp_path, model, servers, keep_alive_s=0.5)
     server.start()
-    pid, port = server.pid, server.port
-    assert pid is not None and port is not None
-    server._detach()  # as if its process had exited
-    reaper = subprocess.run(
-        [
-            *[sys.executable, "-m", "storygraph.llm.idle_reaper"],
-            *["--data-dir", str(tmp_path / "data"), "--pid", str(pid), "--port", str(port)],
-            *["--idle-s", "0.5"],
-        ],
-        cwd=es.PROJECT_ROOT,  # the tests run in an empty directory (tests/conftest.py)
-        capture_output=True,
-        text=True,
-        timeout=GENEROUS_S,
-        check=True,
+    pid = server.pid
+    assert pid is not None
+    time.sleep(1.5)  # unused for longer than 0.5 s, but still held: the reaper only looks
+    assert es.pid_alive(pid), "the reaper stopped a server a process was holding"
+    server._detach()  # as if its process had gone without a word
+    assert _wait_stopped(pid, server.state_path), "the reaper did not stop the server"
+    assert f"model server pid {pid}: stopped" in _wait_logged(
+        server.log_path, f"model server pid {pid}: stopped"
     )
-    assert f"model server pid {pid}: stopped" in reaper.stdout
-    assert _wait_stopped(pid, server.state_path)
 
 
 def test_an_eval_run_holds_a_server_it_reuses_until_it_is_done(
@@ -221,3 +214,53 @@ def test_an_eval_run_holds_a_server_it_reuses_until_it_is_done(
         time.sleep(1.0)  # the reaper (idle time 0) has had its look
         assert es.pid_alive(pid), "the server was stopped under a run still using it"
     assert _wait_stopped(pid, owner.state_path), "let go, the idle reaper did not stop it"
+
+
+_STARTER = """
+import sys, time
+from pathlib import Path
+from storygraph.llm.embedded_server import EmbeddedServer
+from storygraph.settings import Settings
+
+data, model, fake = (Path(a) for a in sys.argv[1:4])
+server = EmbeddedServer(
+    Settings(data_dir=data),
+    model=model,
+    command=lambda launch: [sys.executable, str(fake), "--port", str(launch.port)],
+)
+server.start()
+print(server.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_server_whose_starter_is_killed_is_stopped_by_its_reaper(
+    tmp_path: Path, model: Path
+) -> None:
+    """SIGKILL runs no atexit: the starter cannot stop its server, and before the reaper was
+    started with the server, the next run found that server and reused it (docs/ISSUES.md
+    §24). The reaper leaves it while its starter lives, and stops it once the starter is gone."""
+    data = tmp_path / "data"
+    env = {**os.environ, "PYTHONPATH": str(Path(es.__file__).resolve().parents[2])}
+    starter = subprocess.Popen(
+        [sys.executable, "-c", _STARTER, str(data), str(model), str(FAKE)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    pid = 0
+    try:
+        assert starter.stdout is not None
+        pid = int(starter.stdout.readline())
+        time.sleep(2.5)  # the reaper (idle time 0) has had its looks
+        assert es.pid_alive(pid), "the reaper stopped a server its starter was still holding"
+        starter.kill()
+        starter.wait()
+        assert _wait_stopped(pid, data / es.STATE_FILE), "the killed starter's server lives on"
+        log = _wait_logged(data / es.LOG_FILE, f"model server pid {pid}: stopped")
+        assert f"model server pid {pid}: stopped" in log
+    finally:
+        starter.kill()
+        if pid and es.pid_alive(pid):
+            es.terminate_pid(pid, 5)
