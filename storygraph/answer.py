@@ -6,8 +6,9 @@ An `Answerer` is one narrow port: `answer(analysis, facts, citations, callbacks,
   split at its `---` line into fixed instructions (the system message) and the variable part, so
   llama.cpp's prefix cache reuses the instructions from one question to the next. Capable models
   get `prompts/answer.txt` with every kept fact and source; the small embedded model gets
-  `prompts/answer_small.txt`: the first `SMALL_MAX_SOURCES` sources, numbered (the best facts'
-  sentences and sentence search's, see `with_passages`), without the facts' lines, and is told
+  `prompts/answer_small.txt`: the first sources, numbered, up to `SMALL_MAX_SOURCES` and
+  `SMALL_SOURCE_TOKENS` (`small_sources`; the best facts' sentences and sentence search's, see
+  `with_passages`), without the facts' lines, and is told
   to answer only from those sentences or to say it cannot; three worked examples in the
   question's language come first, as earlier turns (storygraph.answer_examples).
 - `FactsAnswerer`: no model; the top facts with their citation marks, and the numbers of the
@@ -34,13 +35,20 @@ from storygraph.prompt_files import fill
 from storygraph.story_time import supersession_lines
 from storygraph.text.language import detect_language
 from storygraph.text.normalize import normalize_name
+from storygraph.text.token_estimate import estimated_tokens
 
 MAX_SOURCE_CHARS = 300
 SUPERSEDED_MARK = " (superseded later in the story)"
 """Marks a fact another replaced later (storygraph.story_time), so the answer says
 "at first … later …" instead of presenting both as true."""
 SMALL_MAX_SOURCES = 4
-"""Sources the small model reads: each costs it about a second of prompt reading on 2 cores."""
+"""Sources the small model reads at most: each costs it about a second of prompt reading."""
+SMALL_SOURCE_TOKENS = 300
+"""The small model's sources stop before they pass this many prompt tokens (estimated,
+storygraph.text.token_estimate); the first is always read. A Japanese character costs ~3 times
+an English one, so this is two to four Japanese passages (three at the median) and four English
+ones; the Japanese questions were answered better as well as sooner than from four passages
+(docs/ISSUES.md §25: 180-350 measured, 300 best)."""
 SMALL_MAX_TOKENS = 120
 """The small model's answer is one sentence; this bounds a reply that would not stop."""
 UNKNOWN = {"ja": "この話の文からは分かりません。", "en": "The story's sentences do not say."}
@@ -157,13 +165,29 @@ def sentence_line(citations: Sequence[Citation], *, japanese: bool) -> list[str]
     return [lead + marks]
 
 
+def small_sources(citations: Sequence[Citation]) -> list[Citation]:
+    """The citations the small model reads: the first ones, at most `SMALL_MAX_SOURCES`, while
+    they stay within `SMALL_SOURCE_TOKENS` (the first one whatever its length)."""
+    read: list[Citation] = []
+    tokens = 0.0
+    for citation in citations[:SMALL_MAX_SOURCES]:
+        cost = estimated_tokens(citation.text)
+        if read and tokens + cost > SMALL_SOURCE_TOKENS:
+            break
+        read.append(citation)
+        tokens += cost
+    return read
+
+
 class Answerer(Protocol):
     """Writes the answer from the kept facts and their citations."""
 
     name: str
     calls_model: bool
-    max_sources: int | None
-    """How many of the citations (the first ones) it reads; None: all of them."""
+
+    def read(self, citations: Sequence[Citation]) -> list[Citation]:
+        """The citations it reads (the first ones), out of all the answer's."""
+        ...
 
     def answer(
         self,
@@ -178,7 +202,9 @@ class Answerer(Protocol):
 class FactsAnswerer:
     name = "facts"
     calls_model = False
-    max_sources: int | None = None
+
+    def read(self, citations: Sequence[Citation]) -> list[Citation]:
+        return list(citations)
 
     def answer(
         self,
@@ -226,15 +252,14 @@ class ModelAnswerer:
     def name(self) -> str:
         return "llm-compact" if self.compact else "llm"
 
-    @property
-    def max_sources(self) -> int | None:
-        return SMALL_MAX_SOURCES if self.compact else None
+    def read(self, citations: Sequence[Citation]) -> list[Citation]:
+        return small_sources(citations) if self.compact else list(citations)
 
     def messages(
         self, analysis: QuestionAnalysis, facts: Sequence[Fact], citations: Sequence[Citation]
     ) -> list[BaseMessage]:
         language = "ja" if analysis.language == "ja" else "en"
-        shown = list(citations[: self.max_sources])
+        shown = self.read(citations)
         values = {
             "question": analysis.question,
             "sources": "\n".join(f"[{c.number}] {c.text}" for c in shown) or "(none)",

@@ -21,7 +21,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from storygraph.analysis import QuestionAnalysis
-from storygraph.answer import SMALL_MAX_SOURCES, UNKNOWN, TokenFn, prompt_messages
+from storygraph.answer import UNKNOWN, TokenFn, prompt_messages, small_sources
 from storygraph.frames.check import choice_grammar
 from storygraph.models import Citation, Fact
 from storygraph.qtype import PERSON_KINDS
@@ -75,10 +75,12 @@ class ChoiceAnswerer:
     graph_names: Callable[[], Sequence[str]]
     name: str = "llm-choice"
     calls_model: bool = True
-    max_sources: int | None = SMALL_MAX_SOURCES
+
+    def read(self, citations: Sequence[Citation]) -> list[Citation]:
+        return small_sources(citations)
 
     def options_for(self, analysis: QuestionAnalysis, citations: Sequence[Citation]) -> list[str]:
-        return options(analysis, citations[: self.max_sources], self.graph_names())
+        return options(analysis, self.read(citations), self.graph_names())
 
     def fits(self, analysis: QuestionAnalysis, citations: Sequence[Citation]) -> bool:
         """A question asking for a name, and at least two names to choose from."""
@@ -95,8 +97,8 @@ class ChoiceAnswerer:
         on_token: TokenFn | None = None,
     ) -> str:
         language = "ja" if analysis.language == "ja" else "en"
-        shown = list(citations[: self.max_sources])
-        choices = self.options_for(analysis, citations)
+        shown = self.read(citations)
+        choices = options(analysis, shown, self.graph_names())
         unknown = UNKNOWN[language]
         messages = prompt_messages(
             "answer_choice",

@@ -28,6 +28,7 @@ from storygraph.humanize import duration, human_date, plural
 from storygraph.ingest import Ingestor, prepare
 from storygraph.measured_rate import MeasuredRate, RateBook
 from storygraph.models import IngestReport, Usage
+from storygraph.text.token_estimate import TOKENS_PER_CHAR
 
 if TYPE_CHECKING:
     from storygraph.services import Services
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
 # --- measured constants: the one place they live -------------------------------------------------
 # Measured 2026-11-22 with `python -m benchmarks --only calibrate` (benchmarks/calibrate.py) for
 # the embedded Qwen2.5-Coder-1.5B-Instruct Q4_K_M (llama.cpp), 2-core AMD EPYC, 200-char chunks:
-# - TOKENS_PER_CHAR: the model's own tokenizer (llama.cpp, vocabulary only) over every 200-char
-#   chunk of shared/stories (ja 0.71, en 0.24). Other tokenizers (OpenAI's) differ by ~±20 %.
+# - TOKENS_PER_CHAR (storygraph.text.token_estimate): the model's own tokenizer over every
+#   200-char chunk of shared/stories (ja 0.71, en 0.24).
 # - INSTRUCTION_TOKENS: the LLMGraphTransformer prompt exactly as sent (system prompt, our
 #   additional instructions, the tool schema) minus the chunk, counted with that tokenizer
 #   (median ja 1,239, en 1,149); the chat template adds a few tokens per message. The server
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 #   (127: those calls ran into the reply-length limit, so this is an upper-end figure).
 # - PROMPT / GENERATION tokens per second: design §6 on an idle machine (66 / 22 tok/s); the
 #   server log under shared load showed medians of 31 / 10 tok/s (best 61 / 19).
-TOKENS_PER_CHAR: dict[str, float] = {"ja": 0.71, "en": 0.24}
 INSTRUCTION_TOKENS: dict[str, int] = {"ja": 1240, "en": 1150}
 COMPLETION_TOKENS: dict[str, int] = {"ja": 127, "en": 127}
 # The embedded model extracts through storygraph.small_extraction (docs/EMBEDDED_MODEL.md), a

@@ -145,8 +145,9 @@ class QAEngine:
         scorer: Scorer = FastScorer(self.embedder)
         if options.strategy in ("batched", "per_fact"):  # asked for explicitly: the model scores
             scorer = ModelScorer(llm, options.strategy)  # type: ignore[arg-type]
-        # The small model reads SMALL_MAX_SOURCES sources: the sentence-search ones take
-        # `sentence_sources` of them, after the best facts' own sentences.
+        # The small model reads at most SMALL_MAX_SOURCES sources (fewer when they are long,
+        # `small_sources`): the sentence-search ones come after the best facts' own sentences,
+        # which keep the first SMALL_MAX_SOURCES - `sentence_sources` places.
         slots = max(0, SMALL_MAX_SOURCES - options.sentence_sources)
         chooser = None
         if grammar_constrained(self.info):  # the server holds the model to the names
@@ -350,7 +351,7 @@ class QAEngine:
         ):
             answerer = parts.chooser
         if answerer.calls_model and options.compose_answer:
-            read = len(answer.citations[: answerer.max_sources])
+            read = len(answerer.read(answer.citations))
             try:
                 answer.answer = answerer.answer(
                     analysis, kept, answer.citations, callbacks, on_token

@@ -1,0 +1,42 @@
+"""What the small model reads: the first sources, within a prompt-token budget that prices
+Japanese about three times English a character."""
+
+from __future__ import annotations
+
+import pytest
+
+from storygraph.answer import SMALL_MAX_SOURCES, SMALL_SOURCE_TOKENS, small_sources
+from storygraph.models import Citation
+from storygraph.text.token_estimate import TOKENS_PER_CHAR, estimated_tokens
+
+
+def _citations(texts: list[str]) -> list[Citation]:
+    return [Citation(i, f"d:{i:04d}", "d.txt", t) for i, t in enumerate(texts, start=1)]
+
+
+def test_a_character_is_priced_by_its_script() -> None:
+    assert estimated_tokens("") == 0
+    assert estimated_tokens("Momotaro") == pytest.approx(8 * TOKENS_PER_CHAR["en"])
+    assert estimated_tokens("桃太郎です。") == pytest.approx(6 * TOKENS_PER_CHAR["ja"])
+    mixed = estimated_tokens("Momotaro 桃太郎")
+    assert mixed == pytest.approx(9 * TOKENS_PER_CHAR["en"] + 3 * TOKENS_PER_CHAR["ja"])
+
+
+def test_four_english_sentences_fit_where_two_japanese_ones_do() -> None:
+    english = _citations(["The old man went to the mountain to cut wood. " * 4] * 5)
+    assert [c.number for c in small_sources(english)] == list(range(1, SMALL_MAX_SOURCES + 1))
+    sentence = "おじいさんは山へしば刈りに、おばあさんは川へ洗濯に行きました。"
+    japanese = _citations([sentence * 4] * 4)
+    per_source = estimated_tokens(japanese[0].text)
+    fit = int(SMALL_SOURCE_TOKENS // per_source)
+    assert 1 <= fit < SMALL_MAX_SOURCES
+    assert [c.number for c in small_sources(japanese)] == list(range(1, fit + 1))
+
+
+def test_the_first_source_is_read_however_long_and_the_order_is_kept() -> None:
+    long_first = _citations(["桃" * 600, "犬です。", "猿です。"])
+    assert [c.number for c in small_sources(long_first)] == [1]
+    # a short source after one that does not fit is not read in its place: the rank is kept
+    texts = ["桃太郎は鬼が島へ行きました。", "鬼" * 500, "犬です。"]
+    assert [c.number for c in small_sources(_citations(texts))] == [1]
+    assert small_sources([]) == []
