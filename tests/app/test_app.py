@@ -222,6 +222,24 @@ def test_a_source_found_by_sentence_search_says_so(services: Services) -> None:
     assert "sentence search added" in _chat(at)
 
 
+def test_an_imported_graphs_fact_is_its_own_source(services: Services, shared_dir: Path) -> None:
+    """A fact with no story sentence (an imported graph's) is cited as itself, labelled so,
+    and has no chunk to list among the details' source chunks."""
+    from storygraph.graph_io import import_graph, load_graph_file
+
+    import_graph(services.store, load_graph_file(shared_dir / "eval" / "seed_graph.json"))
+    services.llm_override = ScriptedChatModel(faults={"answer": "text:鬼です。[1]"})
+    at = _ask(_app(services), "桃太郎を倒したのは誰？")
+    answer = _last_turn(at).answer
+    assert answer is not None and answer.citations
+    assert {c.kind for c in answer.citations} == {"graph"}
+    cited = next(m.value for m in at.chat_message[-1].markdown if m.value.startswith("**[1]**"))
+    assert "*a fact of the graph, no story sentence*" in cited
+    first = answer.citations[0]
+    assert first.text.startswith("鬼 -[") and all(w in cited for w in ("鬼", "桃太郎"))
+    assert "Source chunks" not in _chat(at)
+
+
 def test_an_answer_citing_nothing_lists_no_source_under_it(services: Services) -> None:
     services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
     services.llm_override = ScriptedChatModel(faults={"answer": "text:わかりません。"})
