@@ -41,14 +41,15 @@ MAX_SOURCE_CHARS = 300
 SUPERSEDED_MARK = " (superseded later in the story)"
 """Marks a fact another replaced later (storygraph.story_time), so the answer says
 "at first … later …" instead of presenting both as true."""
-SMALL_MAX_SOURCES = 4
-"""Sources the small model reads at most: each costs it about a second of prompt reading."""
+SMALL_MAX_SOURCES = 6
+"""Sources the small model reads at most (English ones: ~45 prompt tokens each); in Japanese the
+token budget below ends them first."""
 SMALL_SOURCE_TOKENS = 300
 """The small model's sources stop before they pass this many prompt tokens (estimated,
 storygraph.text.token_estimate); the first is always read. A Japanese character costs ~3 times
-an English one, so this is two to four Japanese passages (three at the median) and four English
-ones; the Japanese questions were answered better as well as sooner than from four passages
-(docs/ISSUES.md §25: 180-350 measured, 300 best)."""
+an English one, so this is two to four Japanese passages (three at the median) and four to six
+English ones; the Japanese questions were answered better as well as sooner than from four
+passages, the English ones better from six (docs/ISSUES.md §25: 180-350 measured, 300 best)."""
 SMALL_MAX_TOKENS = 120
 """The small model's answer is one sentence; this bounds a reply that would not stop."""
 UNKNOWN = {"ja": "この話の文からは分かりません。", "en": "The story's sentences do not say."}

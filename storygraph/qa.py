@@ -66,7 +66,7 @@ class QAOptions:
     min_score: float = 1.0
     strategy: str = "auto"
     no_llm: bool = False
-    sentence_sources: int = 3
+    sentence_sources: int = 5
     """Story sentences from sentence search the answer reads beside the facts' (0: none)."""
     choose_names: bool = False
     """The small embedded model answers a who / where question by choosing a graph name (off

@@ -89,7 +89,7 @@ class Settings(BaseSettings):
         "auto", validation_alias=_env("STORYGRAPH_RERANK_STRATEGY")
     )
     sentence_sources: int = Field(
-        3, ge=0, le=10, validation_alias=_env("STORYGRAPH_SENTENCE_SOURCES")
+        5, ge=0, le=10, validation_alias=_env("STORYGRAPH_SENTENCE_SOURCES")
     )
     answer_choice: bool = Field(False, validation_alias=_env("STORYGRAPH_ANSWER_CHOICE"))
 

@@ -23,7 +23,7 @@ def test_a_character_is_priced_by_its_script() -> None:
 
 
 def test_four_english_sentences_fit_where_two_japanese_ones_do() -> None:
-    english = _citations(["The old man went to the mountain to cut wood. " * 4] * 5)
+    english = _citations(["The old man went to the mountain to cut wood. " * 3] * 8)
     assert [c.number for c in small_sources(english)] == list(range(1, SMALL_MAX_SOURCES + 1))
     sentence = "おじいさんは山へしば刈りに、おばあさんは川へ洗濯に行きました。"
     japanese = _citations([sentence * 4] * 4)
