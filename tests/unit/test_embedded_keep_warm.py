@@ -241,7 +241,7 @@ def test_a_server_whose_starter_is_killed_is_stopped_by_its_reaper(
     started with the server, the next run found that server and reused it (docs/ISSUES.md
     §24). The reaper leaves it while its starter lives, and stops it once the starter is gone."""
     data = tmp_path / "data"
-    env = {**os.environ, "PYTHONPATH": str(Path(es.__file__).resolve().parents[2])}
+    env = {**os.environ, "PYTHONPATH": str(es.PROJECT_ROOT)}
     starter = subprocess.Popen(
         [sys.executable, "-c", _STARTER, str(data), str(model), str(FAKE)],
         stdout=subprocess.PIPE,
