@@ -8,6 +8,10 @@ The rule (docs/EVALUATION.md):
 3. An accepted answer that is *short* (at most 4 English words, or at most 12 characters of
    Japanese) counts when it is contained in the answer. Japanese kana/kanji variants count too:
    the answer and the accepted string are also compared by their Sudachi readings (雉 / きじ).
+   English word forms count too: a short English answer counts when its content words
+   (`analysis.english_words`: stop words left out, regular suffixes -s/-es/-ed/-ing cut) appear
+   in the answer's content words in the same order ("threw him in the stove" in "He threw him
+   into the stove"; "listen to the three animals" in "listening to the three animals").
 4. A *long* accepted answer (FairytaleQA's "why / how" phrases) counts when it is contained, or
    when the token-level ROUGE-L F1 between it and the answer reaches `LONG_F1_THRESHOLD` (0.4;
    English tokens are words, Japanese tokens are characters).
@@ -24,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from storygraph.analysis import english_words
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import normalize_name, token_readings
 
@@ -40,7 +45,8 @@ _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 class AnswerScore:
     correct: bool
     rule: str
-    """"wrong:<string>", "contains:<accepted>", "reading:<accepted>", "rouge:<f1>", "none"."""
+    """"wrong:<string>", "contains:<accepted>", "reading:<accepted>", "words:<accepted>",
+    "rouge:<f1>", "none"."""
     best_f1: float = 0.0
 
 
@@ -90,6 +96,12 @@ def rouge_l_f1(candidate: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def _in_order(needles: Sequence[str], haystack: Sequence[str]) -> bool:
+    """Are `needles` a subsequence of `haystack`?"""
+    rest = iter(haystack)
+    return all(any(word == seen for seen in rest) for word in needles)
+
+
 def is_short(accepted: str) -> bool:
     if _is_japanese(accepted):
         return len(accepted.replace(" ", "")) <= SHORT_JA_CHARS
@@ -104,6 +116,7 @@ def score_answer(answer: str, accepted: Sequence[str], wrong: Sequence[str] = ()
         if key and key in said:
             return AnswerScore(False, f"wrong:{bad}")
     spoken: str | None = None
+    said_words: list[str] | None = None
     best = 0.0
     for good in accepted:
         key = normalise(good)
@@ -117,6 +130,12 @@ def score_answer(answer: str, accepted: Sequence[str], wrong: Sequence[str] = ()
             target = _reading(key.replace(" ", ""))
             if spoken and target and len(target) >= 2 and target in spoken:
                 return AnswerScore(True, f"reading:{good}")
+        if not _is_japanese(key) and is_short(key):
+            wanted = english_words(key)
+            if said_words is None:
+                said_words = english_words(said)
+            if wanted and _in_order(wanted, said_words):
+                return AnswerScore(True, f"words:{good}")
         if not is_short(key):
             best = max(best, rouge_l_f1(said, key))
     if best >= LONG_F1_THRESHOLD:

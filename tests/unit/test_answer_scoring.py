@@ -27,6 +27,17 @@ def test_kana_and_kanji_variants_match_by_reading() -> None:
     assert result.correct and result.rule.startswith("reading:")
 
 
+def test_short_english_answers_match_word_forms_in_order() -> None:
+    result = score_answer("He threw him into the stove. [2]", ["threw him in the stove"])
+    assert result.correct and result.rule == "words:threw him in the stove"
+    assert score_answer("Listening to the three animals.", ["listen to the three animals"]).correct
+    # every content word, in the accepted answer's order
+    assert not score_answer("The stove threw him.", ["threw him in the stove"]).correct
+    assert not score_answer("The pretty little lady. [2]", ["a tiny little lady"]).correct
+    # stop words alone are not an answer
+    assert not score_answer("He went to them.", ["for them"]).correct
+
+
 def test_a_wrong_string_overrides_an_accepted_one() -> None:
     result = score_answer(
         "The North Wind won the contest, not the sun.", ["sun"], ["north wind won"]
