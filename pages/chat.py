@@ -33,7 +33,7 @@ from storygraph.explain import (
     score_text,
     split_citations,
 )
-from storygraph.humanize import duration, human_date, plural
+from storygraph.humanize import duration, human_date, plural, tokens_text
 from storygraph.models import Answer, Citation
 from storygraph.qa import QAOptions
 from storygraph.services import Services
@@ -242,7 +242,7 @@ def _show_details(answer: Answer) -> None:
         st.markdown(
             f"**Mode:** `{answer.mode}` · **rerank:** {rerank or '–'} · **answer:** "
             f"{answer_method_text(str(method or ''))} · "
-            f"**LLM calls:** {answer.usage.calls} · **tokens:** {answer.usage.total_tokens:,}"
+            f"**LLM calls:** {answer.usage.calls} · **tokens:** {tokens_text(answer.usage)}"
         )
         retrieval_detail = next((s.detail for s in answer.steps if s.name == "retrieval"), {})
         details = [
@@ -294,7 +294,7 @@ def _show_details(answer: Answer) -> None:
                     "step": s.name,
                     "time": duration(s.seconds),
                     "LLM calls": s.usage.calls,
-                    "tokens": s.usage.total_tokens,
+                    "tokens": tokens_text(s.usage),
                 }
                 for s in answer.steps
             ],

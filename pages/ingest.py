@@ -12,7 +12,7 @@ import storygraph
 from pages.common import flash, guarded, md_escape, show_error, show_flashes, split_hint
 from storygraph.app_state import IngestRecord, load_last_ingest, save_last_ingest
 from storygraph.estimate import compare, estimate_texts, measured_rate
-from storygraph.humanize import duration, human_date, plural
+from storygraph.humanize import duration, human_date, plural, tokens_text
 from storygraph.jobs import Job
 from storygraph.models import IngestReport
 from storygraph.services import Services
@@ -78,7 +78,7 @@ def show_report(report: IngestReport, index: int) -> None:
             "Relations added / merged", f"{report.relations_added} / {report.relations_merged}"
         )
         cols[3].metric("LLM calls", report.usage.calls)
-        cols[4].metric("Tokens", f"{report.usage.total_tokens:,}")
+        cols[4].metric("Tokens", tokens_text(report.usage))
         cols[5].metric("Time", duration(report.seconds))
         if report.chunks_cached:
             st.caption(

@@ -14,6 +14,7 @@ import streamlit as st
 from pages.common import guarded
 from storygraph.evaluation.compare import ModeRun, compare_modes
 from storygraph.explain import score_text
+from storygraph.humanize import tokens_text
 from storygraph.qa import QAOptions
 from storygraph.retrieval import DEFAULT_MODE, available_modes
 from storygraph.services import Services
@@ -41,7 +42,7 @@ def _show_run(run: ModeRun) -> None:
     detail = run.retrieval_detail()
     st.caption(
         f"{len(answer.kept_facts)} kept of {len(answer.facts)} candidates · "
-        f"{answer.usage.calls} LLM calls · {answer.usage.total_tokens} tokens"
+        f"{answer.usage.calls} LLM calls · tokens: {tokens_text(answer.usage)}"
     )
     if detail.get("question_type"):
         st.caption(f"question type: {detail['question_type']}")

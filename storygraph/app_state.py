@@ -84,6 +84,7 @@ def _usage(data: Any) -> Usage:
         int(data.get("calls", 0)),
         int(data.get("prompt_tokens", 0)),
         int(data.get("completion_tokens", 0)),
+        int(data.get("unreported", 0)),
     )
 
 

@@ -80,7 +80,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             _print_json(result) if args.json else print(result["summary"])
             return 0
         from storygraph.estimate import compare, estimate_files, measured_rate
-        from storygraph.humanize import duration, plural
+        from storygraph.humanize import duration, plural, tokens_text
 
         before = estimate_files(services, [Path(p) for p in args.paths], measured_rate(services))
         # The same runner as the app's, in process: one file at a time, so that the output
@@ -117,7 +117,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                 print(
                     f"{path.name}: {report.status}: {report.message} "
                     f"({plural(report.usage.calls, 'LLM call')}, "
-                    f"{plural(report.usage.total_tokens, 'token')}, "
+                    f"tokens: {tokens_text(report.usage)}, "
                     f"{duration(report.seconds)}{resumed})"
                 )
                 if report.status == "added":

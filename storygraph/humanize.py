@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from storygraph.models import Usage
 
 _IRREGULAR = {"story": "stories", "entity": "entities", "query": "queries"}
 
@@ -12,6 +16,17 @@ def plural(count: int, word: str, plural_form: str = "") -> str:
     if count == 1:
         return f"1 {word}"
     return f"{count:,} {plural_form or _IRREGULAR.get(word, word + 's')}"
+
+
+def tokens_text(usage: Usage) -> str:
+    """A usage's token count as a user should read it: "1,234", "not reported" when no call
+    reported its tokens, "≥ 1,234 (2 calls not reported)" when some did not."""
+    total = f"{usage.total_tokens:,}"
+    if usage.tokens_known:
+        return total
+    if usage.total_tokens == 0:
+        return "not reported"
+    return f"≥ {total} ({plural(usage.unreported, 'call')} not reported)"
 
 
 def duration(seconds: float | None) -> str:

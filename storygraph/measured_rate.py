@@ -65,8 +65,8 @@ class RateBook:
 
     def record(self, model: str, report: IngestReport) -> MeasuredRate | None:
         """Add one finished ingest to the model's rate (only ingests that called the model)."""
-        tokens = report.usage.total_tokens
-        if report.status != "added" or tokens <= 0 or report.seconds < MIN_SECONDS:
+        tokens = report.usage.known_tokens  # a call that reported none would make it too fast
+        if report.status != "added" or not tokens or report.seconds < MIN_SECONDS:
             return None
         run = {
             "tokens": tokens,

@@ -132,15 +132,29 @@ class Usage:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    unreported: int = 0
+    """Calls whose response carried no token counts (llama-cpp-python's server sends none in a
+    stream): their tokens are not in the sums above."""
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    @property
+    def tokens_known(self) -> bool:
+        """Did every finished call report its tokens (so `total_tokens` is the whole count)?"""
+        return self.unreported == 0
+
+    @property
+    def known_tokens(self) -> int | None:
+        """`total_tokens` when every call reported its tokens, else None (not a false 0)."""
+        return self.total_tokens if self.tokens_known else None
+
     def add(self, other: Usage) -> None:
         self.calls += other.calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.unreported += other.unreported
 
 
 @dataclass

@@ -156,7 +156,8 @@ class StoryIngest:
     chunks: int
     seconds: float
     llm_calls: int
-    tokens: int
+    tokens: int | None
+    """None when the model server did not report them (see `Usage.unreported`)."""
     entities: int
     relations: int
     extractor: str
@@ -188,7 +189,8 @@ class E2EResult:
     seconds: float
     first_token_seconds: float
     llm_calls: int
-    tokens: int
+    tokens: int | None
+    """None when the model server did not report them (see `Usage.unreported`)."""
     entities: list[str]
     kept: int
     type: str = ""
@@ -211,6 +213,12 @@ def _percentile(values: Sequence[float], q: float) -> float | None:
     k = (len(ordered) - 1) * q
     lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
     return round(ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo), 3)
+
+
+def _mean_known(values: Sequence[int | None]) -> float | None:
+    """The mean of the values that are known; None when none is (tokens never reported)."""
+    known = [v for v in values if v is not None]
+    return round(sum(known) / len(known), 1) if known else None
 
 
 def _closest_shown(result: E2EResult) -> bool:
@@ -240,7 +248,7 @@ def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) 
         "first_token_p50": _percentile(first, 0.5),
         "first_token_p90": _percentile(first, 0.9),
         "llm_calls_per_question": round(sum(r.llm_calls for r in results) / n, 2) if n else None,
-        "tokens_per_question": round(sum(r.tokens for r in results) / n, 1) if n else None,
+        "tokens_per_question": _mean_known([r.tokens for r in results]),
         "answer_chars_p50": _percentile([float(len(r.answer)) for r in results], 0.5),
         "closest_sentence_shown": sum(_closest_shown(r) for r in results),
         # Right by the answer's own words: a "the sentences do not say" reply counts as
@@ -329,7 +337,7 @@ def ingest_story(
         chunks=report.chunks,
         seconds=report.seconds,
         llm_calls=report.usage.calls,
-        tokens=report.usage.total_tokens,
+        tokens=report.usage.known_tokens,
         entities=int(stats.get("entities", 0)),
         relations=int(stats.get("relations", 0)),
         extractor=recorder.name,
@@ -376,7 +384,7 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         seconds=seconds,
         first_token_seconds=first[0] if first else seconds,
         llm_calls=answer.usage.calls,
-        tokens=answer.usage.total_tokens,
+        tokens=answer.usage.known_tokens,
         entities=[e.node_id for e in answer.entities],
         kept=len(answer.kept_facts),
         type=case.type,

@@ -40,10 +40,17 @@ class UsageCounter(BaseCallbackHandler):
         with self._lock:
             self.usage.prompt_tokens += prompt
             self.usage.completion_tokens += completion
+            if not prompt and not completion:
+                self.usage.unreported += 1
 
     def snapshot(self) -> Usage:
         with self._lock:
-            return Usage(self.usage.calls, self.usage.prompt_tokens, self.usage.completion_tokens)
+            return Usage(
+                self.usage.calls,
+                self.usage.prompt_tokens,
+                self.usage.completion_tokens,
+                self.usage.unreported,
+            )
 
 
 def _tokens(response: LLMResult) -> tuple[int, int]:
@@ -66,4 +73,5 @@ def usage_delta(before: Usage, after: Usage) -> Usage:
         after.calls - before.calls,
         after.prompt_tokens - before.prompt_tokens,
         after.completion_tokens - before.completion_tokens,
+        after.unreported - before.unreported,
     )

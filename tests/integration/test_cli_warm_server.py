@@ -75,6 +75,8 @@ def test_ask_reuses_the_running_server_and_leaves_it_running(
     assert main(["ask", "桃太郎を倒したのは誰？", "--json"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["answer"] == REPLY  # the answer came from the running server
+    usage = json.loads(out)["usage"]  # its stream, like llama-cpp-python's, reports no tokens
+    assert usage["calls"] >= 1 and usage["unreported"] == usage["calls"], usage
     assert "Loading the embedded model" not in err
     after = es.read_state(cli_env / es.STATE_FILE)
     assert after is not None and (after.pid, after.port) == (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from storygraph.evaluation.e2e import E2EResult, summarize_e2e
 
 
-def _result(correct: bool, method: str) -> E2EResult:
+def _result(correct: bool, method: str, tokens: int | None = 0) -> E2EResult:
     return E2EResult(
         id="q",
         story="s.txt",
@@ -19,7 +19,7 @@ def _result(correct: bool, method: str) -> E2EResult:
         seconds=1.0,
         first_token_seconds=0.5,
         llm_calls=1,
-        tokens=0,
+        tokens=tokens,
         entities=[],
         kept=1,
         method=method,
@@ -37,3 +37,10 @@ def test_a_refusal_made_right_by_the_closest_sentence_is_not_an_answer_in_its_ow
     assert summary["correct"] == 2 and summary["accuracy"] == 0.5
     assert summary["closest_sentence_shown"] == 2
     assert summary["answered_correct"] == 1
+
+
+def test_tokens_per_question_count_only_questions_whose_tokens_were_reported() -> None:
+    unreported = [_result(True, "llm-compact", None), _result(True, "llm-compact", None)]
+    assert summarize_e2e(unreported, [])["tokens_per_question"] is None
+    mixed = [_result(True, "llm-compact", 300), _result(True, "llm-compact", None)]
+    assert summarize_e2e(mixed, [])["tokens_per_question"] == 300.0

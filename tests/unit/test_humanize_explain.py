@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from storygraph.explain import cited_numbers, plain_trace, score_text, split_citations
-from storygraph.humanize import duration, human_date, plural
-from storygraph.models import Answer, Citation, Fact, ResolvedEntity, TraceStep
+from storygraph.humanize import duration, human_date, plural, tokens_text
+from storygraph.models import Answer, Citation, Fact, ResolvedEntity, TraceStep, Usage
 
 
 @pytest.mark.parametrize(
@@ -26,6 +26,14 @@ from storygraph.models import Answer, Citation, Fact, ResolvedEntity, TraceStep
 )
 def test_durations_read_as_minutes_and_seconds(seconds: float | None, shown: str) -> None:
     assert duration(seconds) == shown
+
+
+def test_tokens_a_model_server_did_not_report_are_not_shown_as_zero() -> None:
+    assert tokens_text(Usage(calls=2, prompt_tokens=1200, completion_tokens=34)) == "1,234"
+    assert tokens_text(Usage()) == "0"
+    assert tokens_text(Usage(calls=1, unreported=1)) == "not reported"
+    partial = Usage(calls=3, prompt_tokens=1000, completion_tokens=0, unreported=2)
+    assert tokens_text(partial) == "≥ 1,000 (2 calls not reported)"
 
 
 def test_plurals() -> None:
