@@ -216,9 +216,11 @@ def _percentile(values: Sequence[float], q: float) -> float | None:
 
 
 def _mean_known(values: Sequence[int | None]) -> float | None:
-    """The mean of the values that are known; None when none is (tokens never reported)."""
-    known = [v for v in values if v is not None]
-    return round(sum(known) / len(known), 1) if known else None
+    """The mean, or None when any value is unknown (tokens a server did not report): a mean
+    over the rest would stand for questions it did not count."""
+    if not values or any(v is None for v in values):
+        return None
+    return round(sum(v for v in values if v is not None) / len(values), 1)
 
 
 def _closest_shown(result: E2EResult) -> bool:

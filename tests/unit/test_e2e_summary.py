@@ -39,8 +39,9 @@ def test_a_refusal_made_right_by_the_closest_sentence_is_not_an_answer_in_its_ow
     assert summary["answered_correct"] == 1
 
 
-def test_tokens_per_question_count_only_questions_whose_tokens_were_reported() -> None:
-    unreported = [_result(True, "llm-compact", None), _result(True, "llm-compact", None)]
-    assert summarize_e2e(unreported, [])["tokens_per_question"] is None
-    mixed = [_result(True, "llm-compact", 300), _result(True, "llm-compact", None)]
-    assert summarize_e2e(mixed, [])["tokens_per_question"] == 300.0
+def test_tokens_per_question_are_unknown_when_any_question_s_tokens_were_not_reported() -> None:
+    # a question answered without a model call reports 0 tokens: no mean over it alone
+    mixed = [_result(True, "llm-compact", None), _result(True, "nothing found", 0)]
+    assert summarize_e2e(mixed, [])["tokens_per_question"] is None
+    known = [_result(True, "llm-compact", 300), _result(True, "nothing found", 0)]
+    assert summarize_e2e(known, [])["tokens_per_question"] == 150.0
