@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol
 
+import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz, process
@@ -30,7 +31,7 @@ from rapidfuzz import fuzz, process
 from storygraph.embeddings import Embedder, cosine
 from storygraph.models import ResolvedEntity
 from storygraph.prompt_files import fill
-from storygraph.text.normalize import normalize_name, reading
+from storygraph.text.normalize import normalize_name, reading, written_form
 from storygraph.text.sanitize import romanize
 
 FUZZY_THRESHOLD = 85.0
@@ -338,18 +339,38 @@ class LocalEntityFinder:
         assert self.embedder is not None
         ids = [str(r["id"]) for r in names]
         phrases = _phrases(question, words)
-        vectors = self.embedder.embed(ids)
+        # each name also as the dictionary writes it: the encoder knows 蟹 where the story
+        # writes かに ("crab" finds かに)
+        forms = [(i, form) for i, name in enumerate(ids) for form in _name_forms(name)]
+        form_vectors = self.embedder.embed([form for _, form in forms])
+        owner = np.array([i for i, _ in forms])
+        keys = [normalize_name(name) for name in ids]
         found: dict[str, ResolvedEntity] = {}
         for phrase, vector in zip(phrases, self.embedder.embed(phrases), strict=True):
-            sims = cosine(vector, vectors)
+            sims = np.full(len(ids), -1.0)
+            np.maximum.at(sims, owner, cosine(vector, form_vectors))
             order = sims.argsort()[::-1]
             best = float(sims[order[0]])
-            runner_up = float(sims[order[1]]) if len(order) > 1 else 0.0
+            # the margin is over other names, not over variants of the best one (猿 / お猿)
+            runner_up = next(
+                (
+                    float(sims[j])
+                    for j in order[1:]
+                    if keys[j] not in keys[order[0]] and keys[order[0]] not in keys[j]
+                ),
+                0.0,
+            )
             if best >= EMBEDDING_THRESHOLD and best - runner_up >= EMBEDDING_MARGIN:
                 node = ids[int(order[0])]
                 if node not in found or found[node].score < best:
                     found[node] = ResolvedEntity(phrase, node, "embedding", round(best, 3))
         return sorted(found.values(), key=lambda e: -e.score)[:2]
+
+
+def _name_forms(name: str) -> list[str]:
+    """A graph name and, when it differs, its dictionary spelling (`written_form`)."""
+    written = written_form(name)
+    return [name, written] if written else [name]
 
 
 _KANJI_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff々〆ヶ]+")

@@ -13,7 +13,7 @@ import threading
 import unicodedata
 from typing import Any
 
-from storygraph.text.language import is_kanji
+from storygraph.text.language import is_japanese_char, is_kanji
 
 logger = logging.getLogger(__name__)
 
@@ -93,6 +93,19 @@ def token_readings(text: str) -> list[tuple[str, str]] | None:
         surface = morpheme.surface()
         tokens.append((surface, surface if kind == "補助記号" else morpheme.reading_form()))
     return tokens
+
+
+def written_form(name: str) -> str | None:
+    """A Japanese name as a dictionary writes it (Sudachi's normalised forms: かに → 蟹,
+    たぬき → 狸), when that differs from the name; None for other names or without Sudachi."""
+    text = _clean(name)
+    if not any(is_japanese_char(ch) for ch in text):
+        return None
+    tokenizer = _tokenizer()
+    if tokenizer is None:
+        return None
+    written = "".join(m.normalized_form() for m in tokenizer.tokenize(text))
+    return written if written and written != text else None
 
 
 def sudachi_available() -> bool:

@@ -62,6 +62,25 @@ def test_embedding_match_when_nothing_is_spelled_like_a_name(seeded: Services) -
     assert LocalEntityFinder(embedder).find("the old man", _names(seeded), []).entities == []
 
 
+def test_embedding_match_reads_kana_names_as_written_and_takes_a_name_over_its_variant(
+    services: Services,
+) -> None:
+    """かに is written 蟹 in a dictionary, which the encoder knows ("crab"); 猿 and お猿 are one
+    name twice, so their closeness is no reason to refuse "monkey"."""
+    graph = {
+        "nodes": [{"id": n, "type": "Character"} for n in ("猿", "お猿", "かに", "栗", "臼")],
+        "relationships": [
+            {"source": "猿", "type": "THROWS_AT", "target": "かに"},
+            {"source": "栗", "type": "HITS", "target": "お猿"},
+        ],
+    }
+    import_graph(services.store, graph)
+    names = _names(services)
+    finder = LocalEntityFinder(default_embedder())
+    found = finder.find("What did the monkey throw at the crab's head?", names, []).entities
+    assert {(e.node_id, e.source) for e in found} == {("猿", "embedding"), ("かに", "embedding")}
+
+
 def test_fast_scorer_puts_the_answer_first_on_the_seed_graph(seeded: Services) -> None:
     for question, best in [
         ("桃太郎を倒したのは誰？", ("鬼", "DEFEATS", "桃太郎")),
