@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from storygraph.humanize import plural
-from storygraph.models import Answer, Citation, ResolvedEntity
+from storygraph.models import CLOSEST_SHOWN, Answer, Citation, ResolvedEntity
 
 SCORE_MIN = 0.0
 SCORE_MAX = 10.0
@@ -132,7 +132,7 @@ def answer_method_text(method: str) -> str:
         return "the top facts"
     else:
         return method or "–"
-    if "closest sentence" in method:
+    if CLOSEST_SHOWN in method:
         text += ", which found no answer there (the closest sentence is shown)"
     return text
 

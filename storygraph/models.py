@@ -165,6 +165,10 @@ class TraceStep:
     usage: Usage = field(default_factory=Usage)
 
 
+CLOSEST_SHOWN = "no answer: closest sentence shown"
+"""The end of an answer step's method when the model found no answer and the closest sentence
+was shown instead (qa writes it; the trace's plain text and the e2e summary read it)."""
+
 CitationKind = Literal["fact", "sentence", "graph"]
 """A kept fact's own sentence, a sentence found by sentence search (storygraph.passages), or
 a kept fact with no story sentence behind it (an imported graph's): its text is the fact."""

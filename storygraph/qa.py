@@ -46,7 +46,7 @@ from storygraph.entities import EntityFinder, LocalEntityFinder, ModelEntityFind
 from storygraph.frames.check import grammar_constrained
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.usage import UsageCounter, usage_delta
-from storygraph.models import Answer, Fact, TraceStep, Usage
+from storygraph.models import CLOSEST_SHOWN, Answer, Fact, TraceStep, Usage
 from storygraph.passages import Passage, PassageFinder, SentenceSearch
 from storygraph.rerank import FastScorer, ModelScorer, Scorer, rank_without_model
 from storygraph.retrieval import DEFAULT_MODE, parse_mode, retrieve
@@ -373,7 +373,7 @@ class QAEngine:
                     answer.answer += extra
                     if on_token is not None:
                         on_token(extra)
-                    return answerer.name + ", no answer: closest sentence shown", read
+                    return f"{answerer.name}, {CLOSEST_SHOWN}", read
                 return answerer.name, read
             except Exception as exc:  # noqa: BLE001 - a model fault still yields an answer
                 answer.warnings.append(

@@ -35,7 +35,13 @@ from storygraph.evaluation.harness import configured_model, read_jsonl
 from storygraph.extraction import Extractor
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.model_files import model_path
-from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
+from storygraph.models import (
+    CLOSEST_SHOWN,
+    Chunk,
+    ChunkExtraction,
+    ExtractedEntity,
+    ExtractedRelation,
+)
 from storygraph.qa import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
@@ -225,7 +231,7 @@ def _mean_known(values: Sequence[int | None]) -> float | None:
 
 def _closest_shown(result: E2EResult) -> bool:
     """The model found no answer and the app showed the closest sentence instead."""
-    return "closest sentence" in result.method
+    return CLOSEST_SHOWN in result.method
 
 
 def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) -> dict[str, Any]:
