@@ -11,7 +11,8 @@ found (`ResolvedEntity.source`). Two finders:
   words that spell a Japanese name's reading (Momotaro → 桃太郎, "transliteration"), English
   names matched word by word with plural and possessive endings dropped (normalised), Japanese
   nouns of the question that are part of a longer name ("contained": 畑 → 畑のもの), then, when
-  nothing was found, the nearest names by multilingual sentence embedding ("embedding").
+  nothing was found, the nearest names by multilingual sentence embedding ("embedding"; a kana
+  name also as a dictionary writes it, かに as 蟹, so "crab" finds it).
 """
 
 from __future__ import annotations
