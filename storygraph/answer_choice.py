@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -75,12 +75,24 @@ class ChoiceAnswerer:
     graph_names: Callable[[], Sequence[str]]
     name: str = "llm-choice"
     calls_model: bool = True
+    _last: tuple[tuple[str, tuple[str, ...]], list[str]] | None = field(
+        default=None, init=False, repr=False
+    )
+    """The options of the last question asked (`fits`, then `answer`: the graph's names are
+    read from the store once per question, not twice)."""
 
     def read(self, citations: Sequence[Citation]) -> list[Citation]:
         return small_sources(citations)
 
     def options_for(self, analysis: QuestionAnalysis, citations: Sequence[Citation]) -> list[str]:
-        return options(analysis, self.read(citations), self.graph_names())
+        shown = self.read(citations)
+        key = (analysis.question, tuple(c.text for c in shown))
+        last = self._last  # one read: another thread may replace it meanwhile
+        if last is not None and last[0] == key:
+            return list(last[1])
+        found = options(analysis, shown, self.graph_names())
+        self._last = (key, found)
+        return list(found)
 
     def fits(self, analysis: QuestionAnalysis, citations: Sequence[Citation]) -> bool:
         """A question asking for a name, and at least two names to choose from."""
@@ -98,7 +110,7 @@ class ChoiceAnswerer:
     ) -> str:
         language = "ja" if analysis.language == "ja" else "en"
         shown = self.read(citations)
-        choices = options(analysis, shown, self.graph_names())
+        choices = self.options_for(analysis, citations)
         unknown = UNKNOWN[language]
         messages = prompt_messages(
             "answer_choice",

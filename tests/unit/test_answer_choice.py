@@ -95,3 +95,20 @@ def test_only_name_questions_with_two_options_are_chosen(server: RunningServer) 
     assert not chooser.fits(_analysis("桃太郎は何をした？", ["桃太郎"]), SOURCES)  # what
     assert not chooser.fits(_analysis("Who went to the mountains?", []), SOURCES[2:3])  # one
     assert chooser.fits(_analysis("鬼の大将はどこにいた？", ["鬼の大将"]), SOURCES)  # where
+
+
+def test_fits_and_answer_read_the_graphs_names_once_per_question(server: RunningServer) -> None:
+    chooser = _chooser(server)
+    reads: list[int] = []
+
+    def names() -> list[str]:
+        reads.append(1)
+        return NAMES
+
+    chooser.graph_names = names
+    analysis = _analysis("桃太郎が組みふせたのは誰？", ["桃太郎"])
+    assert chooser.fits(analysis, SOURCES)
+    assert chooser.answer(analysis, [], SOURCES, []) == "鬼の大将 [1]"
+    assert len(reads) == 1
+    chooser.fits(_analysis("猿と一緒にいたのは誰？", ["猿"]), SOURCES)  # another question
+    assert len(reads) == 2
