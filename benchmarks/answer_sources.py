@@ -1,0 +1,247 @@
+"""What the small model reads: the same questions, the same sources, in different arrangements.
+
+    python -m benchmarks.answer_sources eval/e2e/ja.jsonl [--variant NAME ...] [--per-story N]
+                                        [--stories ../shared/stories] [--json OUT]
+
+For every question of an e2e set, the story is ingested through the app's path (the e2e ingest
+cache applies), the engine builds the answer's citations without a model call
+(`compose_answer=False`), and the small model's prompt (`answer.small_messages`) is then read by
+the configured model (the embedded one by default), streamed, once per variant of the sources:
+
+- `v9`: the citations as the engine orders them, within the budget (`answer.small_sources`);
+- `merge`: a source whose text an earlier one holds is left out, and one holding an earlier
+  one's text gives it its text in that earlier place;
+- `trim`: later sources lose the text an earlier one already gives;
+- `closest-first`: the source sharing the most of the question's terms (sentence search's
+  terms) first;
+- `lead-sentence`: that source's single best sentence added first, as its own source.
+
+Each variant is then cut to the same budget. It prints, per variant, the answers right (the e2e
+scoring rule), those right against v9 and wrong, and the medians of the first token and the
+whole answer (docs/EVALUATION.md v10). Not part of `python -m benchmarks`: it needs the model
+and takes about five minutes per variant for the 80 Japanese questions on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from storygraph.answer import LANGUAGE_NAMES, SMALL_MAX_TOKENS, UNKNOWN, small_messages
+from storygraph.evaluation.answer_scoring import score_answer
+from storygraph.evaluation.e2e import (
+    E2EQuestion,
+    ingest_story,
+    load_e2e_questions,
+    story_services,
+)
+from storygraph.evaluation.harness import configured_model
+from storygraph.llm.factory import ModelInfo
+from storygraph.passages import MIN_SENTENCE_CHARS, passage_terms
+from storygraph.qa import QAOptions
+from storygraph.settings import Settings
+from storygraph.text.chunking import split_sentences
+from storygraph.text.language import detect_language
+from storygraph.text.normalize import normalize_name
+from storygraph.text.token_estimate import estimated_tokens
+
+ROOT = Path(__file__).resolve().parents[1]
+
+Arrange = Callable[[list[str], str, str], list[str]]
+
+
+def _budget(texts: Sequence[str]) -> list[str]:
+    """The first texts within the small model's budget (as `answer.small_sources` picks)."""
+    from storygraph.answer import SMALL_MAX_SOURCES, SMALL_SOURCE_TOKENS
+
+    read: list[str] = []
+    tokens = 0.0
+    for text in texts[:SMALL_MAX_SOURCES]:
+        cost = estimated_tokens(text)
+        if read and tokens + cost > SMALL_SOURCE_TOKENS:
+            break
+        read.append(text)
+        tokens += cost
+    return read
+
+
+def _as_is(texts: list[str], question: str, language: str) -> list[str]:
+    return texts
+
+
+def _merge(texts: list[str], question: str, language: str) -> list[str]:
+    kept: list[str] = []
+    for text in texts:
+        key = normalize_name(text)
+        if any(key in normalize_name(k) for k in kept):
+            continue
+        inner = [i for i, k in enumerate(kept) if normalize_name(k) in key]
+        if inner:
+            kept[inner[0]] = text
+            for i in reversed(inner[1:]):
+                del kept[i]
+        else:
+            kept.append(text)
+    return kept
+
+
+def _trim(texts: list[str], question: str, language: str) -> list[str]:
+    kept: list[str] = []
+    for text in texts:
+        for earlier in kept:
+            text = text.replace(earlier.strip(), " " if language != "ja" else "")
+        text = " ".join(text.split()) if language != "ja" else text.strip()
+        if len(text) >= MIN_SENTENCE_CHARS and not any(text in k for k in kept):
+            kept.append(text)
+    return kept
+
+
+def _shared(text: str, wanted: set[str], language: str) -> int:
+    return len(wanted & set(passage_terms(text, language)))
+
+
+def _closest_first(texts: list[str], question: str, language: str) -> list[str]:
+    wanted = set(passage_terms(question, language))
+    if not texts or not wanted:
+        return texts
+    best = max(range(len(texts)), key=lambda i: _shared(texts[i], wanted, language))
+    return [texts[best], *texts[:best], *texts[best + 1 :]]
+
+
+def _lead_sentence(texts: list[str], question: str, language: str) -> list[str]:
+    wanted = set(passage_terms(question, language))
+    sentences = [text[start:end].strip() for text in texts for start, end in split_sentences(text)]
+    sentences = [s for s in dict.fromkeys(sentences) if len(s) >= MIN_SENTENCE_CHARS]
+    if not wanted or not sentences:
+        return texts
+    best = max(sentences, key=lambda s: _shared(s, wanted, language))
+    if not _shared(best, wanted, language) or normalize_name(best) == normalize_name(texts[0]):
+        return texts
+    return [best, *texts]
+
+
+VARIANTS: dict[str, Arrange] = {
+    "v9": _as_is,
+    "merge": _merge,
+    "trim": _trim,
+    "closest-first": _closest_first,
+    "lead-sentence": _lead_sentence,
+}
+
+
+def citations_for(
+    settings: Settings,
+    questions: Sequence[E2EQuestion],
+    stories: Path,
+    llm: Any,
+    info: ModelInfo,
+) -> list[list[str]]:
+    """Every question's citation texts as the engine orders them (the model is not called)."""
+    options = replace(QAOptions.from_settings(settings), compose_answer=False)
+    by_story: dict[str, list[int]] = {}
+    for i, case in enumerate(questions):
+        by_story.setdefault(case.story, []).append(i)
+    found: list[list[str]] = [[] for _ in questions]
+    cache = Path(settings.data_dir) / "e2e"
+    for story, indexes in by_story.items():
+        with story_services(settings, llm=llm, info=info) as services:
+            ingest_story(services, stories / story, cache)
+            engine = services.qa()
+            for i in indexes:
+                answer = engine.ask(questions[i].question, options)
+                found[i] = [c.text for c in answer.citations if c.kind != "graph"]
+    return found
+
+
+def read_all(
+    llm: Any, questions: Sequence[E2EQuestion], sources: Sequence[list[str]], arrange: Arrange
+) -> list[dict[str, Any]]:
+    rows = []
+    for case, texts in zip(questions, sources, strict=True):
+        language = "ja" if detect_language(case.question) == "ja" else "en"
+        shown = _budget(arrange(list(texts), case.question, language))
+        listed = "\n".join(f"[{n}] {t}" for n, t in enumerate(shown, start=1)) or "(none)"
+        values = {
+            "question": case.question,
+            "sources": listed,
+            "language": LANGUAGE_NAMES[language],
+        }
+        started = time.perf_counter()
+        first: float | None = None
+        parts: list[str] = []
+        body = {**(getattr(llm, "extra_body", None) or {}), "max_tokens": SMALL_MAX_TOKENS}
+        for chunk in llm.stream(small_messages(language, values), extra_body=body):
+            if chunk.content and first is None:
+                first = time.perf_counter() - started
+            parts.append(str(chunk.content))
+        total = time.perf_counter() - started
+        reply = "".join(parts).strip()
+        if UNKNOWN[language].rstrip("。.") in reply and shown:
+            reply += f" 「{shown[0]}」"  # the app shows the closest sentence beside a refusal
+        right = score_answer(reply, case.answers, case.wrong).correct
+        rows.append({"id": case.id, "right": right, "first": first or total, "total": total})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.answer_sources", description=__doc__
+    )
+    parser.add_argument("questions", type=Path)
+    parser.add_argument("--variant", action="append", choices=sorted(VARIANTS))
+    parser.add_argument("--per-story", type=int, default=0, help="only the first N per story")
+    parser.add_argument("--stories", type=Path, default=ROOT.parent / "shared" / "stories")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    questions = load_e2e_questions(args.questions)
+    if args.per_story:
+        seen: dict[str, int] = {}
+        kept = []
+        for case in questions:
+            seen[case.story] = seen.get(case.story, 0) + 1
+            if seen[case.story] <= args.per_story:
+                kept.append(case)
+        questions = kept
+    settings = Settings()
+    names = args.variant or list(VARIANTS)
+    if "v9" not in names:
+        names = ["v9", *names]
+    results: dict[str, list[dict[str, Any]]] = {}
+    with configured_model(settings) as (llm, info):
+        if llm is None:
+            print("no model is configured or installed", file=sys.stderr)
+            return 2
+        sources = citations_for(settings, questions, args.stories, llm, info)
+        llm.invoke("hi", extra_body={"max_tokens": 1})  # loaded before the first timing
+        for name in names:
+            results[name] = read_all(llm, questions, sources, VARIANTS[name])
+            print(f"{name}: done", file=sys.stderr, flush=True)
+    base = {r["id"]: r["right"] for r in results["v9"]}
+    print(
+        f"| variant | right of {len(questions)} | gained / lost against v9 "
+        "| first token p50 s | answer p50 s |"
+    )
+    print("|---|---|---|---|---|")
+    for name, rows in results.items():
+        gained = sum(r["right"] and not base[r["id"]] for r in rows)
+        lost = sum(base[r["id"]] and not r["right"] for r in rows)
+        first = statistics.median(r["first"] for r in rows) if rows else 0.0
+        total = statistics.median(r["total"] for r in rows) if rows else 0.0
+        print(
+            f"| {name} | {sum(r['right'] for r in rows)} | {gained} / {lost} | "
+            f"{first:.2f} | {total:.2f} |"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
