@@ -34,23 +34,30 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from storygraph.answer import LANGUAGE_NAMES, SMALL_MAX_TOKENS, UNKNOWN, small_messages
+from storygraph.answer import (
+    LANGUAGE_NAMES,
+    SMALL_MAX_TOKENS,
+    UNKNOWN,
+    small_messages,
+    small_sources,
+)
 from storygraph.evaluation.answer_scoring import score_answer
 from storygraph.evaluation.e2e import (
     E2EQuestion,
+    first_per_story,
     ingest_story,
     load_e2e_questions,
     story_services,
 )
 from storygraph.evaluation.harness import configured_model
 from storygraph.llm.factory import ModelInfo
+from storygraph.models import Citation
 from storygraph.passages import MIN_SENTENCE_CHARS, passage_terms
 from storygraph.qa import QAOptions
 from storygraph.settings import Settings
 from storygraph.text.chunking import split_sentences
 from storygraph.text.language import detect_language
 from storygraph.text.normalize import normalize_name
-from storygraph.text.token_estimate import estimated_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,18 +65,9 @@ Arrange = Callable[[list[str], str, str], list[str]]
 
 
 def _budget(texts: Sequence[str]) -> list[str]:
-    """The first texts within the small model's budget (as `answer.small_sources` picks)."""
-    from storygraph.answer import SMALL_MAX_SOURCES, SMALL_SOURCE_TOKENS
-
-    read: list[str] = []
-    tokens = 0.0
-    for text in texts[:SMALL_MAX_SOURCES]:
-        cost = estimated_tokens(text)
-        if read and tokens + cost > SMALL_SOURCE_TOKENS:
-            break
-        read.append(text)
-        tokens += cost
-    return read
+    """The texts the small model reads of these, within its budget (`answer.small_sources`)."""
+    cited = [Citation(n, "", "", text, "sentence") for n, text in enumerate(texts, start=1)]
+    return [c.text for c in small_sources(cited)]
 
 
 def _as_is(texts: list[str], question: str, language: str) -> list[str]:
@@ -202,13 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     questions = load_e2e_questions(args.questions)
     if args.per_story:
-        seen: dict[str, int] = {}
-        kept = []
-        for case in questions:
-            seen[case.story] = seen.get(case.story, 0) + 1
-            if seen[case.story] <= args.per_story:
-                kept.append(case)
-        questions = kept
+        questions = first_per_story(questions, args.per_story)
     settings = Settings()
     names = args.variant or list(VARIANTS)
     if "v9" not in names:

@@ -125,7 +125,7 @@ def render_e2e(report: E2EReport) -> str:
 
 
 def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
-    from storygraph.evaluation.e2e import load_e2e_questions, run_e2e
+    from storygraph.evaluation.e2e import first_per_story, load_e2e_questions, run_e2e
     from storygraph.retrieval import canonical_mode
 
     questions = []
@@ -134,13 +134,7 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
     if args.only:
         questions = [q for q in questions if any(part in q.id for part in args.only)]
     if args.per_story:
-        kept: dict[str, int] = {}
-        limited = []
-        for q in questions:
-            kept[q.story] = kept.get(q.story, 0) + 1
-            if kept[q.story] <= args.per_story:
-                limited.append(q)
-        questions = limited
+        questions = first_per_story(questions, args.per_story)
     if not questions:
         print("no questions to ask", file=sys.stderr)
         return 1

@@ -94,6 +94,17 @@ def load_e2e_questions(path: Path) -> list[E2EQuestion]:
 
 
 # --- the ingest cache ----------------------------------------------------------------------------
+def first_per_story(questions: Sequence[E2EQuestion], count: int) -> list[E2EQuestion]:
+    """The first `count` questions of each story, in the set's order."""
+    asked: dict[str, int] = {}
+    kept: list[E2EQuestion] = []
+    for case in questions:
+        asked[case.story] = asked.get(case.story, 0) + 1
+        if asked[case.story] <= count:
+            kept.append(case)
+    return kept
+
+
 def _extraction_to_json(extraction: ChunkExtraction) -> dict[str, Any]:
     return {
         "index": extraction.chunk.index,

@@ -45,3 +45,13 @@ def test_tokens_per_question_are_unknown_when_any_question_s_tokens_were_not_rep
     assert summarize_e2e(mixed, [])["tokens_per_question"] is None
     known = [_result(True, "llm-compact", 300), _result(True, "nothing found", 0)]
     assert summarize_e2e(known, [])["tokens_per_question"] == 150.0
+
+
+def test_first_per_story_keeps_each_story_s_first_questions_in_order() -> None:
+    from dataclasses import replace
+
+    from storygraph.evaluation.e2e import E2EQuestion, first_per_story
+
+    base = E2EQuestion(id="", story="", question="?", answers=("x",))
+    cases = [replace(base, id=f"{s}{i}", story=s) for s, i in ("a1", "b1", "a2", "a3", "b2")]
+    assert [c.id for c in first_per_story(cases, 2)] == ["a1", "b1", "a2", "b2"]
