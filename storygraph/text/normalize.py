@@ -11,6 +11,7 @@ import logging
 import re
 import threading
 import unicodedata
+from functools import lru_cache
 from typing import Any
 
 from storygraph.text.language import is_japanese_char, is_kanji
@@ -95,6 +96,7 @@ def token_readings(text: str) -> list[tuple[str, str]] | None:
     return tokens
 
 
+@lru_cache(maxsize=8192)
 def written_form(name: str) -> str | None:
     """A Japanese name as a dictionary writes it (Sudachi's normalised forms: かに → 蟹,
     たぬき → 狸), when that differs from the name; None for other names or without Sudachi."""
