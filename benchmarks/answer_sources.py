@@ -5,10 +5,11 @@
 
 For every question of an e2e set, the story is ingested through the app's path (the e2e ingest
 cache applies), the engine builds the answer's citations without a model call
-(`compose_answer=False`), and the small model's prompt (`answer.small_messages`) is then read by
-the configured model (the embedded one by default), streamed, once per variant of the sources:
+(`compose_answer=False`), and the engine's own answerer for the configured model (the embedded
+one by default: the small model's prompt and budget) then reads them, streamed, once per
+variant of the sources:
 
-- `v9`: the citations as the engine orders them, within the budget (`answer.small_sources`);
+- `v9`: the citations as the engine orders them;
 - `merge`: a source whose text an earlier one holds is left out, and one holding an earlier
   one's text gives it its text in that earlier place;
 - `trim`: later sources lose the text an earlier one already gives;
@@ -16,10 +17,11 @@ the configured model (the embedded one by default), streamed, once per variant o
   terms) first;
 - `lead-sentence`: that source's single best sentence added first, as its own source.
 
-Each variant is then cut to the same budget. It prints, per variant, the answers right (the e2e
-scoring rule), those right against v9 and wrong, and the medians of the first token and the
-whole answer (docs/EVALUATION.md v10). Not part of `python -m benchmarks`: it needs the model
-and takes about five minutes per variant for the 80 Japanese questions on 2 cores.
+The answerer cuts each variant to its budget (`answer.small_sources`). It prints, per variant,
+the answers right (the e2e scoring rule), those right against v9 and wrong, and the medians of
+the first token and the whole answer (docs/EVALUATION.md v10). Not part of `python -m
+benchmarks`: it needs the model and takes about five minutes per variant for the 80 Japanese
+questions on 2 cores.
 """
 
 from __future__ import annotations
@@ -34,13 +36,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from storygraph.answer import (
-    LANGUAGE_NAMES,
-    SMALL_MAX_TOKENS,
-    UNKNOWN,
-    small_messages,
-    small_sources,
-)
+from storygraph.analysis import QuestionAnalysis, analyse
+from storygraph.answer import Answerer, says_unknown
 from storygraph.evaluation.answer_scoring import score_answer
 from storygraph.evaluation.e2e import (
     E2EQuestion,
@@ -56,18 +53,11 @@ from storygraph.passages import MIN_SENTENCE_CHARS, passage_terms
 from storygraph.qa import QAOptions
 from storygraph.settings import Settings
 from storygraph.text.chunking import split_sentences
-from storygraph.text.language import detect_language
 from storygraph.text.normalize import normalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 
 Arrange = Callable[[list[str], str, str], list[str]]
-
-
-def _budget(texts: Sequence[str]) -> list[str]:
-    """The texts the small model reads of these, within its budget (`answer.small_sources`)."""
-    cited = [Citation(n, "", "", text, "sentence") for n, text in enumerate(texts, start=1)]
-    return [c.text for c in small_sources(cited)]
 
 
 def _as_is(texts: list[str], question: str, language: str) -> list[str]:
@@ -134,57 +124,68 @@ VARIANTS: dict[str, Arrange] = {
 }
 
 
-def citations_for(
+Sources = tuple[QuestionAnalysis, list[str]]
+
+
+def sources_for(
     settings: Settings,
     questions: Sequence[E2EQuestion],
     stories: Path,
     llm: Any,
     info: ModelInfo,
-) -> list[list[str]]:
-    """Every question's citation texts as the engine orders them (the model is not called)."""
+) -> tuple[Answerer, list[Sources]]:
+    """The engine's answerer, and every question's analysis with its citation texts as the
+    engine orders them (the model is not called)."""
     options = replace(QAOptions.from_settings(settings), compose_answer=False)
     by_story: dict[str, list[int]] = {}
     for i, case in enumerate(questions):
         by_story.setdefault(case.story, []).append(i)
-    found: list[list[str]] = [[] for _ in questions]
+    found: list[Sources | None] = [None] * len(questions)
+    answerer: Answerer | None = None
     cache = Path(settings.data_dir) / "e2e"
     for story, indexes in by_story.items():
         with story_services(settings, llm=llm, info=info) as services:
             ingest_story(services, stories / story, cache)
             engine = services.qa()
+            parts = engine.parts(options)
+            answerer = parts.answerer
             for i in indexes:
-                answer = engine.ask(questions[i].question, options)
-                found[i] = [c.text for c in answer.citations if c.kind != "graph"]
-    return found
+                question = questions[i].question
+                answer = engine.ask(question, options)
+                analysis = analyse(question, services.store.entity_names(), parts.finder, [])
+                found[i] = (analysis, [c.text for c in answer.citations if c.kind != "graph"])
+    assert answerer is not None and all(s is not None for s in found)
+    return answerer, [s for s in found if s is not None]
 
 
 def read_all(
-    llm: Any, questions: Sequence[E2EQuestion], sources: Sequence[list[str]], arrange: Arrange
+    answerer: Answerer,
+    questions: Sequence[E2EQuestion],
+    sources: Sequence[Sources],
+    arrange: Arrange,
 ) -> list[dict[str, Any]]:
     rows = []
-    for case, texts in zip(questions, sources, strict=True):
-        language = "ja" if detect_language(case.question) == "ja" else "en"
-        shown = _budget(arrange(list(texts), case.question, language))
-        listed = "\n".join(f"[{n}] {t}" for n, t in enumerate(shown, start=1)) or "(none)"
-        values = {
-            "question": case.question,
-            "sources": listed,
-            "language": LANGUAGE_NAMES[language],
-        }
+    for case, (analysis, texts) in zip(questions, sources, strict=True):
+        language = "ja" if analysis.language == "ja" else "en"
+        arranged = arrange(list(texts), case.question, language)
+        cited = [Citation(n, "", "", t, "sentence") for n, t in enumerate(arranged, start=1)]
         started = time.perf_counter()
-        first: float | None = None
-        parts: list[str] = []
-        body = {**(getattr(llm, "extra_body", None) or {}), "max_tokens": SMALL_MAX_TOKENS}
-        for chunk in llm.stream(small_messages(language, values), extra_body=body):
-            if chunk.content and first is None:
-                first = time.perf_counter() - started
-            parts.append(str(chunk.content))
+        first: list[float] = []
+
+        def on_token(_: str, first: list[float] = first, started: float = started) -> None:
+            if not first:
+                first.append(time.perf_counter() - started)
+
+        try:
+            reply = answerer.answer(analysis, [], cited, [], on_token)
+        except ValueError:  # an empty answer: wrong, as the app would count it
+            reply = ""
         total = time.perf_counter() - started
-        reply = "".join(parts).strip()
-        if UNKNOWN[language].rstrip("。.") in reply and shown:
-            reply += f" 「{shown[0]}」"  # the app shows the closest sentence beside a refusal
+        read = answerer.read(cited)
+        if says_unknown(reply) and read:
+            reply += f" 「{read[0].text}」"  # the app shows the closest sentence beside a refusal
         right = score_answer(reply, case.answers, case.wrong).correct
-        rows.append({"id": case.id, "right": right, "first": first or total, "total": total})
+        rows.append({"id": case.id, "right": right, "first": (first or [total])[0], "total": total})
     return rows
 
 
@@ -210,10 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         if llm is None:
             print("no model is configured or installed", file=sys.stderr)
             return 2
-        sources = citations_for(settings, questions, args.stories, llm, info)
+        answerer, sources = sources_for(settings, questions, args.stories, llm, info)
         llm.invoke("hi", extra_body={"max_tokens": 1})  # loaded before the first timing
         for name in names:
-            results[name] = read_all(llm, questions, sources, VARIANTS[name])
+            results[name] = read_all(answerer, questions, sources, VARIANTS[name])
             print(f"{name}: done", file=sys.stderr, flush=True)
     base = {r["id"]: r["right"] for r in results["v9"]}
     print(

@@ -166,6 +166,14 @@ def sentence_line(citations: Sequence[Citation], *, japanese: bool) -> list[str]
     return [lead + marks]
 
 
+def says_unknown(text: str) -> bool:
+    """Did the model answer with the prompt's "the sentences do not say" reply? Anywhere in
+    its answer: the small model sometimes puts the question's subject first
+    (「桃太郎はこの話の文からは分かりません。」)."""
+    folded = text.strip().lower()
+    return any(u.lower().rstrip("。.") in folded for u in UNKNOWN.values())
+
+
 def small_sources(citations: Sequence[Citation]) -> list[Citation]:
     """The citations the small model reads: the first ones, at most `SMALL_MAX_SOURCES`, while
     they stay within `SMALL_SOURCE_TOKENS` (the first one whatever its length)."""

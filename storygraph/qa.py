@@ -36,6 +36,7 @@ from storygraph.answer import (
     TokenFn,
     build_citations,
     facts_answer,
+    says_unknown,
     sentence_line,
     unsupported_names,
     with_passages,
@@ -363,7 +364,7 @@ class QAEngine:
                         f"({analysis.language})"
                     )
                 sentences = [c for c in answer.citations if c.kind != "graph"]
-                if _says_unknown(answer.answer) and sentences:
+                if says_unknown(answer.answer) and sentences:
                     # The model found no answer in the sentences: say so, and show the closest
                     # one (the first source: the best fact's, measured better than sentence
                     # search's best) rather than leave the user with nothing.
@@ -392,14 +393,6 @@ class QAEngine:
 
 
 CLOSEST_LEAD = {"ja": "いちばん近い文：", "en": "The closest sentence is: "}
-
-
-def _says_unknown(text: str) -> bool:
-    """Did the model answer with the prompt's "the sentences do not say" reply? Anywhere in
-    its answer: the small model sometimes puts the question's subject first
-    (「桃太郎はこの話の文からは分かりません。」)."""
-    folded = text.strip().lower()
-    return any(u.lower().rstrip("。.") in folded for u in UNKNOWN.values())
 
 
 def _nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> str:
