@@ -345,7 +345,7 @@ class LocalEntityFinder:
         forms = [(i, form) for i, name in enumerate(ids) for form in _name_forms(name)]
         form_vectors = self.embedder.embed([form for _, form in forms])
         owner = np.array([i for i, _ in forms])
-        keys = [normalize_name(name) for name in ids]
+        keys = [str(r.get("norm") or normalize_name(str(r["id"]))) for r in names]
         found: dict[str, ResolvedEntity] = {}
         for phrase, vector in zip(phrases, self.embedder.embed(phrases), strict=True):
             sims = np.full(len(ids), -1.0)
