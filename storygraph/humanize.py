@@ -22,7 +22,7 @@ def tokens_text(usage: Usage) -> str:
     """A usage's token count as a user should read it: "1,234", "not reported" when no call
     reported its tokens, "≥ 1,234 (2 calls not reported)" when some did not."""
     total = f"{usage.total_tokens:,}"
-    if usage.tokens_known:
+    if usage.known_tokens is not None:
         return total
     if usage.total_tokens == 0:
         return "not reported"

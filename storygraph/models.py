@@ -141,14 +141,9 @@ class Usage:
         return self.prompt_tokens + self.completion_tokens
 
     @property
-    def tokens_known(self) -> bool:
-        """Did every finished call report its tokens (so `total_tokens` is the whole count)?"""
-        return self.unreported == 0
-
-    @property
     def known_tokens(self) -> int | None:
         """`total_tokens` when every call reported its tokens, else None (not a false 0)."""
-        return self.total_tokens if self.tokens_known else None
+        return self.total_tokens if self.unreported == 0 else None
 
     def add(self, other: Usage) -> None:
         self.calls += other.calls
