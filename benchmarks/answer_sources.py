@@ -185,7 +185,15 @@ def read_all(
         if says_unknown(reply) and read:
             reply += f" 「{read[0].text}」"  # the app shows the closest sentence beside a refusal
         right = score_answer(reply, case.answers, case.wrong).correct
-        rows.append({"id": case.id, "right": right, "first": (first or [total])[0], "total": total})
+        rows.append(
+            {
+                "id": case.id,
+                "answer": reply,
+                "right": right,
+                "first": (first or [total])[0],
+                "total": total,
+            }
+        )
     return rows
 
 
