@@ -33,8 +33,12 @@ PAGE_ICON = Path(__file__).resolve().parent / "assets" / "storygraph-icon.png"
 
 @st.cache_resource(show_spinner="Starting the graph store and the model…")
 def get_services() -> Services:
-    """The process-wide services. Failures are not cached: the next run tries again."""
-    return build_services(get_settings())
+    """The process-wide services. Failures are not cached: the next run tries again. The
+    embedded model reads the answer prompt's fixed part in the background meanwhile, so the
+    first question does not wait for it."""
+    services = build_services(get_settings())
+    services.keep_answers_warm()
+    return services
 
 
 def current_services() -> Services | None:

@@ -14,6 +14,10 @@ An `Answerer` is one narrow port: `answer(analysis, facts, citations, callbacks,
 - `FactsAnswerer`: no model; the top facts with their citation marks, and the numbers of the
   sentence-search sources.
 
+`warm(language)` has the model read an answerer's fixed prefix ahead of the first question: the
+small model's instructions and worked examples are ~700 prompt tokens, 7-8 s of reading on two
+cores that the first question (and the first after a change of language) otherwise waits for.
+
 `unsupported_names` checks an answer's names against the kept facts, their evidence and the
 question: a graph name that appears only in the answer is a warning in the trace.
 """
@@ -52,6 +56,8 @@ English ones; the Japanese questions were answered better as well as sooner than
 passages, the English ones better from six (docs/ISSUES.md §25: 180-350 measured, 300 best)."""
 SMALL_MAX_TOKENS = 120
 """The small model's answer is one sentence; this bounds a reply that would not stop."""
+WARM_MAX_TOKENS = 1
+"""A read-ahead of the fixed prefix (`ModelAnswerer.warm`) writes no answer: one token."""
 UNKNOWN = {"ja": "この話の文からは分かりません。", "en": "The story's sentences do not say."}
 LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
 
@@ -207,10 +213,18 @@ class Answerer(Protocol):
         on_token: TokenFn | None = None,
     ) -> str: ...
 
+    def warm(self, language: str) -> bool:
+        """Have the model read this answerer's fixed prompt prefix for questions in `language`
+        now, so a question reuses it (llama.cpp's prefix cache). False: nothing to read ahead."""
+        ...
+
 
 class FactsAnswerer:
     name = "facts"
     calls_model = False
+
+    def warm(self, language: str) -> bool:
+        return False
 
     def read(self, citations: Sequence[Citation]) -> list[Citation]:
         return list(citations)
@@ -264,6 +278,24 @@ class ModelAnswerer:
     def read(self, citations: Sequence[Citation]) -> list[Citation]:
         return small_sources(citations) if self.compact else list(citations)
 
+    def warm(self, language: str) -> bool:
+        """The small model's instructions and worked examples for `language`, read by the
+        embedded server now (one token written). A capable model's server is not ours to load:
+        False, no call."""
+        if not self.compact:
+            return False
+        language = "ja" if language == "ja" else "en"
+        values = {"question": "", "sources": "(none)", "language": LANGUAGE_NAMES[language]}
+        self.llm.invoke(small_messages(language, values), extra_body=self._body(WARM_MAX_TOKENS))
+        return True
+
+    def _body(self, max_tokens: int) -> dict[str, Any]:
+        """The request's extra body with `max_tokens`: llama.cpp's server reads it from the body
+        (langchain-openai would send max_completion_tokens, which it ignores), merged over the
+        client's own extra body."""
+        body = dict(getattr(self.llm, "extra_body", None) or {})
+        return {**body, "max_tokens": max_tokens}
+
     def messages(
         self, analysis: QuestionAnalysis, facts: Sequence[Fact], citations: Sequence[Citation]
     ) -> list[BaseMessage]:
@@ -304,10 +336,7 @@ class ModelAnswerer:
         parts: list[str] = []
         extra: dict[str, Any] = {}
         if self.compact:
-            # llama.cpp's server reads max_tokens from the body (langchain-openai would send
-            # max_completion_tokens, which it ignores); merged over the client's own extra body.
-            body = dict(getattr(self.llm, "extra_body", None) or {})
-            extra["extra_body"] = {**body, "max_tokens": SMALL_MAX_TOKENS}
+            extra["extra_body"] = self._body(SMALL_MAX_TOKENS)
         for chunk in self.llm.stream(
             self.messages(analysis, facts, citations), config={"callbacks": callbacks}, **extra
         ):

@@ -84,6 +84,11 @@ class ChoiceAnswerer:
     def read(self, citations: Sequence[Citation]) -> list[Citation]:
         return small_sources(citations)
 
+    def warm(self, language: str) -> bool:
+        """Nothing read ahead: the choice's prompt is the free-text answer's fallback, off by
+        default (module doc)."""
+        return False
+
     def options_for(self, analysis: QuestionAnalysis, citations: Sequence[Citation]) -> list[str]:
         shown = self.read(citations)
         key = (analysis.question, tuple(c.text for c in shown))

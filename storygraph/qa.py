@@ -164,6 +164,11 @@ class QAEngine:
             chooser,
         )
 
+    def warm(self, language: str, options: QAOptions) -> bool:
+        """Have the model read the answer's fixed prompt prefix for `language` ahead of the
+        first question (`Answerer.warm`); False when these options' answerer has none."""
+        return self.parts(options).answerer.warm(language)
+
     def ask(
         self,
         question: str,

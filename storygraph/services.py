@@ -19,15 +19,15 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from storygraph.errors import ConfigError, ModelError, StoryGraphError
-from storygraph.extraction import Extractor, TransformerExtractor
+from storygraph.extraction import MODEL_CALL_ERRORS, Extractor, TransformerExtractor
 from storygraph.extraction_cache import ExtractionCache
 from storygraph.frames.extractor import ParserExtractor
 from storygraph.ingest import Ingestor
 from storygraph.jobs import JobRunner
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.measured_rate import RateBook
-from storygraph.models import Chunk, ChunkExtraction, IngestReport
-from storygraph.qa import QAEngine, build_engine
+from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
+from storygraph.qa import QAEngine, QAOptions, build_engine
 from storygraph.settings import Settings
 from storygraph.small_extraction import SmallModelExtractor
 from storygraph.store import GraphStore
@@ -55,6 +55,13 @@ class NoModelExtractor:
             "(see .env.example). Graph import (`python -m storygraph graph import`) works "
             "without one.",
         )
+
+
+def likely_language(documents: list[DocumentInfo]) -> str:
+    """The language most stored stories are in, for the answer prompt read ahead; Japanese
+    (the app's first language) when there are none or as many of each."""
+    english = sum(d.language == "en" for d in documents)
+    return "en" if english * 2 > len(documents) else "ja"
 
 
 def secret_values(settings: Settings) -> list[str]:
@@ -115,6 +122,9 @@ class Services:
     model_check_interval_s: float = 2.0
     _next_model_check: float = 0.0
     _model_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _warm_wanted: bool = False
+    warm_thread: threading.Thread | None = None
+    """The last read-ahead of the answer prompt (`keep_answers_warm`), for tests to join."""
 
     # --- the model ---------------------------------------------------------------------------
     @property
@@ -146,7 +156,41 @@ class Services:
             self.info = model_info(self.settings)
             self._set_model_status("")
             log.info("the embedded model is installed now: using it from here on")
-            return True
+        if self._warm_wanted:
+            self._start_warming()
+        return True
+
+    def keep_answers_warm(self) -> None:
+        """Have the embedded model read the answer prompt's fixed part (instructions, worked
+        examples) in the background, now if its server is up, else once it is: the first
+        question then waits ~4 s instead of ~12 s (docs/ISSUES.md §30). The app asks for it;
+        the CLI answers one question and would gain nothing."""
+        self._warm_wanted = True
+        if self._embedded is not None and self.llm_override is None:
+            self._start_warming()
+
+    def _start_warming(self) -> None:
+        self.warm_thread = threading.Thread(
+            target=self._warm, name="answer-read-ahead", daemon=True
+        )
+        self.warm_thread.start()
+
+    def _warm(self) -> None:
+        language = likely_language(self.store.list_documents())
+        started = time.perf_counter()
+        try:
+            warmed = self.qa().warm(language, QAOptions.from_settings(self.settings))
+        except MODEL_CALL_ERRORS as exc:
+            log.warning(
+                "reading the answer prompt ahead failed (%s: %s); the first question reads it",
+                type(exc).__name__,
+                exc,
+            )
+            return
+        if warmed:
+            log.info(
+                "answer prompt (%s) read ahead in %.1f s", language, time.perf_counter() - started
+            )
 
     def _set_model_status(self, status: str) -> None:
         old = self.model_status
