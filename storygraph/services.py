@@ -18,7 +18,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from storygraph.errors import ConfigError, ModelError, StoryGraphError
+from storygraph.errors import ConfigError, ModelError, StoreError, StoryGraphError
 from storygraph.extraction import MODEL_CALL_ERRORS, Extractor, TransformerExtractor
 from storygraph.extraction_cache import ExtractionCache
 from storygraph.frames.extractor import ParserExtractor
@@ -176,7 +176,11 @@ class Services:
         self.warm_thread.start()
 
     def _warm(self) -> None:
-        language = likely_language(self.store.list_documents())
+        try:
+            language = likely_language(self.store.list_documents())
+        except StoreError as exc:  # the graph store is down: the app says so elsewhere
+            log.warning("could not list the stories (%s); reading the Japanese prompt ahead", exc)
+            language = "ja"
         started = time.perf_counter()
         try:
             warmed = self.qa().warm(language, QAOptions.from_settings(self.settings))

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from storygraph.errors import StoreError
 from storygraph.graph_io import import_graph, load_graph_file
 from storygraph.models import DocumentInfo
 from storygraph.services import Services, build_services, likely_language
@@ -120,6 +121,26 @@ def test_a_server_that_does_not_answer_is_a_warning_not_an_error(
             services.warm_thread.join(60)
         assert not services.warm_thread.is_alive()
         assert "reading the answer prompt ahead failed" in caplog.text
+    finally:
+        services.close()
+
+
+def test_a_store_that_cannot_list_its_stories_reads_the_japanese_prompt_ahead_and_says_so(
+    tmp_path: Path, server: RunningServer, caplog: pytest.LogCaptureFixture, monkeypatch: Any
+) -> None:
+    services = _services(tmp_path, server.base_url)
+
+    def down() -> list[DocumentInfo]:
+        raise StoreError("the graph store is not answering", "start it again")
+
+    monkeypatch.setattr(services.store, "list_documents", down)
+    try:
+        with caplog.at_level(logging.WARNING, logger="storygraph.services"):
+            services.keep_answers_warm()
+            assert services.warm_thread is not None
+            services.warm_thread.join(30)
+        assert "could not list the stories" in caplog.text
+        assert "Japanese" in server.requests[0]["messages"][0]["content"]
     finally:
         services.close()
 
