@@ -9,16 +9,14 @@ An `Answerer` is one narrow port: `answer(analysis, facts, citations, callbacks,
   `prompts/answer_small.txt`: the first sources, numbered, up to `SMALL_MAX_SOURCES` and
   `SMALL_SOURCE_TOKENS` (`small_sources`; the best facts' sentences and sentence search's, see
   `with_passages`), without the facts' lines, and is told
-  to answer only from those sentences or to say it cannot; worked examples come first, as
-  earlier turns, both languages' for every question (three English, then three Japanese:
-  `EXAMPLE_LANGUAGES`, storygraph.answer_examples), so the fixed prefix is one for both.
+  to answer only from those sentences or to say it cannot; three worked examples in the
+  question's language come first, as earlier turns (storygraph.answer_examples).
 - `FactsAnswerer`: no model; the top facts with their citation marks, and the numbers of the
   sentence-search sources.
 
-`warm()` has the model read an answerer's fixed prefix ahead of the first question: the small
-model's instructions and worked examples (both languages', one prefix for every question) are
-~1,000 prompt tokens, about 10 s of reading on two cores that the first question otherwise
-waits for.
+`warm(language)` has the model read an answerer's fixed prefix ahead of the first question: the
+small model's instructions and worked examples are ~700 prompt tokens, 7-8 s of reading on two
+cores that the first question (and the first after a change of language) otherwise waits for.
 
 `unsupported_names` checks an answer's names against the kept facts, their evidence and the
 question: a graph name that appears only in the answer is a warning in the trace.
@@ -215,9 +213,9 @@ class Answerer(Protocol):
         on_token: TokenFn | None = None,
     ) -> str: ...
 
-    def warm(self) -> bool:
-        """Have the model read this answerer's fixed prompt prefix now, so the next question
-        reuses it (llama.cpp's prefix cache). False: nothing to read ahead."""
+    def warm(self, language: str) -> bool:
+        """Have the model read this answerer's fixed prompt prefix for questions in `language`
+        now, so a question reuses it (llama.cpp's prefix cache). False: nothing to read ahead."""
         ...
 
 
@@ -225,7 +223,7 @@ class FactsAnswerer:
     name = "facts"
     calls_model = False
 
-    def warm(self) -> bool:
+    def warm(self, language: str) -> bool:
         return False
 
     def read(self, citations: Sequence[Citation]) -> list[Citation]:
@@ -252,24 +250,16 @@ def prompt_messages(name: str, **values: str) -> list[BaseMessage]:
     return [SystemMessage(system.strip()), HumanMessage(user.strip())]
 
 
-EXAMPLE_LANGUAGES = ("en", "ja")
-"""The worked examples' languages, in the order the small model reads them: every question, in
-either language, gets both sets, so the prompt's fixed part is one for both (docs/ISSUES.md §30);
-the Japanese ones, for the app's first language, come last, nearest the question."""
-
-
-def small_messages(values: dict[str, str]) -> list[BaseMessage]:
-    """The small model's prompt: its instructions, the worked examples of every language as
-    earlier turns (the fixed prefix, storygraph.answer_examples), then the question with its
-    sentences (`values`: `sources`, `question`)."""
-    unknowns = {f"unknown_{language}": UNKNOWN[language] for language in EXAMPLE_LANGUAGES}
-    system, user = prompt_messages("answer_small", **unknowns, **values)
+def small_messages(language: str, values: dict[str, str]) -> list[BaseMessage]:
+    """The small model's prompt: its instructions, the worked examples as earlier turns (the
+    fixed prefix, storygraph.answer_examples), then the question with its sentences."""
+    unknown = UNKNOWN[language]
+    system, user = prompt_messages("answer_small", unknown=unknown, **values)
     turns: list[BaseMessage] = [system]
-    for language in EXAMPLE_LANGUAGES:
-        for example in answer_examples(language, UNKNOWN[language]):
-            shown = {"sources": example.sources, "question": example.question}
-            turns += [prompt_messages("answer_small", **unknowns, **shown)[1]]
-            turns += [AIMessage(example.answer)]
+    for example in answer_examples(language, unknown):
+        shown = {**values, "sources": example.sources, "question": example.question}
+        turns += [prompt_messages("answer_small", unknown=unknown, **shown)[1]]
+        turns += [AIMessage(example.answer)]
     return [*turns, user]
 
 
@@ -288,13 +278,15 @@ class ModelAnswerer:
     def read(self, citations: Sequence[Citation]) -> list[Citation]:
         return small_sources(citations) if self.compact else list(citations)
 
-    def warm(self) -> bool:
-        """The small model's instructions and worked examples, read by the embedded server now
-        (one token written). A capable model's server is not ours to load: False, no call."""
+    def warm(self, language: str) -> bool:
+        """The small model's instructions and worked examples for `language`, read by the
+        embedded server now (one token written). A capable model's server is not ours to load:
+        False, no call."""
         if not self.compact:
             return False
-        values = {"question": "", "sources": "(none)"}
-        self.llm.invoke(small_messages(values), extra_body=self._body(WARM_MAX_TOKENS))
+        language = "ja" if language == "ja" else "en"
+        values = {"question": "", "sources": "(none)", "language": LANGUAGE_NAMES[language]}
+        self.llm.invoke(small_messages(language, values), extra_body=self._body(WARM_MAX_TOKENS))
         return True
 
     def _body(self, max_tokens: int) -> dict[str, Any]:
@@ -324,9 +316,8 @@ class ModelAnswerer:
                 f"({c.number}) {c.text}" if c.kind == "graph" else f"[{c.number}] {c.text}"
                 for c in shown
             ]
-            return small_messages(
-                {"question": analysis.question, "sources": "\n".join(lines) or "(none)"}
-            )
+            values["sources"] = "\n".join(lines) or "(none)"
+            return small_messages(language, values)
         fact_lines = "\n".join(
             f"- {f.text()} {_marks(f, shown)}{SUPERSEDED_MARK if f.invalid_at else ''}".rstrip()
             for f in facts

@@ -84,7 +84,7 @@ class ChoiceAnswerer:
     def read(self, citations: Sequence[Citation]) -> list[Citation]:
         return small_sources(citations)
 
-    def warm(self) -> bool:
+    def warm(self, language: str) -> bool:
         """Nothing read ahead: the choice's prompt is the free-text answer's fallback, off by
         default (module doc)."""
         return False

@@ -164,10 +164,10 @@ class QAEngine:
             chooser,
         )
 
-    def warm(self, options: QAOptions) -> bool:
-        """Have the model read the answer's fixed prompt prefix ahead of the first question
-        (`Answerer.warm`); False when these options' answerer has none."""
-        return self.parts(options).answerer.warm()
+    def warm(self, language: str, options: QAOptions) -> bool:
+        """Have the model read the answer's fixed prompt prefix for `language` ahead of the
+        first question (`Answerer.warm`); False when these options' answerer has none."""
+        return self.parts(options).answerer.warm(language)
 
     def ask(
         self,

@@ -18,7 +18,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from storygraph.errors import ConfigError, ModelError, StoryGraphError
+from storygraph.errors import ConfigError, ModelError, StoreError, StoryGraphError
 from storygraph.extraction import MODEL_CALL_ERRORS, Extractor, TransformerExtractor
 from storygraph.extraction_cache import ExtractionCache
 from storygraph.frames.extractor import ParserExtractor
@@ -26,7 +26,7 @@ from storygraph.ingest import Ingestor
 from storygraph.jobs import JobRunner
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.measured_rate import RateBook
-from storygraph.models import Chunk, ChunkExtraction, IngestReport
+from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
 from storygraph.qa import QAEngine, QAOptions, build_engine
 from storygraph.settings import Settings
 from storygraph.small_extraction import SmallModelExtractor
@@ -55,6 +55,13 @@ class NoModelExtractor:
             "(see .env.example). Graph import (`python -m storygraph graph import`) works "
             "without one.",
         )
+
+
+def likely_language(documents: list[DocumentInfo]) -> str:
+    """The language most stored stories are in, for the answer prompt read ahead; Japanese
+    (the app's first language) when there are none or as many of each."""
+    english = sum(d.language == "en" for d in documents)
+    return "en" if english * 2 > len(documents) else "ja"
 
 
 def secret_values(settings: Settings) -> list[str]:
@@ -169,9 +176,14 @@ class Services:
         self.warm_thread.start()
 
     def _warm(self) -> None:
+        try:
+            language = likely_language(self.store.list_documents())
+        except StoreError as exc:  # the graph store is down: the app says so elsewhere
+            log.warning("could not list the stories (%s); reading the Japanese prompt ahead", exc)
+            language = "ja"
         started = time.perf_counter()
         try:
-            warmed = self.qa().warm(QAOptions.from_settings(self.settings))
+            warmed = self.qa().warm(language, QAOptions.from_settings(self.settings))
         except MODEL_CALL_ERRORS as exc:
             log.warning(
                 "reading the answer prompt ahead failed (%s: %s); the first question reads it",
@@ -180,7 +192,9 @@ class Services:
             )
             return
         if warmed:
-            log.info("answer prompt read ahead in %.1f s", time.perf_counter() - started)
+            log.info(
+                "answer prompt (%s) read ahead in %.1f s", language, time.perf_counter() - started
+            )
 
     def _set_model_status(self, status: str) -> None:
         old = self.model_status

@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from storygraph.errors import StoreError
 from storygraph.graph_io import import_graph, load_graph_file
-from storygraph.services import Services, build_services
+from storygraph.models import DocumentInfo
+from storygraph.services import Services, build_services, likely_language
 from storygraph.settings import Settings
 from tests.helpers import model_install
 from tests.helpers.model_install import InstallingThenReady
@@ -55,7 +57,11 @@ def _services(tmp_path: Path, url: str) -> Services:
     return build_services(settings, embedded=RunningAt(url))
 
 
-def test_the_read_ahead_is_every_question_s_own_prefix_in_either_language(
+def _doc(language: str) -> DocumentInfo:
+    return DocumentInfo(id=language, name="s.txt", sha256="0", language=language, chars=1)
+
+
+def test_the_read_ahead_is_the_first_question_s_own_prefix(
     tmp_path: Path, server: RunningServer, shared_dir: Path
 ) -> None:
     services = _services(tmp_path, server.base_url)
@@ -67,17 +73,15 @@ def test_the_read_ahead_is_every_question_s_own_prefix_in_either_language(
         assert len(server.requests) == 1
         ahead = server.requests[0]
         assert ahead["max_tokens"] == 1 and not ahead.get("stream")
-        head = ahead["messages"][-1]["content"].split("(none)")[0]
-        assert head.strip()
+        assert "Japanese" in ahead["messages"][0]["content"]  # no stories yet: Japanese first
 
-        for question in ["桃太郎を倒したのは誰？", "Who defeated Momotaro?"]:
-            services.qa().ask(question)
-            asked = server.requests[-1]
-            assert asked.get("stream") and asked is not ahead
-            # everything before the question's own turn is what was read ahead, word for word
-            assert asked["messages"][:-1] == ahead["messages"][:-1]
-            assert asked["messages"][-1]["content"].startswith(head)
-            assert question in asked["messages"][-1]["content"]
+        services.qa().ask("桃太郎を倒したのは誰？")
+        asked = server.requests[-1]
+        assert asked.get("stream") and asked is not ahead
+        # everything before the question's own turn is what was read ahead, word for word
+        assert asked["messages"][:-1] == ahead["messages"][:-1]
+        head = ahead["messages"][-1]["content"].split("(none)")[0]
+        assert head and asked["messages"][-1]["content"].startswith(head)
     finally:
         services.close()
 
@@ -121,6 +125,26 @@ def test_a_server_that_does_not_answer_is_a_warning_not_an_error(
         services.close()
 
 
+def test_a_store_that_cannot_list_its_stories_reads_the_japanese_prompt_ahead_and_says_so(
+    tmp_path: Path, server: RunningServer, caplog: pytest.LogCaptureFixture, monkeypatch: Any
+) -> None:
+    services = _services(tmp_path, server.base_url)
+
+    def down() -> list[DocumentInfo]:
+        raise StoreError("the graph store is not answering", "start it again")
+
+    monkeypatch.setattr(services.store, "list_documents", down)
+    try:
+        with caplog.at_level(logging.WARNING, logger="storygraph.services"):
+            services.keep_answers_warm()
+            assert services.warm_thread is not None
+            services.warm_thread.join(30)
+        assert "could not list the stories" in caplog.text
+        assert "Japanese" in server.requests[0]["messages"][0]["content"]
+    finally:
+        services.close()
+
+
 def test_a_model_installed_later_is_read_ahead_once_it_is_picked_up(
     installing: Services, starter: InstallingThenReady
 ) -> None:
@@ -131,3 +155,11 @@ def test_a_model_installed_later_is_read_ahead_once_it_is_picked_up(
     assert installing.warm_thread is not None
     installing.warm_thread.join(30)
     assert not installing.warm_thread.is_alive()
+
+
+@pytest.mark.parametrize(
+    ("languages", "expected"),
+    [([], "ja"), (["en"], "en"), (["en", "ja"], "ja"), (["en", "en", "ja"], "en"), (["ja"], "ja")],
+)
+def test_the_read_ahead_language_is_most_stories(languages: list[str], expected: str) -> None:
+    assert likely_language([_doc(x) for x in languages]) == expected

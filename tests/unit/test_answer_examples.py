@@ -1,13 +1,12 @@
 """The small model's worked examples: parsed from their prompt files, placed as earlier turns
-between the instructions and the question, the same for every question in either language (the
-cached prefix)."""
+between the instructions and the question, the same for every question (the cached prefix)."""
 
 from __future__ import annotations
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from storygraph.answer import EXAMPLE_LANGUAGES, UNKNOWN, small_messages
+from storygraph.answer import UNKNOWN, small_messages
 from storygraph.answer_examples import answer_examples, parse_examples
 
 
@@ -26,12 +25,10 @@ def test_each_language_has_answered_examples_and_one_the_sentences_do_not_answer
 
 def test_examples_come_between_the_instructions_and_the_question_as_earlier_turns() -> None:
     values = {"question": "犬は何をもらった？", "sources": "[1] 犬はきびだんごをもらいました。"}
-    messages = small_messages(values)
+    messages = small_messages("ja", {**values, "language": "Japanese"})
     assert isinstance(messages[0], SystemMessage)
     turns = messages[1:-1]
-    every = [e for lang in EXAMPLE_LANGUAGES for e in answer_examples(lang, UNKNOWN[lang])]
-    assert len(turns) == 2 * len(every)
-    assert [str(m.content) for m in turns[1::2]] == [e.answer for e in every]
+    assert len(turns) == 2 * len(answer_examples("ja", UNKNOWN["ja"]))
     assert all(isinstance(m, HumanMessage) for m in turns[0::2])
     assert all(isinstance(m, AIMessage) for m in turns[1::2])
     last = messages[-1]
@@ -40,19 +37,14 @@ def test_examples_come_between_the_instructions_and_the_question_as_earlier_turn
     assert all("犬は何をもらった？" not in m.content for m in messages[:-1])
 
 
-def test_the_prefix_before_the_question_is_the_same_for_every_question_in_either_language() -> None:
-    """llama.cpp's server reuses a prompt's longest common prefix: the examples must not vary,
-    not even with the question's language (the server keeps one prompt, docs/ISSUES.md §30)."""
+def test_the_prefix_before_the_question_is_the_same_for_every_question() -> None:
+    """llama.cpp's server reuses a prompt's longest common prefix: the examples must not vary."""
 
     def prefix(question: str, sources: str) -> list[str]:
-        values = {"question": question, "sources": sources}
-        return [str(m.content) for m in small_messages(values)[:-1]]
+        values = {"question": question, "sources": sources, "language": "English"}
+        return [str(m.content) for m in small_messages("en", values)[:-1]]
 
-    english = prefix("Who came?", "[1] A fox came.")
-    assert english == prefix("Why?", "[1] It rained.")
-    assert english == prefix("誰が来た？", "[1] きつねが来ました。")
-    system = english[0]
-    assert all(UNKNOWN[lang] in system for lang in EXAMPLE_LANGUAGES)  # either reply is shown
+    assert prefix("Who came?", "[1] A fox came.") == prefix("Why?", "[1] It rained.")
 
 
 def test_a_malformed_examples_file_is_an_error_not_a_shorter_prompt() -> None:
