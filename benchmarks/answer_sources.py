@@ -30,7 +30,6 @@ import argparse
 import json
 import statistics
 import sys
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -41,6 +40,7 @@ from storygraph.answer import Answerer, says_unknown
 from storygraph.evaluation.answer_scoring import score_answer
 from storygraph.evaluation.e2e import (
     E2EQuestion,
+    Stopwatch,
     first_per_story,
     ingest_story,
     load_e2e_questions,
@@ -169,18 +169,12 @@ def read_all(
         language = "ja" if analysis.language == "ja" else "en"
         arranged = arrange(list(texts), case.question, language)
         cited = [Citation(n, "", "", t, "sentence") for n, t in enumerate(arranged, start=1)]
-        started = time.perf_counter()
-        first: list[float] = []
-
-        def on_token(_: str, first: list[float] = first, started: float = started) -> None:
-            if not first:
-                first.append(time.perf_counter() - started)
-
+        watch = Stopwatch()
         try:
-            reply = answerer.answer(analysis, [], cited, [], on_token)
+            reply = answerer.answer(analysis, [], cited, [], watch.on_token)
         except ValueError:  # an empty answer: wrong, as the app would count it
             reply = ""
-        total = time.perf_counter() - started
+        total = watch.elapsed()
         read = answerer.read(cited)
         if says_unknown(reply) and read:
             reply += f" 「{read[0].text}」"  # the app shows the closest sentence beside a refusal
@@ -190,7 +184,7 @@ def read_all(
                 "id": case.id,
                 "answer": reply,
                 "right": right,
-                "first": (first or [total])[0],
+                "first": watch.first_token(total),
                 "total": total,
             }
         )

@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from storygraph.evaluation.e2e import Stopwatch
 from storygraph.qa import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
@@ -32,17 +33,11 @@ SAMPLE = ROOT / "storygraph" / "samples" / "momotaro_kusuyama.txt"
 
 def first_token(services: Services, question: str) -> tuple[float, float, str]:
     """Seconds to the first streamed piece and to the whole answer, and the answer."""
-    started = time.perf_counter()
-    first: list[float] = []
-
-    def on_token(_: str) -> None:
-        if not first:
-            first.append(time.perf_counter() - started)
-
+    watch = Stopwatch()
     options = QAOptions.from_settings(services.settings)
-    answer = services.qa().ask(question, options, on_token=on_token)
-    total = time.perf_counter() - started
-    return (first or [total])[0], total, answer.answer
+    answer = services.qa().ask(question, options, on_token=watch.on_token)
+    total = watch.elapsed()
+    return watch.first_token(total), total, answer.answer
 
 
 def trial(read_ahead: bool, question: str, then: str) -> dict[str, float]:

@@ -16,7 +16,8 @@ An `Answerer` is one narrow port: `answer(analysis, facts, citations, callbacks,
 
 `warm(language)` has the model read an answerer's fixed prefix ahead of the first question: the
 small model's instructions and worked examples are ~700 prompt tokens, 7-8 s of reading on two
-cores that the first question (and the first after a change of language) otherwise waits for.
+cores that the first question otherwise waits for. (A question after a change of language still
+reads its own: the server keeps one prompt, docs/ISSUES.md §30.)
 
 `unsupported_names` checks an answer's names against the kept facts, their evidence and the
 question: a graph name that appears only in the answer is a warning in the trace.

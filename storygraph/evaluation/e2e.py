@@ -374,17 +374,30 @@ def ingest_story(
     return result
 
 
+class Stopwatch:
+    """Seconds from its making to the first streamed piece of an answer (pass `on_token` to
+    the answerer) and to now; the first token is the whole answer's time when none streamed."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.first: float | None = None
+
+    def on_token(self, _piece: str) -> None:
+        if self.first is None:
+            self.first = time.perf_counter() - self.started
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def first_token(self, total: float) -> float:
+        return total if self.first is None else self.first
+
+
 def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> E2EResult:
     qa = services.qa()
-    started = time.perf_counter()
-    first: list[float] = []
-
-    def on_token(_: str) -> None:
-        if not first:
-            first.append(time.perf_counter() - started)
-
-    answer = qa.ask(case.question, options, on_token=on_token)
-    seconds = time.perf_counter() - started
+    watch = Stopwatch()
+    answer = qa.ask(case.question, options, on_token=watch.on_token)
+    seconds = watch.elapsed()
     score = score_answer(answer.answer, case.answers, case.wrong)
     # The evidence the answer was written from: the sources it read (the small model reads
     # the first few citations only; see the answer step's `sources_read`).
@@ -401,7 +414,7 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         rule=score.rule,
         evidence_found=evidence_found(sentences, case.evidence, case.answers),
         seconds=seconds,
-        first_token_seconds=first[0] if first else seconds,
+        first_token_seconds=watch.first_token(seconds),
         llm_calls=answer.usage.calls,
         tokens=answer.usage.known_tokens,
         entities=[e.node_id for e in answer.entities],
