@@ -92,6 +92,7 @@ E2E_COLUMNS: tuple[tuple[str, str], ...] = (
     ("answered_correct", "right in its own words"),
     ("evidence_recall", "evidence"),
     ("first_token_p50", "1st token p50 s"),
+    ("before_answer_p50", "before the model p50 s"),
     ("seconds_p50", "p50 s"),
     ("seconds_p90", "p90 s"),
     ("seconds_max", "max s"),

@@ -215,10 +215,14 @@ class E2EResult:
     warnings: list[str] = field(default_factory=list)
     method: str = ""
     """How the answer was written (the trace's answer step: llm, facts, nothing found, …)."""
+    before_answer_seconds: float = 0.0
+    """Seconds of the trace's steps before the answer step (names, retrieval, scoring,
+    sentence search): the part of the first token's wait that is not the model's."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["seconds"] = round(self.seconds, 3)
+        data["before_answer_seconds"] = round(self.before_answer_seconds, 3)
         data["first_token_seconds"] = round(self.first_token_seconds, 3)
         return data
 
@@ -266,6 +270,7 @@ def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) 
         "seconds_max": round(max(seconds), 3) if seconds else None,
         "first_token_p50": _percentile(first, 0.5),
         "first_token_p90": _percentile(first, 0.9),
+        "before_answer_p50": _percentile([r.before_answer_seconds for r in results], 0.5),
         "llm_calls_per_question": round(sum(r.llm_calls for r in results) / n, 2) if n else None,
         "tokens_per_question": _mean_known([r.tokens for r in results]),
         "answer_chars_p50": _percentile([float(len(r.answer)) for r in results], 0.5),
@@ -402,6 +407,8 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
     # The evidence the answer was written from: the sources it read (the small model reads
     # the first few citations only; see the answer step's `sources_read`).
     step = next((s for s in answer.steps if s.name == "answer"), None)
+    names = [s.name for s in answer.steps]
+    before = answer.steps[: names.index("answer")] if "answer" in names else answer.steps
     read = int(step.detail.get("sources_read", len(answer.citations))) if step else 0
     sentences = [c.text for c in answer.citations[:read]]
     return E2EResult(
@@ -422,7 +429,8 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         type=case.type,
         lang_mix=case.lang_mix,
         warnings=list(answer.warnings),
-        method=str(next((s.detail.get("method") for s in answer.steps if s.name == "answer"), "")),
+        method=str(step.detail.get("method", "")) if step else "",
+        before_answer_seconds=sum(s.seconds for s in before),
     )
 
 

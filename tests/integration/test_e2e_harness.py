@@ -110,5 +110,7 @@ def test_small_model_path_makes_one_streamed_call_per_question(
     assert result.correct, result.answer
     assert result.llm_calls == 1
     assert 0 < result.first_token_seconds <= result.seconds
+    # the steps before the answer's (names, retrieval, scoring, sentences) were timed apart
+    assert 0 < result.before_answer_seconds < result.seconds
     asked = [c for c in model.calls if c != "extract"]
     assert asked == ["answer"]

@@ -55,3 +55,13 @@ def test_first_per_story_keeps_each_story_s_first_questions_in_order() -> None:
     base = E2EQuestion(id="", story="", question="?", answers=("x",))
     cases = [replace(base, id=f"{s}{i}", story=s) for s, i in ("a1", "b1", "a2", "a3", "b2")]
     assert [c.id for c in first_per_story(cases, 2)] == ["a1", "b1", "a2", "b2"]
+
+
+def test_the_wait_before_the_model_call_is_summarised_apart_from_the_first_token() -> None:
+    from dataclasses import replace
+
+    results = [replace(_result(True, "llm-compact"), before_answer_seconds=s) for s in (0.1, 0.3)]
+    results.append(replace(_result(True, "llm-compact"), before_answer_seconds=2.0))
+    summary = summarize_e2e(results, [])
+    assert summary["before_answer_p50"] == 0.3
+    assert summary["first_token_p50"] == 0.5
