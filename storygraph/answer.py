@@ -25,6 +25,7 @@ question: a graph name that appears only in the answer is a warning in the trace
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -350,6 +351,35 @@ class ModelAnswerer:
         if not text:
             raise ValueError("empty answer")
         return text
+
+
+_SOURCE_MARK = re.compile(r"\[\d+\]|\(\d+\)")
+_COPULA = ("です", "でした", "だ")
+
+
+def _answer_core(text: str) -> str:
+    """An answer without its source numbers and final stop, normalised (normalize_name)."""
+    core = normalize_name(_SOURCE_MARK.sub(" ", text)).strip(" 。.")
+    for ending in _COPULA:
+        core = core.removesuffix(ending)
+    return core.strip()
+
+
+def copied_example(answer: str, language: str, read: Sequence[Citation]) -> str | None:
+    """The worked example's answer (storygraph.answer_examples) that `answer` repeats word for
+    word while none of the sentences the model read holds it: the small model answered the
+    example's question, not the user's (「湖の岸のあしの中です。[2]」 for where the bamboo
+    cutter found the girl; docs/ISSUES.md §33). None for any other answer, for the fixed
+    "the sentences do not say" reply, and when a sentence read does hold those words."""
+    unknown = UNKNOWN["ja" if language == "ja" else "en"]
+    said = _answer_core(answer)
+    if not said:
+        return None
+    held = normalize_name(" ".join(c.text for c in read))
+    for example in answer_examples("ja" if language == "ja" else "en", unknown):
+        if example.answer != unknown and _answer_core(example.answer) == said:
+            return None if said in held else example.answer
+    return None
 
 
 def unsupported_names(

@@ -35,6 +35,7 @@ from storygraph.answer import (
     ModelAnswerer,
     TokenFn,
     build_citations,
+    copied_example,
     facts_answer,
     says_unknown,
     sentence_line,
@@ -368,6 +369,19 @@ class QAEngine:
                         f"the model answered in {got}, not in the question's language "
                         f"({analysis.language})"
                     )
+                language = "ja" if analysis.language == "ja" else "en"
+                copied = (
+                    copied_example(answer.answer, language, answerer.read(answer.citations))
+                    if isinstance(answerer, ModelAnswerer) and answerer.compact
+                    else None
+                )
+                if copied is not None:
+                    # Not the user's answer but a worked example's: no answer, said as such.
+                    answer.warnings.append(
+                        f"the model repeated a worked example's answer ({copied}), which no "
+                        "sentence it read holds: treated as no answer"
+                    )
+                    answer.answer = UNKNOWN[language]
                 sentences = [c for c in answer.citations if c.kind != "graph"]
                 if says_unknown(answer.answer) and sentences:
                     # The model found no answer in the sentences: say so, and show the closest

@@ -186,6 +186,31 @@ def test_when_the_model_finds_no_answer_the_closest_sentence_is_shown(
     assert best.kind == "fact"  # the best fact's own sentence, before sentence search's
 
 
+def test_a_worked_example_s_answer_repeated_by_the_model_is_no_answer(
+    services: Services, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The small model once answered a question on a new story with its worked example's
+    answer (ISSUES §33): the user reads "not in the sentences" and the closest one instead,
+    and the trace says why."""
+    from storygraph.answer import UNKNOWN
+    from storygraph.answer_examples import answer_examples
+    from tests.helpers import scripted_logic
+
+    story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
+    assert services.ingestor().ingest_bytes(story.name, story.read_bytes()).status == "added"
+    example = answer_examples("ja", UNKNOWN["ja"])[0].answer  # 「湖の岸のあしの中です。[2]」
+    monkeypatch.setattr(scripted_logic, "answer", lambda prompt: example)
+    engine = QAEngine(services.store, ScriptedChatModel(), SMALL, embedder=None)
+    pieces: list[str] = []
+    answer = engine.ask("桃はどこから流れて来た？", QAOptions(), on_token=pieces.append)
+    best = answer.citations[0]
+    assert answer.answer == f"{UNKNOWN['ja']} いちばん近い文：「{best.text}」[{best.number}]"
+    assert "".join(pieces).startswith(example)  # streamed as written, then replaced
+    assert any("worked example" in w and example in w for w in answer.warnings)
+    step = next(s for s in answer.steps if s.name == "answer")
+    assert step.detail["method"] == "llm-compact, no answer: closest sentence shown"
+
+
 def test_asked_to_the_embedded_model_chooses_a_name_for_who_questions_only(
     services: Services, shared_dir: Path
 ) -> None:
