@@ -32,7 +32,15 @@ from rapidfuzz import fuzz, process
 from storygraph.embeddings import Embedder, cosine
 from storygraph.models import ResolvedEntity
 from storygraph.prompt_files import fill
-from storygraph.text.normalize import normalize_name, reading, written_form
+from storygraph.text.language import is_japanese_char
+from storygraph.text.normalize import (
+    normalize_name,
+    noun_spans,
+    reading,
+    short_words,
+    word_boundaries,
+    written_form,
+)
 from storygraph.text.sanitize import romanize
 
 FUZZY_THRESHOLD = 85.0
@@ -145,9 +153,14 @@ def resolve_name(mention: str, names: Sequence[dict[str, Any]]) -> ResolvedEntit
 def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[ResolvedEntity]:
     """Graph node names that occur literally (after normalisation) in the question.
 
-    A name contained in a longer matched name at the same place is dropped (鬼 inside 鬼ヶ島).
+    A Japanese name counts only where it starts and ends on word boundaries of the question
+    (Sudachi's shortest words, `word_boundaries`): 子 is not found in 子安貝, 心 not in 熱心,
+    取 not in 竹取り, くら not in くらしていた (docs/ISSUES.md §33). Without Sudachi (the
+    doctor reports it) a name counts anywhere. A name contained in a longer matched name at
+    the same place is dropped (鬼 inside 鬼ヶ島).
     """
     text = normalize_name(question)
+    bounds = word_boundaries(text) if any(is_japanese_char(ch) for ch in text) else None
     spans: list[tuple[int, int, str]] = []
     for row in names:
         norm = row.get("norm") or ""
@@ -155,7 +168,9 @@ def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[Res
             continue
         start = text.find(norm)
         while start != -1:
-            spans.append((start, start + len(norm), row["id"]))
+            end = start + len(norm)
+            if bounds is None or norm.isascii() or (start in bounds and end in bounds):
+                spans.append((start, end, row["id"]))
             start = text.find(norm, start + 1)
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
     taken: list[tuple[int, int]] = []
@@ -382,25 +397,62 @@ MAX_CONTAINED_PER_TERM = 2
 def _by_containing_name(
     question: str, found: Sequence[ResolvedEntity], names: Sequence[dict[str, Any]]
 ) -> list[ResolvedEntity]:
-    """Japanese nouns of the question (kanji runs outside the names already found) that are
-    part of a longer graph name: 畑 in おじいさんの畑を荒らしたのは何？ finds 畑のもの. The
-    shortest such names, at most two per noun; none for a noun inside a found name."""
+    """Japanese nouns of the question (Sudachi's, written with a kanji, outside the names
+    already found) that are a word of a longer graph name: 畑 in おじいさんの畑を荒らしたのは
+    何？ finds 畑のもの, 職人 finds 上手の玉職人. Not a verb's or an adjective's kanji (出 of
+    出た, 小 of 小さな), and not a name that holds the noun inside one of its own words (中 is
+    not a word of 空中). The shortest such names, at most two per noun. Without Sudachi
+    (the doctor reports it), none."""
     text = normalize_name(question)
-    for match in found:
-        text = text.replace(normalize_name(match.mention), " ")
+    nouns = noun_spans(text)
+    if nouns is None:
+        return []
+    taken = [
+        (start, start + len(mention))
+        for mention in (normalize_name(m.mention) for m in found)
+        if mention
+        for start in _occurrences(text, mention)
+    ]
     matches: list[ResolvedEntity] = []
-    for term in dict.fromkeys(_KANJI_RUN.findall(text)):
-        if term in _QUESTION_KANJI:
+    terms = [
+        text[start:end]
+        for start, end in nouns
+        if not any(start < b and end > a for a, b in taken)
+    ]
+    for term in dict.fromkeys(terms):
+        if not _KANJI_RUN.search(term) or term[0] in _QUESTION_KANJI or term in _QUESTION_KANJI:
             continue
         holders = [
             row
             for row in names
-            if term in (row.get("norm") or "") and (row.get("norm") or "") != term
+            if (row.get("norm") or "") != term and _holds_word(row.get("norm") or "", term)
         ]
         holders.sort(key=lambda r: len(r.get("norm") or ""))
         for row in holders[:MAX_CONTAINED_PER_TERM]:
             matches.append(ResolvedEntity(term, str(row["id"]), "contained", 0.8))
     return matches
+
+
+def _occurrences(text: str, part: str) -> list[int]:
+    found: list[int] = []
+    start = text.find(part)
+    while start != -1:
+        found.append(start)
+        start = text.find(part, start + 1)
+    return found
+
+
+def _holds_word(name: str, term: str) -> bool:
+    """`term` is one or more whole words of `name` (Sudachi's shortest words), the first of
+    them not a prefix: 職人 of 上手の玉職人, not 玉 of 鬼の目玉 nor 中 of 中納言."""
+    if term not in name:
+        return False
+    words = short_words(name)
+    if words is None:
+        return False
+    starts = {a for a, _, kind in words if kind != "接頭辞"}
+    ends = {b for _, b, _ in words}
+    return any(start in starts and start + len(term) in ends for start in _occurrences(name, term))
 
 
 def _phrases(question: str, words: list[str]) -> list[str]:

@@ -110,6 +110,48 @@ def written_form(name: str) -> str | None:
     return written if written and written != text else None
 
 
+def _clean_surrogates(text: str) -> str:
+    return "".join(ch for ch in text if not 0xD800 <= ord(ch) <= 0xDFFF)
+
+
+def short_words(text: str) -> list[tuple[int, int, str]] | None:
+    """(start, end, part of speech) of Sudachi's shortest words of `text` (split mode A:
+    中|納言, 子安|貝, 熱心, 竹|取り); None without Sudachi. Offsets count characters of `text`."""
+    tokenizer = _tokenizer()
+    if tokenizer is None or len(_clean_surrogates(text)) != len(text):
+        return None
+    from sudachipy import SplitMode
+
+    return [
+        (m.begin(), m.end(), m.part_of_speech()[0])
+        for m in tokenizer.tokenize(text, SplitMode.A)
+    ]
+
+
+def word_boundaries(text: str) -> frozenset[int] | None:
+    """The offsets in `text` where one of its shortest words (`short_words`) starts or ends:
+    子安貝 ends no word after 子, 熱心 none after 熱, 竹取り none after 取. None without
+    Sudachi."""
+    words = short_words(text)
+    if words is None:
+        return None
+    return frozenset({0, len(text)} | {a for a, _, _ in words} | {b for _, b, _ in words})
+
+
+def noun_spans(text: str) -> list[tuple[int, int]] | None:
+    """(start, end) of every noun (名詞) of `text` as Sudachi cuts it in its longest units
+    (split mode C: 山奥, 舟出, 子安); verbs, adjectives and particles are left out (出 of
+    出た, 小 of 小さな). None without Sudachi."""
+    tokenizer = _tokenizer()
+    if tokenizer is None or len(_clean_surrogates(text)) != len(text):
+        return None
+    return [
+        (m.begin(), m.end())
+        for m in tokenizer.tokenize(text)
+        if m.part_of_speech()[0] == "名詞"
+    ]
+
+
 def sudachi_available() -> bool:
     """True when SudachiPy and its core dictionary can be loaded."""
     return _load_dictionary() is not None

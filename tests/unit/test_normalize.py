@@ -181,3 +181,18 @@ def test_merge_keys_consistent_with_same_entity() -> None:
 def test_merge_keys_consistent_random(name: str) -> None:
     for other in ("雉", "きじ", "神", "かみ", "鬼", "おに"):
         assert keys_match(merge_keys(name), merge_keys(other)) is same_entity(name, other)
+
+
+def test_word_boundaries_and_nouns_follow_sudachi_s_words() -> None:
+    from storygraph.text.normalize import noun_spans, word_boundaries
+
+    bounds = word_boundaries("石上の中納言が子安貝だと思った")
+    assert bounds is not None
+    assert {0, 2, 3, 7, 9, 10} <= bounds  # 石上|の|中|納言|が|子安|貝|…
+    assert 8 not in bounds  # no word ends after 子 of 子安貝
+    text = "小さな女の子が竹から出てきた"
+    nouns = noun_spans(text)
+    assert nouns is not None
+    words = [text[a:b] for a, b in nouns]
+    assert "竹" in words
+    assert "小" not in words and "出" not in words  # an adnominal's and a verb's kanji
