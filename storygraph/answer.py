@@ -371,12 +371,13 @@ def copied_example(answer: str, language: str, read: Sequence[Citation]) -> str 
     example's question, not the user's (「湖の岸のあしの中です。[2]」 for where the bamboo
     cutter found the girl; docs/ISSUES.md §33). None for any other answer, for the fixed
     "the sentences do not say" reply, and when a sentence read does hold those words."""
-    unknown = UNKNOWN["ja" if language == "ja" else "en"]
+    language = "ja" if language == "ja" else "en"
+    unknown = UNKNOWN[language]
     said = _answer_core(answer)
     if not said:
         return None
     held = normalize_name(" ".join(c.text for c in read))
-    for example in answer_examples("ja" if language == "ja" else "en", unknown):
+    for example in answer_examples(language, unknown):
         if example.answer != unknown and _answer_core(example.answer) == said:
             return None if said in held else example.answer
     return None

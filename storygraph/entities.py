@@ -166,12 +166,10 @@ def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[Res
         norm = row.get("norm") or ""
         if not norm:
             continue
-        start = text.find(norm)
-        while start != -1:
+        for start in _occurrences(text, norm):
             end = start + len(norm)
             if bounds is None or norm.isascii() or (start in bounds and end in bounds):
                 spans.append((start, end, row["id"]))
-            start = text.find(norm, start + 1)
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
     taken: list[tuple[int, int]] = []
     found: dict[str, ResolvedEntity] = {}

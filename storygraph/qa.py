@@ -358,7 +358,8 @@ class QAEngine:
         ):
             answerer = parts.chooser
         if answerer.calls_model and options.compose_answer:
-            read = len(answerer.read(answer.citations))
+            shown = answerer.read(answer.citations)
+            read = len(shown)
             try:
                 answer.answer = answerer.answer(
                     analysis, kept, answer.citations, callbacks, on_token
@@ -371,7 +372,7 @@ class QAEngine:
                     )
                 language = "ja" if analysis.language == "ja" else "en"
                 copied = (
-                    copied_example(answer.answer, language, answerer.read(answer.citations))
+                    copied_example(answer.answer, language, shown)
                     if isinstance(answerer, ModelAnswerer) and answerer.compact
                     else None
                 )
