@@ -80,13 +80,17 @@ def reading(name: str) -> str | None:
     return joined if joined and not has_kanji(joined) else None
 
 
+def _clean_surrogates(text: str) -> str:
+    return "".join(ch for ch in text if not 0xD800 <= ord(ch) <= 0xDFFF)
+
+
 def token_readings(text: str) -> list[tuple[str, str]] | None:
     """(surface, katakana reading) per Sudachi token; symbols read as written, no spaces."""
     tokenizer = _tokenizer()
     if tokenizer is None:
         return None
     tokens: list[tuple[str, str]] = []
-    text = "".join(ch for ch in text if not 0xD800 <= ord(ch) <= 0xDFFF)
+    text = _clean_surrogates(text)
     for morpheme in tokenizer.tokenize(text):
         kind = morpheme.part_of_speech()[0]
         if kind == "空白":
@@ -108,10 +112,6 @@ def written_form(name: str) -> str | None:
         return None
     written = "".join(m.normalized_form() for m in tokenizer.tokenize(text))
     return written if written and written != text else None
-
-
-def _clean_surrogates(text: str) -> str:
-    return "".join(ch for ch in text if not 0xD800 <= ord(ch) <= 0xDFFF)
 
 
 def short_words(text: str) -> list[tuple[int, int, str]] | None:
