@@ -57,11 +57,13 @@ class NoModelExtractor:
         )
 
 
-def likely_language(documents: list[DocumentInfo]) -> str:
-    """The language most stored stories are in, for the answer prompt read ahead; Japanese
-    (the app's first language) when there are none or as many of each."""
+def read_ahead_languages(documents: list[DocumentInfo]) -> list[str]:
+    """The answer prompts to read ahead, in order: first the language most stored stories are
+    in (Japanese, the app's first language, when there are none or as many of each), the
+    likelier first question; then the other, which the model server keeps aside
+    (storygraph.llm.prefix_states) for a question in that language."""
     english = sum(d.language == "en" for d in documents)
-    return "en" if english * 2 > len(documents) else "ja"
+    return ["en", "ja"] if english * 2 > len(documents) else ["ja", "en"]
 
 
 def secret_values(settings: Settings) -> list[str]:
@@ -162,9 +164,10 @@ class Services:
 
     def keep_answers_warm(self) -> None:
         """Have the embedded model read the answer prompt's fixed part (instructions, worked
-        examples) in the background, now if its server is up, else once it is: the first
-        question then waits ~4 s instead of ~12 s (docs/ISSUES.md §30). The app asks for it;
-        the CLI answers one question and would gain nothing."""
+        examples) for each language in the background, now if its server is up, else once it
+        is: the first question then waits ~4 s instead of ~12 s (docs/ISSUES.md §30), and the
+        first in the other language restores its part instead of reading it (§34). The app
+        asks for it; the CLI answers one question and would gain nothing."""
         self._warm_wanted = True
         if self._embedded is not None and self.llm_override is None:
             self._start_warming()
@@ -177,21 +180,26 @@ class Services:
 
     def _warm(self) -> None:
         try:
-            language = likely_language(self.store.list_documents())
+            languages = read_ahead_languages(self.store.list_documents())
         except StoreError as exc:  # the graph store is down: the app says so elsewhere
-            log.warning("could not list the stories (%s); reading the Japanese prompt ahead", exc)
-            language = "ja"
-        started = time.perf_counter()
-        try:
-            warmed = self.qa().warm(language, QAOptions.from_settings(self.settings))
-        except MODEL_CALL_ERRORS as exc:
             log.warning(
-                "reading the answer prompt ahead failed (%s: %s); the first question reads it",
-                type(exc).__name__,
-                exc,
+                "could not list the stories (%s); reading the Japanese prompt ahead first", exc
             )
-            return
-        if warmed:
+            languages = read_ahead_languages([])
+        options = QAOptions.from_settings(self.settings)
+        for language in languages:
+            started = time.perf_counter()
+            try:
+                warmed = self.qa().warm(language, options)
+            except MODEL_CALL_ERRORS as exc:
+                log.warning(
+                    "reading the answer prompt ahead failed (%s: %s); the first question reads it",
+                    type(exc).__name__,
+                    exc,
+                )
+                return
+            if not warmed:
+                return
             log.info(
                 "answer prompt (%s) read ahead in %.1f s", language, time.perf_counter() - started
             )

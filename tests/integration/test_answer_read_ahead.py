@@ -14,7 +14,7 @@ import pytest
 from storygraph.errors import StoreError
 from storygraph.graph_io import import_graph, load_graph_file
 from storygraph.models import DocumentInfo
-from storygraph.services import Services, build_services, likely_language
+from storygraph.services import Services, build_services, read_ahead_languages
 from storygraph.settings import Settings
 from tests.helpers import model_install
 from tests.helpers.model_install import InstallingThenReady
@@ -70,10 +70,12 @@ def test_the_read_ahead_is_the_first_question_s_own_prefix(
         services.keep_answers_warm()
         assert services.warm_thread is not None
         services.warm_thread.join(30)
-        assert len(server.requests) == 1
-        ahead = server.requests[0]
+        assert len(server.requests) == 2  # both languages, one token each
+        ahead, other = server.requests
         assert ahead["max_tokens"] == 1 and not ahead.get("stream")
+        assert other["max_tokens"] == 1 and not other.get("stream")
         assert "Japanese" in ahead["messages"][0]["content"]  # no stories yet: Japanese first
+        assert "English" in other["messages"][0]["content"]
 
         services.qa().ask("桃太郎を倒したのは誰？")
         asked = server.requests[-1]
@@ -158,8 +160,11 @@ def test_a_model_installed_later_is_read_ahead_once_it_is_picked_up(
 
 
 @pytest.mark.parametrize(
-    ("languages", "expected"),
+    ("languages", "first"),
     [([], "ja"), (["en"], "en"), (["en", "ja"], "ja"), (["en", "en", "ja"], "en"), (["ja"], "ja")],
 )
-def test_the_read_ahead_language_is_most_stories(languages: list[str], expected: str) -> None:
-    assert likely_language([_doc(x) for x in languages]) == expected
+def test_the_read_ahead_starts_with_the_language_of_most_stories(
+    languages: list[str], first: str
+) -> None:
+    order = read_ahead_languages([_doc(x) for x in languages])
+    assert order[0] == first and sorted(order) == ["en", "ja"]
