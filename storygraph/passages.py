@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+import unicodedata
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,6 +49,8 @@ WINDOW = 1
 better than 0 on both e2e sets: docs/ISSUES.md §18.4)."""
 MAX_PASSAGE_CHARS = 300
 MIN_SENTENCE_CHARS = 4
+MAX_HEADING_CHARS = 40
+"""A line this short or shorter with no punctuation at all is a heading (see `is_heading`)."""
 MAX_INDEXED_DOCUMENTS = 64
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -115,8 +118,24 @@ class _DocumentIndex:
     document_frequency: Counter[str]
 
 
+def is_heading(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is a heading, not a sentence of the story: a line of its own,
+    at most `MAX_HEADING_CHARS` long, without a single punctuation mark (a title such as "The
+    Hare and the Tortoise", a chapter's number). Read as a source it answered questions with the
+    story's title ("The Hare and the Tortoise." for who fixed the race's goal)."""
+    body = text[start:end].strip()
+    if len(body) > MAX_HEADING_CHARS:
+        return False
+    before = text[:start].rstrip(" \t\u3000")
+    after = text[end:].lstrip(" \t\u3000")
+    if (before and not before.endswith("\n")) or (after and not after.startswith("\n")):
+        return False
+    return not any(unicodedata.category(ch).startswith("P") for ch in body)
+
+
 def index_document(rows: Sequence[Row], language: str) -> _DocumentIndex:
-    """The sentences of one document's chunks (in order), each once, with their terms."""
+    """The sentences of one document's chunks (in order), each once, with their terms;
+    headings left out."""
     seen: set[str] = set()
     sentences: list[_Sentence] = []
     frequency: Counter[str] = Counter()
@@ -125,6 +144,8 @@ def index_document(rows: Sequence[Row], language: str) -> _DocumentIndex:
         for start, end in split_sentences(text):
             sentence = text[start:end].strip()
             if len(sentence) < MIN_SENTENCE_CHARS or sentence in seen:
+                continue
+            if is_heading(text, start, end):
                 continue
             seen.add(sentence)
             terms = Counter(passage_terms(sentence, language))

@@ -7,7 +7,7 @@ from collections import Counter
 
 from storygraph.answer import facts_answer, with_passages
 from storygraph.models import Citation, Fact
-from storygraph.passages import Passage, bm25, index_document, passage_terms
+from storygraph.passages import Passage, bm25, index_document, is_heading, passage_terms
 
 
 def test_japanese_terms_are_character_bigrams_without_question_words() -> None:
@@ -106,3 +106,25 @@ def test_a_window_brings_neighbours_of_the_same_document_within_the_length_cap()
     spans = index_document([row("c", text)], "ja").sentences
     assert len(spans) == 3
     assert _window(spans, 1, 1) == [1]  # neither neighbour fits beside the long sentence
+
+
+def test_a_title_or_a_chapter_number_is_no_sentence_of_the_story() -> None:
+    text = (
+        "The Hare and the Tortoise\n\nA HARE one day ridiculed the Tortoise.\n"
+        "Slow and steady wins the race.\n"
+    )
+    rows = [{"id": "d:0000", "document_id": "d", "document": "d.txt", "text": text}]
+    assert [s.text for s in index_document(rows, "en").sentences] == [
+        "A HARE one day ridiculed the Tortoise.",
+        "Slow and steady wins the race.",
+    ]
+    ja = "一寸法師\n\n　むかし、摂津国にお夫婦がありました。\n二\n"
+    assert is_heading(ja, 0, 4)
+    assert is_heading(ja, ja.index("二"), ja.index("二") + 1)
+    assert not is_heading(ja, ja.index("むかし"), ja.index("。") + 1)  # punctuated
+    # the rule's limit: a short line with no punctuation at all reads as a heading
+    line = "おじいさんは山へしば刈りに行きました"
+    assert is_heading(line, 0, len(line))
+    assert not is_heading(line + "。", 0, len(line) + 1)
+    # a stretch inside a longer line is no line of its own
+    assert not is_heading("ある日 The Hare ran", 3, 11)
