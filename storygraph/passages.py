@@ -17,7 +17,10 @@ scored; the engine gives them to the answerer after the facts' own sentences.
    than the document, its start entities' graph names too, read in the document's language,
    so an English question over a Japanese story still matches the sentences naming 桃太郎;
 4. the best `POOL` sentences by BM25 are re-scored with the embedding cosine to the question
-   when an embedder is installed: score = BM25 / best BM25 + `EMBEDDING_WEIGHT` × cosine.
+   when an embedder is installed: score = BM25 / best BM25 + `EMBEDDING_WEIGHT` × cosine;
+5. when no sentence shares a single term with the query (a question in another language that
+   names no one the graph knows), the sentences nearest by embedding alone, each marked
+   `found_by` = `BY_MEANING_ONLY` (the trace shows it).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ WINDOW = 1
 better than 0 on both e2e sets: docs/ISSUES.md §18.4)."""
 MAX_PASSAGE_CHARS = 300
 MIN_SENTENCE_CHARS = 4
+BY_MEANING_ONLY = "meaning only: no sentence shares a word with the question"
 MAX_HEADING_CHARS = 40
 """A line this short or shorter with no punctuation at all is a heading (see `is_heading`)."""
 MAX_INDEXED_DOCUMENTS = 64
@@ -75,6 +79,10 @@ class Passage:
     """BM25 over the question's terms (0 when the sentence shares none)."""
     semantic: float | None
     """Embedding cosine to the question; None when no embedder re-scored it."""
+    found_by: str = "words"
+    """"words": BM25 found it (re-scored by meaning when an embedder is installed);
+    `BY_MEANING_ONLY`: no sentence shared a term with the question, it is among the nearest by
+    embedding."""
 
 
 class PassageFinder(Protocol):
@@ -264,7 +272,7 @@ class SentenceSearch:
             lexical.extend(bm25(query, index.sentences, index.document_frequency))
         best = max(lexical, default=0.0)
         if best <= 0:
-            return []
+            return self._nearest_by_meaning(analysis, sentences, limit)
         pool = sorted(range(len(sentences)), key=lambda i: -lexical[i])[:POOL]
         pool = [i for i in pool if lexical[i] > 0]
         semantic: dict[int, float] = {}
@@ -274,27 +282,58 @@ class SentenceSearch:
             semantic = {i: float(s) for i, s in zip(pool, np.atleast_1d(similarity), strict=True)}
         combined = {i: lexical[i] / best + EMBEDDING_WEIGHT * semantic.get(i, 0.0) for i in pool}
         scored = sorted(pool, key=lambda i: -combined[i])
-        found: list[Passage] = []
-        covered: set[int] = set()
-        for i in scored:
-            if len(found) == limit:
-                break
-            if i in covered:
-                continue  # already inside an earlier passage's window
-            span = _window(sentences, i, WINDOW)
-            covered.update(span)
-            found.append(
-                Passage(
-                    chunk_id=sentences[i].chunk_id,
-                    document_id=sentences[i].document_id,
-                    document_name=sentences[i].document_name,
-                    text=_joined([sentences[j].text for j in span]),
-                    score=round(combined[i], 4),
-                    lexical=round(lexical[i], 4),
-                    semantic=round(semantic[i], 4) if i in semantic else None,
-                )
+        return _passages(sentences, scored, combined, lexical, semantic, limit, "words")
+
+    def _nearest_by_meaning(
+        self, analysis: QuestionAnalysis, sentences: Sequence[_Sentence], limit: int
+    ) -> list[Passage]:
+        """No sentence shares a term with the question (an English question over a Japanese
+        story that names no one the graph knows: "What was the name of the honest old couple's
+        dog?"): the sentences nearest to it by embedding, every sentence of the documents
+        compared (~20 ms each the first time, then cached). None without an embedder."""
+        if self.embedder is None or not sentences:
+            return []
+        vectors = self.embedder.embed([analysis.question, *(s.text for s in sentences)])
+        similarity = np.atleast_1d(cosine(vectors[0], vectors[1:]))
+        semantic = {i: float(v) for i, v in enumerate(similarity)}
+        scored = sorted(semantic, key=lambda i: -semantic[i])[:POOL]
+        lexical = [0.0] * len(sentences)
+        return _passages(sentences, scored, semantic, lexical, semantic, limit, BY_MEANING_ONLY)
+
+
+def _passages(
+    sentences: Sequence[_Sentence],
+    scored: Sequence[int],
+    combined: dict[int, float],
+    lexical: Sequence[float],
+    semantic: dict[int, float],
+    limit: int,
+    found_by: str,
+) -> list[Passage]:
+    """The best `limit` passages: each scored sentence (best first) with its window of
+    neighbours, one not already inside an earlier passage's window."""
+    found: list[Passage] = []
+    covered: set[int] = set()
+    for i in scored:
+        if len(found) == limit:
+            break
+        if i in covered:
+            continue  # already inside an earlier passage's window
+        span = _window(sentences, i, WINDOW)
+        covered.update(span)
+        found.append(
+            Passage(
+                chunk_id=sentences[i].chunk_id,
+                document_id=sentences[i].document_id,
+                document_name=sentences[i].document_name,
+                text=_joined([sentences[j].text for j in span]),
+                score=round(combined[i], 4),
+                lexical=round(lexical[i], 4),
+                semantic=round(semantic[i], 4) if i in semantic else None,
+                found_by=found_by,
             )
-        return found
+        )
+    return found
 
 
 def _window(sentences: Sequence[_Sentence], i: int, width: int) -> list[int]:

@@ -289,7 +289,13 @@ class QAEngine:
             u0,
             method=parts.passages.name,
             found=[
-                {"text": p.text, "score": p.score, "bm25": p.lexical, "cosine": p.semantic}
+                {
+                    "text": p.text,
+                    "score": p.score,
+                    "bm25": p.lexical,
+                    "cosine": p.semantic,
+                    "found_by": p.found_by,
+                }
                 for p in passages
             ],
         )

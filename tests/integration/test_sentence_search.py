@@ -13,7 +13,7 @@ from storygraph.answer import SMALL_MAX_SOURCES
 from storygraph.embeddings import default_embedder
 from storygraph.entities import LocalEntityFinder
 from storygraph.llm.factory import ModelInfo
-from storygraph.passages import SentenceSearch
+from storygraph.passages import BY_MEANING_ONLY, SentenceSearch
 from storygraph.qa import QAEngine, QAOptions
 from storygraph.services import Services
 from tests.helpers.scripted_model import ScriptedChatModel
@@ -68,6 +68,24 @@ def test_an_english_question_over_the_japanese_story_reads_its_entities_names(
 ) -> None:
     found = _find(stories, "Who defeated Momotaro?", limit=3)
     assert found and all("桃太郎" in text for text in found), found
+
+
+def test_a_question_sharing_no_word_with_any_sentence_finds_the_nearest_by_meaning(
+    services: Services, shared_dir: Path
+) -> None:
+    story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
+    assert services.ingestor().ingest_bytes(story.name, story.read_bytes()).status == "added"
+    question = "What did the old woman find while washing clothes in the river?"
+    analysis = analyse(question, services.store.entity_names(), LocalEntityFinder(), [])
+    assert analysis.ids == []  # no name found: every story is read, and only Japanese is stored
+    found = SentenceSearch(services.store, default_embedder()).find(analysis, 2)
+    assert found and all(p.found_by == BY_MEANING_ONLY and p.lexical == 0 for p in found)
+    assert "おばあさんは川へ洗濯に行きました" in found[0].text, found[0].text
+    # without an embedder there is no meaning to go by: nothing found, as before
+    assert SentenceSearch(services.store, None).find(analysis, 2) == []
+    # a question sharing words is found by them
+    words = analyse("大きな桃はどこから流れて来た？", [], LocalEntityFinder(), [])
+    assert {p.found_by for p in SentenceSearch(services.store, None).find(words, 2)} == {"words"}
 
 
 def test_each_document_is_indexed_once_until_it_changes(
