@@ -38,6 +38,7 @@ from storygraph.answer_examples import answer_examples
 from storygraph.models import Citation, CitationKind, Fact
 from storygraph.passages import Passage
 from storygraph.prompt_files import fill
+from storygraph.qtype import PERSON_KINDS
 from storygraph.story_time import supersession_lines
 from storygraph.text.language import detect_language
 from storygraph.text.normalize import normalize_name
@@ -380,6 +381,30 @@ def copied_example(answer: str, language: str, read: Sequence[Citation]) -> str 
     for example in answer_examples(language, unknown):
         if example.answer != unknown and _answer_core(example.answer) == said:
             return None if said in held else example.answer
+    return None
+
+
+_QUOTED = re.compile(r"「[^」]*」|『[^』]*』|\"[^\"]*\"")
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+
+
+def echoed_name(answer: str, analysis: QuestionAnalysis) -> str | None:
+    """The question's own start entity that `answer` gives, and nothing else, to a question
+    asking for a person: 「たぬきの縄をといてやったのは誰？」 → 「たぬきです。[3]」, 「都に帰った
+    貞光は、金太郎を誰に会わせた？」 → 「金太郎です。[2]」 (docs/ISSUES.md §36). Whom a question
+    names as a participant is not whom it asks for. None for other questions and answers, and
+    for a name the question only quotes (a title: 「一寸法師」で鬼を退治したのは誰？)."""
+    if analysis.qtype.kind not in PERSON_KINDS:
+        return None
+    said = _ARTICLE.sub("", _answer_core(answer))
+    if not said:
+        return None
+    outside_quotes = normalize_name(_QUOTED.sub(" ", analysis.question))
+    for entity in analysis.entities:
+        for name in (entity.node_id, entity.mention):
+            key = normalize_name(name)
+            if key and said == key and key in outside_quotes:
+                return entity.node_id
     return None
 
 

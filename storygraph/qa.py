@@ -36,6 +36,7 @@ from storygraph.answer import (
     TokenFn,
     build_citations,
     copied_example,
+    echoed_name,
     facts_answer,
     says_unknown,
     sentence_line,
@@ -387,6 +388,14 @@ class QAEngine:
                     answer.warnings.append(
                         f"the model repeated a worked example's answer ({copied}), which no "
                         "sentence it read holds: treated as no answer"
+                    )
+                    answer.answer = UNKNOWN[language]
+                echoed = echoed_name(answer.answer, analysis)
+                if echoed is not None:
+                    # The person the question names is not the one it asks for.
+                    answer.warnings.append(
+                        f"the model answered with {echoed}, whom the question itself names: "
+                        "treated as no answer"
                     )
                     answer.answer = UNKNOWN[language]
                 sentences = [c for c in answer.citations if c.kind != "graph"]

@@ -238,6 +238,27 @@ def test_a_worked_example_s_answer_repeated_by_the_model_is_no_answer(
     assert step.detail["method"] == "llm-compact, no answer: closest sentence shown"
 
 
+def test_a_who_question_answered_with_its_own_person_is_no_answer(
+    services: Services, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """「たぬきの縄をといてやったのは誰？」 → 「たぬきです。」 (ISSUES §36): the user reads "not
+    in the sentences" and the closest one, the trace says why."""
+    from storygraph.answer import UNKNOWN
+    from tests.helpers import scripted_logic
+
+    story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
+    assert services.ingestor().ingest_bytes(story.name, story.read_bytes()).status == "added"
+    monkeypatch.setattr(scripted_logic, "answer", lambda prompt: "桃太郎です。[1]")
+    engine = QAEngine(services.store, ScriptedChatModel(), SMALL, embedder=None)
+    answer = engine.ask("桃太郎が組みふせたのは誰？", QAOptions())
+    best = answer.citations[0]
+    assert answer.answer == f"{UNKNOWN['ja']} いちばん近い文：「{best.text}」[{best.number}]"
+    assert any("桃太郎, whom the question itself names" in w for w in answer.warnings)
+    # another person is an answer
+    monkeypatch.setattr(scripted_logic, "answer", lambda prompt: "鬼の大将です。[1]")
+    assert engine.ask("桃太郎が組みふせたのは誰？", QAOptions()).answer == "鬼の大将です。[1]"
+
+
 def test_asked_to_the_embedded_model_chooses_a_name_for_who_questions_only(
     services: Services, shared_dir: Path
 ) -> None:
