@@ -5,7 +5,8 @@ the wheel, nothing is downloaded).
 One 512-dimension, L2-normalised vector per text, for Japanese and English alike, so an English
 question can be compared with Japanese names and sentences. Loading takes about a second and is
 done once per process, on first use; vectors are cached by text. Measured on this 2-core
-machine: ~20 ms per sentence in a batch.
+machine: ~20 ms per sentence in a batch when first measured; 2026-11-24, idle, 1.9 s for the
+900 sentences of the six Japanese stories (~2 ms each).
 """
 
 from __future__ import annotations
