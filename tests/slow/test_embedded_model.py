@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from storygraph.answer import UNKNOWN
 from storygraph.qa import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
@@ -89,7 +90,14 @@ def test_real_model_answers_from_the_parser_graph_in_one_streamed_call(
     answer = services.qa().ask("桃太郎の家来は誰ですか？", QAOptions(), on_token=pieces.append)
     assert answer.answer.strip() and pieces, answer.to_json()
     assert answer.usage.calls == 1, answer.to_json()
-    assert "".join(pieces).strip() == answer.answer
+    streamed = "".join(pieces).strip()
+    if any("treated as no answer" in w for w in answer.warnings):
+        # the model's words streamed as written, then were judged no answer (a worked example's
+        # or the question's own person, ISSUES §33 / §36): "not in the sentences" + the closest
+        assert answer.answer.startswith(UNKNOWN["ja"]), answer.to_json()
+        assert streamed.endswith(answer.answer.removeprefix(UNKNOWN["ja"]).strip())
+    else:
+        assert streamed == answer.answer
     assert answer.kept_facts and answer.citations, answer.to_json()
     assert any(c.document_name == "momotaro_excerpt.txt" for c in answer.citations)
     # What the 1.5B model then says is not asserted (eval-e2e measures it); what it was given
