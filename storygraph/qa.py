@@ -49,7 +49,7 @@ from storygraph.entities import EntityFinder, LocalEntityFinder, ModelEntityFind
 from storygraph.frames.check import grammar_constrained
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.usage import UsageCounter, usage_delta
-from storygraph.models import CLOSEST_SHOWN, Answer, Fact, TraceStep, Usage
+from storygraph.models import CLOSEST_SHOWN, Answer, Citation, Fact, TraceStep, Usage
 from storygraph.passages import Passage, PassageFinder, SentenceSearch
 from storygraph.rerank import FastScorer, ModelScorer, Scorer, rank_without_model
 from storygraph.retrieval import DEFAULT_MODE, parse_mode, retrieve
@@ -378,25 +378,9 @@ class QAEngine:
                         f"({analysis.language})"
                     )
                 language = "ja" if analysis.language == "ja" else "en"
-                copied = (
-                    copied_example(answer.answer, language, shown)
-                    if isinstance(answerer, ModelAnswerer) and answerer.compact
-                    else None
-                )
-                if copied is not None:
-                    # Not the user's answer but a worked example's: no answer, said as such.
-                    answer.warnings.append(
-                        f"the model repeated a worked example's answer ({copied}), which no "
-                        "sentence it read holds: treated as no answer"
-                    )
-                    answer.answer = UNKNOWN[language]
-                echoed = echoed_name(answer.answer, analysis)
-                if echoed is not None:
-                    # The person the question names is not the one it asks for.
-                    answer.warnings.append(
-                        f"the model answered with {echoed}, whom the question itself names: "
-                        "treated as no answer"
-                    )
+                rejected = _not_an_answer(answer.answer, analysis, answerer, shown, language)
+                if rejected is not None:
+                    answer.warnings.append(f"{rejected}: treated as no answer")
                     answer.answer = UNKNOWN[language]
                 sentences = [c for c in answer.citations if c.kind != "graph"]
                 if says_unknown(answer.answer) and sentences:
@@ -404,8 +388,7 @@ class QAEngine:
                     # one (the first source: the best fact's, measured better than sentence
                     # search's best) rather than leave the user with nothing.
                     best = sentences[0]
-                    lead = CLOSEST_LEAD["ja" if analysis.language == "ja" else "en"]
-                    extra = f" {lead}「{best.text}」[{best.number}]"
+                    extra = f" {CLOSEST_LEAD[language]}「{best.text}」[{best.number}]"
                     answer.answer += extra
                     if on_token is not None:
                         on_token(extra)
@@ -428,6 +411,29 @@ class QAEngine:
 
 
 CLOSEST_LEAD = {"ja": "いちばん近い文：", "en": "The closest sentence is: "}
+
+
+def _not_an_answer(
+    text: str,
+    analysis: QuestionAnalysis,
+    answerer: Answerer,
+    shown: Sequence[Citation],
+    language: str,
+) -> str | None:
+    """Why the model's `text` is no answer to the question, or None: a worked example's answer
+    that no sentence it read holds (the small model's prompt only; docs/ISSUES.md §33), or the
+    very person a person question names (§36)."""
+    if isinstance(answerer, ModelAnswerer) and answerer.compact:
+        copied = copied_example(text, language, shown)
+        if copied is not None:
+            return (
+                f"the model repeated a worked example's answer ({copied}), which no sentence "
+                "it read holds"
+            )
+    echoed = echoed_name(text, analysis)
+    if echoed is not None:
+        return f"the model answered with {echoed}, whom the question itself names"
+    return None
 
 
 def _nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> str:
