@@ -105,19 +105,17 @@ def _refuse(model: Any, state: KeptState) -> None:
     raise RuntimeError("llama.cpp did not take the kept state")
 
 
-def _ask(model: Any, tokens: list[int]) -> None:
-    assert list(model.generate(tokens)) == [42]
+def _ask(model: Any, *prompts: list[int]) -> None:
+    for tokens in prompts:
+        assert list(model.generate(tokens)) == [42]
 
 
 def test_the_server_model_reads_a_language_s_prefix_once(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     model = prefix_keeping(_TokensModel, _capture, _restore)()
-    _ask(model, prompt(JA, 1))
-    _ask(model, prompt(JA, 2))
-    _ask(model, prompt(EN, 3))
-    _ask(model, prompt(JA, 4))  # back: the Japanese prefix is restored, not read
-    _ask(model, prompt(EN, 5))
+    # Japanese twice, English, back to Japanese (restored, not read), English again
+    _ask(model, prompt(JA, 1), prompt(JA, 2), prompt(EN, 3), prompt(JA, 4), prompt(EN, 5))
     assert model.read == [743, 40, 740, 40, 40]
     assert len(model.prefix_states) == 2  # one per language
     log = capsys.readouterr().err
@@ -128,9 +126,7 @@ def test_a_state_llama_cpp_refuses_means_reading_the_whole_prompt(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     model = prefix_keeping(_TokensModel, _capture, _refuse)()
-    _ask(model, prompt(JA, 1))
-    _ask(model, prompt(EN, 2))
-    _ask(model, prompt(JA, 3))
+    _ask(model, prompt(JA, 1), prompt(EN, 2), prompt(JA, 3))
     assert model.read == [743, 740, 743]
     assert "failed (llama.cpp did not take the kept state); reading the whole prompt" in (
         capsys.readouterr().err
