@@ -35,8 +35,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from storygraph.analysis import QuestionAnalysis, analyse
-from storygraph.answer import Answerer, says_unknown
 from storygraph.evaluation.answer_scoring import score_answer
 from storygraph.evaluation.e2e import (
     E2EQuestion,
@@ -49,8 +47,10 @@ from storygraph.evaluation.e2e import (
 from storygraph.evaluation.harness import configured_model
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Citation
-from storygraph.passages import MIN_SENTENCE_CHARS, passage_terms
-from storygraph.qa import QAOptions
+from storygraph.qa.analysis import QuestionAnalysis, analyse
+from storygraph.qa.answer import Answerer, says_unknown
+from storygraph.qa.engine import QAOptions
+from storygraph.qa.passages import MIN_SENTENCE_CHARS, passage_terms
 from storygraph.settings import Settings
 from storygraph.text.chunking import split_sentences
 from storygraph.text.normalize import normalize_name

@@ -27,7 +27,7 @@ from benchmarks.common import (
     story_files,
 )
 from storygraph import estimate
-from storygraph.ingest import prepare
+from storygraph.ingest.pipeline import prepare
 from storygraph.text.chunking import chunk_text
 
 
@@ -85,7 +85,7 @@ def captured_extraction(tokenizer: Any, per_language: int) -> list[dict[str, Any
     """
     from langchain_core.messages import AIMessage
 
-    from storygraph.extraction import TransformerExtractor
+    from storygraph.ingest.llm_extraction import TransformerExtractor
     from storygraph.llm.usage import UsageCounter
     from storygraph.models import Chunk
     from tests.helpers.scripted_model import ScriptedChatModel
@@ -179,7 +179,7 @@ def server_log_speeds(log: Path, min_prompt: int = 200) -> dict[str, Any] | None
 def real_extraction(url: str, tokenizer: Any) -> list[dict[str, Any]]:
     """One real extraction call per language through the app's TransformerExtractor."""
     from benchmarks.common import real_chat_model
-    from storygraph.extraction import TransformerExtractor
+    from storygraph.ingest.llm_extraction import TransformerExtractor
     from storygraph.llm.usage import UsageCounter
     from storygraph.models import Chunk
 

@@ -39,17 +39,17 @@ from typing import Any
 
 from benchmarks.common import REPO, SHARED, BenchResult, Table, machine_info
 from storygraph.errors import StoryGraphError
-from storygraph.extraction import DocumentReader, Extractor, TransformerExtractor
-from storygraph.frames.extractor import ParserExtractor, reader_for
+from storygraph.ingest.frames.extractor import ParserExtractor, reader_for
+from storygraph.ingest.llm_extraction import DocumentReader, Extractor, TransformerExtractor
+from storygraph.ingest.triple_lines import SmallModelExtractor
 from storygraph.llm.factory import build_chat_model
 from storygraph.llm.usage import UsageCounter
 from storygraph.models import ExtractedRelation
 from storygraph.settings import Settings
-from storygraph.small_extraction import SmallModelExtractor
 from storygraph.text.chunking import chunk_text
 from storygraph.text.normalize import normalize_name
 from storygraph.text.sanitize import sanitize_rel_type
-from storygraph.vocabulary import relation_types
+from storygraph.text.vocabulary import relation_types
 
 GOLD_DIR = REPO / "eval" / "gold"
 # the two passages the model-path table was first measured on (docs/EMBEDDED_MODEL.md)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from benchmarks.common import STORIES, BenchResult, Table
 from benchmarks.extraction_bench import GOLD_DIR, GoldSet, Score, load_gold, score, total
 from storygraph.errors import StoryGraphError
-from storygraph.frames.extractor import ParserExtractor, reader_for
+from storygraph.ingest.frames.extractor import ParserExtractor, reader_for
 from storygraph.models import ExtractedRelation
 from storygraph.text.chunking import chunk_text
 

@@ -1,4 +1,4 @@
-"""The English parser reader alone (`storygraph.frames.en`, no model): quality and speed.
+"""The English parser reader alone (`storygraph.ingest.frames.en`, no model): quality and speed.
 
 Scores `read_facts` on every English gold passage in `eval/gold/*_en_extraction.json` with the
 extraction benchmark's matching rule (`benchmarks.extraction_bench.score`): facts whose verb the
@@ -30,8 +30,8 @@ from benchmarks.extraction_bench import (
     total,
     type_key,
 )
-from storygraph.frames import ProposedFact
-from storygraph.frames.en import facts_between, load_pipeline, read_facts
+from storygraph.ingest.frames import ProposedFact
+from storygraph.ingest.frames.en import facts_between, load_pipeline, read_facts
 from storygraph.models import ExtractedRelation
 from storygraph.settings import Settings
 from storygraph.text.chunking import chunk_text

@@ -17,7 +17,7 @@ from typing import Any
 from benchmarks.common import BenchResult, Table, TempStore, ratio, temp_store
 from benchmarks.synthetic import make_plan
 from storygraph import cypher as q
-from storygraph.merge import MergePlan, RelationRecord
+from storygraph.store.plan import MergePlan, RelationRecord
 
 # Benchmark-only DDL (FalkorDB dialect): drops the entity id index of a throwaway graph so the
 # same loaded graph can be timed without it. The app never drops indexes.

@@ -16,7 +16,7 @@ from typing import Any
 
 from benchmarks.common import BenchResult, Table, ms, story_files
 from storygraph import estimate
-from storygraph.ingest import Progress
+from storygraph.ingest.pipeline import Progress
 from storygraph.llm.factory import ModelInfo
 from storygraph.services import build_services
 from storygraph.settings import Settings

@@ -19,7 +19,7 @@ import networkx as nx
 from benchmarks.common import BenchResult, Table, median, ms, percentile, ratio, rss_mb, temp_store
 from benchmarks.synthetic import make_plan
 from storygraph.cypher import STRUCTURAL_TYPES
-from storygraph.merge import MergePlan
+from storygraph.store.plan import MergePlan
 
 
 def build_graph(plan: MergePlan) -> nx.MultiDiGraph:

@@ -34,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from storygraph.jobs import Job, read_jobs
+from storygraph.ingest.jobs import Job, read_jobs
 from tests.helpers.scripted_logic import MOMOTARO_JA, Script
 from tests.helpers.scripted_openai_server import RunningServer, make_handler
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from storygraph.merge import EntityRecord, MergePlan, RelationRecord
+from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord
 from storygraph.text.normalize import normalize_name
 
 LABELS = ("Character", "Animal", "Place", "Object", "Event")

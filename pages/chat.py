@@ -1,6 +1,6 @@
 """Chat tab: ask about the stories; every answer shows the sources it cites and how it was found.
 
-The conversation is kept per data directory (storygraph.app_state): it survives a reload and a
+The conversation is kept per data directory (storygraph.ui.app_state): it survives a reload and a
 restart, and "New conversation" clears it. The input sits in `st.bottom`, pinned under the page
 while the Chat tab is open (a chat input inside a tab would scroll away with the tab's content).
 The latest turn is shown in full; older turns are collapsed. `show_answer` draws one final
@@ -16,27 +16,27 @@ from pathlib import Path
 
 import streamlit as st
 
-import storygraph.retrieval as retrieval
+import storygraph.qa.retrieval as retrieval
 from pages.common import guarded, md_escape, model_badge, show_error, tab_is_open
 from pages.jobs import chat_notice
-from storygraph.app_state import (
-    ChatTurn,
-    append_turn,
-    clear_conversation,
-    load_conversation,
-)
 from storygraph.errors import StoryGraphError
-from storygraph.explain import (
+from storygraph.humanize import duration, human_date, plural, tokens_text
+from storygraph.models import Answer, Citation
+from storygraph.qa.engine import QAOptions
+from storygraph.qa.explain import (
     answer_method_text,
     plain_trace,
     question_kind,
     score_text,
     split_citations,
 )
-from storygraph.humanize import duration, human_date, plural, tokens_text
-from storygraph.models import Answer, Citation
-from storygraph.qa import QAOptions
 from storygraph.services import Services
+from storygraph.ui.app_state import (
+    ChatTurn,
+    append_turn,
+    clear_conversation,
+    load_conversation,
+)
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def _data_dir(services: Services) -> Path:
 
 
 def _stamp(services: Services) -> float:
-    from storygraph.app_state import CHAT_FILE, state_dir
+    from storygraph.ui.app_state import CHAT_FILE, state_dir
 
     path = state_dir(_data_dir(services)) / CHAT_FILE
     return path.stat().st_mtime if path.exists() else 0.0

@@ -8,7 +8,7 @@ import streamlit as st
 
 from pages.common import guarded, md_escape
 from storygraph.doctor import DoctorReport, run_doctor
-from storygraph.extraction_cache import cache_stats, clear_cache
+from storygraph.ingest.extraction_cache import cache_stats, clear_cache
 from storygraph.services import Services
 
 REPORT_KEY = "doctor_report"

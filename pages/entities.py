@@ -2,7 +2,7 @@
 
 The opened page is `st.session_state["selected_entity"]` (an entity id or name): the list's
 buttons set it, and so does a click on a node in the Graph tab. Page contents come from
-storygraph.entity_pages; this module only draws them.
+storygraph.library.entity_pages; this module only draws them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.common import md_escape
-from storygraph.entity_pages import EntityPage, EntityPages
+from storygraph.library.entity_pages import EntityPage, EntityPages
 from storygraph.services import Services
 
 SELECTED_KEY = "selected_entity"

@@ -1,6 +1,6 @@
 """Graph tab: the last answer's subgraph and a filterable view of the whole graph.
 
-The pictures are self-contained HTML pages from storygraph.visualize, shown with `st.iframe`
+The pictures are self-contained HTML pages from storygraph.ui.visualize, shown with `st.iframe`
 (Streamlit 1.67 deprecates `st.components.v1.html` for it). Every name and evidence string in
 them is escaped JSON, so the iframe only ever runs our own script and vis-network.
 
@@ -18,7 +18,7 @@ from pages.chat import last_answer
 from pages.common import guarded, md_escape
 from storygraph.humanize import plural
 from storygraph.services import Services
-from storygraph.visualize import answer_graph_html, whole_graph_html
+from storygraph.ui.visualize import answer_graph_html, whole_graph_html
 
 ANSWER_HEIGHT = 560
 WHOLE_HEIGHT = 720

@@ -10,12 +10,12 @@ import streamlit as st
 
 import storygraph
 from pages.common import flash, guarded, md_escape, show_error, show_flashes, split_hint
-from storygraph.app_state import IngestRecord, load_last_ingest, save_last_ingest
 from storygraph.estimate import compare, estimate_texts, measured_rate
 from storygraph.humanize import duration, human_date, plural, tokens_text
-from storygraph.jobs import Job
+from storygraph.ingest.jobs import Job
 from storygraph.models import IngestReport
 from storygraph.services import Services
+from storygraph.ui.app_state import IngestRecord, load_last_ingest, save_last_ingest
 
 SAMPLE_FILE = Path(storygraph.__file__).parent / "samples" / "momotaro_kusuyama.txt"
 SAMPLE_LABEL = "桃太郎 (楠山正雄, Aozora Bunko)"

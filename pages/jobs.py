@@ -1,6 +1,6 @@
 """Ingest jobs in the UI: live progress, rate, ETA and a cancel button above every tab.
 
-The jobs run in the services' `JobRunner` (storygraph.jobs), not in the script run: a session
+The jobs run in the services' `JobRunner` (storygraph.ingest.jobs), not in the script run: a session
 that reruns, or a browser tab that closes, does not stop them. While a job is queued or running,
 `live_jobs` is a fragment that refreshes itself every `POLL_S` seconds; when a job of the list
 ends it reruns the whole app, so that the documents, the graph and the reports show the result.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.common import md_escape
-from storygraph.jobs import Job, duration, job_rate_text
+from storygraph.ingest.jobs import Job, duration, job_rate_text
 from storygraph.services import Services
 
 POLL_S = 2.0

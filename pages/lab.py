@@ -2,7 +2,7 @@
 
 For each mode: the kept facts with scores, what it added or dropped versus the default mode, the
 question type and relation types it used, the Cypher it ran, and a small graph of its facts
-(storygraph.visualize).
+(storygraph.ui.visualize).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import streamlit as st
 
 from pages.common import guarded
 from storygraph.evaluation.compare import ModeRun, compare_modes
-from storygraph.explain import score_text
 from storygraph.humanize import tokens_text
-from storygraph.qa import QAOptions
-from storygraph.retrieval import DEFAULT_MODE, available_modes
+from storygraph.qa.engine import QAOptions
+from storygraph.qa.explain import score_text
+from storygraph.qa.retrieval import DEFAULT_MODE, available_modes
 from storygraph.services import Services
-from storygraph.visualize import answer_graph_html
+from storygraph.ui.visualize import answer_graph_html
 
 RESULTS_KEY = "lab_runs"
 COLUMNS_PER_ROW = 3

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from storygraph.errors import StoryGraphError
-from storygraph.ingest import Progress
-from storygraph.jobs import Job, job_rate_text
+from storygraph.ingest.jobs import Job, job_rate_text
+from storygraph.ingest.pipeline import Progress
 from storygraph.models import IngestReport
-from storygraph.qa import QAOptions
-from storygraph.retrieval import available_modes
+from storygraph.qa.engine import QAOptions
+from storygraph.qa.retrieval import available_modes
 from storygraph.services import Services, build_services, embedded_starter
 from storygraph.settings import Settings, get_settings
 
@@ -196,7 +196,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_graph(args: argparse.Namespace, settings: Settings) -> int:
-    from storygraph.graph_io import export_graph, import_graph, load_graph_file
+    from storygraph.ingest.graph_io import export_graph, import_graph, load_graph_file
 
     services = _services(settings.model_copy(update={"no_llm": True}))
     try:
@@ -271,7 +271,7 @@ def _print_page(page: Any, timeline_only: bool, every: bool = False) -> None:
 
 
 def cmd_entity(args: argparse.Namespace, settings: Settings) -> int:
-    from storygraph.entity_pages import EntityPages
+    from storygraph.library.entity_pages import EntityPages
 
     services = _page_services(settings)
     try:
@@ -292,8 +292,8 @@ def cmd_entity(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_export_wiki(args: argparse.Namespace, settings: Settings) -> int:
-    from storygraph.entity_pages import EntityPages
-    from storygraph.wiki import export_wiki
+    from storygraph.library.entity_pages import EntityPages
+    from storygraph.library.wiki import export_wiki
 
     services = _page_services(settings)
     try:
@@ -376,7 +376,7 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_cache(args: argparse.Namespace, settings: Settings) -> int:
-    from storygraph.extraction_cache import cache_stats, clear_cache
+    from storygraph.ingest.extraction_cache import cache_stats, clear_cache
 
     data_dir = Path(settings.data_dir)
     if args.cache_command == "clear":

@@ -87,7 +87,7 @@ WHERE c.id IN $ids
 RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS document_id
 """
 
-# Sentence search (storygraph.passages): the ready documents that mention the start entities,
+# Sentence search (storygraph.qa.passages): the ready documents that mention the start entities,
 # or every ready document, then the chunks of the documents not indexed yet.
 PASSAGE_DOCUMENTS_OF_ENTITIES = """
 MATCH (e:__Entity__)<-[:MENTIONS]-(:Chunk)-[:PART_OF]->(d:Document)
@@ -363,7 +363,7 @@ DETACH DELETE n
 """
 
 
-# --- story time and entity pages (storygraph/story_time.py, storygraph/entity_pages.py) --------
+# --- story time and entity pages (store/story_time.py, library/entity_pages.py) ---------------
 
 # Positions are a set: a statement already recorded is not added twice.
 RELATION_POSITIONS_ADD = """

@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from storygraph.errors import StoryGraphError
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.models import Chunk, ExtractedRelation
-from storygraph.qtype import PLACE_TYPES
+from storygraph.qa.question_type import PLACE_TYPES
 from storygraph.settings import Settings
 from storygraph.text.normalize import normalize_name
 
@@ -249,7 +249,7 @@ def check_reply(report: DoctorReport, llm: BaseChatModel) -> bool:
     try:
         reply = llm.invoke([HumanMessage("Reply with the single word OK.")])
     except Exception as exc:  # noqa: BLE001
-        from storygraph.extraction import model_failure
+        from storygraph.ingest.llm_extraction import model_failure
 
         failure = model_failure(exc, 1)
         report.add(
@@ -317,7 +317,7 @@ def check_context(report: DoctorReport, settings: Settings, info: ModelInfo) -> 
             f"not known for a remote model; chunks are {size} chars (about {size} tokens at most)",
         )
         return
-    from storygraph.small_extraction import triple_prompt
+    from storygraph.ingest.triple_lines import triple_prompt
 
     prompt = triple_prompt("ja")
     fixed = len(prompt.instructions) + len(prompt.example_text) + len(prompt.example_triples)

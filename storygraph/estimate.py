@@ -12,7 +12,7 @@ per chunk (a failed call is retried once, which the estimate does not foresee), 
                         calls x REMOTE_SECONDS_PER_CALL (remote models); but once an ingest
                         with this model finished on this data directory:
                         (prompt + completion) / the measured tokens per second
-                        (storygraph.measured_rate), whatever the provider
+                        (storygraph.ingest.measured_rate), whatever the provider
     money             = prompt / 1000 x price_prompt_per_1k + completion / 1000 x ...per_1k
 """
 
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from storygraph.errors import StoryGraphError
 from storygraph.humanize import duration, human_date, plural
-from storygraph.ingest import Ingestor, prepare
-from storygraph.measured_rate import MeasuredRate, RateBook
+from storygraph.ingest.measured_rate import MeasuredRate, RateBook
+from storygraph.ingest.pipeline import Ingestor, prepare
 from storygraph.models import IngestReport, Usage
 from storygraph.text.token_estimate import TOKENS_PER_CHAR
 
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 #   server log under shared load showed medians of 31 / 10 tok/s (best 61 / 19).
 INSTRUCTION_TOKENS: dict[str, int] = {"ja": 1240, "en": 1150}
 COMPLETION_TOKENS: dict[str, int] = {"ja": 127, "en": 127}
-# The embedded model extracts through storygraph.small_extraction (docs/EMBEDDED_MODEL.md), a
+# The embedded model extracts through storygraph.ingest.triple_lines (docs/EMBEDDED_MODEL.md), a
 # much shorter prompt: measured 516 (ja) / 351 (en) prompt tokens and 98 / 37 completion tokens
 # per 200-char chunk (`python -m benchmarks --only extraction`, 2026-11-22), i.e. about 374 /
 # 303 tokens of fixed instructions and example. That fixed prefix is identical in every call,

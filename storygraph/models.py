@@ -88,7 +88,7 @@ class Fact:
     kept: bool = False
     reason: str = ""
     story_order: str = ""
-    """First position where the story states it (storygraph.story_time); "" when unknown."""
+    """First position where the story states it (storygraph.store.story_time); "" when unknown."""
     story_order_last: str = ""
     invalid_at: str = ""
     """Position of the later fact that superseded it (exclusive relations); "" while valid."""
@@ -165,7 +165,7 @@ CLOSEST_SHOWN = "no answer: closest sentence shown"
 was shown instead (qa writes it; the trace's plain text and the e2e summary read it)."""
 
 CitationKind = Literal["fact", "sentence", "graph"]
-"""A kept fact's own sentence, a sentence found by sentence search (storygraph.passages), or
+"""A kept fact's own sentence, a sentence found by sentence search (storygraph.qa.passages), or
 a kept fact with no story sentence behind it (an imported graph's): its text is the fact."""
 
 

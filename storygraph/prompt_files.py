@@ -39,7 +39,7 @@ def fill(name: str, **values: str) -> str:
 
 def prompt_digest(*names: str) -> str:
     """A short hash of these prompts' text: part of an extractor's version, so that a changed
-    prompt never serves extractions the old prompt made (storygraph.extraction_cache)."""
+    prompt never serves extractions the old prompt made (storygraph.ingest.extraction_cache)."""
     digest = hashlib.sha256()
     for name in names:
         digest.update((PROMPTS_DIR / f"{name}.txt").read_bytes())

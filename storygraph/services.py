@@ -19,17 +19,17 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from storygraph.errors import ConfigError, ModelError, StoreError, StoryGraphError
-from storygraph.extraction import MODEL_CALL_ERRORS, Extractor, TransformerExtractor
-from storygraph.extraction_cache import ExtractionCache
-from storygraph.frames.extractor import ParserExtractor
-from storygraph.ingest import Ingestor
-from storygraph.jobs import JobRunner
+from storygraph.ingest.extraction_cache import ExtractionCache
+from storygraph.ingest.frames.extractor import ParserExtractor
+from storygraph.ingest.jobs import JobRunner
+from storygraph.ingest.llm_extraction import MODEL_CALL_ERRORS, Extractor, TransformerExtractor
+from storygraph.ingest.measured_rate import RateBook
+from storygraph.ingest.pipeline import Ingestor
+from storygraph.ingest.triple_lines import SmallModelExtractor
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
-from storygraph.measured_rate import RateBook
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
-from storygraph.qa import QAEngine, QAOptions, build_engine
+from storygraph.qa.engine import QAEngine, QAOptions, build_engine
 from storygraph.settings import Settings
-from storygraph.small_extraction import SmallModelExtractor
 from storygraph.store import GraphStore
 
 log = logging.getLogger(__name__)
@@ -281,7 +281,7 @@ class Services:
         )
 
     def _record_rate(self, report: IngestReport) -> None:
-        """Keep the model's measured speed for the next estimate (storygraph.measured_rate)."""
+        """Keep the model's measured speed for the next estimate (ingest/measured_rate.py)."""
         if self.info.provider != "none":
             RateBook(self.settings.data_dir).record(self.info.label, report)
 

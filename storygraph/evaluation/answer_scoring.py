@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from storygraph.analysis import english_words
+from storygraph.qa.analysis import english_words
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import normalize_name, token_readings
 

@@ -21,9 +21,9 @@ from storygraph.evaluation.harness import (
     load_questions,
     run_eval,
 )
-from storygraph.graph_io import load_graph_file
+from storygraph.ingest.graph_io import load_graph_file
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa import QAOptions
+from storygraph.qa.engine import QAOptions
 from storygraph.settings import Settings
 
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -127,7 +127,7 @@ def render_e2e(report: E2EReport) -> str:
 
 def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
     from storygraph.evaluation.e2e import first_per_story, load_e2e_questions, run_e2e
-    from storygraph.retrieval import canonical_mode
+    from storygraph.qa.retrieval import canonical_mode
 
     questions = []
     for name in args.questions:

@@ -32,7 +32,7 @@ from langchain_core.language_models import BaseChatModel
 from storygraph.errors import InputError
 from storygraph.evaluation.answer_scoring import evidence_found, score_answer
 from storygraph.evaluation.harness import configured_model, read_jsonl
-from storygraph.extraction import Extractor
+from storygraph.ingest.llm_extraction import Extractor
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.model_files import model_path
 from storygraph.models import (
@@ -42,7 +42,7 @@ from storygraph.models import (
     ExtractedEntity,
     ExtractedRelation,
 )
-from storygraph.qa import QAOptions
+from storygraph.qa.engine import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 

@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from storygraph import cypher as q
-from storygraph.entity_history import HistoryEntry, entity_history, history_entry
 from storygraph.errors import StoreError
 from storygraph.locks import write_lock
-from storygraph.merge import EntityRecord, MergePlan, RelationRecord
 from storygraph.models import Chunk, DocumentInfo, Fact
+from storygraph.store.history import HistoryEntry, entity_history, history_entry
+from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord
 from storygraph.store.runner import Row, Runner, Statement
-from storygraph.story_time import (
+from storygraph.store.story_time import (
     EXCLUSIVE_RELATION_TYPES,
     TimedRelation,
     held_end,
@@ -276,7 +276,7 @@ class GraphStore:
                     found.add((row["source"], rel_type, row["target"]))
         return found
 
-    # --- story time and entity history (storygraph/story_time.py, entity_pages.py) -------------
+    # --- story time and entity history (store/story_time.py, library/entity_pages.py) ---------
     def _entity_state(self, plan: MergePlan) -> dict[str, Row]:
         ids = [e.id for e in plan.entities if e.existing]
         if not ids:

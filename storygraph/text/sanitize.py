@@ -1,7 +1,7 @@
 """Make LLM-proposed labels and relation types safe graph identifiers.
 
 Output always matches IDENTIFIER (`^[A-Za-z_][A-Za-z0-9_]*$`, at most 64 chars). Japanese is
-mapped through the one verb table (`storygraph.vocabulary`) first, else transliterated to
+mapped through the one verb table (`storygraph.text.vocabulary`) first, else transliterated to
 romaji (kanji via their Sudachi reading; without Sudachi as "U" + hex code point, e.g. 村 -> U6751).
 
 Structural names are never produced: relation types in RESERVED_REL_TYPES get a "_REL"
@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from storygraph.text.language import is_kana, is_kanji
 from storygraph.text.normalize import has_kanji, katakana_to_hiragana, token_readings
-from storygraph.vocabulary import RELATION_NOUNS, japanese_forms
+from storygraph.text.vocabulary import RELATION_NOUNS, japanese_forms
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_LENGTH = 64

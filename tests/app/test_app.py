@@ -157,7 +157,7 @@ def test_an_invalid_file_gets_an_error_and_add_stays_disabled(
 
 def test_the_estimate_uses_the_rate_measured_on_this_data_directory(services: Services) -> None:
     from storygraph.humanize import duration
-    from storygraph.measured_rate import RateBook
+    from storygraph.ingest.measured_rate import RateBook
     from storygraph.models import IngestReport, Usage
 
     recorded = IngestReport("earlier.txt", status="added", chunks=4, seconds=100.0)
@@ -225,7 +225,7 @@ def test_a_source_found_by_sentence_search_says_so(services: Services) -> None:
 def test_an_imported_graphs_fact_is_its_own_source(services: Services, shared_dir: Path) -> None:
     """A fact with no story sentence (an imported graph's) is cited as itself, labelled so,
     and has no chunk to list among the details' source chunks."""
-    from storygraph.graph_io import import_graph, load_graph_file
+    from storygraph.ingest.graph_io import import_graph, load_graph_file
 
     import_graph(services.store, load_graph_file(shared_dir / "eval" / "seed_graph.json"))
     services.llm_override = ScriptedChatModel(faults={"answer": "text:鬼です。[1]"})
@@ -416,7 +416,7 @@ def test_a_failing_model_falls_back_and_says_so(services: Services) -> None:
 
 
 def test_a_name_with_script_tags_is_text_in_the_graph_tab(services: Services) -> None:
-    from storygraph.graph_io import import_graph
+    from storygraph.ingest.graph_io import import_graph
 
     import_graph(
         services.store,
@@ -499,7 +499,7 @@ def test_the_chat_streams_the_answer_as_the_model_writes_it(services: Services) 
     """The chat hands a token callback to the engine; the pieces it shows are the answer."""
     from pages.chat import ask
     from storygraph.llm.factory import ModelInfo
-    from storygraph.qa import QAOptions
+    from storygraph.qa.engine import QAOptions
 
     services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
     services.info = ModelInfo("embedded", "scripted stand-in", capable=False)

@@ -84,7 +84,7 @@ def test_the_session_state_route_opens_a_page(services: Services) -> None:
 
 
 def test_a_name_with_markup_is_text_on_its_page(services: Services) -> None:
-    from storygraph.graph_io import import_graph
+    from storygraph.ingest.graph_io import import_graph
 
     nasty = "<script>alert(1)</script> *Ogre*"
     import_graph(

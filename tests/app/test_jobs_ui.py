@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pages.common import SERVICES_KEY, TAB_KEY
-from storygraph.extraction_cache import cache_stats
+from storygraph.ingest.extraction_cache import cache_stats
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_model import ScriptedChatModel

@@ -626,7 +626,7 @@ def test_an_app_killed_mid_ingest_resumes_the_job_without_asking_the_model_again
     reason = _skip_reason()
     if reason:
         pytest.skip(reason)
-    from storygraph.jobs import read_jobs
+    from storygraph.ingest.jobs import read_jobs
 
     data_dir = tmp_path / "killed-app"
     data_dir.mkdir()

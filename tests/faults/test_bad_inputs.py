@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from storygraph.errors import InputError
-from storygraph.ingest import prepare
+from storygraph.ingest.pipeline import prepare
 from storygraph.models import Chunk, ChunkExtraction
 from storygraph.services import Services
 from tests.faults.conftest import (

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from storygraph.errors import StoryGraphError
-from storygraph.ingest import prepare
+from storygraph.ingest.pipeline import prepare
 from storygraph.llm.factory import build_chat_model
 from storygraph.services import NoModelExtractor, Services, open_store
 from storygraph.settings import Settings
@@ -101,7 +101,7 @@ def test_delete_keeps_shared_and_removes_exclusive(seeded: Services) -> None:
 
 
 def test_delete_leaves_imported_facts(seeded: Services) -> None:
-    from storygraph.graph_io import import_graph
+    from storygraph.ingest.graph_io import import_graph
 
     import_graph(
         seeded.store,
@@ -247,7 +247,7 @@ def _raise_neo4j() -> None:
 
 
 def _raise_graph_file(tmp: Path) -> None:
-    from storygraph.graph_io import load_graph_file
+    from storygraph.ingest.graph_io import load_graph_file
 
     bad = tmp / "graph.json"
     bad.write_text("{not json", encoding="utf-8")

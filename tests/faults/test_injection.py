@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from storygraph import cypher as q
-from storygraph.graph_io import import_graph
-from storygraph.merge import clean_name
-from storygraph.qa import QAOptions
+from storygraph.ingest.graph_io import import_graph
+from storygraph.ingest.merge import clean_name
+from storygraph.qa.engine import QAOptions
 from storygraph.services import Services
 from storygraph.text.sanitize import sanitize_label, sanitize_rel_type
 from tests.faults.conftest import (

@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from storygraph.llm.factory import build_chat_model
-from storygraph.qa import QAOptions
+from storygraph.qa.engine import QAOptions
 from storygraph.services import Services
 from tests.faults.conftest import SEED_JA, ServicesFactory, make_settings, snapshot
 from tests.helpers.faulty_models import (

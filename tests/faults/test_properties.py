@@ -1,4 +1,4 @@
-"""Property-based tests of the merge rules (storygraph.merge.build_plan / plan_from_graph)."""
+"""Property-based tests of the merge rules (ingest/merge.py: build_plan, plan_from_graph)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from storygraph.merge import MergePlan, build_plan, clean_name, plan_from_graph, reading_key
+from storygraph.ingest.merge import build_plan, clean_name, plan_from_graph, reading_key
 from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
+from storygraph.store.plan import MergePlan
 from storygraph.text.normalize import is_kana_only, normalize_name
 
 IDENT_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"

@@ -11,7 +11,8 @@ chunking, LLMGraphTransformer's parsing, merging, Cypher and ranking all run for
 - rerank (tools `FactScores` / `SingleScore`): a score from keyword rules of the script;
 - answer (no tool): the first listed fact, in words, with its citation marks;
 - the Doctor's tool-calling probe (tool `DoctorProbe`): the animal named in the sentence;
-- the frame checks of `storygraph.frames.check` (no tool, recognised by their prompts): yes/no
+- the frame checks of `storygraph.ingest.frames.check` (no tool, recognised by their prompts):
+  yes/no
   from whether the asked fact is a scripted triple, the scripted type for a relation pick, the
   first scripted pair among the listed names for an argument pick.
 """

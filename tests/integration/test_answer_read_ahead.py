@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from storygraph.errors import StoreError
-from storygraph.graph_io import import_graph, load_graph_file
+from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.models import DocumentInfo
 from storygraph.services import Services, build_services, read_ahead_languages
 from storygraph.settings import Settings

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from storygraph.cli import main
-from storygraph.jobs import read_jobs
+from storygraph.ingest.jobs import read_jobs
 from storygraph.llm.factory import ModelInfo
 from storygraph.services import Services
 from tests.helpers.scripted_model import ScriptedChatModel

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 from storygraph.evaluation.e2e import load_e2e_questions, run_e2e
-from storygraph.extraction import TransformerExtractor
+from storygraph.ingest.llm_extraction import TransformerExtractor
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa import QAOptions
+from storygraph.qa.engine import QAOptions
 from storygraph.settings import Settings
 from tests.helpers.scripted_model import ScriptedChatModel
 

@@ -14,15 +14,16 @@ from urllib.parse import unquote
 
 import pytest
 
-from storygraph.answer import facts_answer
-from storygraph.entity_pages import EntityPages
-from storygraph.graph_io import import_graph
+from storygraph.ingest.graph_io import import_graph
+from storygraph.library.entity_pages import EntityPages
+from storygraph.library.wiki import INDEX, export_wiki
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa import QAOptions
+from storygraph.qa.answer import facts_answer
+from storygraph.qa.engine import QAOptions
+from storygraph.qa.order import order_for_question
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
-from storygraph.story_time import order_for_question, parse_position, supersession_lines
-from storygraph.wiki import INDEX, export_wiki
+from storygraph.store.story_time import parse_position, supersession_lines
 from tests.helpers.scripted_logic import Script
 from tests.helpers.scripted_model import ScriptedChatModel
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.extraction_cache import cache_stats
-from storygraph.ingest import Progress
-from storygraph.jobs import Job, JobRunner
+from storygraph.ingest.extraction_cache import cache_stats
+from storygraph.ingest.jobs import Job, JobRunner
+from storygraph.ingest.pipeline import Progress
 from storygraph.llm.factory import ModelInfo
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
@@ -86,7 +86,7 @@ def _extract_calls(services: Services) -> int:
 
 
 def _chunks(services: Services, data: bytes) -> int:
-    from storygraph.ingest import prepare
+    from storygraph.ingest.pipeline import prepare
 
     ingestor = services.ingestor()
     return len(ingestor.chunks_for(prepare("x.txt", data, max_bytes=ingestor.max_bytes)))

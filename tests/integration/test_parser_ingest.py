@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.frames.extractor import ParserExtractor
+from storygraph.ingest.frames.extractor import ParserExtractor
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from storygraph.graph_io import import_graph, load_graph_file
-from storygraph.qa import QAOptions
+from storygraph.ingest.graph_io import import_graph, load_graph_file
+from storygraph.qa.engine import QAOptions
 from storygraph.services import Services
 from tests.helpers.scripted_model import ScriptedChatModel
 

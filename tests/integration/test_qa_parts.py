@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.analysis import analyse
-from storygraph.answer import unsupported_names
 from storygraph.cli import main as cli_main
-from storygraph.embeddings import default_embedder
-from storygraph.entities import LocalEntityFinder
-from storygraph.graph_io import import_graph, load_graph_file
+from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Citation, Fact
-from storygraph.qa import QAEngine, QAOptions
-from storygraph.rerank import FastScorer
-from storygraph.retrieval import retrieve
+from storygraph.qa.analysis import analyse
+from storygraph.qa.answer import unsupported_names
+from storygraph.qa.engine import QAEngine, QAOptions
+from storygraph.qa.entities import LocalEntityFinder
+from storygraph.qa.retrieval import retrieve
+from storygraph.qa.scoring import FastScorer
 from storygraph.services import Services
+from storygraph.text.embeddings import default_embedder
 from tests.helpers.scripted_model import ScriptedChatModel
 
 SMALL = ModelInfo("embedded", "scripted-small", capable=False)
@@ -192,7 +192,7 @@ def test_a_name_counts_only_as_a_word_of_the_question_and_a_verb_is_no_noun() ->
 def test_when_the_model_finds_no_answer_the_closest_sentence_is_shown(
     services: Services, shared_dir: Path, monkeypatch: pytest.MonkeyPatch, reply: str
 ) -> None:
-    from storygraph.answer import UNKNOWN
+    from storygraph.qa.answer import UNKNOWN
     from tests.helpers import scripted_logic
 
     assert UNKNOWN["ja"] in reply
@@ -201,7 +201,7 @@ def test_when_the_model_finds_no_answer_the_closest_sentence_is_shown(
     monkeypatch.setattr(scripted_logic, "answer", lambda prompt: reply)
     engine = QAEngine(services.store, ScriptedChatModel(), SMALL, embedder=None)
     pieces: list[str] = []
-    # the free-text answer (a chosen one would be a name: storygraph.answer_choice)
+    # the free-text answer (a chosen one would be a name: storygraph.qa.answer_choice)
     written = QAOptions()  # the default: a written answer
     answer = engine.ask("桃太郎を倒したのは誰？", written, on_token=pieces.append)
     best = answer.citations[0]
@@ -219,8 +219,8 @@ def test_a_worked_example_s_answer_repeated_by_the_model_is_no_answer(
     """The small model once answered a question on a new story with its worked example's
     answer (ISSUES §33): the user reads "not in the sentences" and the closest one instead,
     and the trace says why."""
-    from storygraph.answer import UNKNOWN
-    from storygraph.answer_examples import answer_examples
+    from storygraph.qa.answer import UNKNOWN
+    from storygraph.qa.answer_examples import answer_examples
     from tests.helpers import scripted_logic
 
     story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
@@ -243,7 +243,7 @@ def test_a_who_question_answered_with_its_own_person_is_no_answer(
 ) -> None:
     """「たぬきの縄をといてやったのは誰？」 → 「たぬきです。」 (ISSUES §36): the user reads "not
     in the sentences" and the closest one, the trace says why."""
-    from storygraph.answer import UNKNOWN
+    from storygraph.qa.answer import UNKNOWN
     from tests.helpers import scripted_logic
 
     story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from storygraph.analysis import analyse
-from storygraph.answer import SMALL_MAX_SOURCES
-from storygraph.embeddings import default_embedder
-from storygraph.entities import LocalEntityFinder
 from storygraph.llm.factory import ModelInfo
-from storygraph.passages import BY_MEANING_ONLY, SentenceSearch
-from storygraph.qa import QAEngine, QAOptions
+from storygraph.qa.analysis import analyse
+from storygraph.qa.answer import SMALL_MAX_SOURCES
+from storygraph.qa.engine import QAEngine, QAOptions
+from storygraph.qa.entities import LocalEntityFinder
+from storygraph.qa.passages import BY_MEANING_ONLY, SentenceSearch
 from storygraph.services import Services
+from storygraph.text.embeddings import default_embedder
 from tests.helpers.scripted_model import ScriptedChatModel
 
 SMALL = ModelInfo("embedded", "scripted-small", capable=False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from storygraph.graph_io import import_graph
+from storygraph.ingest.graph_io import import_graph
 from storygraph.services import Services
 from storygraph.store import GraphStore
 

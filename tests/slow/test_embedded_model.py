@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.answer import UNKNOWN
-from storygraph.qa import QAOptions
+from storygraph.qa.answer import UNKNOWN
+from storygraph.qa.engine import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 

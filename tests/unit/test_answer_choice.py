@@ -8,13 +8,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from storygraph.analysis import QuestionAnalysis
-from storygraph.answer import UNKNOWN
-from storygraph.answer_choice import CHOICE_MAX_TOKENS, ChoiceAnswerer, options
-from storygraph.frames.check import choice_grammar
+from storygraph.ingest.frames.check import choice_grammar
 from storygraph.llm.factory import build_chat_model
 from storygraph.models import Citation, ResolvedEntity
-from storygraph.qtype import detect_question_type
+from storygraph.qa.analysis import QuestionAnalysis
+from storygraph.qa.answer import UNKNOWN
+from storygraph.qa.answer_choice import CHOICE_MAX_TOKENS, ChoiceAnswerer, options
+from storygraph.qa.question_type import detect_question_type
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import Script
 from tests.helpers.scripted_openai_server import RunningServer, start_in_thread

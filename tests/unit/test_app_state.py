@@ -7,17 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from storygraph import app_state
-from storygraph.app_state import (
-    ChatTurn,
-    answer_from_json,
-    answer_to_json,
-    load_conversation,
-    load_last_ingest,
-    save_conversation,
-    save_last_ingest,
-)
-from storygraph.measured_rate import RateBook
+from storygraph.ingest.measured_rate import RateBook
 from storygraph.models import (
     Answer,
     Citation,
@@ -26,6 +16,16 @@ from storygraph.models import (
     ResolvedEntity,
     TraceStep,
     Usage,
+)
+from storygraph.ui import app_state
+from storygraph.ui.app_state import (
+    ChatTurn,
+    answer_from_json,
+    answer_to_json,
+    load_conversation,
+    load_last_ingest,
+    save_conversation,
+    save_last_ingest,
 )
 
 
@@ -139,7 +139,7 @@ def test_the_measured_rate_sums_the_last_ingests_of_one_model(tmp_path: Path) ->
 
 
 def test_only_the_last_few_ingests_count(tmp_path: Path) -> None:
-    from storygraph.measured_rate import KEEP
+    from storygraph.ingest.measured_rate import KEEP
 
     book = RateBook(tmp_path)
     for i in range(KEEP + 3):

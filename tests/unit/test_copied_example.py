@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from storygraph.answer import UNKNOWN, copied_example
-from storygraph.answer_examples import answer_examples
 from storygraph.models import Citation
+from storygraph.qa.answer import UNKNOWN, copied_example
+from storygraph.qa.answer_examples import answer_examples
 
 
 def _read(*texts: str) -> list[Citation]:

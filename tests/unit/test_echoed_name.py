@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from storygraph.analysis import analyse
-from storygraph.answer import echoed_name
-from storygraph.entities import LocalEntityFinder
+from storygraph.qa.analysis import analyse
+from storygraph.qa.answer import echoed_name
+from storygraph.qa.entities import LocalEntityFinder
 
 
 def _echo(question: str, entities: list[str], answer: str) -> str | None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from storygraph.entity_history import entity_history, history_entry, parse_history
-from storygraph.merge import EntityRecord, MergePlan, RelationRecord
 from storygraph.models import DocumentInfo
+from storygraph.store.history import entity_history, history_entry, parse_history
+from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord
 
 
 def _entity(

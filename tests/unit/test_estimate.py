@@ -130,7 +130,7 @@ def _write(directory: Path, name: str, data: bytes) -> list[Path]:
 
 
 def test_time_comes_from_the_measured_rate_once_there_is_one(services: Services) -> None:
-    from storygraph.measured_rate import RateBook
+    from storygraph.ingest.measured_rate import RateBook
     from storygraph.models import IngestReport, Usage
 
     data = [("a.txt", MOMOTARO_JA.read_bytes())]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from storygraph.extraction_cache import ExtractionCache, cache_key, cache_stats, clear_cache
+from storygraph.ingest.extraction_cache import ExtractionCache, cache_key, cache_stats, clear_cache
 from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
 
 TEXT = "桃太郎は鬼が島へ行きました。桃太郎は鬼を退治しました。"

@@ -13,8 +13,8 @@ import openai
 import pytest
 from langchain_core.language_models import BaseChatModel
 
-from storygraph.frames import ProposedFact
-from storygraph.frames.check import (
+from storygraph.ingest.frames import ProposedFact
+from storygraph.ingest.frames.check import (
     NO_TYPE,
     YES_NO_GRAMMAR,
     arguments_schema,

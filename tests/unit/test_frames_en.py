@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from storygraph.frames import ProposedFact
-from storygraph.frames.en import facts_between, read_facts
-from storygraph.vocabulary import relation_type_for
+from storygraph.ingest.frames import ProposedFact
+from storygraph.ingest.frames.en import facts_between, read_facts
+from storygraph.text.vocabulary import relation_type_for
 
 
 def triples(text: str) -> set[tuple[str, str, str]]:
@@ -210,7 +210,7 @@ def test_a_chunk_read_with_its_story_keeps_the_antecedent_of_its_pronouns() -> N
 
 def test_a_missing_pipeline_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     from storygraph.errors import ModelError
-    from storygraph.frames import en
+    from storygraph.ingest.frames import en
 
     monkeypatch.setattr(en, "PIPELINE", "en_no_such_pipeline_package")
     en.load_pipeline.cache_clear()
@@ -241,7 +241,7 @@ def test_an_opening_in_capitals_is_no_name() -> None:
 def test_parser_extractor_reads_a_chunk_with_the_story_before_it() -> None:
     """A pronoun whose antecedent is in the chunk before resolves when the whole document was
     read first (Ingestor calls begin_document); read alone, the chunk has no one to resolve to."""
-    from storygraph.frames.extractor import ParserExtractor
+    from storygraph.ingest.frames.extractor import ParserExtractor
     from storygraph.models import Chunk
 
     text = "Momotaro met a dog. He gave the dog a cake."

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from storygraph.errors import ModelError
-from storygraph.frames import ProposedFact
-from storygraph.frames.extractor import ParserExtractor, facts_to_extraction, reader_for
-from storygraph.frames.ja import read_facts
+from storygraph.ingest.frames import ProposedFact
+from storygraph.ingest.frames.extractor import ParserExtractor, facts_to_extraction, reader_for
+from storygraph.ingest.frames.ja import read_facts
 from storygraph.models import Chunk
 
 Triple = tuple[str, str, str]
@@ -266,8 +266,8 @@ def test_an_unclosed_quote_ends_at_a_blank_line() -> None:
 
 
 def test_verb_table_round_trip_types_read_are_types_questions_ask_for() -> None:
-    from storygraph.reltype import lexical_pick
-    from storygraph.vocabulary import relation_types
+    from storygraph.qa.relation_types import lexical_pick
+    from storygraph.text.vocabulary import relation_types
 
     text = (
         "犬はきびだんごをもらって、桃太郎について行きました。"
@@ -280,7 +280,7 @@ def test_verb_table_round_trip_types_read_are_types_questions_ask_for() -> None:
 
 
 def test_the_parser_extractor_version_is_a_stable_hash_of_its_sources() -> None:
-    from storygraph.frames import extractor
+    from storygraph.ingest.frames import extractor
 
     version = ParserExtractor().version
     assert version == ParserExtractor(verb_types=False).version

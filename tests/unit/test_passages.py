@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from storygraph.answer import facts_answer, with_passages
 from storygraph.models import Citation, Fact
-from storygraph.passages import Passage, bm25, index_document, is_heading, passage_terms
+from storygraph.qa.answer import facts_answer, with_passages
+from storygraph.qa.passages import Passage, bm25, index_document, is_heading, passage_terms
 
 
 def test_japanese_terms_are_character_bigrams_without_question_words() -> None:
@@ -91,7 +91,7 @@ def test_the_facts_answer_points_at_the_sentence_sources() -> None:
 
 
 def test_a_window_brings_neighbours_of_the_same_document_within_the_length_cap() -> None:
-    from storygraph.passages import MAX_PASSAGE_CHARS, _window
+    from storygraph.qa.passages import MAX_PASSAGE_CHARS, _window
 
     def row(doc: str, text: str) -> dict[str, str]:
         return {"id": f"{doc}:0000", "document_id": doc, "document": f"{doc}.txt", "text": text}

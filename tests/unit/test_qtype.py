@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from storygraph.qtype import DIRECTION_BONUS, detect_question_type, expansion_wanted, fact_prior
+from storygraph.qa.question_type import (
+    DIRECTION_BONUS,
+    detect_question_type,
+    expansion_wanted,
+    fact_prior,
+)
 
 
 @pytest.mark.parametrize(

@@ -12,13 +12,13 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field
 
 from storygraph.errors import ModelError
-from storygraph.models import Chunk
-from storygraph.small_extraction import (
+from storygraph.ingest.triple_lines import (
     SmallModelExtractor,
     ground,
     parse_triples,
     triple_prompt,
 )
+from storygraph.models import Chunk
 
 TEXT = "桃太郎は犬にきびだんごをやりました。犬は桃太郎の家来になりました。"
 

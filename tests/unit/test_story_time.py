@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from storygraph.library.wiki import wiki_filename, wiki_filenames
 from storygraph.models import Fact
-from storygraph.qtype import detect_question_type, order_cue
-from storygraph.story_time import (
+from storygraph.qa.order import order_facts, order_for_question, order_priors
+from storygraph.qa.question_type import detect_question_type, order_cue
+from storygraph.store.story_time import (
     TimedRelation,
     is_speech,
-    order_facts,
-    order_for_question,
-    order_priors,
     parse_position,
     position,
     story_times,
     supersession_lines,
 )
-from storygraph.wiki import wiki_filename, wiki_filenames
 
 
 def test_positions_sort_in_story_order_and_parse_back() -> None:

@@ -6,7 +6,7 @@ import json
 import re
 
 from storygraph.models import Answer, Fact, ResolvedEntity
-from storygraph.visualize import (
+from storygraph.ui.visualize import (
     LABELLED_NODES,
     START_COLOR,
     answer_subgraph,

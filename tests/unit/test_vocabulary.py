@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from storygraph.lexicon import question_stems, type_stems
+from storygraph.qa.relation_words import question_stems, type_stems
 from storygraph.text.sanitize import sanitize_rel_type
-from storygraph.vocabulary import VERBS, relation_type_for, relation_types
+from storygraph.text.vocabulary import VERBS, relation_type_for, relation_types
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,156 @@
+"""`ParserExtractor`: extraction with no language model, from parser frames and the verb table.
+
+Japanese goes through `storygraph.ingest.frames.ja` (GiNZA), English through
+`storygraph.ingest.frames.en`
+when that reader is installed. Every fact whose predicate the verb table types becomes an
+`ExtractedRelation` with its evidence sentence and `origin="parser"`; facts the table has no
+type for are counted in `ChunkExtraction.untyped` (the ingest report shows it) and, by default,
+kept under a type named after their own verb (`verb_types`), else dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from storygraph.errors import ModelError
+from storygraph.ingest.frames import ProposedFact
+from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
+from storygraph.text.sanitize import sanitize_rel_type
+
+GENERIC_TYPE = "Entity"
+Reader = Callable[[str], list[ProposedFact]]
+
+_READERS = {"ja": "storygraph.ingest.frames.ja", "en": "storygraph.ingest.frames.en"}
+
+
+def reader_for(language: str) -> Reader:
+    """The `read_facts` of the language's reader module; a ModelError naming a missing one."""
+    module_name = _READERS.get(language)
+    if module_name is None:
+        raise ModelError(
+            f"The parser-only extractor has no reader for language {language!r} "
+            f"(it reads: {', '.join(sorted(_READERS))}).",
+            "Configure a language model for this document (see .env.example).",
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        raise ModelError(
+            f"The parser-only extractor's {language} reader ({module_name}) is not installed.",
+            "Configure a language model for this document (see .env.example).",
+        ) from exc
+    read: Reader = module.read_facts
+    return read
+
+
+def facts_to_extraction(
+    chunk: Chunk, facts: list[ProposedFact], *, verb_types: bool = False
+) -> ChunkExtraction:
+    """Typed facts as relations (with evidence) and their ends as entities; untyped counted.
+
+    With `verb_types`, a fact whose predicate the verb table lacks is kept under a type named
+    after its own verb (流れる → NAGARERU, flow → FLOW, through the same sanitiser a model's
+    relation names go through) instead of being dropped: its evidence sentence is what answers
+    questions, and a type no question word maps to still ranks by that sentence.
+    """
+    result = ChunkExtraction(chunk=chunk)
+    result.untyped = sum(1 for f in facts if not f.relation)
+    if verb_types:
+        facts = [
+            f if f.relation else replace(f, relation=sanitize_rel_type(f.predicate))
+            for f in facts
+        ]
+    typed = [f for f in facts if f.relation]
+    votes: dict[str, Counter[str]] = {}
+    for fact in typed:
+        votes.setdefault(fact.subject, Counter())[fact.subject_type] += 1
+        votes.setdefault(fact.object, Counter())[fact.object_type] += 1
+    kinds = {name: _entity_type(counter) for name, counter in votes.items()}
+    result.entities = [ExtractedEntity(n, k, chunk.id, origin="parser") for n, k in kinds.items()]
+    seen_relations: set[tuple[str, str, str]] = set()
+    for fact in typed:
+        key = (fact.subject, fact.relation, fact.object)
+        if key in seen_relations:
+            continue
+        seen_relations.add(key)
+        result.relations.append(
+            ExtractedRelation(
+                source=fact.subject,
+                source_type=kinds[fact.subject],
+                type=fact.relation,
+                target=fact.object,
+                target_type=kinds[fact.object],
+                chunk_id=chunk.id,
+                evidence=fact.sentence,
+                origin="parser",
+            )
+        )
+    return result
+
+
+def _entity_type(votes: Counter[str]) -> str:
+    """The most frequent specific type the facts gave a name, else the generic one."""
+    specific = [(count, kind) for kind, count in votes.items() if kind != GENERIC_TYPE]
+    return max(specific)[1] if specific else GENERIC_TYPE
+
+
+class ParserExtractor:
+    """Entities and relations from a syntactic parser and the verb table; no model call.
+
+    `verb_types` (the default) keeps facts whose verb the table lacks, typed by their verb (see
+    `facts_to_extraction`); False drops them. The name says which, for reports and caches.
+    """
+
+    def __init__(self, *, verb_types: bool = True) -> None:
+        # changes whenever what it reads could change, so that saved chunk extractions of an
+        # older reader are never served (see `reader_version`)
+        self.version = reader_version()
+        self.verb_types = verb_types
+        self.name = "parser+verbs" if verb_types else "parser"
+        self._document: tuple[str, str, list[ProposedFact]] | None = None
+
+    def begin_document(self, text: str, language: str) -> None:
+        """Parse the whole document once: each chunk then gets the facts whose sentence starts
+        inside it, read with the story around it (topics and pronouns carry across chunks)."""
+        self._document = (text, language, reader_for(language)(text))
+
+    def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
+        document = self._document
+        if document is not None and document[1] == language and _inside(chunk, document[0]):
+            facts = [f for f in document[2] if chunk.start <= f.start < chunk.end]
+        else:
+            facts = reader_for(language)(chunk.text)
+        return facts_to_extraction(chunk, facts, verb_types=self.verb_types)
+
+
+_PARSER_PACKAGES = ("ginza", "ja-ginza", "spacy", "SudachiPy", "sudachidict-core")
+
+
+@lru_cache(maxsize=1)
+def reader_version() -> str:
+    """A hash of the readers' and the verb table's source and of the parser packages' versions."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted([*package.glob("*.py"), package.parents[1] / "text" / "vocabulary.py"]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for name in _PARSER_PACKAGES:
+        try:
+            digest.update(f"{name}={metadata.version(name)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name}=-".encode())
+    return "2-" + digest.hexdigest()[:12]
+
+
+def _inside(chunk: Chunk, text: str) -> bool:
+    """Is the chunk a piece of this document at its offsets?"""
+    return text[chunk.start : chunk.end] == chunk.text

@@ -1,0 +1,476 @@
+"""A page for every entity: summary, relations both ways, mentions, history and timeline.
+
+Memopedia's page per topic plus Graphiti's entity metadata, built on the provenance the graph
+keeps:
+
+- **summary**: composed from the entity's facts, or written by the model when the configured
+  model is capable (`ModelInfo.capable`). It is stored on the node with `summary_updated_at`,
+  `summary_method` and `summary_sources` (the document ids it was made from) and regenerated
+  only when a document changed the entity (the write marks it `summary_stale`), never on a plain
+  view. A stored composed summary is upgraded once to a model summary when a capable model opens
+  the page;
+- **relations** in both directions with their evidence sentences and citations (document, chunk);
+- **mentions**: the documents and chunks that mention the entity;
+- **history**: per document, whether it created, updated or only referenced the entity, and what
+  changed (storygraph/store/history.py);
+- **timeline**: the relations in story order (storygraph/store/story_time.py), superseded facts
+  marked.
+
+Usable from a script: `EntityPages(services.store, services.llm(), services.info).page("桃太郎")`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from storygraph.llm.factory import ModelInfo
+from storygraph.prompt_files import fill
+from storygraph.qa.entities import resolve_name
+from storygraph.store import GraphStore
+from storygraph.store.history import parse_history
+from storygraph.store.story_time import parse_position
+from storygraph.text.language import detect_language
+
+log = logging.getLogger(__name__)
+
+SUMMARY_FACTS = 8
+"""Facts a composed summary names before "and N more"."""
+MODEL_SUMMARY_FACTS = 40
+METHOD_FACTS = "facts"
+METHOD_MODEL = "model"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def document_of_chunk(chunk_id: str) -> str:
+    return chunk_id.rpartition(":")[0]
+
+
+def chunk_index(chunk_id: str) -> int | None:
+    tail = chunk_id.rpartition(":")[2]
+    return int(tail) if tail.isdigit() else None
+
+
+def verb(rel_type: str) -> str:
+    return rel_type.lower().replace("_", " ")
+
+
+@dataclass
+class Citation:
+    chunk_id: str
+    document_id: str
+    document: str
+    chunk: int | None
+    evidence: str
+
+
+@dataclass
+class PageRelation:
+    """One relation touching the entity, with its real direction."""
+
+    start: str
+    type: str
+    end: str
+    direction: str
+    """"out" (the entity is the start) or "in"."""
+    other: str
+    citations: list[Citation] = field(default_factory=list)
+    positions: list[str] = field(default_factory=list)
+    story_order: str = ""
+    story_order_last: str = ""
+    invalid_at: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.start, self.type, self.end)
+
+    def text(self) -> str:
+        return f"{self.start} -[{self.type}]→ {self.end}"
+
+    @property
+    def evidence(self) -> str:
+        return next((c.evidence for c in self.citations if c.evidence), "")
+
+
+@dataclass
+class Mention:
+    document_id: str
+    document: str
+    chunks: list[int]
+
+
+@dataclass
+class HistoryItem:
+    document_id: str
+    document: str
+    kind: str
+    changes: list[str]
+    at: str
+
+
+@dataclass
+class TimelineEntry:
+    position: str
+    document: str
+    chunk: int | None
+    offset: int | None
+    relation: str
+    evidence: str
+    first: bool = True
+    """The statement the relation's story order stands at (False: stated again here)."""
+    said: bool = False
+    """Stated in a character's quoted speech, not in the narration."""
+    statements: int = 1
+    """How many places of the story state the relation in all."""
+    superseded_at: str = ""
+    """The position of the later fact that replaced it (exclusive relations), else ""."""
+
+
+@dataclass
+class EntityPage:
+    id: str
+    type: str
+    aliases: list[str]
+    summary: str
+    summary_method: str
+    summary_updated_at: str
+    summary_sources: list[str]
+    """Names of the documents the summary was made from."""
+    relations: list[PageRelation]
+    mentions: list[Mention]
+    history: list[HistoryItem]
+    timeline: list[TimelineEntry]
+    """Its relations in story order, each at the first place the story states it."""
+    statements: list[TimelineEntry]
+    """Every place the story states one of its relations, in story order."""
+    unplaced: list[str]
+    """Relations without a story position (imported without one), as text."""
+
+    @property
+    def outgoing(self) -> list[PageRelation]:
+        return [r for r in self.relations if r.direction == "out"]
+
+    @property
+    def incoming(self) -> list[PageRelation]:
+        return [r for r in self.relations if r.direction == "in"]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        for rel, raw in zip(self.relations, data["relations"], strict=True):
+            raw["text"] = rel.text()
+            raw["evidence"] = rel.evidence
+        return data
+
+
+@dataclass
+class EntityListItem:
+    id: str
+    type: str
+    aliases: list[str]
+    summary: str
+    relations: int
+
+
+def compose_summary(entity_id: str, entity_type: str, relations: Sequence[PageRelation]) -> str:
+    """A summary made from the facts alone (no model), in story order."""
+    ordered = sorted(relations, key=lambda r: (r.story_order == "", r.story_order, r.text()))
+    parts: list[str] = []
+    for rel in ordered[:SUMMARY_FACTS]:
+        said = (
+            f"{verb(rel.type)} {rel.end}"
+            if rel.direction == "out"
+            else f"{rel.start} {verb(rel.type)} {entity_id}"
+        )
+        parts.append(f"{said} (at first; later no longer)" if rel.invalid_at else said)
+    head = f"{entity_id} ({entity_type or 'entity'})"
+    if not parts:
+        return f"{head}: no relations recorded."
+    more = len(ordered) - SUMMARY_FACTS
+    tail = f"; and {more} more" if more > 0 else ""
+    return f"{head}: " + "; ".join(parts) + tail + "."
+
+
+def _fact_lines(relations: Sequence[PageRelation]) -> str:
+    ordered = sorted(relations, key=lambda r: (r.story_order == "", r.story_order, r.text()))
+    lines = []
+    for rel in ordered[:MODEL_SUMMARY_FACTS]:
+        mark = " (superseded)" if rel.invalid_at else ""
+        evidence = f" — {rel.evidence}" if rel.evidence else ""
+        lines.append(f"- {rel.start} -[{rel.type}]-> {rel.end}{mark}{evidence}")
+    return "\n".join(lines) or "(none)"
+
+
+class EntityPages:
+    """Builds entity pages from a GraphStore; writes summaries back only when they are due."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        llm: BaseChatModel | None = None,
+        info: ModelInfo | None = None,
+    ) -> None:
+        self.store = store
+        self.llm = llm
+        self.info = info
+
+    @property
+    def model_writes_summaries(self) -> bool:
+        return self.llm is not None and self.info is not None and self.info.capable
+
+    # --- finding entities --------------------------------------------------------------------
+    def resolve(self, name: str) -> str | None:
+        """The id of the entity called `name` (exact, normalised, contained, then fuzzy)."""
+        name = name.strip()
+        if not name:
+            return None
+        found = resolve_name(name, self.store.entity_names())
+        return found.node_id if found else None
+
+    def list(self, search: str = "", limit: int = 200) -> list[EntityListItem]:
+        """Entities (best connected first) with their summaries, refreshed if due.
+
+        The list never calls the model: due summaries are composed from the facts here and a
+        capable model rewrites them when their page is opened.
+        """
+        rows = self.store.entity_list(search, limit)
+        due = [r["id"] for r in rows if r.get("summary") is None or r.get("summary_stale")]
+        fresh = self.refresh_summaries(due, allow_model=False) if due else {}
+        return [
+            EntityListItem(
+                id=r["id"],
+                type=r.get("type") or "",
+                aliases=list(r.get("aliases") or []),
+                summary=fresh.get(r["id"], r.get("summary") or ""),
+                relations=int(r.get("degree") or 0),
+            )
+            for r in rows
+        ]
+
+    # --- summaries ---------------------------------------------------------------------------
+    def _due(self, node: dict[str, Any], allow_model: bool) -> bool:
+        if node.get("summary") is None or node.get("summary_stale"):
+            return True
+        upgrade = allow_model and self.model_writes_summaries
+        return upgrade and node.get("summary_method") == METHOD_FACTS
+
+    def refresh_summaries(self, ids: Sequence[str], *, allow_model: bool = True) -> dict[str, str]:
+        """(Re)write the summaries of these entities; returns id → new summary."""
+        if not ids:
+            return {}
+        rows = self.store.entity_relations(ids)
+        types = self.store.entity_types(ids)
+        documents = {d.id for d in self.store.list_documents()}
+        written: dict[str, str] = {}
+        stored: list[dict[str, Any]] = []
+        for entity_id in ids:
+            relations = _page_relations(entity_id, rows, {})
+            entity_type = types.get(entity_id, "")
+            summary, method = self._summary(entity_id, entity_type, relations, allow_model)
+            sources = sorted(
+                {document_of_chunk(c.chunk_id) for r in relations for c in r.citations} & documents
+            )
+            written[entity_id] = summary
+            stored.append(
+                {
+                    "id": entity_id,
+                    "summary": summary,
+                    "method": method,
+                    "updated_at": _now(),
+                    "sources": sources,
+                }
+            )
+        self.store.set_entity_summaries(stored)
+        return written
+
+    def _summary(
+        self, entity_id: str, entity_type: str, relations: Sequence[PageRelation], allow_model: bool
+    ) -> tuple[str, str]:
+        composed = compose_summary(entity_id, entity_type, relations)
+        if not (allow_model and self.model_writes_summaries and relations):
+            return composed, METHOD_FACTS
+        assert self.llm is not None
+        sample = " ".join([entity_id, *(r.evidence for r in relations[:5])])
+        language = "Japanese" if detect_language(sample) == "ja" else "English"
+        prompt = fill(
+            "entity_summary",
+            entity=entity_id,
+            type=entity_type or "entity",
+            facts=_fact_lines(relations),
+            language=language,
+        )
+        try:
+            message = self.llm.invoke(prompt)
+            text = message.content if isinstance(message.content, str) else str(message.content)
+            text = text.strip()
+            if not text:
+                raise ValueError("empty summary")
+        except Exception as exc:  # noqa: BLE001 - any model fault: the composed summary, named
+            log.warning("model summary of %s failed: %s", entity_id, exc)
+            return composed, f"{METHOD_FACTS} (the model failed: {type(exc).__name__})"
+        return text, METHOD_MODEL
+
+    # --- the page ----------------------------------------------------------------------------
+    def page(self, name: str, *, allow_model: bool = True) -> EntityPage | None:
+        """The page of the entity called `name`; None when no entity matches."""
+        entity_id = self.resolve(name)
+        if entity_id is None:
+            return None
+        node = self.store.entity_page_node(entity_id)
+        if node is None:
+            return None
+        if self._due(node, allow_model):
+            self.refresh_summaries([entity_id], allow_model=allow_model)
+            node = self.store.entity_page_node(entity_id) or node
+        docs = self.store.list_documents()
+        names = {d.id: d.name for d in docs}
+        order = {d.id: i for i, d in enumerate(docs)}
+        relations = _page_relations(entity_id, self.store.entity_relations([entity_id]), names)
+        relations.sort(key=lambda r: (r.direction != "out", r.type, r.other))
+        timeline, unplaced = _timeline(relations, names, order)
+        statements, _ = _timeline(relations, names, order, every=True)
+        return EntityPage(
+            id=entity_id,
+            type=node.get("type") or "",
+            aliases=list(node.get("aliases") or []),
+            summary=node.get("summary") or "",
+            summary_method=node.get("summary_method") or "",
+            summary_updated_at=node.get("summary_updated_at") or "",
+            summary_sources=[names.get(d, d) for d in node.get("summary_sources") or []],
+            relations=relations,
+            mentions=_mentions(node.get("chunk_ids") or [], names, order),
+            history=_history(node.get("history") or [], names, order),
+            timeline=timeline,
+            statements=statements,
+            unplaced=unplaced,
+        )
+
+    def all_ids(self) -> list[str]:
+        return sorted(str(r["id"]) for r in self.store.entity_names())
+
+
+def _page_relations(
+    entity_id: str, rows: Sequence[dict[str, Any]], names: dict[str, str]
+) -> list[PageRelation]:
+    relations: list[PageRelation] = []
+    seen: set[tuple[str, str, str]] = set()
+    for row in rows:
+        if entity_id not in (row["start"], row["end"]):
+            continue
+        key = (row["start"], row["type"], row["end"])
+        if key in seen:
+            continue
+        seen.add(key)
+        evidence = list(row.get("evidence") or [])
+        citations = [
+            Citation(
+                chunk_id=c,
+                document_id=document_of_chunk(c),
+                document=names.get(document_of_chunk(c), document_of_chunk(c)),
+                chunk=chunk_index(c),
+                evidence=evidence[i] if i < len(evidence) else "",
+            )
+            for i, c in enumerate(row.get("chunk_ids") or [])
+        ]
+        out = row["start"] == entity_id
+        relations.append(
+            PageRelation(
+                start=row["start"],
+                type=row["type"],
+                end=row["end"],
+                direction="out" if out else "in",
+                other=row["end"] if out else row["start"],
+                citations=citations,
+                positions=sorted(row.get("positions") or []),
+                story_order=row.get("story_order") or "",
+                story_order_last=row.get("story_order_last") or "",
+                invalid_at=row.get("invalid_at") or "",
+            )
+        )
+    return relations
+
+
+def _history(
+    stored: Sequence[str], names: dict[str, str], order: dict[str, int]
+) -> list[HistoryItem]:
+    """History entries, documents in upload order (an entry names its document as written)."""
+    items = []
+    for value in stored:
+        entry = parse_history(value)
+        if entry is None:
+            continue
+        items.append(
+            HistoryItem(
+                document_id=entry["document_id"],
+                document=names.get(entry["document_id"], entry["document_name"]),
+                kind=entry["kind"],
+                changes=entry["changes"],
+                at=entry["at"],
+            )
+        )
+    return sorted(items, key=lambda h: (order.get(h.document_id, 1 << 30), h.at))
+
+
+def _mentions(
+    chunk_ids: Sequence[str], names: dict[str, str], order: dict[str, int]
+) -> list[Mention]:
+    by_document: dict[str, set[int]] = {}
+    for chunk_id in chunk_ids:
+        index = chunk_index(chunk_id)
+        chunks = by_document.setdefault(document_of_chunk(chunk_id), set())
+        if index is not None:
+            chunks.add(index)
+    return [
+        Mention(document_id=d, document=names.get(d, d), chunks=sorted(chunks))
+        for d, chunks in sorted(by_document.items(), key=lambda i: (order.get(i[0], 1 << 30), i[0]))
+    ]
+
+
+def _timeline(
+    relations: Sequence[PageRelation],
+    names: dict[str, str],
+    order: dict[str, int],
+    *,
+    every: bool = False,
+) -> tuple[list[TimelineEntry], list[str]]:
+    """The relations in story order (documents in upload order), each at its first statement;
+    `every`: every place the story states one, a repeat right after itself in the same
+    document listed once (a journey announced early and made late shows at both places)."""
+    entries: list[tuple[tuple[int, str], TimelineEntry]] = []
+    unplaced: list[str] = []
+    for rel in relations:
+        placed = [(p, w) for p in rel.positions if (w := parse_position(p)) is not None]
+        first = [(p, w) for p, w in placed if p == rel.story_order] or placed[:1]
+        if not placed:
+            unplaced.append(rel.text())
+            continue
+        evidence_of = {c.chunk: c.evidence for c in rel.citations if c.evidence}
+        for value, where in placed if every else first:
+            entry = TimelineEntry(
+                position=value,
+                document=names.get(where.document_id, where.document_id),
+                chunk=where.chunk_index,
+                offset=where.offset,
+                relation=rel.text(),
+                evidence=evidence_of.get(where.chunk_index, rel.evidence),
+                first=value == first[0][0],
+                said=where.said,
+                statements=len(placed),
+                superseded_at=rel.invalid_at,
+            )
+            entries.append(((order.get(where.document_id, 1 << 30), value), entry))
+    entries.sort(key=lambda item: item[0])
+    timeline: list[TimelineEntry] = []
+    for _, entry in entries:
+        last = timeline[-1] if timeline else None
+        if last and (last.relation, last.document) == (entry.relation, entry.document):
+            continue
+        timeline.append(entry)
+    return timeline, sorted(unplaced)

@@ -1,0 +1,462 @@
+"""Finding the question's entities in the graph (design §5.1), behind one port.
+
+An `EntityFinder` turns a question and the graph's names into start nodes, each with how it was
+found (`ResolvedEntity.source`). Two finders:
+
+- `ModelEntityFinder` (capable models): the LLM lists the names it sees (structured output; with
+  relation types to choose from, the same call picks the types that fit), each resolved against
+  the graph: exact → normalised → contains / contained-in → fuzzy; then the dictionary match.
+- `LocalEntityFinder` (the small embedded model, and no model at all): no model call. Names of
+  graph nodes found literally in the question after normalisation (dictionary), then English
+  words that spell a Japanese name's reading (Momotaro → 桃太郎, "transliteration"), English
+  names matched word by word with plural and possessive endings dropped (normalised), Japanese
+  nouns of the question that are part of a longer name ("contained": 畑 → 畑のもの), then, when
+  nothing was found, the nearest names by multilingual sentence embedding ("embedding"; a kana
+  name also as a dictionary writes it, かに as 蟹, so "crab" finds it).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Protocol
+
+import numpy as np
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+from rapidfuzz import fuzz, process
+
+from storygraph.models import ResolvedEntity
+from storygraph.prompt_files import fill
+from storygraph.text.embeddings import Embedder, cosine
+from storygraph.text.language import is_japanese_char
+from storygraph.text.normalize import (
+    normalize_name,
+    noun_spans,
+    reading,
+    short_words,
+    word_boundaries,
+    written_form,
+)
+from storygraph.text.sanitize import romanize
+
+FUZZY_THRESHOLD = 85.0
+EMBEDDING_THRESHOLD = 0.7
+"""Lowest cosine between a question phrase and a name for an embedding match (USE-m3)."""
+EMBEDDING_MARGIN = 0.05
+"""The best name must beat the runner-up by this much, else the match is ambiguous."""
+MAX_LISTED_TYPES = 200
+MIN_CONTAINS_CHARS = 2
+
+
+class QuestionEntities(BaseModel):
+    """Names of the characters, places and things a question is about."""
+
+    names: list[str] = Field(default_factory=list, description="names as written in the question")
+
+
+class QuestionAnalysis(BaseModel):
+    """The names a question is about and the relation types that could answer it."""
+
+    names: list[str] = Field(default_factory=list, description="names as written in the question")
+    relation_types: list[str] = Field(
+        default_factory=list, description="relation types from the list, spelled exactly"
+    )
+
+
+class UnexpectedReply(ValueError):
+    """The model's structured reply had a shape we did not ask for (not silently "nothing")."""
+
+
+def string_list(value: Any, what: str) -> list[str]:
+    """`value` as a list of non-empty strings; UnexpectedReply when it is not a list of strings
+    (a bare string would otherwise be read character by character)."""
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise UnexpectedReply(f"the model's {what} are not a list of strings: {value!r}"[:200])
+    return [v.strip() for v in value if v.strip()]
+
+
+def _fields(result: Any, model: type[BaseModel]) -> dict[str, Any]:
+    """The fields of a structured reply (the pydantic object or its dict form)."""
+    if isinstance(result, model):
+        return result.model_dump()
+    if isinstance(result, dict):
+        return result
+    raise UnexpectedReply(
+        f"the model's reply is a {type(result).__name__}, not {model.__name__}: {result!r}"[:200]
+    )
+
+
+def analyse_question(
+    question: str, relation_types: Sequence[str], llm: BaseChatModel, callbacks: list[Any]
+) -> tuple[list[str], list[str]]:
+    """One call for both the names and the fitting relation types (keeps a question at three
+    calls with reranking: analysis, rerank, answer). Raises whatever the client raises, and
+    UnexpectedReply for a reply of another shape."""
+    structured = llm.with_structured_output(QuestionAnalysis, method="function_calling")
+    listed = "\n".join(f"- {t}" for t in relation_types[:MAX_LISTED_TYPES]) or "(none)"
+    result = structured.invoke(
+        fill("question_analysis", question=question, types=listed),
+        config={"callbacks": callbacks},
+    )
+    fields = _fields(result, QuestionAnalysis)
+    return (
+        string_list(fields.get("names"), "names"),
+        string_list(fields.get("relation_types"), "relation types"),
+    )
+
+
+def llm_names(question: str, llm: BaseChatModel, callbacks: list[Any]) -> list[str]:
+    """Names the model sees in the question; raises whatever the client raises, and
+    UnexpectedReply for a reply of another shape."""
+    structured = llm.with_structured_output(QuestionEntities, method="function_calling")
+    result = structured.invoke(
+        fill("question_entities", question=question), config={"callbacks": callbacks}
+    )
+    return string_list(_fields(result, QuestionEntities).get("names"), "names")
+
+
+def resolve_name(mention: str, names: Sequence[dict[str, Any]]) -> ResolvedEntity | None:
+    """Match one mention to a graph node: exact, normalised, contains, then fuzzy."""
+    for row in names:
+        if row["id"] == mention:
+            return ResolvedEntity(mention, row["id"], "llm", 1.0)
+    norm = normalize_name(mention)
+    if not norm:
+        return None
+    for row in names:
+        if row.get("norm") == norm:
+            return ResolvedEntity(mention, row["id"], "llm", 1.0)
+    if len(norm) >= MIN_CONTAINS_CHARS:
+        contained = [
+            r
+            for r in names
+            if r.get("norm")
+            and len(r["norm"]) >= MIN_CONTAINS_CHARS
+            and (r["norm"] in norm or norm in r["norm"])
+        ]
+        if contained:
+            best = min(contained, key=lambda r: abs(len(r["norm"]) - len(norm)))
+            return ResolvedEntity(mention, best["id"], "fuzzy", 0.9)
+    choices = {r["id"]: r.get("norm") or "" for r in names}
+    match = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_THRESHOLD)
+    if match:
+        return ResolvedEntity(mention, match[2], "fuzzy", float(match[1]) / 100)
+    return None
+
+
+def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[ResolvedEntity]:
+    """Graph node names that occur literally (after normalisation) in the question.
+
+    A Japanese name counts only where it starts and ends on word boundaries of the question
+    (Sudachi's shortest words, `word_boundaries`): 子 is not found in 子安貝, 心 not in 熱心,
+    取 not in 竹取り, くら not in くらしていた (docs/ISSUES.md §33). Without Sudachi (the
+    doctor reports it) a name counts anywhere. A name contained in a longer matched name at
+    the same place is dropped (鬼 inside 鬼ヶ島).
+    """
+    text = normalize_name(question)
+    bounds = word_boundaries(text) if any(is_japanese_char(ch) for ch in text) else None
+    spans: list[tuple[int, int, str]] = []
+    for row in names:
+        norm = row.get("norm") or ""
+        if not norm:
+            continue
+        for start in _occurrences(text, norm):
+            end = start + len(norm)
+            if bounds is None or norm.isascii() or (start in bounds and end in bounds):
+                spans.append((start, end, row["id"]))
+    spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
+    taken: list[tuple[int, int]] = []
+    found: dict[str, ResolvedEntity] = {}
+    for start, end, node_id in spans:
+        if any(start >= a and end <= b for a, b in taken):
+            continue
+        taken.append((start, end))
+        found.setdefault(node_id, ResolvedEntity(text[start:end], node_id, "dictionary", 1.0))
+    return sorted(found.values(), key=lambda e: text.find(normalize_name(e.mention)))
+
+
+@dataclass
+class EntityFinding:
+    entities: list[ResolvedEntity]
+    warnings: list[str] = field(default_factory=list)
+    relation_types: list[str] | None = None
+    """The model's relation-type pick when it was asked for one (None: not asked or failed)."""
+
+
+def find_entities(
+    question: str,
+    names: Sequence[dict[str, Any]],
+    llm: BaseChatModel | None,
+    callbacks: list[Any],
+    *,
+    relation_types: Sequence[str] | None = None,
+) -> EntityFinding:
+    """Start nodes for a question. With `relation_types`, the same model call also picks the
+    types that fit the question (Phase 3), so no second call is needed."""
+    finding = EntityFinding([])
+    resolved: dict[str, ResolvedEntity] = {}
+    if llm is not None:
+        mentions: list[str] = []
+        try:
+            if relation_types is not None:
+                mentions, finding.relation_types = analyse_question(
+                    question, relation_types, llm, callbacks
+                )
+            else:
+                mentions = llm_names(question, llm, callbacks)
+        except Exception as exc:  # noqa: BLE001 - any model fault falls back to the dictionary
+            finding.warnings.append(
+                f"entity extraction by the model failed ({type(exc).__name__}: {exc})"[:300]
+                + "; used dictionary matching only"
+            )
+        for mention in mentions:
+            match = resolve_name(mention, names)
+            if match and match.node_id not in resolved:
+                resolved[match.node_id] = match
+    for match in dictionary_match(question, names):
+        resolved.setdefault(match.node_id, match)
+    finding.entities = list(resolved.values())
+    return finding
+
+
+# --- the port and its two finders ----------------------------------------------------------------
+class EntityFinder(Protocol):
+    """Finds a question's start nodes among the graph's names."""
+
+    def find(
+        self,
+        question: str,
+        names: Sequence[dict[str, Any]],
+        callbacks: list[Any],
+        relation_types: Sequence[str] | None = None,
+    ) -> EntityFinding: ...
+
+
+class ModelEntityFinder:
+    """The model lists the names (and, given relation types, picks the fitting ones)."""
+
+    def __init__(self, llm: BaseChatModel) -> None:
+        self.llm = llm
+
+    def find(
+        self,
+        question: str,
+        names: Sequence[dict[str, Any]],
+        callbacks: list[Any],
+        relation_types: Sequence[str] | None = None,
+    ) -> EntityFinding:
+        return find_entities(question, names, self.llm, callbacks, relation_types=relation_types)
+
+
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_EN_STOP = frozenset(
+    """a an the of to in on at by for with from and or but is are was were be been do does did
+    who whom whose what which where when why how many much that this these those it its he she
+    they them his her their him""".split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+@lru_cache(maxsize=8192)
+def _romaji(name: str) -> str:
+    """A Japanese name as plain romaji without long vowels (桃太郎 → momotaro); "" if none."""
+    if name.isascii():
+        return ""
+    spoken = reading(name) or normalize_name(name)
+    roman = romanize(spoken)
+    if not roman or not roman.isascii():
+        return ""
+    for long_vowel, short in (("ou", "o"), ("oo", "o"), ("uu", "u"), ("aa", "a"), ("ii", "i")):
+        roman = roman.replace(long_vowel, short)
+    return roman
+
+
+def _en_stem(word: str) -> str:
+    word = word.lower().removesuffix("'s").removesuffix("'")
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in (_en_stem(m) for m in _EN_WORD.findall(text)) if w not in _EN_STOP]
+
+
+class LocalEntityFinder:
+    """No model call: dictionary, transliteration, word match, then embeddings (module doc)."""
+
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        self.embedder = embedder
+
+    def find(
+        self,
+        question: str,
+        names: Sequence[dict[str, Any]],
+        callbacks: list[Any],
+        relation_types: Sequence[str] | None = None,
+    ) -> EntityFinding:
+        found: dict[str, ResolvedEntity] = {
+            m.node_id: m for m in dictionary_match(question, names)
+        }
+        words = _content_words(question)
+        if words:
+            for match in self._by_words(question, words, names):
+                found.setdefault(match.node_id, match)
+        for match in _by_containing_name(question, list(found.values()), names):
+            found.setdefault(match.node_id, match)
+        finding = EntityFinding(list(found.values()))
+        if not found and self.embedder is not None and names:
+            finding.entities = self._by_embedding(question, words, names)
+        return finding
+
+    @staticmethod
+    def _by_words(
+        question: str, words: list[str], names: Sequence[dict[str, Any]]
+    ) -> list[ResolvedEntity]:
+        lowered = [w.lower() for w in _EN_WORD.findall(question)]
+        joined = "".join(lowered)
+        matches: list[ResolvedEntity] = []
+        wordset = set(words)
+        for row in names:
+            name = str(row["id"])
+            roman = _romaji(name)
+            if len(roman) >= 4 and (roman in lowered or roman in joined):
+                matches.append(ResolvedEntity(roman, name, "transliteration", 0.95))
+                continue
+            if not name.isascii():
+                continue
+            name_words = _content_words(name)
+            if name_words and all(w in wordset for w in name_words):
+                matches.append(ResolvedEntity(" ".join(name_words), name, "normalised", 0.95))
+        # A name inside a longer matched name (devil inside "chief of the devils") gives way.
+        return [
+            m
+            for m in matches
+            if not any(
+                o is not m and len(o.mention) > len(m.mention) and m.mention in o.mention
+                for o in matches
+            )
+        ]
+
+    def _by_embedding(
+        self, question: str, words: list[str], names: Sequence[dict[str, Any]]
+    ) -> list[ResolvedEntity]:
+        assert self.embedder is not None
+        ids = [str(r["id"]) for r in names]
+        phrases = _phrases(question, words)
+        # each name also as the dictionary writes it: the encoder knows 蟹 where the story
+        # writes かに ("crab" finds かに)
+        forms = [(i, form) for i, name in enumerate(ids) for form in _name_forms(name)]
+        form_vectors = self.embedder.embed([form for _, form in forms])
+        owner = np.array([i for i, _ in forms])
+        keys = [str(r.get("norm") or normalize_name(str(r["id"]))) for r in names]
+        found: dict[str, ResolvedEntity] = {}
+        for phrase, vector in zip(phrases, self.embedder.embed(phrases), strict=True):
+            sims = np.full(len(ids), -1.0)
+            np.maximum.at(sims, owner, cosine(vector, form_vectors))
+            order = sims.argsort()[::-1]
+            best = float(sims[order[0]])
+            # the margin is over other names, not over variants of the best one (猿 / お猿)
+            runner_up = next(
+                (
+                    float(sims[j])
+                    for j in order[1:]
+                    if keys[j] not in keys[order[0]] and keys[order[0]] not in keys[j]
+                ),
+                0.0,
+            )
+            if best >= EMBEDDING_THRESHOLD and best - runner_up >= EMBEDDING_MARGIN:
+                node = ids[int(order[0])]
+                if node not in found or found[node].score < best:
+                    found[node] = ResolvedEntity(phrase, node, "embedding", round(best, 3))
+        return sorted(found.values(), key=lambda e: -e.score)[:2]
+
+
+def _name_forms(name: str) -> list[str]:
+    """A graph name and, when it differs, its dictionary spelling (`written_form`)."""
+    written = written_form(name)
+    return [name, written] if written else [name]
+
+
+_KANJI_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff々〆ヶ]+")
+_QUESTION_KANJI = frozenset({"誰", "何", "何故", "幾", "何処", "何時", "如何"})
+MAX_CONTAINED_PER_TERM = 2
+
+
+def _by_containing_name(
+    question: str, found: Sequence[ResolvedEntity], names: Sequence[dict[str, Any]]
+) -> list[ResolvedEntity]:
+    """Japanese nouns of the question (Sudachi's, written with a kanji, outside the names
+    already found) that are a word of a longer graph name: 畑 in おじいさんの畑を荒らしたのは
+    何？ finds 畑のもの, 職人 finds 上手の玉職人. Not a verb's or an adjective's kanji (出 of
+    出た, 小 of 小さな), and not a name that holds the noun inside one of its own words (中 is
+    not a word of 空中). The shortest such names, at most two per noun. Without Sudachi
+    (the doctor reports it), none."""
+    text = normalize_name(question)
+    nouns = noun_spans(text)
+    if nouns is None:
+        return []
+    taken = [
+        (start, start + len(mention))
+        for mention in (normalize_name(m.mention) for m in found)
+        if mention
+        for start in _occurrences(text, mention)
+    ]
+    matches: list[ResolvedEntity] = []
+    terms = [
+        text[start:end]
+        for start, end in nouns
+        if not any(start < b and end > a for a, b in taken)
+    ]
+    for term in dict.fromkeys(terms):
+        if not _KANJI_RUN.search(term) or term[0] in _QUESTION_KANJI or term in _QUESTION_KANJI:
+            continue
+        holders = [
+            row
+            for row in names
+            if (row.get("norm") or "") != term and _holds_word(row.get("norm") or "", term)
+        ]
+        holders.sort(key=lambda r: len(r.get("norm") or ""))
+        for row in holders[:MAX_CONTAINED_PER_TERM]:
+            matches.append(ResolvedEntity(term, str(row["id"]), "contained", 0.8))
+    return matches
+
+
+def _occurrences(text: str, part: str) -> list[int]:
+    found: list[int] = []
+    start = text.find(part)
+    while start != -1:
+        found.append(start)
+        start = text.find(part, start + 1)
+    return found
+
+
+def _holds_word(name: str, term: str) -> bool:
+    """`term` is one or more whole words of `name` (Sudachi's shortest words), the first of
+    them not a prefix: 職人 of 上手の玉職人, not 玉 of 鬼の目玉 nor 中 of 中納言."""
+    if term not in name:
+        return False
+    words = short_words(name)
+    if words is None:
+        return False
+    starts = {a for a, _, kind in words if kind != "接頭辞"}
+    ends = {b for _, b, _ in words}
+    return any(start in starts and start + len(term) in ends for start in _occurrences(name, term))
+
+
+def _phrases(question: str, words: list[str]) -> list[str]:
+    """Candidate name phrases of a question: its content words and adjacent pairs (English), or
+    the question itself (Japanese, whose names the dictionary match already tried)."""
+    if not words:
+        return [question]
+    pairs = [f"{a} {b}" for a, b in itertools.pairwise(words)]
+    return list(dict.fromkeys([*pairs, *words]))

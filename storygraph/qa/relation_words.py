@@ -1,0 +1,87 @@
+"""Relation words in a question, read from the one verb table (`storygraph.text.vocabulary`).
+
+`RELATION_WORDS` maps a stem of relation-type tokens (DEFEATS → DEFEAT) to the Japanese forms and
+English words that say it; the same rows give extraction its types, so a question's words and the
+stored types meet in one vocabulary. What the table is, and how it relates to this repository's
+evaluation sets, is said in `storygraph.text.vocabulary`.
+
+`RELATION_FIELDS` groups stems into fields of meaning (conflict, companionship, residence, …):
+relation-type selection (storygraph.qa.relation_types) widens a direct word match to its field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from storygraph.text.vocabulary import FIELDS, words_by_stem
+
+RELATION_WORDS: dict[str, tuple[str, ...]] = words_by_stem()
+RELATION_FIELDS: tuple[frozenset[str], ...] = FIELDS
+
+
+_SUFFIXES = ("", "S", "ES", "D", "ED", "ING", "SHIP")
+
+
+def _token_forms(token: str) -> set[str]:
+    """A relation-type token and the stems it may come from (ACCOMPANIES → ACCOMPANY)."""
+    forms = {token}
+    if token.endswith("IES"):
+        forms.add(token[:-3] + "Y")
+    if token.endswith("ING"):
+        forms.add(token[:-3] + "E")
+    return forms
+
+
+def type_stems(rel_type: str) -> set[str]:
+    """The lexicon stems a relation type is made of (BECOMES_COMPANION_OF → {COMPANION})."""
+    stems: set[str] = set()
+    for token in rel_type.upper().split("_"):
+        for form in _token_forms(token):
+            for stem in RELATION_WORDS:
+                if form in {stem + suffix for suffix in _SUFFIXES}:
+                    stems.add(stem)
+    return stems
+
+
+def relation_words(rel_type: str) -> set[str]:
+    """Question words that suggest a relation type, from its tokens' stems."""
+    words: set[str] = set()
+    for stem in type_stems(rel_type):
+        words.update(RELATION_WORDS[stem])
+    return words
+
+
+def word_in(word: str, text: str) -> bool:
+    """Does a lexicon word occur in (lower-cased) text? Japanese: substring. English: at a word
+    start; words of up to 3 letters only whole or with an inflection (go / goes, not good)."""
+    word = word.lower()
+    if not word.isascii():
+        return word in text
+    if len(word) <= 3:
+        return re.search(rf"\b{re.escape(word)}(?:s|es|ed|d|ing|ne|n)?\b", text) is not None
+    return re.search(rf"\b{re.escape(word)}", text) is not None
+
+
+def mask_names(text: str, names: Iterable[str]) -> str:
+    """The text with the given entity names blanked out, longest first, so words inside a name
+    (大将 in 鬼の大将, chief in "chief of the devils") do not count as relation words."""
+    masked = text
+    for name in sorted({n for n in names if n}, key=len, reverse=True):
+        masked = re.sub(re.escape(name), " ", masked, flags=re.IGNORECASE)
+    return masked
+
+
+def question_stems(question: str) -> set[str]:
+    """Stems whose words occur in the question (case-insensitive, see `word_in`)."""
+    raw = question.lower()
+    return {stem for stem, vocab in RELATION_WORDS.items() if any(word_in(w, raw) for w in vocab)}
+
+
+def related_stems(stems: set[str]) -> set[str]:
+    """The stems and every stem sharing a field of meaning with one of them."""
+    related = set(stems)
+    for field in RELATION_FIELDS:
+        if field & stems:
+            related |= field
+    return related

@@ -1,0 +1,466 @@
+"""Graph pictures for the app: an answer's subgraph and a filtered whole-graph view.
+
+Nodes and edges are built with pyvis and drawn by the vis-network 9.1.2 that pyvis bundles,
+in-lined into one self-contained HTML page (no network access at all). pyvis's own template is not
+used: even with `cdn_resources="in_line"` it links Bootstrap from a CDN, and it switches to
+`innerHTML` tooltips when a node title contains "href". Here every string reaches the page only
+inside JSON with `<`, `>` and `&` escaped, and vis-network 9 shows string titles as plain text, so
+a node named `<script>alert(1)</script>` is drawn as text. The page fits the view whenever its box
+gets a size (a graph drawn in a hidden Streamlit tab lays out in a 0×0 box otherwise; design §7).
+
+Readability (issue 16): labels are 16-22 px; in the answer graph only kept relations carry a
+label, in the whole graph only the LABELLED_NODES best-connected nodes do (node size grows with
+the number of relations); every other label appears on hover (`fullLabel` / `relType` in the
+data). A legend above the drawing explains the colours, and a click on a node lists what the
+drawing knows about it (its type and every relation touching it) under the drawing.
+
+No Streamlit here: the app passes the HTML to `st.iframe`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from storygraph.models import Answer, Fact
+
+START_COLOR = "#f97316"
+NODE_COLOR = "#3b82f6"
+FADED_NODE_COLOR = "#cbd5e1"
+KEPT_EDGE_COLOR = "#1e293b"
+DROPPED_EDGE_COLOR = "rgba(148,163,184,0.55)"
+TYPE_PALETTE = (
+    "#3b82f6",
+    "#10b981",
+    "#a855f7",
+    "#ef4444",
+    "#eab308",
+    "#06b6d4",
+    "#ec4899",
+    "#84cc16",
+    "#6366f1",
+    "#14b8a6",
+)
+MAX_TITLE_EVIDENCE = 3
+MAX_EVIDENCE_CHARS = 240
+LABELLED_NODES = 20
+"""The whole graph labels its best-connected nodes only; the others show their name on hover."""
+NODE_FONT = {"size": 18, "color": "#111827", "strokeWidth": 4, "strokeColor": "#ffffff"}
+EDGE_FONT = {"size": 14, "color": "#1e293b", "strokeWidth": 4, "align": "middle"}
+
+
+@dataclass
+class GraphSpec:
+    """Nodes and edges in vis-network's shape, before they become HTML."""
+
+    nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    edges: list[dict[str, Any]] = field(default_factory=list)
+
+    legend: list[dict[str, str]] = field(default_factory=list)
+
+    def add_node(self, node_id: str, **attrs: Any) -> None:
+        if node_id not in self.nodes:
+            base = {"label": node_id, "title": node_id, "fullLabel": node_id}
+            self.nodes[node_id] = {**base, **attrs}
+
+    def node_count(self) -> int:
+        return len(self.nodes)
+
+    def degrees(self) -> dict[str, int]:
+        counts = dict.fromkeys(self.nodes, 0)
+        for edge in self.edges:
+            for end in (edge["from"], edge["to"]):
+                counts[end] = counts.get(end, 0) + 1
+        return counts
+
+
+def type_color(entity_type: str) -> str:
+    """A stable colour per entity type."""
+    if not entity_type:
+        return NODE_COLOR
+    return TYPE_PALETTE[zlib.crc32(entity_type.encode("utf-8")) % len(TYPE_PALETTE)]
+
+
+def _short(text: str, limit: int = MAX_EVIDENCE_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _fact_title(fact: Fact) -> str:
+    from storygraph.qa.explain import score_text
+
+    state = "kept" if fact.kept else f"dropped ({fact.reason})" if fact.reason else "dropped"
+    lines = [
+        f"{fact.start} -[{fact.type}]-> {fact.end}",
+        f"score {score_text(fact.score)} of 10 · {state}",
+    ]
+    if fact.evidence:
+        lines += ["", _short(fact.evidence)]
+    return "\n".join(lines)
+
+
+def answer_subgraph(answer: Answer) -> GraphSpec:
+    """The answer's start nodes and every candidate fact: kept solid, dropped faded and dashed."""
+    spec = GraphSpec()
+    starts = [e.node_id for e in answer.entities]
+    for node_id in starts:
+        spec.add_node(
+            node_id,
+            color=START_COLOR,
+            size=28,
+            borderWidth=3,
+            font={**NODE_FONT, "size": 22},
+            title=f"{node_id}\nstart node (found in the question)",
+        )
+    kept_nodes = {n for f in answer.facts if f.kept for n in (f.start, f.end)}
+    for fact in answer.facts:
+        for node_id in (fact.start, fact.end):
+            kept = node_id in kept_nodes
+            spec.add_node(
+                node_id,
+                color=NODE_COLOR if kept else FADED_NODE_COLOR,
+                size=20 if kept else 14,
+                font={**NODE_FONT, "color": "#111827" if kept else "#64748b"},
+            )
+        spec.edges.append(
+            {
+                "from": fact.start,
+                "to": fact.end,
+                # Only kept relations are labelled; a dropped one shows its type on hover.
+                "label": fact.type if fact.kept else "",
+                "relType": fact.type,
+                "title": _fact_title(fact),
+                "arrows": "to",
+                "dashes": not fact.kept,
+                "width": 3 if fact.kept else 1,
+                "color": {"color": KEPT_EDGE_COLOR if fact.kept else DROPPED_EDGE_COLOR},
+                "font": {**EDGE_FONT, "color": "#1e293b" if fact.kept else "#64748b"},
+            }
+        )
+    spec.legend = [
+        {"kind": "node", "color": START_COLOR, "label": "named in the question"},
+        {"kind": "node", "color": NODE_COLOR, "label": "in a kept relation"},
+        {"kind": "node", "color": FADED_NODE_COLOR, "label": "only in dropped relations"},
+        {"kind": "edge", "color": KEPT_EDGE_COLOR, "label": "kept for the answer"},
+        {"kind": "dashed", "color": "#94a3b8", "label": "dropped (hover for why)"},
+    ]
+    return spec
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value if v]
+
+
+def whole_graph(rows: Iterable[Mapping[str, Any]], *, max_nodes: int) -> GraphSpec:
+    """Rows of `GraphStore.graph_view` as a graph of at most `max_nodes` nodes."""
+    spec = GraphSpec()
+    types: dict[str, str] = {}
+    for row in rows:
+        start, end = str(row["start"]), str(row["end"])
+        new = {start, end} - set(spec.nodes)
+        if spec.node_count() + len(new) > max_nodes:
+            continue
+        for node_id, node_type in ((start, row.get("start_type")), (end, row.get("end_type"))):
+            entity_type = str(node_type or "")
+            types.setdefault(entity_type or "Entity", type_color(entity_type))
+            spec.add_node(
+                node_id,
+                color=type_color(entity_type),
+                font=dict(NODE_FONT),
+                title=f"{node_id}\n{entity_type}" if entity_type else node_id,
+                kind=entity_type or "Entity",
+            )
+        evidence = [_short(e) for e in _as_list(row.get("evidence"))[:MAX_TITLE_EVIDENCE]]
+        title = "\n".join([f"{start} -[{row['type']}]-> {end}", *(f"• {e}" for e in evidence)])
+        spec.edges.append(
+            {
+                "from": start,
+                "to": end,
+                "label": "",  # on hover: a label per edge piles up in a dense graph
+                "relType": str(row["type"]),
+                "title": title,
+                "arrows": "to",
+                "width": 1.5,
+                "color": {"color": "#64748b"},
+                "font": dict(EDGE_FONT),
+            }
+        )
+    _size_and_label_by_degree(spec)
+    spec.legend = [
+        {"kind": "node", "color": color, "label": name} for name, color in sorted(types.items())
+    ]
+    spec.legend.append({"kind": "note", "color": "", "label": "bigger node: more relations"})
+    return spec
+
+
+def _size_and_label_by_degree(spec: GraphSpec, labelled: int = LABELLED_NODES) -> None:
+    """Node size grows with its relations; only the `labelled` best-connected nodes keep a
+    visible label (ties: first seen), the others show their name on hover."""
+    degrees = spec.degrees()
+    ranked = sorted(spec.nodes, key=lambda n: -degrees.get(n, 0))
+    shown = set(ranked[:labelled])
+    for node_id, attrs in spec.nodes.items():
+        degree = degrees.get(node_id, 0)
+        attrs["size"] = min(40.0, 12 + 8 * degree**0.5)
+        attrs["title"] = f"{attrs['title']}\n{degree} relation{'s' if degree != 1 else ''}"
+        if node_id not in shown:
+            attrs["label"] = ""
+
+
+def script_json(value: Any) -> str:
+    """JSON that is safe inside a <script> element: no `<`, `>`, `&` or line separators."""
+    text = json.dumps(value, ensure_ascii=False)
+    for raw, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(raw, escaped)
+    return text
+
+
+def _pyvis_data(spec: GraphSpec) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Nodes and edges normalised by pyvis (ids checked, edges only between known nodes)."""
+    from pyvis.network import Network
+
+    net = Network(directed=True, cdn_resources="in_line")
+    for node_id, attrs in spec.nodes.items():
+        extra = {k: v for k, v in attrs.items() if k not in ("label", "title")}
+        # pyvis replaces an empty label by the id; a hidden label is set again below.
+        net.add_node(node_id, label=attrs["label"] or node_id, title=attrs["title"], **extra)
+    for edge in spec.edges:
+        extra = {k: v for k, v in edge.items() if k not in ("from", "to")}
+        net.add_edge(edge["from"], edge["to"], **extra)
+    nodes = [
+        {**node, "label": spec.nodes[node["id"]]["label"]} if node["id"] in spec.nodes else node
+        for node in net.nodes
+    ]
+    return nodes, list(net.edges)
+
+
+@lru_cache(maxsize=1)
+def _vis_assets() -> tuple[str, str]:
+    """The vis-network script and stylesheet that ship inside the pyvis package."""
+    import pyvis
+
+    lib = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
+    js = (lib / "vis-network.min.js").read_text(encoding="utf-8")
+    css = (lib / "vis-network.css").read_text(encoding="utf-8")
+    return js.replace("</script", "<\\/script"), css.replace("</style", "<\\/style")
+
+
+OPTIONS: dict[str, Any] = {
+    "autoResize": True,
+    "layout": {"improvedLayout": True, "randomSeed": 7},
+    "nodes": {"shape": "dot", "font": {"face": "Noto Sans CJK JP, Noto Sans JP, sans-serif"}},
+    "edges": {
+        "smooth": {"enabled": True, "type": "dynamic"},
+        "font": {"face": "Noto Sans CJK JP, Noto Sans JP, sans-serif"},
+    },
+    "physics": {
+        "enabled": True,
+        "solver": "forceAtlas2Based",
+        "forceAtlas2Based": {"gravitationalConstant": -80, "springLength": 140},
+        "stabilization": {"enabled": True, "iterations": 300, "fit": True},
+    },
+    "interaction": {"hover": True, "tooltipDelay": 200, "navigationButtons": False},
+}
+
+_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8">
+<style>__CSS__</style>
+<style>
+html, body { margin: 0; padding: 0; background: #ffffff; font-family: "Noto Sans CJK JP",
+  "Noto Sans JP", sans-serif; }
+#sg-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 13px; color: #334155;
+  padding: 2px 2px 6px 2px; min-height: 20px; max-height: 44px; overflow: auto; }
+#sg-legend span.item { display: inline-flex; align-items: center; gap: 5px; }
+#sg-legend i.dot { width: 12px; height: 12px; border-radius: 50%; display: inline-block; }
+#sg-legend i.line { width: 22px; height: 0; border-top: 3px solid; display: inline-block; }
+#sg-legend i.dashed { width: 22px; height: 0; border-top: 2px dashed; display: inline-block; }
+#sg-graph { width: 100%; height: __GRAPH_HEIGHT__px; border: 1px solid #e2e8f0;
+  border-radius: 6px; box-sizing: border-box; }
+#sg-details { font-size: 14px; color: #1e293b; padding: 6px 2px; white-space: pre-wrap;
+  height: __DETAILS_HEIGHT__px; overflow: auto; box-sizing: border-box; }
+div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
+  font-size: 13px; }
+</style>
+<script>__JS__</script>
+</head><body>
+<div id="sg-legend" data-testid="storygraph-legend"></div>
+<div id="sg-graph" data-testid="storygraph-graph"></div>
+<div id="sg-details" data-testid="storygraph-details"></div>
+<script>
+(function () {
+  var nodes = new vis.DataSet(__NODES__);
+  var edges = new vis.DataSet(__EDGES__);
+  var legend = __LEGEND__;
+  var container = document.getElementById("sg-graph");
+  var details = document.getElementById("sg-details");
+  var legendBox = document.getElementById("sg-legend");
+  legend.forEach(function (entry) {
+    var item = document.createElement("span");
+    item.className = "item";
+    if (entry.kind !== "note") {
+      var mark = document.createElement("i");
+      mark.className = entry.kind === "node" ? "dot" : entry.kind === "dashed" ? "dashed" : "line";
+      if (entry.kind === "node") { mark.style.background = entry.color; }
+      else { mark.style.borderColor = entry.color; }
+      item.appendChild(mark);
+    }
+    item.appendChild(document.createTextNode(entry.label));
+    legendBox.appendChild(item);
+  });
+  var hint = __HINT__;
+  details.textContent = hint;
+  var network = new vis.Network(container, {nodes: nodes, edges: edges}, __OPTIONS__);
+  window.storygraph = {network: network, nodes: nodes, edges: edges};
+  // Fitting a graph into its box zooms out; fonts grow by the same factor (at most
+  // __MAX_FONT_GROWTH__ times) so that labels keep a readable size on screen.
+  var baseFont = {nodes: {}, edges: {}};
+  nodes.get().forEach(function (n) { baseFont.nodes[n.id] = (n.font && n.font.size) || 14; });
+  edges.get().forEach(function (e) { baseFont.edges[e.id] = (e.font && e.font.size) || 14; });
+  var grown = 1;
+  function grownFonts(set, base, grow) {
+    return set.get().map(function (item) {
+      var font = Object.assign({}, item.font || {});
+      font.size = base[item.id] * grow;
+      return {id: item.id, font: font};
+    });
+  }
+  function readableFonts() {
+    var scale = network.getScale();
+    if (!(scale > 0)) { return; }
+    var grow = Math.max(1, Math.min(1 / scale, __MAX_FONT_GROWTH__));
+    if (Math.abs(grow - grown) < 0.05) { return; }
+    grown = grow;
+    nodes.update(grownFonts(nodes, baseFont.nodes, grow));
+    edges.update(grownFonts(edges, baseFont.edges, grow));
+  }
+  function fit() {
+    if (container.clientWidth > 0 && container.clientHeight > 0) {
+      network.redraw();
+      network.fit({animation: false});
+      readableFonts();
+    }
+  }
+  function name(id) {
+    var n = nodes.get(id);
+    return n ? String(n.fullLabel || n.label || id) : String(id);
+  }
+  function describeNode(id) {
+    var node = nodes.get(id);
+    var touching = edges.get({filter: function (e) { return e.from === id || e.to === id; }});
+    var lines = [String(node.title || name(id)).split("\\n").join(" · ")];
+    lines.push(touching.length + (touching.length === 1 ? " relation" : " relations") +
+               " in this drawing:");
+    touching.forEach(function (e) {
+      var type = String(e.relType || e.label || "");
+      lines.push(e.from === id ? "  → " + type + " → " + name(e.to)
+                               : "  ← " + type + " ← " + name(e.from));
+    });
+    return lines.join("\\n");
+  }
+  network.once("stabilizationIterationsDone", function () {
+    network.setOptions({physics: {enabled: false}});
+    fit();
+    window.storygraph.ready = true;
+  });
+  network.on("click", function (params) {
+    var text = hint;
+    if (params.nodes.length) {
+      text = describeNode(params.nodes[0]);
+      window.storygraph.selected = params.nodes[0];
+    } else if (params.edges.length) {
+      var e = edges.get(params.edges[0]);
+      text = String(e.title || e.relType || "");
+    }
+    details.textContent = text;
+  });
+  network.on("hoverNode", function (p) {
+    var n = nodes.get(p.node);
+    if (n && !n.label) {
+      nodes.update({id: p.node, label: String(n.fullLabel || ""), hoverLabel: true});
+    }
+  });
+  network.on("blurNode", function (p) {
+    var n = nodes.get(p.node);
+    if (n && n.hoverLabel) { nodes.update({id: p.node, label: "", hoverLabel: false}); }
+  });
+  network.on("hoverEdge", function (p) {
+    var e = edges.get(p.edge);
+    if (e && !e.label) {
+      edges.update({id: p.edge, label: String(e.relType || ""), hoverLabel: true});
+    }
+  });
+  network.on("blurEdge", function (p) {
+    var e = edges.get(p.edge);
+    if (e && e.hoverLabel) { edges.update({id: p.edge, label: "", hoverLabel: false}); }
+  });
+  if (window.ResizeObserver) { new ResizeObserver(fit).observe(container); }
+  window.addEventListener("resize", fit);
+  window.addEventListener("load", fit);
+  document.addEventListener("visibilitychange", fit);
+  fit();
+})();
+</script>
+</body></html>
+"""
+
+DETAILS_HEIGHT = 110
+MAX_FONT_GROWTH = 2.5
+LEGEND_HEIGHT = 30
+_PLACEHOLDER = re.compile(
+    r"__(CSS|JS|GRAPH_HEIGHT|DETAILS_HEIGHT|MAX_FONT_GROWTH|NODES|EDGES|LEGEND|OPTIONS|HINT)__"
+)
+
+
+def render_html(spec: GraphSpec, *, height: int = 520, hint: str = "") -> str:
+    """A self-contained HTML page drawing `spec`; `height` is the whole page's height in px."""
+    nodes, edges = _pyvis_data(spec)
+    js, css = _vis_assets()
+    values = {
+        "CSS": css,
+        "JS": js,
+        "GRAPH_HEIGHT": str(max(120, height - DETAILS_HEIGHT - LEGEND_HEIGHT - 8)),
+        "DETAILS_HEIGHT": str(DETAILS_HEIGHT),
+        "MAX_FONT_GROWTH": str(MAX_FONT_GROWTH),
+        "NODES": script_json(nodes),
+        "EDGES": script_json(edges),
+        "LEGEND": script_json(spec.legend),
+        "OPTIONS": script_json(OPTIONS),
+        "HINT": script_json(
+            hint or "Click a node to see what the graph knows about it, or a relation for its "
+            "evidence; hover to see hidden names."
+        ),
+    }
+    # One pass, so text inside a value (a node named "__EDGES__") is never substituted again.
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _PAGE)
+
+
+def answer_graph_html(answer: Answer, *, height: int = 520) -> str:
+    return render_html(
+        answer_subgraph(answer),
+        height=height,
+        hint="Click a node to see what the graph knows about it; hover a dashed line for why "
+        "it was dropped.",
+    )
+
+
+def whole_graph_html(
+    rows: Sequence[Mapping[str, Any]], *, max_nodes: int, height: int = 600
+) -> tuple[str, GraphSpec]:
+    spec = whole_graph(rows, max_nodes=max_nodes)
+    return render_html(spec, height=height), spec
