@@ -504,6 +504,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", action="append", help="only question ids containing this text")
     p.add_argument("--per-story", type=int, help="at most this many questions per story")
     p.add_argument("--quiet", action="store_true", help="no per-question lines on stderr")
+    p.add_argument(
+        "--rescore",
+        metavar="RUN.json",
+        help="ask nothing: score the answers of a saved `--json` run by today's rules and sets",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval_e2e)
     return parser

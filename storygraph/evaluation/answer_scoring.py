@@ -1,6 +1,8 @@
 """Scoring a free-text answer against accepted answers: deterministic, documented, no model.
 
-The rule (docs/EVALUATION.md):
+Two rules, both reported (docs/EVALUATION.md, "Scoring"). The **strict** rule (`score_strict`,
+the headline since v15) reads the answer itself only; the **lenient** rule (`score_answer`,
+every run up to v14) reads everything the user sees. The lenient rule:
 
 1. Normalise both sides: NFKC, case folded, katakana as hiragana (`normalize_name`), brackets,
    quotes and punctuation removed, English articles dropped, runs of spaces collapsed.
@@ -17,7 +19,26 @@ The rule (docs/EVALUATION.md):
    English tokens are words, Japanese tokens are characters).
 
 Citation marks ([1]) and the "Facts found in the graph" header of a no-model answer are plain
-text here like any other: the score reads what the user reads.
+text here like any other: the score reads what the user reads, the closest sentence shown after
+a refusal included (docs/ISSUES.md §40: that sentence often holds the answer the model did not
+give), and a one-kanji answer counts inside any word (犬 in 犬山).
+
+The strict rule:
+
+1. The answer itself (`answer_core`): the text before the closing lines the app appends (the
+   closest sentence after a refusal, `qa.engine.CLOSEST_LEAD`; the sentence-search line of a
+   no-model answer, `qa.answer.sentence_line`), citation marks removed, a closing copula or
+   full stop cut (です, でした, だ, 。, .), then normalised as in rule 1 above.
+2. A refusal (`declines`: the app's "the sentences do not say", `qa.answer.UNKNOWN`, "could not
+   find", "not sure", 分かりません …) is right for an unanswerable question and wrong for any
+   other; an unanswerable question answered with anything else is wrong.
+3. A `wrong` string on a word boundary of the answer itself makes it wrong.
+4. An accepted answer counts when the answer itself equals it or holds it on a word boundary:
+   English on word boundaries (or its content words, stemmed, as one run of the answer's);
+   Japanese of one or two characters as whole Sudachi words (`text.normalize.word_boundaries`,
+   its middle units: 犬 in 犬と猿, not in 犬山 or 子犬), written or by reading (雉 / きじ);
+   longer Japanese contained anywhere. A long accepted answer (FairytaleQA's phrases) counts by
+   containment or ROUGE-L F1 ≥ `LONG_F1_THRESHOLD` against the answer itself.
 """
 
 from __future__ import annotations
@@ -28,13 +49,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from storygraph.models import Citation
 from storygraph.qa.analysis import english_words
+from storygraph.qa.answer import UNKNOWN, says_unknown, sentence_line
+from storygraph.qa.engine import CLOSEST_LEAD
 from storygraph.text.language import is_japanese_char
-from storygraph.text.normalize import normalize_name, token_readings
+from storygraph.text.normalize import normalize_name, token_readings, word_boundaries
 
 LONG_F1_THRESHOLD = 0.4
 SHORT_WORDS = 4
 SHORT_JA_CHARS = 12
+WHOLE_WORD_JA_CHARS = 2
+"""A Japanese accepted answer (or `wrong` string) this short counts only as whole words."""
+WORD_SPLIT = "B"
+"""Sudachi's middle units: 子犬 and 犬山 are one word each, 犬|と|猿 three (mode C joins 犬と猿,
+mode A cuts 子|犬)."""
 
 _PUNCT = re.compile(r"[\[\]()（）「」『』【】\"'“”‘’.,!?;:、。！？・…―—\-]+")
 _CITATION = re.compile(r"\[\d+\]")
@@ -166,3 +195,170 @@ def evidence_found(
         if any(a in sentence for a in goods):
             return True
     return False
+
+
+# --- the strict rule -----------------------------------------------------------------------------
+def _closing_leads() -> tuple[str, ...]:
+    """Where the app's closing lines start: the closest sentence after a refusal and the
+    sentence-search line of a no-model answer, in both languages (read from the code that
+    writes them, so the scorer cannot drift from the app)."""
+    probe = [Citation(number=1, chunk_id="", document_name="", text="", kind="sentence")]
+    lines = [
+        sentence_line(probe, japanese=japanese)[0].removesuffix("[1]")
+        for japanese in (True, False)
+    ]
+    return (*CLOSEST_LEAD.values(), *lines)
+
+
+CLOSING_LEADS = _closing_leads()
+_CLOSING_COPULA = re.compile(r"(?:です|でした|でしょう|である|だった|だ|[。.!！\s])+$")
+_DECLINE_MARKERS = (
+    *(u.rstrip("。.").lower() for u in UNKNOWN.values()),
+    "分かりません",
+    "わかりません",
+    "見つかりません",
+    "知りません",
+    "書かれていません",
+    "could not find",
+    "found nothing",
+    "not sure",
+    "do not know",
+    "don't know",
+    "does not say",
+    "do not say",
+    "doesn't say",
+)
+"""The refusal forms: the app's own (`qa.answer.UNKNOWN`, the "nothing found" lines of
+`qa.engine` and `qa.answer.facts_answer`) and the model's usual "not sure" wordings."""
+
+
+def answer_core(answer: str) -> str:
+    """The answer itself, as the strict rule reads it (rule 1 of the strict rule): before the
+    first closing line, citation marks removed, the closing copula and full stop cut."""
+    text = unicodedata.normalize("NFKC", answer or "")
+    cut = min(
+        (i for lead in CLOSING_LEADS if (i := text.find(unicodedata.normalize("NFKC", lead))) >= 0),
+        default=len(text),
+    )
+    text = _CITATION.sub(" ", text[:cut]).strip()
+    return _CLOSING_COPULA.sub("", text).strip()
+
+
+def declines(answer: str) -> bool:
+    """Does the answer itself say the story does not tell / the app does not know?"""
+    core = answer_core(answer).lower()
+    return says_unknown(core) or any(marker in core for marker in _DECLINE_MARKERS)
+
+
+@dataclass(frozen=True)
+class StrictScore:
+    correct: bool
+    rule: str
+    """"declined", "declined:answerable", "answered:unanswerable", "wrong:<string>",
+    "equals:<accepted>", "word:<accepted>", "reading:<accepted>", "words:<accepted>",
+    "contains:<accepted>", "rouge:<f1>", "none"."""
+    declined: bool
+    core: str
+
+
+def _ja_spans(core: str, key: str) -> bool:
+    """Does `key` occur in `core` as whole Sudachi words (start and end on word boundaries)?
+    Without Sudachi a short key never counts (strict: no guess)."""
+    bounds = word_boundaries(core, WORD_SPLIT)
+    if bounds is None:
+        return False
+    start = core.find(key)
+    while start >= 0:
+        if start in bounds and start + len(key) in bounds:
+            return True
+        start = core.find(key, start + 1)
+    return False
+
+
+def _ja_reading_spans(core: str, key: str) -> bool:
+    """Does a run of whole words of `core` read as `key` does (雉 / きじ)?"""
+    target = _reading(key)
+    bounds = word_boundaries(core, WORD_SPLIT)
+    if not target or len(target) < 2 or bounds is None:
+        return False
+    ordered = sorted(bounds)
+    limit = len(key) + 4
+    for i, start in enumerate(ordered):
+        for end in ordered[i + 1 :]:
+            if end - start > limit:
+                break
+            if _reading(core[start:end]) == target:
+                return True
+    return False
+
+
+def _on_word_boundary(core: str, key: str) -> str | None:
+    """How `key` (normalised) occurs in `core` (normalised) under the strict rule, or None."""
+    if core == key:
+        return "equals"
+    if _is_japanese(key):
+        flat, target = core.replace(" ", ""), key.replace(" ", "")
+        if len(target) <= WHOLE_WORD_JA_CHARS:
+            if _ja_spans(flat, target):
+                return "word"
+            return "reading" if _ja_reading_spans(flat, target) else None
+        if target in flat:
+            return "contains"
+        if is_short(key) and _ja_reading_spans(flat, target):
+            return "reading"
+        return None
+    if re.search(rf"(?<!\w){re.escape(key)}(?!\w)", core):
+        return "word"
+    wanted, said = english_words(key), english_words(core)
+    if wanted and any(
+        said[i : i + len(wanted)] == wanted for i in range(len(said) - len(wanted) + 1)
+    ):
+        return "words"
+    return None
+
+
+def score_strict(
+    answer: str,
+    accepted: Sequence[str],
+    wrong: Sequence[str] = (),
+    *,
+    unanswerable: bool = False,
+) -> StrictScore:
+    """Is `answer` right by the strict rule (the module docstring states it)?"""
+    raw_core = answer_core(answer)
+    core = normalise(raw_core)
+    declined = declines(answer)
+    if unanswerable:
+        rule = "declined" if declined else "answered:unanswerable"
+        return StrictScore(declined, rule, declined, raw_core)
+    if declined:
+        return StrictScore(False, "declined:answerable", True, raw_core)
+    for bad in wrong:
+        key = normalise(bad)
+        if key and _on_word_boundary(core, key):
+            return StrictScore(False, f"wrong:{bad}", False, raw_core)
+    best = 0.0
+    for good in accepted:
+        key = normalise(good)
+        if not key:
+            continue
+        how = _on_word_boundary(core, key)
+        if how is not None:
+            return StrictScore(True, f"{how}:{good}", False, raw_core)
+        if not is_short(key):
+            best = max(best, rouge_l_f1(core, key))
+    if best >= LONG_F1_THRESHOLD:
+        return StrictScore(True, f"rouge:{best:.2f}", False, raw_core)
+    return StrictScore(False, "none", False, raw_core)
+
+
+def score_lenient(
+    answer: str, accepted: Sequence[str], wrong: Sequence[str] = (), *, unanswerable: bool = False
+) -> AnswerScore:
+    """The lenient rule (`score_answer`, every run to v14); an unanswerable question, which it
+    never had, is right when the answer declines anywhere in what the user reads."""
+    if unanswerable:
+        folded = unicodedata.normalize("NFKC", answer or "").lower()
+        said = says_unknown(folded) or any(m in folded for m in _DECLINE_MARKERS)
+        return AnswerScore(said, "declined" if said else "answered:unanswerable")
+    return score_answer(answer, accepted, wrong)

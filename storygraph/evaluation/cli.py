@@ -2,6 +2,7 @@
 
 `python -m storygraph eval QUESTIONS.jsonl --graph GRAPH.json [--mode M ...] [--no-llm] [--json]`
 `python -m storygraph eval-e2e QUESTIONS.jsonl ... [--stories DIR] [--mode M ...] [--json]`
+`python -m storygraph eval-e2e QUESTIONS.jsonl ... --rescore RUN.json [--json]` (no question asked)
 """
 
 from __future__ import annotations
@@ -88,13 +89,21 @@ def run_eval_command(args: argparse.Namespace, settings: Settings) -> int:
 
 
 E2E_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("accuracy", "accuracy"),
+    ("strict_correct", "strict right"),
+    ("strict_accuracy", "strict accuracy"),
+    ("accuracy", "lenient accuracy"),
+    ("strict_accuracy_answerable", "strict, answerable"),
+    ("accuracy_answerable", "lenient, answerable"),
+    ("supported_precision", "supported precision"),
+    ("coverage", "coverage"),
+    ("unanswerable_declined", "unanswerable declined"),
+    ("first_token_p50", "1st token p50 s"),
+    ("first_token_p90", "1st token p90 s"),
+    ("seconds_p50", "answer p50 s"),
+    ("seconds_p90", "answer p90 s"),
     ("answered_correct", "right in its own words"),
     ("evidence_recall", "evidence"),
-    ("first_token_p50", "1st token p50 s"),
     ("before_answer_p50", "before the model p50 s"),
-    ("seconds_p50", "p50 s"),
-    ("seconds_p90", "p90 s"),
     ("seconds_max", "max s"),
     ("llm_calls_per_question", "calls/q"),
     ("tokens_per_question", "tokens/q"),
@@ -104,14 +113,27 @@ E2E_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 
+NOT_YET_MEASURED = frozenset({"supported_precision", "coverage"})
+"""None here means the engine has no support check yet: "n/a", not "-"."""
+
+
+def _e2e_cell(key: str, row: dict[str, Any]) -> str:
+    value = row.get(key)
+    if value is None and key in NOT_YET_MEASURED:
+        return "n/a"
+    return _cell(value)
+
+
 def render_e2e(report: E2EReport) -> str:
     lines = [
-        "| mode | questions | correct | " + " | ".join(h for _, h in E2E_COLUMNS) + " |",
-        "|" + "---|" * (3 + len(E2E_COLUMNS)),
+        "| mode | questions | unanswerable | lenient right | "
+        + " | ".join(h for _, h in E2E_COLUMNS)
+        + " |",
+        "|" + "---|" * (4 + len(E2E_COLUMNS)),
     ]
     for mode, row in report.overall.items():
-        cells = [mode, str(row["questions"]), str(row["correct"])]
-        cells += [_cell(row.get(key)) for key, _ in E2E_COLUMNS]
+        cells = [mode, str(row["questions"]), str(row["unanswerable"]), str(row["correct"])]
+        cells += [_e2e_cell(key, row) for key, _ in E2E_COLUMNS]
         lines.append("| " + " | ".join(cells) + " |")
     head = "| story | chars | chunks | s | chars/s | calls | entities | relations | cached |"
     lines += ["", head]
@@ -126,7 +148,12 @@ def render_e2e(report: E2EReport) -> str:
 
 
 def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
-    from storygraph.evaluation.e2e import first_per_story, load_e2e_questions, run_e2e
+    from storygraph.evaluation.e2e import (
+        first_per_story,
+        load_e2e_questions,
+        rescore_report,
+        run_e2e,
+    )
     from storygraph.qa.retrieval import canonical_mode
 
     questions = []
@@ -139,6 +166,15 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
     if not questions:
         print("no questions to ask", file=sys.stderr)
         return 1
+    if args.rescore:
+        saved = json.loads(Path(args.rescore).read_text(encoding="utf-8"))
+        report = rescore_report(saved, questions)
+        asked = len(report.results)
+        print(f"re-scored {asked} saved answers of {args.rescore}", file=sys.stderr)
+        if len(questions) > asked:
+            print(f"{len(questions) - asked} questions of the sets were not in that run",
+                  file=sys.stderr)
+        return _print_e2e(report, asked, bool(args.json))
     if args.no_llm:
         settings = settings.model_copy(update={"no_llm": True})
     options = QAOptions.from_settings(settings, no_llm=bool(args.no_llm))
@@ -154,11 +190,15 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
         fresh=bool(args.fresh),
         progress=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
     )
-    if args.json:
+    return _print_e2e(report, len(questions), bool(args.json))
+
+
+def _print_e2e(report: E2EReport, questions: int, as_json: bool) -> int:
+    if as_json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=1))
     else:
         print(
-            f"{len(questions)} questions, model: {report.model}, extractor: {report.extractor}, "
+            f"{questions} questions, model: {report.model}, extractor: {report.extractor}, "
             f"{report.seconds:.0f} s"
         )
         print(render_e2e(report))

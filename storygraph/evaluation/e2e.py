@@ -23,14 +23,14 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
 from storygraph.errors import InputError
-from storygraph.evaluation.answer_scoring import evidence_found, score_answer
+from storygraph.evaluation.answer_scoring import evidence_found, score_lenient, score_strict
 from storygraph.evaluation.harness import configured_model, read_jsonl
 from storygraph.ingest.llm_extraction import Extractor
 from storygraph.llm.factory import ModelInfo
@@ -59,6 +59,9 @@ class E2EQuestion:
     evidence: tuple[str, ...] = ()
     type: str = ""
     lang_mix: bool = False
+    unanswerable: bool = False
+    """The story does not give the answer (a false premise or a fact it never tells):
+    `answers` is empty and only a refusal is right."""
 
 
 def _strings(raw: Any, where: str, name: str) -> tuple[str, ...]:
@@ -75,19 +78,26 @@ def load_e2e_questions(path: Path) -> list[E2EQuestion]:
     for where, row in read_jsonl(path):
         if not isinstance(row, dict):
             raise InputError(f"{where}: expected a JSON object")
-        missing = [k for k in ("story", "question", "answers") if not row.get(k)]
+        unanswerable = row.get("unanswerable", False)
+        if not isinstance(unanswerable, bool):
+            raise InputError(f"{where}: `unanswerable` must be true or false")
+        required = ("story", "question") if unanswerable else ("story", "question", "answers")
+        missing = [k for k in required if not row.get(k)]
         if missing:
             raise InputError(f"{where}: missing {', '.join(missing)}")
+        if unanswerable and row.get("answers"):
+            raise InputError(f"{where}: an unanswerable question has `answers: []`")
         questions.append(
             E2EQuestion(
                 id=str(row.get("id") or f"q{where.rsplit(':', 1)[1]}"),
                 story=str(row["story"]),
                 question=str(row["question"]).strip(),
-                answers=_strings(row["answers"], where, "answers"),
+                answers=_strings(row.get("answers"), where, "answers"),
                 wrong=_strings(row.get("wrong"), where, "wrong"),
                 evidence=_strings(row.get("evidence"), where, "evidence"),
                 type=str(row.get("type") or ""),
                 lang_mix=bool(row.get("lang_mix")),
+                unanswerable=unanswerable,
             )
         )
     return questions
@@ -218,6 +228,16 @@ class E2EResult:
     before_answer_seconds: float = 0.0
     """Seconds of the trace's steps before the answer step (names, retrieval, scoring,
     sentence search): the part of the first token's wait that is not the model's."""
+    strict_correct: bool = False
+    """Right by the strict rule (`answer_scoring.score_strict`: the answer itself only);
+    `correct` is the lenient rule's verdict, kept so the history stays comparable."""
+    strict_rule: str = ""
+    declined: bool = False
+    """The answer itself says the story does not tell (`answer_scoring.declines`)."""
+    unanswerable: bool = False
+    supported: bool | None = None
+    """The support check's verdict on the answer (`Answer.support`); None where the engine
+    has no support check."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -249,8 +269,40 @@ def _closest_shown(result: E2EResult) -> bool:
     return CLOSEST_SHOWN in result.method
 
 
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def strict_figures(results: Sequence[E2EResult]) -> dict[str, Any]:
+    """The strict rule's figures (docs/EVALUATION.md, "Scoring"): accuracy over every question
+    and over the answerable ones, supported precision and coverage (None until the engine has
+    a support check), and the share of unanswerable questions the app declined."""
+    answerable = [r for r in results if not r.unanswerable]
+    unanswerable = [r for r in results if r.unanswerable]
+    judged = [r for r in results if r.supported is not None]
+    shown_supported = [r for r in judged if r.supported]
+    return {
+        "strict_correct": sum(r.strict_correct for r in results),
+        "strict_accuracy": _share(sum(r.strict_correct for r in results), len(results)),
+        "answerable": len(answerable),
+        "strict_accuracy_answerable": _share(
+            sum(r.strict_correct for r in answerable), len(answerable)
+        ),
+        "accuracy_answerable": _share(sum(r.correct for r in answerable), len(answerable)),
+        "supported_precision": (
+            _share(sum(r.strict_correct for r in shown_supported), len(shown_supported))
+            if judged
+            else None
+        ),
+        "coverage": _share(len(shown_supported), len(results)) if judged else None,
+        "unanswerable": len(unanswerable),
+        "unanswerable_declined": _share(sum(r.declined for r in unanswerable), len(unanswerable)),
+    }
+
+
 def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) -> dict[str, Any]:
-    """The figures of one mode: accuracy, evidence recall, seconds, calls, ingest speed."""
+    """The figures of one mode: strict and lenient accuracy, evidence recall, seconds, calls,
+    ingest speed."""
     n = len(results)
     with_evidence = [r.evidence_found for r in results if r.evidence_found is not None]
     seconds = [r.seconds for r in results]
@@ -260,6 +312,7 @@ def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) 
     ingest_seconds = sum(i.seconds for i in live)
     return {
         "questions": n,
+        **strict_figures(results),
         "correct": sum(r.correct for r in results),
         "accuracy": round(sum(r.correct for r in results) / n, 4) if n else None,
         "evidence_recall": (
@@ -398,12 +451,25 @@ class Stopwatch:
         return total if self.first is None else self.first
 
 
+def verdicts(text: str, case: E2EQuestion) -> dict[str, Any]:
+    """Both rules' verdicts on an answer, as `E2EResult` fields."""
+    lenient = score_lenient(text, case.answers, case.wrong, unanswerable=case.unanswerable)
+    strict = score_strict(text, case.answers, case.wrong, unanswerable=case.unanswerable)
+    return {
+        "correct": lenient.correct,
+        "rule": lenient.rule,
+        "strict_correct": strict.correct,
+        "strict_rule": strict.rule,
+        "declined": strict.declined,
+        "unanswerable": case.unanswerable,
+    }
+
+
 def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> E2EResult:
     qa = services.qa()
     watch = Stopwatch()
     answer = qa.ask(case.question, options, on_token=watch.on_token)
     seconds = watch.elapsed()
-    score = score_answer(answer.answer, case.answers, case.wrong)
     # The evidence the answer was written from: the sources it read (the small model reads
     # the first few citations only; see the answer step's `sources_read`).
     step = next((s for s in answer.steps if s.name == "answer"), None)
@@ -417,8 +483,6 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         mode=answer.mode,
         question=case.question,
         answer=answer.answer,
-        correct=score.correct,
-        rule=score.rule,
         evidence_found=evidence_found(sentences, case.evidence, case.answers),
         seconds=seconds,
         first_token_seconds=watch.first_token(seconds),
@@ -431,7 +495,21 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         warnings=list(answer.warnings),
         method=str(step.detail.get("method", "")) if step else "",
         before_answer_seconds=sum(s.seconds for s in before),
+        supported=support_verdict(answer),
+        **verdicts(answer.answer, case),
     )
+
+
+def support_verdict(answer: object) -> bool | None:
+    """The support check's verdict on an answer: `answer.support` when the engine sets it (a
+    bool, or an object whose `supported` is one); None when it has no such check."""
+    support = getattr(answer, "support", None)
+    if support is None or isinstance(support, bool):
+        return support
+    verdict = getattr(support, "supported", None)
+    if isinstance(verdict, bool):
+        return verdict
+    raise TypeError(f"Answer.support has no yes / no verdict: {support!r}")
 
 
 Progress = Callable[[str], None]
@@ -481,7 +559,9 @@ def run_e2e(
                     for case in cases:
                         result = ask_and_score(services, case, replace(options, mode=mode))
                         results.append(result)
-                        mark = "ok " if result.correct else "no "
+                        # ok: strict; no*: right by the lenient rule only; no: neither
+                        lenient_only = result.correct and not result.strict_correct
+                        mark = "ok " if result.strict_correct else "no*" if lenient_only else "no "
                         say(f"  {mark} {result.seconds:5.1f} s  {case.id}: {result.answer[:70]!r}")
     overall = {
         mode: summarize_e2e([r for r in results if r.mode == mode], ingests)
@@ -494,4 +574,37 @@ def run_e2e(
         ingests=ingests,
         results=results,
         seconds=time.perf_counter() - started,
+    )
+
+
+# --- re-scoring a saved run ----------------------------------------------------------------------
+def rescore_report(saved: dict[str, Any], questions: Sequence[E2EQuestion]) -> E2EReport:
+    """A saved run (`eval-e2e --json`) scored again by today's rules against today's sets: the
+    same answers, the verdicts the scorer gives now. Only the questions the run asked and the
+    sets still hold are kept (matched by id)."""
+    by_id = {case.id: case for case in questions}
+    names = {f.name for f in fields(E2EResult)}
+    results: list[E2EResult] = []
+    for row in saved.get("questions", []):
+        case = by_id.get(str(row.get("id")))
+        if case is None:
+            continue
+        old = E2EResult(**{k: v for k, v in row.items() if k in names})
+        results.append(replace(old, **verdicts(old.answer, case)))
+    ingest_names = {f.name for f in fields(StoryIngest)}
+    ingests = [
+        StoryIngest(**{k: v for k, v in row.items() if k in ingest_names})
+        for row in saved.get("ingests", [])
+    ]
+    overall = {
+        mode: summarize_e2e([r for r in results if r.mode == mode], ingests)
+        for mode in dict.fromkeys(r.mode for r in results)
+    }
+    return E2EReport(
+        model=str(saved.get("model", "")),
+        extractor=str(saved.get("extractor", "")),
+        overall=overall,
+        ingests=ingests,
+        results=results,
+        seconds=float(saved.get("seconds", 0.0)),
     )

@@ -114,9 +114,10 @@ def written_form(name: str) -> str | None:
     return written if written and written != text else None
 
 
-def short_words(text: str) -> list[tuple[int, int, str]] | None:
+def short_words(text: str, split: str = "A") -> list[tuple[int, int, str]] | None:
     """(start, end, part of speech) of Sudachi's shortest words of `text` (split mode A:
-    中|納言, 子安|貝, 熱心, 竹|取り); None without Sudachi. Offsets count characters of `text`."""
+    中|納言, 子安|貝, 熱心, 竹|取り; `split="B"`: middle units, 子犬 whole, 犬|と|猿 apart);
+    None without Sudachi. Offsets count characters of `text`."""
     tokenizer = _tokenizer()
     if tokenizer is None or len(_clean_surrogates(text)) != len(text):
         return None
@@ -124,15 +125,15 @@ def short_words(text: str) -> list[tuple[int, int, str]] | None:
 
     return [
         (m.begin(), m.end(), m.part_of_speech()[0])
-        for m in tokenizer.tokenize(text, SplitMode.A)
+        for m in tokenizer.tokenize(text, getattr(SplitMode, split))
     ]
 
 
-def word_boundaries(text: str) -> frozenset[int] | None:
+def word_boundaries(text: str, split: str = "A") -> frozenset[int] | None:
     """The offsets in `text` where one of its shortest words (`short_words`) starts or ends:
     子安貝 ends no word after 子, 熱心 none after 熱, 竹取り none after 取. None without
     Sudachi."""
-    words = short_words(text)
+    words = short_words(text, split)
     if words is None:
         return None
     return frozenset({0, len(text)} | {a for a, _, _ in words} | {b for _, b, _ in words})

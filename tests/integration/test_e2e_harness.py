@@ -34,6 +34,13 @@ QUESTIONS = [
         "question": "Who were Momotaro's companions?",
         "answers": ["the dog, the monkey and the pheasant followed Momotaro"],
     },
+    {
+        "id": "ja-unanswerable",
+        "story": "ja/momotaro_kusuyama.txt",
+        "question": "桃太郎を倒したのは誰？",
+        "answers": [],
+        "unanswerable": True,
+    },
 ]
 
 
@@ -68,6 +75,17 @@ def test_harness_ingests_asks_scores_and_reuses_its_cache(
     first = run()
     by_id = {q["id"]: q for q in first["questions"]}
     assert by_id["ja-companions"]["correct"], by_id["ja-companions"]["answer"]
+    assert by_id["ja-companions"]["strict_correct"] == (
+        by_id["ja-companions"]["strict_rule"].split(":")[0] in ("equals", "word", "reading")
+    )
+    # An unanswerable question is right only when the app declines; the scripted model
+    # answers with a name, so it is wrong by both rules.
+    unanswerable = by_id["ja-unanswerable"]
+    assert unanswerable["unanswerable"] and not unanswerable["declined"], unanswerable["answer"]
+    assert unanswerable["strict_rule"] == "answered:unanswerable"
+    assert not unanswerable["strict_correct"] and not unanswerable["correct"]
+    # no support check in this engine yet: the field is there, unknown
+    assert all(q["supported"] is None for q in first["questions"])
     # The scripted answer names 桃太郎 too, so the `wrong` string fires.
     assert not by_id["ja-companions-wrong"]["correct"]
     assert by_id["ja-companions-wrong"]["rule"] == "wrong:桃太郎"
@@ -75,10 +93,20 @@ def test_harness_ingests_asks_scores_and_reuses_its_cache(
     assert by_id["en-long"]["rule"].startswith("rouge:"), by_id["en-long"]
     assert by_id["en-long"]["correct"]
     assert [i["cached"] for i in first["ingests"]] == [False, False]
+    # a saved run scored again by the same rules gives the same verdicts
+    from storygraph.evaluation.e2e import rescore_report
+
+    again = rescore_report(first, questions).to_json()["questions"]
+    assert [(q["correct"], q["strict_correct"]) for q in again] == [
+        (q["correct"], q["strict_correct"]) for q in first["questions"]
+    ]
     assert all(i["relations"] > 0 and i["status"] == "added" for i in first["ingests"])
     overall = first["overall"]["onehop+qtype+reltype+rerank"]
-    assert overall["questions"] == 3 and overall["correct"] == 2
+    assert overall["questions"] == 4 and overall["correct"] == 2
     assert overall["llm_calls_per_question"] == 3.0
+    assert overall["unanswerable"] == 1 and overall["unanswerable_declined"] == 0.0
+    assert overall["supported_precision"] is None and overall["coverage"] is None
+    assert overall["strict_correct"] == sum(q["strict_correct"] for q in first["questions"])
     extract_calls = model.calls.count("extract")
     assert extract_calls > 0
 

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from storygraph.evaluation.answer_scoring import (
+    CLOSING_LEADS,
     LONG_F1_THRESHOLD,
+    answer_core,
+    declines,
     evidence_found,
     normalise,
     rouge_l_f1,
     score_answer,
+    score_lenient,
+    score_strict,
 )
+from storygraph.qa.answer import UNKNOWN
 
 
 def test_short_answer_counts_when_contained_after_normalising() -> None:
@@ -61,3 +67,81 @@ def test_evidence_found_by_sentence_or_answer() -> None:
     assert evidence_found(["桃は川上から流れて来ました。"], [], ["川上"])
     assert not evidence_found(["犬がついて来ました。"], gold, ["川上"])
     assert evidence_found([], [], []) is None
+
+
+# --- the strict rule -----------------------------------------------------------------------------
+REFUSAL_WITH_CLOSEST = (
+    "この話の文からは分かりません。 いちばん近い文：「犬が船をこいで行きました。」[2]"
+)
+
+
+def test_strict_reads_the_answer_before_the_closest_sentence_and_the_citations() -> None:
+    assert answer_core("犬と猿ときじです。[1][2]") == "犬と猿ときじ"
+    assert answer_core(REFUSAL_WITH_CLOSEST) == "この話の文からは分かりません"
+    assert answer_core("Hans. [3] The closest sentence is: Hans ran.") == "Hans"
+
+
+def test_the_closing_leads_are_the_ones_the_app_writes() -> None:
+    # read from the app's own code: a change of the closest-sentence lead or the
+    # sentence-search line moves the cut with it
+    from storygraph.models import Citation
+    from storygraph.qa.answer import sentence_line
+    from storygraph.qa.engine import CLOSEST_LEAD
+
+    line = sentence_line([Citation(1, "c", "d", "t", "sentence")], japanese=True)[0]
+    assert line.removesuffix("[1]") in CLOSING_LEADS
+    assert set(CLOSEST_LEAD.values()) <= set(CLOSING_LEADS)
+    cut = answer_core(f"{UNKNOWN['en']} {CLOSEST_LEAD['en']}The dog rowed the boat. [2]")
+    assert "dog" not in cut
+
+
+def test_the_closest_sentence_after_a_refusal_earns_nothing() -> None:
+    lenient = score_answer(REFUSAL_WITH_CLOSEST, ["犬"])
+    strict = score_strict(REFUSAL_WITH_CLOSEST, ["犬"])
+    assert lenient.correct
+    assert not strict.correct and strict.declined and strict.rule == "declined:answerable"
+
+
+def test_a_one_kanji_answer_counts_only_as_a_whole_word() -> None:
+    assert score_strict("犬です。[1]", ["犬"]).rule == "equals:犬"
+    assert score_strict("犬と猿ときじです。", ["犬"]).rule == "word:犬"
+    assert score_strict("子犬です。", ["犬"]).rule == "none"
+    assert score_strict("犬山へ行きました。", ["犬"]).rule == "none"
+    assert score_answer("犬山へ行きました。", ["犬"]).correct  # the lenient rule's flaw
+    # a kana / kanji variant counts when whole words read as the accepted answer does
+    assert score_strict("仲間はキジです。", ["雉"]).rule == "reading:雉"
+
+
+def test_a_wrong_string_on_a_word_boundary_makes_the_answer_wrong() -> None:
+    result = score_strict("犬と猿です。", ["犬"], ["猿"])
+    assert not result.correct and result.rule == "wrong:猿"
+    # inside another word it is not named: 猿 is no word of 猿田彦
+    assert score_strict("犬と猿田彦です。", ["犬"], ["猿"]).correct
+    assert not score_strict("The Hare won. [1]", ["tortoise"], ["hare"]).correct
+
+
+def test_english_accepted_answers_count_on_word_boundaries() -> None:
+    assert score_strict("It was the old woman. [2]", ["old woman"]).correct
+    assert not score_strict("The cathedral bells rang.", ["cat"]).correct
+    assert score_answer("The cathedral bells rang.", ["cat"]).correct  # lenient: any substring
+    result = score_strict("He threw him into the stove. [2]", ["threw him in the stove"])
+    assert result.rule == "words:threw him in the stove"
+    # the content words as one run of the answer's, not scattered through it
+    assert not score_strict("He threw a ball at the old stove.", ["threw him in the stove"]).correct
+
+
+def test_an_unanswerable_question_is_right_only_when_the_app_declines() -> None:
+    for refusal in (REFUSAL_WITH_CLOSEST, UNKNOWN["en"], "I'm not sure who that was. [1]",
+                    "この質問の人物や物がグラフに見つかりませんでした。"):
+        result = score_strict(refusal, [], unanswerable=True)
+        assert result.correct and result.declined, refusal
+    named = score_strict("桃太郎を倒したのは鬼です。[1]", [], unanswerable=True)
+    assert not named.correct and named.rule == "answered:unanswerable"
+    assert score_lenient(REFUSAL_WITH_CLOSEST, [], unanswerable=True).correct
+    assert not score_lenient("The fox won the race.", [], unanswerable=True).correct
+
+
+def test_declines_reads_the_answer_itself_not_the_closest_sentence() -> None:
+    quoted = "犬です。 いちばん近い文：「鬼は知りませんでした。」[1]"
+    assert not declines(quoted)
+    assert declines(REFUSAL_WITH_CLOSEST)

@@ -3,6 +3,8 @@ closest shown sentence made right (docs/EVALUATION.md, "Scoring")."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from storygraph.evaluation.e2e import E2EResult, summarize_e2e
 
 
@@ -65,3 +67,55 @@ def test_the_wait_before_the_model_call_is_summarised_apart_from_the_first_token
     summary = summarize_e2e(results, [])
     assert summary["before_answer_p50"] == 0.3
     assert summary["first_token_p50"] == 0.5
+
+
+def test_strict_figures_count_supported_answers_and_declined_unanswerable_ones() -> None:
+    from dataclasses import replace
+
+    right = replace(_result(True, "llm-compact"), strict_correct=True)
+    lenient_only = _result(True, "llm-compact, no answer: closest sentence shown")
+    declined = replace(_result(True, "llm-compact"), unanswerable=True, declined=True,
+                       strict_correct=True)
+    named = replace(_result(False, "llm-compact"), unanswerable=True)
+    summary = summarize_e2e([right, lenient_only, declined, named], [])
+    assert summary["strict_correct"] == 2 and summary["strict_accuracy"] == 0.5
+    assert summary["accuracy"] == 0.75  # the lenient rule, as before
+    assert summary["strict_accuracy_answerable"] == 0.5
+    assert summary["unanswerable"] == 2 and summary["unanswerable_declined"] == 0.5
+    # no support check: unknown, not zero
+    assert summary["supported_precision"] is None and summary["coverage"] is None
+    checked = [replace(right, supported=True), replace(lenient_only, supported=True),
+               replace(declined, supported=False), replace(named, supported=False)]
+    summary = summarize_e2e(checked, [])
+    assert summary["supported_precision"] == 0.5 and summary["coverage"] == 0.5
+
+
+def test_the_table_says_n_a_where_no_support_check_ran() -> None:
+    from storygraph.evaluation.cli import render_e2e
+    from storygraph.evaluation.e2e import E2EReport
+
+    results = [_result(True, "llm-compact")]
+    report = E2EReport("m", "x", {"onehop": summarize_e2e(results, [])}, [], results)
+    row = render_e2e(report).splitlines()[2]
+    assert row.count("n/a") == 2
+
+
+def test_an_unanswerable_question_has_no_accepted_answer(tmp_path: Path) -> None:
+    import json
+
+    import pytest
+
+    from storygraph.errors import InputError
+    from storygraph.evaluation.e2e import load_e2e_questions
+
+    row = {"id": "u", "story": "s.txt", "question": "Who won the race?", "answers": [],
+           "unanswerable": True}
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps(row), encoding="utf-8")
+    assert load_e2e_questions(path)[0].unanswerable
+    path.write_text(json.dumps({**row, "answers": ["fox"]}), encoding="utf-8")
+    with pytest.raises(InputError, match="unanswerable"):
+        load_e2e_questions(path)
+    path.write_text(json.dumps({**row, "unanswerable": False}), encoding="utf-8")
+    with pytest.raises(InputError, match="answers"):
+        load_e2e_questions(path)
