@@ -36,7 +36,8 @@ The strict rule:
 4. An accepted answer counts when the answer itself equals it or holds it on a word boundary:
    English on word boundaries (or its content words, stemmed, as one run of the answer's);
    Japanese of one or two characters as whole Sudachi words (`text.normalize.word_boundaries`,
-   its middle units: 犬 in 犬と猿, not in 犬山 or 子犬), written or by reading (雉 / きじ);
+   its middle units: 犬 in 犬と猿, not in 犬山 or 子犬) or as the stem a verb or adjective
+   starts with (沈 in 沈んだ), written or by reading (雉 / きじ);
    longer Japanese contained anywhere. A long accepted answer (FairytaleQA's phrases) counts by
    containment or ROUGE-L F1 ≥ `LONG_F1_THRESHOLD` against the answer itself.
 """
@@ -54,13 +55,19 @@ from storygraph.qa.analysis import english_words
 from storygraph.qa.answer import UNKNOWN, says_unknown, sentence_line
 from storygraph.qa.engine import CLOSEST_LEAD
 from storygraph.text.language import is_japanese_char
-from storygraph.text.normalize import normalize_name, token_readings, word_boundaries
+from storygraph.text.normalize import (
+    normalize_name,
+    short_words,
+    token_readings,
+    word_boundaries,
+)
 
 LONG_F1_THRESHOLD = 0.4
 SHORT_WORDS = 4
 SHORT_JA_CHARS = 12
 WHOLE_WORD_JA_CHARS = 2
 """A Japanese accepted answer (or `wrong` string) this short counts only as whole words."""
+_INFLECTED = frozenset({"動詞", "形容詞"})
 WORD_SPLIT = "B"
 """Sudachi's middle units: 子犬 and 犬山 are one word each, 犬|と|猿 three (mode C joins 犬と猿,
 mode A cuts 子|犬)."""
@@ -262,14 +269,18 @@ class StrictScore:
 
 
 def _ja_spans(core: str, key: str) -> bool:
-    """Does `key` occur in `core` as whole Sudachi words (start and end on word boundaries)?
-    Without Sudachi a short key never counts (strict: no guess)."""
-    bounds = word_boundaries(core, WORD_SPLIT)
-    if bounds is None:
+    """Does `key` occur in `core` as whole Sudachi words (start and end on word boundaries),
+    or as the stem a verb or adjective starts with (沈 of 沈んだ, 燃や of 燃やし)? Without
+    Sudachi a short key never counts (strict: no guess)."""
+    words = short_words(core, WORD_SPLIT)
+    if words is None:
         return False
+    bounds = {0, len(core)} | {a for a, _, _ in words} | {b for _, b, _ in words}
+    inflected = {a: b for a, b, kind in words if kind in _INFLECTED}
     start = core.find(key)
     while start >= 0:
-        if start in bounds and start + len(key) in bounds:
+        end = start + len(key)
+        if start in bounds and (end in bounds or inflected.get(start, 0) > end):
             return True
         start = core.find(key, start + 1)
     return False
