@@ -11,6 +11,15 @@ For every row of every ``eval/e2e/*.jsonl`` file:
   paraphrases; those absent from the text are listed for review, not failed.
   FairytaleQA rows (ids ``ftqa:``) carry the experts' free-form answers, which often paraphrase
   the text, so for them only the evidence is checked.
+- an ``unanswerable`` row (the story does not give the answer: a false premise or a fact it
+  never tells) has ``answers: []``, no ``wrong`` and no ``evidence``, and a ``note`` saying why;
+  every other row has at least one accepted answer;
+- a row whose accepted answers include Japanese of one or two characters (犬, 森) has a
+  ``wrong`` list (the story's other characters or things a wrong answer would name), unless it
+  is an English question (``lang_mix``);
+- no ``wrong`` string occurs in the question (an answer that repeats the question would trip
+  it) or overlaps an accepted answer (one containing the other). Wrong strings absent from
+  the story (folk memory, ``ポチ``) are listed for review, not failed.
 
 Usage: ``python eval/e2e/check_sets.py [--stories DIR] [--verbose]``; exits 1 on any error.
 """
@@ -27,11 +36,41 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_STORIES = HERE.parents[2] / "shared" / "stories"
 TYPES = {"who", "whom", "what", "where", "when", "with_whom", "after", "why", "how", "count"}
 REQUIRED = ("id", "story", "question", "answers", "type")
+SHORT_JA = 2
 FREE_FORM_PREFIX = "ftqa:"
 
 
 def norm(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
+
+
+def is_japanese(text: str) -> bool:
+    return any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def check_answer_kinds(row: dict, where: str) -> list[str]:
+    """The `unanswerable` and `wrong` rules of the module docstring (no story needed)."""
+    errors: list[str] = []
+    if row.get("unanswerable"):
+        if row["answers"] or row.get("wrong") or row.get("evidence"):
+            errors.append(f"{where}: an unanswerable row has no answers, wrong or evidence")
+        if not row.get("note"):
+            errors.append(f"{where}: an unanswerable row needs a note saying why")
+        return errors
+    if not row["answers"]:
+        errors.append(f"{where}: no accepted answer")
+    short = [a for a in row["answers"] if is_japanese(a) and len(a.replace(" ", "")) <= SHORT_JA]
+    if short and not row.get("wrong") and not row.get("lang_mix"):
+        errors.append(f"{where}: short accepted answers {short} and no `wrong` list")
+    question = norm(row["question"])
+    for bad in row.get("wrong", []):
+        key = norm(bad)
+        if key in question:
+            errors.append(f"{where}: wrong string {bad!r} occurs in the question")
+        for good in row["answers"]:
+            if key in norm(good) or norm(good) in key:
+                errors.append(f"{where}: wrong string {bad!r} overlaps accepted {good!r}")
+    return errors
 
 
 def check_file(path: Path, stories: Path, seen: set[str]) -> tuple[list[str], list[str]]:
@@ -49,8 +88,7 @@ def check_file(path: Path, stories: Path, seen: set[str]) -> tuple[list[str], li
         seen.add(row["id"])
         if row["type"] not in TYPES:
             errors.append(f"{where}: unknown type {row['type']!r}")
-        if not row["answers"]:
-            errors.append(f"{where}: no accepted answer")
+        errors += check_answer_kinds(row, where)
         story_path = stories / row["story"]
         if not story_path.is_file():
             errors.append(f"{where}: story not found {story_path}")
@@ -59,9 +97,14 @@ def check_file(path: Path, stories: Path, seen: set[str]) -> tuple[list[str], li
         for sentence in row.get("evidence", []):
             if sentence not in text:
                 errors.append(f"{where}: evidence not verbatim in {row['story']}: {sentence!r}")
+        folded = norm(text)
+        absent_wrong = [w for w in row.get("wrong", []) if norm(w) not in folded]
+        if absent_wrong and not row.get("lang_mix"):
+            flagged.append(f"{row['id']}: wrong strings not in text {absent_wrong}")
+        if row.get("unanswerable"):
+            continue
         if row.get("lang_mix") or row["id"].startswith(FREE_FORM_PREFIX):
             continue
-        folded = norm(text)
         canonical = row["answers"][0]
         if norm(canonical) not in folded and "note" not in row:
             errors.append(f"{where}: canonical answer {canonical!r} not in text and no note")
@@ -81,9 +124,10 @@ def main() -> int:
     for path in sorted(HERE.glob("*.jsonl")):
         file_errors, flagged = check_file(path, args.stories, seen)
         errors += file_errors
-        rows = len(path.read_text(encoding="utf-8").splitlines())
-        print(f"{path.name}: {rows} questions, {len(file_errors)} errors, "
-              f"{len(flagged)} rows with variants absent from the text")
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        unanswerable = sum(bool(row.get("unanswerable")) for row in rows)
+        print(f"{path.name}: {len(rows)} questions ({unanswerable} unanswerable), "
+              f"{len(file_errors)} errors, {len(flagged)} rows flagged for review")
         if args.verbose:
             for item in flagged:
                 print(f"  {item}")

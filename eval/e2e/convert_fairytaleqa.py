@@ -4,6 +4,10 @@ Mechanical and deterministic: ids are kept exactly; ``story`` is ``story_file`` 
 leading ``stories/``; ``answers`` is ``answers`` followed by ``alt_answers``; ``evidence`` and
 ``attribute`` are copied; ``type`` is derived from the question's first word(s). Rows keep the
 source order. Run from anywhere: ``python eval/e2e/convert_fairytaleqa.py [--source F] [--out F]``.
+
+After the converted rows come the hand-written unanswerable questions of
+``en_fairytaleqa_unanswerable.json`` (not FairytaleQA's: a false premise or a fact the story
+never gives, ``unanswerable: true``; eval/e2e/README.md), copied as they are.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 DEFAULT_SOURCE = HERE.parents[2] / "shared" / "eval" / "fairytaleqa_public.jsonl"
 DEFAULT_OUT = HERE / "en_fairytaleqa.jsonl"
+UNANSWERABLE = HERE / "en_fairytaleqa_unanswerable.json"
 STORIES_PREFIX = "stories/"
 
 # Longest prefix first: "how many" must win over "how".
@@ -55,9 +60,11 @@ def convert_row(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def convert(source: Path, out: Path) -> int:
+def convert(source: Path, out: Path, unanswerable: Path = UNANSWERABLE) -> int:
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line]
     lines = [json.dumps(convert_row(row), ensure_ascii=False) for row in rows]
+    added = json.loads(unanswerable.read_text(encoding="utf-8"))
+    lines += [json.dumps(row, ensure_ascii=False) for row in added]
     out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return len(lines)
 

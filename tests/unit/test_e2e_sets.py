@@ -38,7 +38,10 @@ def load(name: str) -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("name", ["ja.jsonl", "mixed.jsonl", "en_fairytaleqa.jsonl"])
+SETS = ["ja.jsonl", "mixed.jsonl", "en_fairytaleqa.jsonl", "ja_fresh.jsonl", "en_fresh.jsonl"]
+
+
+@pytest.mark.parametrize("name", SETS)
 def test_set_matches_its_stories(name: str, shared_files: None) -> None:
     check_sets = load("check_sets")
     errors, _ = check_sets.check_file(E2E / name, STORIES, set())
@@ -60,7 +63,7 @@ def test_fairytaleqa_conversion_reproduces_committed_file(
 ) -> None:
     convert = load("convert_fairytaleqa")
     out = tmp_path / "en.jsonl"
-    assert convert.convert(FAIRYTALEQA, out) == 68
+    assert convert.convert(FAIRYTALEQA, out) == 68 + 8  # FairytaleQA's, then the unanswerable
     assert out.read_bytes() == (E2E / "en_fairytaleqa.jsonl").read_bytes()
 
 
@@ -71,3 +74,26 @@ def test_question_type_prefers_how_many_over_how() -> None:
     assert convert.question_type("Who found the tin soldier?") == "who"
     with pytest.raises(ValueError, match="no question type"):
         convert.question_type("Did the soldier melt?")
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_every_set_asks_unanswerable_questions(name: str) -> None:
+    rows = [json.loads(line) for line in (E2E / name).read_text("utf-8").splitlines()]
+    unanswerable = [row for row in rows if row.get("unanswerable")]
+    assert len(unanswerable) >= 0.1 * len(rows), (len(unanswerable), len(rows))
+    assert all(row["answers"] == [] and row["note"] for row in unanswerable)
+
+
+def test_the_check_catches_bad_wrong_lists_and_unanswerable_rows() -> None:
+    check = load("check_sets").check_answer_kinds
+    question = "桃太郎が猿に出会ったのはどこ？"
+    row = {"id": "q", "question": question, "answers": ["森"], "type": "where"}
+    assert "no `wrong` list" in check(row, "q")[0]
+    assert check({**row, "wrong": ["野原", "山"]}, "q") == []
+    assert "occurs in the question" in check({**row, "wrong": ["猿"]}, "q")[0]
+    assert "overlaps accepted" in check({**row, "wrong": ["森の中"]}, "q")[0]
+    unanswerable = {**row, "answers": [], "unanswerable": True}
+    assert "needs a note" in check(unanswerable, "q")[0]
+    assert check({**unanswerable, "note": "never given"}, "q") == []
+    assert "no answers" in check({**unanswerable, "note": "n", "answers": ["森"]}, "q")[0]
+    assert "no accepted answer" in check({**row, "answers": []}, "q")[0]
