@@ -506,8 +506,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no per-question lines on stderr")
     p.add_argument(
         "--rescore",
+        action="append",
         metavar="RUN.json",
-        help="ask nothing: score the answers of a saved `--json` run by today's rules and sets",
+        help="ask nothing: score the answers of saved `--json` runs by today's rules and sets "
+        "(repeat for several runs)",
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval_e2e)

@@ -2,7 +2,7 @@
 
 `python -m storygraph eval QUESTIONS.jsonl --graph GRAPH.json [--mode M ...] [--no-llm] [--json]`
 `python -m storygraph eval-e2e QUESTIONS.jsonl ... [--stories DIR] [--mode M ...] [--json]`
-`python -m storygraph eval-e2e QUESTIONS.jsonl ... --rescore RUN.json [--json]` (no question asked)
+`python -m storygraph eval-e2e QUESTIONS.jsonl ... --rescore RUN.json ... [--json]` (asks nothing)
 """
 
 from __future__ import annotations
@@ -167,10 +167,10 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
         print("no questions to ask", file=sys.stderr)
         return 1
     if args.rescore:
-        saved = json.loads(Path(args.rescore).read_text(encoding="utf-8"))
-        report = rescore_report(saved, questions)
+        runs = [json.loads(Path(name).read_text(encoding="utf-8")) for name in args.rescore]
+        report = rescore_report(runs, questions)
         asked = len(report.results)
-        print(f"re-scored {asked} saved answers of {args.rescore}", file=sys.stderr)
+        print(f"re-scored {asked} saved answers of {', '.join(args.rescore)}", file=sys.stderr)
         if len(questions) > asked:
             print(f"{len(questions) - asked} questions of the sets were not in that run",
                   file=sys.stderr)

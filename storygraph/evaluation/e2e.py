@@ -578,33 +578,38 @@ def run_e2e(
 
 
 # --- re-scoring a saved run ----------------------------------------------------------------------
-def rescore_report(saved: dict[str, Any], questions: Sequence[E2EQuestion]) -> E2EReport:
-    """A saved run (`eval-e2e --json`) scored again by today's rules against today's sets: the
-    same answers, the verdicts the scorer gives now. Only the questions the run asked and the
-    sets still hold are kept (matched by id)."""
+def rescore_report(
+    runs: Sequence[dict[str, Any]], questions: Sequence[E2EQuestion]
+) -> E2EReport:
+    """Saved runs (`eval-e2e --json`) scored again by today's rules against today's sets: the
+    same answers, the verdicts the scorer gives now. Only the questions a run asked and the
+    sets still hold are kept (matched by id; a question two runs asked, from the first)."""
     by_id = {case.id: case for case in questions}
     names = {f.name for f in fields(E2EResult)}
     results: list[E2EResult] = []
-    for row in saved.get("questions", []):
+    rows = [row for saved in runs for row in saved.get("questions", [])]
+    for row in rows:
+        if any(r.id == row.get("id") and r.mode == row.get("mode") for r in results):
+            continue
         case = by_id.get(str(row.get("id")))
         if case is None:
             continue
         old = E2EResult(**{k: v for k, v in row.items() if k in names})
         results.append(replace(old, **verdicts(old.answer, case)))
     ingest_names = {f.name for f in fields(StoryIngest)}
-    ingests = [
-        StoryIngest(**{k: v for k, v in row.items() if k in ingest_names})
-        for row in saved.get("ingests", [])
-    ]
+    ingests: list[StoryIngest] = []
+    for row in (row for saved in runs for row in saved.get("ingests", [])):
+        if row.get("story") not in {i.story for i in ingests}:
+            ingests.append(StoryIngest(**{k: v for k, v in row.items() if k in ingest_names}))
     overall = {
         mode: summarize_e2e([r for r in results if r.mode == mode], ingests)
         for mode in dict.fromkeys(r.mode for r in results)
     }
     return E2EReport(
-        model=str(saved.get("model", "")),
-        extractor=str(saved.get("extractor", "")),
+        model=" + ".join(dict.fromkeys(str(saved.get("model", "")) for saved in runs)),
+        extractor=" + ".join(dict.fromkeys(str(saved.get("extractor", "")) for saved in runs)),
         overall=overall,
         ingests=ingests,
         results=results,
-        seconds=float(saved.get("seconds", 0.0)),
+        seconds=sum(float(saved.get("seconds", 0.0)) for saved in runs),
     )

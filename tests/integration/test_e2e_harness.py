@@ -96,7 +96,7 @@ def test_harness_ingests_asks_scores_and_reuses_its_cache(
     # a saved run scored again by the same rules gives the same verdicts
     from storygraph.evaluation.e2e import rescore_report
 
-    again = rescore_report(first, questions).to_json()["questions"]
+    again = rescore_report([first], questions).to_json()["questions"]
     assert [(q["correct"], q["strict_correct"]) for q in again] == [
         (q["correct"], q["strict_correct"]) for q in first["questions"]
     ]

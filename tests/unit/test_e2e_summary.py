@@ -119,3 +119,31 @@ def test_an_unanswerable_question_has_no_accepted_answer(tmp_path: Path) -> None
     path.write_text(json.dumps({**row, "unanswerable": False}), encoding="utf-8")
     with pytest.raises(InputError, match="answers"):
         load_e2e_questions(path)
+
+
+def test_saved_runs_are_scored_again_by_today_s_rules_and_sets() -> None:
+    from dataclasses import replace
+
+    from storygraph.evaluation.e2e import E2EQuestion, rescore_report
+
+    refusal = "この話の文からは分かりません。 いちばん近い文：「犬が先に立ちました。」[1]"
+    first = {"model": "m", "questions": [
+        replace(_result(True, "llm-compact"), id="a", answer="犬と猿です。[1]").to_json(),
+        replace(_result(True, "llm-compact"), id="b", answer=refusal).to_json(),
+    ]}
+    second = {"model": "m", "questions": [
+        replace(_result(False, "llm-compact"), id="u", answer=refusal).to_json(),
+        replace(_result(True, "llm-compact"), id="a", answer="犬です。").to_json(),
+    ]}
+    sets = [
+        E2EQuestion(id="a", story="s", question="?", answers=("犬",), wrong=("猿",)),
+        E2EQuestion(id="b", story="s", question="?", answers=("犬",)),
+        E2EQuestion(id="u", story="s", question="?", answers=(), unanswerable=True),
+    ]
+    report = rescore_report([first, second], sets)
+    by_id = {r.id: r for r in report.results}
+    assert list(by_id) == ["a", "b", "u"]  # a question two runs asked: the first run's answer
+    assert by_id["a"].rule == "wrong:猿" and not by_id["a"].strict_correct
+    assert by_id["b"].correct and not by_id["b"].strict_correct  # the closest sentence
+    assert by_id["u"].strict_correct and by_id["u"].declined and by_id["u"].correct
+    assert report.overall["onehop"]["unanswerable_declined"] == 1.0
