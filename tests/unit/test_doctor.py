@@ -100,6 +100,7 @@ def test_healthy_embedded_model_with_the_real_store(tmp_path: Path) -> None:
     assert statuses(report) == {
         "settings": "ok",
         "japanese readings": "ok",
+        "sentence embeddings": "ok",
         "graph store": "ok",
         "model answers": "ok",
         "thinking mode": "ok",
@@ -209,6 +210,7 @@ def test_no_llm_mode_warns_and_stops(tmp_path: Path) -> None:
     assert statuses(report) == {
         "settings": "warn",
         "japanese readings": "ok",
+        "sentence embeddings": "ok",
         "graph store": "ok",
         "model reachable": "skip",
     }
