@@ -53,18 +53,19 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Name each test a marker expression deselected (the Neo4j ones under `-m 'not neo4j'`);
+    count the ones `-k` left out (a developer's own choice, not a gap of the suite)."""
     deselected = terminalreporter.stats.get("deselected", [])
     if not deselected:
         return
-    options = terminalreporter.config.option
-    how = ", ".join(
-        f"{flag} {value!r}"
-        for flag, value in (("-m", options.markexpr), ("-k", options.keyword))
-        if value
-    )
+    markexpr = terminalreporter.config.option.markexpr or ""
+    by_marker = [
+        item for item in deselected if any(m.name in markexpr for m in item.iter_markers())
+    ]
     terminalreporter.section("deselected (not run)", sep="-")
-    terminalreporter.write_line(
-        f"{len(deselected)} test(s) deselected" + (f" by {how}" if how else "")
-    )
-    for item in deselected:
-        terminalreporter.write_line(f"DESELECTED {item.nodeid}")
+    if by_marker:
+        terminalreporter.write_line(f"{len(by_marker)} test(s) deselected by -m {markexpr!r}:")
+        for item in by_marker:
+            terminalreporter.write_line(f"DESELECTED {item.nodeid}")
+    if len(deselected) > len(by_marker):
+        terminalreporter.write_line(f"{len(deselected) - len(by_marker)} more deselected by -k")

@@ -89,7 +89,20 @@ def test_the_summary_names_the_deselected_tests(
     result.stdout.fnmatch_lines(
         [
             "*deselected (not run)*",
-            "1 test(s) deselected by -m 'not neo4j'",
+            "1 test(s) deselected by -m 'not neo4j':",
             "DESELECTED test_case0.py::test_contract",
         ]
     )
+
+
+def test_tests_left_out_by_k_are_counted_not_named(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    pytester.makeini("[pytest]\nmarkers =\n    neo4j: a Neo4j test\n")
+    pytester.makepyfile(test_case0=TESTS)
+    result = pytester.runpytest(*PLUGIN, "-k", "passes")
+    result.stdout.fnmatch_lines(
+        ["DESELECTED test_case0.py::test_contract", "3 more deselected by -k"]
+    )
+    assert "DESELECTED test_case0.py::test_marked" not in result.stdout.str()
