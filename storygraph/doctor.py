@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from storygraph.errors import StoryGraphError, error_text
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.models import Chunk, ExtractedRelation
+from storygraph.prompt_files import load_prompt
 from storygraph.qa.question_type import PLACE_TYPES
 from storygraph.settings import Settings
 from storygraph.text.normalize import normalize_name
@@ -37,7 +38,6 @@ SAMPLE_JA = (
     "むかし、むかし、あるところに、おじいさんとおばあさんがありました。"
     "桃太郎は犬と猿ときじを家来にして、鬼が島へ鬼を退治しに行きました。"
 )
-SAMPLE_EN = "Momotaro went to Onigashima with a dog, a monkey and a pheasant to defeat the ogres."
 THINK = re.compile(r"<think>|</think>", re.IGNORECASE)
 BIGGER_MODEL = (
     "Use a bigger model: set OPENAI_BASE_URL to a vLLM / Ollama / LM Studio server (or "
@@ -261,7 +261,7 @@ def _embedded_llm(report: DoctorReport, settings: Settings) -> tuple[BaseChatMod
 def check_reply(report: DoctorReport, llm: BaseChatModel) -> bool:
     """A tiny call; also looks for a thinking mode. False when the model is unreachable."""
     try:
-        reply = llm.invoke([HumanMessage("Reply with the single word OK.")])
+        reply = llm.invoke([HumanMessage(load_prompt("doctor_reply"))])
     except Exception as exc:  # noqa: BLE001
         from storygraph.ingest.llm_extraction import model_failure
 
@@ -292,7 +292,7 @@ def check_reply(report: DoctorReport, llm: BaseChatModel) -> bool:
 
 
 def check_structured_output(report: DoctorReport, llm: BaseChatModel) -> None:
-    question = [HumanMessage("Sentence: 'The dog barked at the moon.' Which animal is named?")]
+    question = [HumanMessage(load_prompt("doctor_tool_probe"))]
     try:
         parsed = llm.with_structured_output(DoctorProbe, method="function_calling").invoke(question)
         if isinstance(parsed, DoctorProbe) and parsed.animal.strip():
@@ -304,9 +304,7 @@ def check_structured_output(report: DoctorReport, llm: BaseChatModel) -> None:
     except Exception as exc:  # noqa: BLE001
         problem = f"function calling failed: {error_text(exc)}"
     try:
-        reply = llm.invoke(
-            [*question, HumanMessage('Answer only with JSON like {"animal": "..."}.')]
-        )
+        reply = llm.invoke([*question, HumanMessage(load_prompt("doctor_json_probe"))])
         data = json.loads(_content(reply).strip().strip("`").removeprefix("json").strip())
         json_ok = isinstance(data, dict) and bool(data.get("animal"))
     except Exception:  # noqa: BLE001
