@@ -67,9 +67,11 @@ def render(services: Services) -> None:
 def show_checks(services: Services) -> None:
     st.subheader("Doctor")
     st.caption(
-        "Checks the graph store and the model: reachable, tool calling, context size, no "
-        "thinking mode, and a trial extraction on one paragraph that says why a graph would "
-        "come out empty. The same as `python -m storygraph doctor`."
+        "Checks the Japanese readings, the sentence embeddings (without them questions match "
+        "names by spelling and sentences by words only), the graph store and the model: "
+        "reachable, tool calling, context size, no thinking mode, and a trial extraction on one "
+        "paragraph that says why a graph would come out empty. The same as "
+        "`python -m storygraph doctor`."
     )
     if st.button("Run the checks", key="doctor_run", icon=":material/stethoscope:"):
         with guarded("The doctor"), st.spinner("Checking… (a trial extraction can take a minute)"):

@@ -11,7 +11,7 @@ if [ ${#need[@]} -eq 0 ]; then
 fi
 if [ "$(id -u)" -ne 0 ]; then
   echo "system deps missing (${need[*]}); install them with: sudo apt-get install -y ${need[*]}" >&2
-  echo "(the browser tests skip without them)" >&2
+  echo "(the browser tests skip without them, and fail under CI=true: tests/helpers/ci_skips.py)" >&2
   exit 0
 fi
 echo "installing ${need[*]} from Debian ..."

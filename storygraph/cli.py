@@ -359,6 +359,10 @@ def cmd_reset(args: argparse.Namespace, settings: Settings) -> int:
     try:
         services.store.reset()
         print("graph emptied")
+        from storygraph.llm.embedded_server import stop_recorded_server
+
+        if (pid := stop_recorded_server(Path(settings.data_dir))) is not None:
+            print(f"stopped the model server of this data directory (pid {pid})")
         return 0
     finally:
         services.close()

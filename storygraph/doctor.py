@@ -1,14 +1,15 @@
 """`python -m storygraph doctor`: is the setup able to build a graph, and if not, why not?
 
 Checks in order, each `ok` / `warn` / `fail` / `skip` with a detail and what to change:
-settings, Japanese readings (the Sudachi dictionary), graph store, model reachable (for the
-embedded model: installed, verified, server starts), structured output (tool calling, else
-JSON), context size, thinking mode, and finally one real extraction of a short paragraph with
-the extractor ingest would use. When that extraction would leave the graph empty, the last check
-says why (model error, no tool call, unreadable reply, empty lists) and what to change. When it
-returns relations, they are checked for plausibility (`implausible_relations`: a place as the
-subject of a violent verb, a name that is not in the paragraph); any such relation makes the
-check a warning about a weak model, not a pass. Secrets are never shown.
+settings, Japanese readings (the Sudachi dictionary), sentence embeddings (the encoder's
+package), graph store, model reachable (for the embedded model: installed, verified, server
+starts), structured output (tool calling, else JSON), context size, thinking mode, and finally
+one real extraction of a short paragraph with the extractor ingest would use. When that
+extraction would leave the graph empty, the last check says why (model error, no tool call,
+unreadable reply, empty lists) and what to change. When it returns relations, they are checked
+for plausibility (`implausible_relations`: a place as the subject of a violent verb, a name that
+is not in the paragraph); any such relation makes the check a warning about a weak model, not a
+pass. Secrets are never shown.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
-from storygraph.errors import StoryGraphError
+from storygraph.errors import StoryGraphError, error_text
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.models import Chunk, ExtractedRelation
+from storygraph.prompt_files import load_prompt
 from storygraph.qa.question_type import PLACE_TYPES
 from storygraph.settings import Settings
 from storygraph.text.normalize import normalize_name
@@ -36,7 +38,6 @@ SAMPLE_JA = (
     "むかし、むかし、あるところに、おじいさんとおばあさんがありました。"
     "桃太郎は犬と猿ときじを家来にして、鬼が島へ鬼を退治しに行きました。"
 )
-SAMPLE_EN = "Momotaro went to Onigashima with a dog, a monkey and a pheasant to defeat the ogres."
 THINK = re.compile(r"<think>|</think>", re.IGNORECASE)
 BIGGER_MODEL = (
     "Use a bigger model: set OPENAI_BASE_URL to a vLLM / Ollama / LM Studio server (or "
@@ -120,12 +121,6 @@ class _Replies(BaseCallbackHandler):
                 self.messages.append(getattr(generation, "message", None))
 
 
-def _error_text(exc: BaseException) -> str:
-    hint = getattr(exc, "hint", "")
-    text = f"{type(exc).__name__}: {exc}"[:240]
-    return f"{text} ({hint})" if hint else text
-
-
 def _content(message: Any) -> str:
     content = getattr(message, "content", "")
     return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
@@ -180,6 +175,25 @@ def check_readings(report: DoctorReport) -> None:
     )
 
 
+def check_embeddings(report: DoctorReport) -> None:
+    """The sentence encoder matches a question's words to names by meaning and re-ranks the
+    sentences sentence search finds. Without it questions still get answers, from spelling,
+    readings and word counts alone (a named fallback: storygraph.text.embeddings)."""
+    from storygraph.text.embeddings import PACKAGE, embedder_problem
+
+    problem = embedder_problem()
+    if not problem:
+        report.add("sentence embeddings", "ok", f"{PACKAGE} loads")
+        return
+    report.add(
+        "sentence embeddings",
+        "warn",
+        f"{problem}: names are matched by spelling and reading only and sentence search ranks "
+        "by words (BM25) only, so questions worded unlike the story find less",
+        f"Install the pinned {PACKAGE} (pip install -r requirements.txt).",
+    )
+
+
 def check_store(report: DoctorReport, settings: Settings) -> None:
     from storygraph.services import open_store
 
@@ -191,13 +205,13 @@ def check_store(report: DoctorReport, settings: Settings) -> None:
             if settings.uses_neo4j
             else f"Check that {settings.data_dir} is writable and not used by another version."
         )
-        report.add("graph store", "fail", f"cannot open the store: {_error_text(exc)}", fix)
+        report.add("graph store", "fail", f"cannot open the store: {error_text(exc)}", fix)
         return
     try:
         documents = len(store.list_documents())
         report.add("graph store", "ok", f"{store.describe()} reachable, {documents} document(s)")
     except Exception as exc:  # noqa: BLE001
-        report.add("graph store", "fail", f"store opened but a query failed: {_error_text(exc)}")
+        report.add("graph store", "fail", f"store opened but a query failed: {error_text(exc)}")
     finally:
         store.close()
 
@@ -235,7 +249,7 @@ def _embedded_llm(report: DoctorReport, settings: Settings) -> tuple[BaseChatMod
         report.add(
             "model reachable",
             "fail",
-            f"the llama.cpp server did not start: {_error_text(exc)}",
+            f"the llama.cpp server did not start: {error_text(exc)}",
             f"See {server.log_path}; try fewer STORYGRAPH_EMBEDDED_THREADS or a smaller "
             "STORYGRAPH_EMBEDDED_CTX if memory is short.",
         )
@@ -247,7 +261,7 @@ def _embedded_llm(report: DoctorReport, settings: Settings) -> tuple[BaseChatMod
 def check_reply(report: DoctorReport, llm: BaseChatModel) -> bool:
     """A tiny call; also looks for a thinking mode. False when the model is unreachable."""
     try:
-        reply = llm.invoke([HumanMessage("Reply with the single word OK.")])
+        reply = llm.invoke([HumanMessage(load_prompt("doctor_reply"))])
     except Exception as exc:  # noqa: BLE001
         from storygraph.ingest.llm_extraction import model_failure
 
@@ -255,7 +269,7 @@ def check_reply(report: DoctorReport, llm: BaseChatModel) -> bool:
         report.add(
             "model answers",
             "fail",
-            f"the model call failed: {_error_text(exc)}",
+            f"the model call failed: {error_text(exc)}",
             failure.hint.split(";")[0],
         )
         return False
@@ -278,7 +292,7 @@ def check_reply(report: DoctorReport, llm: BaseChatModel) -> bool:
 
 
 def check_structured_output(report: DoctorReport, llm: BaseChatModel) -> None:
-    question = [HumanMessage("Sentence: 'The dog barked at the moon.' Which animal is named?")]
+    question = [HumanMessage(load_prompt("doctor_tool_probe"))]
     try:
         parsed = llm.with_structured_output(DoctorProbe, method="function_calling").invoke(question)
         if isinstance(parsed, DoctorProbe) and parsed.animal.strip():
@@ -288,11 +302,9 @@ def check_structured_output(report: DoctorReport, llm: BaseChatModel) -> None:
             return
         problem = f"the reply held no usable tool call ({parsed!r})"[:200]
     except Exception as exc:  # noqa: BLE001
-        problem = f"function calling failed: {_error_text(exc)}"
+        problem = f"function calling failed: {error_text(exc)}"
     try:
-        reply = llm.invoke(
-            [*question, HumanMessage('Answer only with JSON like {"animal": "..."}.')]
-        )
+        reply = llm.invoke([*question, HumanMessage(load_prompt("doctor_json_probe"))])
         data = json.loads(_content(reply).strip().strip("`").removeprefix("json").strip())
         json_ok = isinstance(data, dict) and bool(data.get("animal"))
     except Exception:  # noqa: BLE001
@@ -460,6 +472,7 @@ def run_doctor(
     report = DoctorReport(model=info.label)
     check_settings(report, settings, info)
     check_readings(report)
+    check_embeddings(report)
     check_store_fn(report, settings)
     if info.provider == "none":
         report.add("model reachable", "skip", "no-LLM mode: questions use graph facts only")

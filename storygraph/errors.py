@@ -29,3 +29,11 @@ class ModelError(StoryGraphError):
 
 class ConfigError(StoryGraphError):
     """A setting is missing or contradictory."""
+
+
+def error_text(exc: BaseException, limit: int = 240) -> str:
+    """An exception for a person: its type and its message (cut at `limit`), and its hint when
+    the message does not already carry it."""
+    text = f"{type(exc).__name__}: {exc}"[:limit]
+    hint = getattr(exc, "hint", "")
+    return f"{text} ({hint})" if hint and hint not in text else text

@@ -6,6 +6,9 @@ Every test runs hermetically (`hermetic`, autouse): the developer's `STORYGRAPH_
 so no `.env` is read and nothing reaches a configured model or database. Tests marked `neo4j`
 (deselected unless `-m neo4j`) get the `NEO4J_*` values of the shell that started pytest through
 `neo4j_env`, and only they.
+
+Under `CI=true` a skipped test fails the run, and the summary lists the deselected tests
+(`tests.helpers.ci_skips`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# `pytester` tests the CI plugin; `ci_skips` fails every skip when CI=true (see that module).
+pytest_plugins = ("pytester", "tests.helpers.ci_skips")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

@@ -247,7 +247,7 @@ def terminate_pid(pid: int, timeout_s: float) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-IdleOutcome = Literal["stopped", "idle too short", "in use", "gone", "replaced"]
+IdleOutcome = Literal["stopped", "orphan stopped", "idle too short", "in use", "gone", "replaced"]
 
 
 def stop_if_idle(
@@ -263,11 +263,22 @@ def stop_if_idle(
 
     Stops it only when the state file still names that pid and port, the pid is alive and
     started with that port and listens there (`serves_port`), nobody holds the users lock, and
-    nothing used it for `idle_s` seconds. "gone" and "replaced" mean: nothing left to watch.
+    nothing used it for `idle_s` seconds. A server whose state file or whole data dir is gone
+    (deleted by hand, `storygraph reset` of an older version) can no longer be found by any
+    process: it is an orphan, stopped by pid ("orphan stopped") once nobody holds the users
+    lock, or at once when the data dir itself is gone. "gone" and "replaced" mean: nothing left
+    to watch.
     """
+    if not data_dir.is_dir():  # no lock to take without making the directory again
+        return _stop_orphan(pid, port, stop_timeout_s)
     with _file_lock(data_dir / LOCK_FILE):
         state = read_state(data_dir / STATE_FILE)
-        if state is None or (state.pid, state.port) != (pid, port):
+        if state is None:
+            if not serves_port(pid, port):
+                return "gone"  # stopped by its owner, which removed the state file
+            with users_lock(data_dir, wait=False) as free:
+                return _stop_orphan(pid, port, stop_timeout_s) if free else "in use"
+        if (state.pid, state.port) != (pid, port):
             return "replaced"
         if not serves_port(pid, port):
             return "gone"
@@ -279,6 +290,29 @@ def stop_if_idle(
             terminate_pid(pid, stop_timeout_s)
             (data_dir / STATE_FILE).unlink(missing_ok=True)
             return "stopped"
+
+
+def _stop_orphan(pid: int, port: int, stop_timeout_s: float) -> IdleOutcome:
+    """Stop the server `pid` that no state file names any more, if it still is that server."""
+    if not serves_port(pid, port):
+        return "gone"
+    log.warning("Model server pid %s lost its state file or data dir: stopping it", pid)
+    terminate_pid(pid, stop_timeout_s)
+    return "orphan stopped"
+
+
+def stop_recorded_server(data_dir: Path, stop_timeout_s: float = 10.0) -> int | None:
+    """Stop the model server `data_dir`'s state file names, whichever process started it
+    (`storygraph reset`); its pid, or None when no server of that data dir was running."""
+    if not data_dir.is_dir():
+        return None
+    with _file_lock(data_dir / LOCK_FILE):
+        state = read_state(data_dir / STATE_FILE)
+        (data_dir / STATE_FILE).unlink(missing_ok=True)
+        if state is None or not serves_port(state.pid, state.port):
+            return None
+        terminate_pid(state.pid, stop_timeout_s)
+        return state.pid
 
 
 # llama_cpp.server reads its settings from unprefixed environment variables too (PORT, HOST,

@@ -6,9 +6,10 @@ Started detached by `EmbeddedServer` as soon as the server it launched is ready,
 launching process's `keep_alive_s` (STORYGRAPH_EMBEDDED_IDLE_S for the CLI, 0 for the app and
 evaluation runs). While any process holds the users lock it only looks; once none does (the
 last user exited, or was killed and could not stop the server itself) and the server has been
-idle for `idle_s`, it stops it. It looks every few seconds (`embedded_server.stop_if_idle`)
-and exits once it stopped the server or the server is gone or replaced; it never stops a pid
-that is not the server it was started for.
+idle for `idle_s`, it stops it. A server whose state file or data dir disappeared (no process
+can find it again) is stopped by pid once nobody uses it. It looks every few seconds
+(`embedded_server.stop_if_idle`) and exits once it stopped the server or the server is gone or
+replaced; it never stops a pid that is not the server it was started for.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def watch(data_dir: Path, pid: int, port: int, idle_s: float) -> str:
     """Look until there is nothing left to watch; return the last outcome."""
     while True:
         outcome = stop_if_idle(data_dir, pid, port, idle_s)
-        if outcome in ("stopped", "gone", "replaced"):
+        if outcome in ("stopped", "orphan stopped", "gone", "replaced"):
             return outcome
         time.sleep(poll_interval(idle_s))
 

@@ -16,8 +16,9 @@ An `Answerer` is one narrow port: `answer(analysis, facts, citations, callbacks,
 
 `warm(language)` has the model read an answerer's fixed prefix ahead of the first question: the
 small model's instructions and worked examples are ~700 prompt tokens, 7-8 s of reading on two
-cores that the first question otherwise waits for. (A question after a change of language still
-reads its own: the server keeps one prompt, docs/ISSUES.md §30.)
+cores that the first question otherwise waits for. The embedded server keeps the model's state
+per fixed prefix (storygraph.llm.prefix_states, docs/ISSUES.md §34), so a question after a
+change of language restores that language's prefix instead of reading it again.
 
 `unsupported_names` checks an answer's names against the kept facts, their evidence and the
 question: a graph name that appears only in the answer is a warning in the trace.

@@ -26,6 +26,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from storygraph.errors import error_text
 from storygraph.ingest.frames.check import grammar_constrained
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.usage import UsageCounter, usage_delta
@@ -55,7 +56,7 @@ from storygraph.qa.scoring import FastScorer, ModelScorer, Scorer, rank_without_
 from storygraph.settings import Settings
 from storygraph.store import GraphStore
 from storygraph.store.story_time import in_story_order
-from storygraph.text.embeddings import Embedder, default_embedder
+from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
 from storygraph.text.language import detect_language
 
 SMALL_TOP_K = 4
@@ -185,6 +186,8 @@ class QAEngine:
         counter = UsageCounter()
         callbacks: list[Any] = [counter]
         answer = Answer(question=question, answer="", mode=options.mode)
+        if self.embedder is None:  # a named fallback (storygraph.text.embeddings)
+            answer.warnings.append(NO_EMBEDDER)
 
         def step(name: str, started: float, before: Usage, **detail: Any) -> None:
             answer.steps.append(
@@ -396,7 +399,7 @@ class QAEngine:
                 return answerer.name, read
             except Exception as exc:  # noqa: BLE001 - a model fault still yields an answer
                 answer.warnings.append(
-                    f"the model could not answer ({type(exc).__name__}); showing the facts instead"
+                    f"the model could not answer ({error_text(exc)}); showing the facts instead"
                 )
         if kept:
             answer.answer = facts_answer(analysis.question, kept, answer.citations)

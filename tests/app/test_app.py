@@ -447,7 +447,8 @@ def test_the_doctor_tab_runs_the_checks_with_the_apps_model(services: Services) 
     # The scripted model answers the doctor's probe with a real tool call: every check passes.
     assert [str(e.value) for e in at.success] == ["Healthy: ScriptedChatModel (scripted)"]
     assert not at.error and not at.warning
-    for name in ("settings", "japanese readings", "graph store", "model answers", "tool calling"):
+    checks = ("settings", "japanese readings", "sentence embeddings", "graph store")
+    for name in (*checks, "model answers", "tool calling"):
         assert f":material/check_circle: **{name}**" in text, text
     assert ":material/check_circle: **extraction**: LLMGraphTransformer:" in text
     store_line = next(line for line in text.splitlines() if "**graph store**" in line)

@@ -232,6 +232,8 @@ def test_question_survives_model_fault(seeded: Services, case: str) -> None:
     assert answer.kept_facts, answer.warnings
     if case.startswith(("rerank", "answer")):
         assert answer.warnings, "a model fault must be flagged"
+    if case == "answer-connection-error":  # the exception's message, not only its type
+        assert "the model could not answer (ConnectionError: gone)" in answer.warnings[-1]
     assert snapshot(seeded.store) == before
 
 

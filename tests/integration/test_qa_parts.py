@@ -20,7 +20,7 @@ from storygraph.qa.entities import LocalEntityFinder
 from storygraph.qa.retrieval import retrieve
 from storygraph.qa.scoring import FastScorer
 from storygraph.services import Services
-from storygraph.text.embeddings import default_embedder
+from storygraph.text.embeddings import NO_EMBEDDER, default_embedder
 from tests.helpers.scripted_model import ScriptedChatModel
 
 SMALL = ModelInfo("embedded", "scripted-small", capable=False)
@@ -323,3 +323,11 @@ def test_a_capable_model_reads_an_imported_graphs_facts(
     assert answer.answer.endswith(f"[{first.group(2)}]")  # the first fact's number, cited
     source = next(c for c in answer.citations if c.number == int(first.group(2)))
     assert (source.kind, source.chunk_id, source.text) == ("graph", "", first.group(1))
+
+
+def test_an_engine_without_an_embedder_says_so_in_the_trace(seeded: Services) -> None:
+    """Running without the sentence encoder is a named fallback, not a silent one (§38)."""
+    bare = QAEngine(seeded.store, None, SMALL, embedder=None).ask("桃太郎の仲間は誰？")
+    assert NO_EMBEDDER in bare.warnings, bare.warnings
+    fitted = QAEngine(seeded.store, None, SMALL, embedder=default_embedder())
+    assert NO_EMBEDDER not in fitted.ask("桃太郎の仲間は誰？").warnings

@@ -10,6 +10,7 @@ import pytest
 
 from storygraph.text.aozora import is_aozora, strip_aozora
 from storygraph.text.decode import decode_bytes
+from tests.helpers.stories import story_files
 
 STORIES = Path(__file__).resolve().parents[2].parent / "shared" / "stories"
 RAW = STORIES / "ja" / "raw_sjis"
@@ -74,7 +75,7 @@ def test_detection(raw_path: Path) -> None:
 
 @needs_stories
 def test_english_is_not_aozora() -> None:
-    for path in sorted((STORIES / "en").glob("*.txt")):
+    for path in story_files("en/*.txt"):
         assert not is_aozora(path.read_text(encoding="utf-8"))
 
 

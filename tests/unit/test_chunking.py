@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from storygraph.models import Chunk
 from storygraph.text.chunking import chunk_text, evidence_sentence, split_sentences
 from storygraph.text.language import detect_language
+from tests.helpers.stories import story_files
 
 STORIES = Path(__file__).resolve().parents[2].parent / "shared" / "stories"
 needs_stories = pytest.mark.usefixtures("shared_dir")  # fails, never skips, without it
@@ -165,7 +166,7 @@ def test_long_english_sentence_is_split_at_spaces() -> None:
 
 @needs_stories
 def test_real_stories_chunk_within_size() -> None:
-    for path in sorted(STORIES.glob("*/*.txt")):
+    for path in story_files("*/*.txt"):
         text = path.read_text(encoding="utf-8")
         chunks = chunk_text(text, path.stem, size=600, overlap=100)
         assert chunks, path.name
@@ -229,7 +230,7 @@ def test_evidence_sentence_in_real_story() -> None:
 
 @needs_stories
 def test_detect_language_on_stories() -> None:
-    for path in sorted(STORIES.glob("*/*.txt")):
+    for path in story_files("*/*.txt"):
         expected = path.parent.name if path.parent.name in ("ja", "en") else "ja"
         assert detect_language(path.read_text(encoding="utf-8")) == expected, path.name
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from storygraph.errors import InputError
 from storygraph.text.decode import DecodedText, clean_text, decode_bytes, looks_binary
+from tests.helpers.stories import story_files
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 STORIES = SHARED / "stories"
@@ -73,7 +74,7 @@ def test_utf16_without_bom_is_told_by_nul_positions(codec: str, text: str) -> No
 @needs_stories
 @pytest.mark.parametrize("codec", ["cp932", "euc_jp"])
 def test_japanese_legacy_encodings_of_real_stories(codec: str) -> None:
-    for path in sorted((STORIES / "ja").glob("*.txt")):
+    for path in story_files("ja/*.txt"):
         text = path.read_text(encoding="utf-8")
         decoded = decode_bytes(text.encode(codec), path.name)
         assert decoded.encoding == codec, path.name
@@ -82,9 +83,7 @@ def test_japanese_legacy_encodings_of_real_stories(codec: str) -> None:
 
 @needs_stories
 def test_raw_aozora_files_are_shift_jis_with_crlf() -> None:
-    paths = sorted((STORIES / "ja" / "raw_sjis").glob("*.txt"))
-    assert paths
-    for path in paths:
+    for path in story_files("ja/raw_sjis/*.txt"):
         decoded = decode_bytes(path.read_bytes(), path.name)
         assert decoded.encoding == "cp932"
         assert "\r" not in decoded.text
@@ -93,7 +92,7 @@ def test_raw_aozora_files_are_shift_jis_with_crlf() -> None:
 
 @needs_stories
 def test_english_stories_decode_as_utf8() -> None:
-    for path in sorted((STORIES / "en").glob("*.txt")):
+    for path in story_files("en/*.txt"):
         decoded = decode_bytes(path.read_bytes(), path.name)
         assert decoded.encoding == "utf-8"
         assert decoded.text == clean_text(path.read_text(encoding="utf-8"))

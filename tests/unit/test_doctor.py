@@ -100,6 +100,7 @@ def test_healthy_embedded_model_with_the_real_store(tmp_path: Path) -> None:
     assert statuses(report) == {
         "settings": "ok",
         "japanese readings": "ok",
+        "sentence embeddings": "ok",
         "graph store": "ok",
         "model answers": "ok",
         "thinking mode": "ok",
@@ -209,6 +210,7 @@ def test_no_llm_mode_warns_and_stops(tmp_path: Path) -> None:
     assert statuses(report) == {
         "settings": "warn",
         "japanese readings": "ok",
+        "sentence embeddings": "ok",
         "graph store": "ok",
         "model reachable": "skip",
     }
@@ -274,3 +276,24 @@ def test_a_missing_sudachi_dictionary_fails_the_doctor(
     assert "sudachipy" in readings.detail.lower() and "different graph" in readings.detail
     assert "requirements.txt" in readings.fix
     assert not report.healthy
+
+
+class RecordingModel(FakeModel):
+    """Keeps the text of every message it is sent."""
+
+    seen: list[str] = Field(default_factory=list)
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:  # fmt: skip
+        self.seen.extend(str(m.content) for m in messages)
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+def test_the_doctors_probes_are_the_prompt_files(tmp_path: Path) -> None:
+    """The doctor's own questions live in prompts/ and are loaded by name, like every prompt."""
+    from storygraph.prompt_files import load_prompt
+
+    llm = RecordingModel(text="not json", tools={})  # no tool call: the JSON probe is asked too
+    doctor(tmp_path, llm, REMOTE)
+    for name in ("doctor_reply", "doctor_tool_probe", "doctor_json_probe"):
+        assert load_prompt(name) in llm.seen, (name, llm.seen)

@@ -93,7 +93,7 @@ def test_garbage_is_an_empty_extraction(garbage: str) -> None:
 def test_names_not_in_the_text_are_dropped_and_near_misses_repaired() -> None:
     text = "桃太郎は鬼が島へ行きました。"
     reply = (
-        "一寸法師 (Character) | GOES_TO | 鬼が島 (Place)\n"  # copied from the example
+        "ごんぞう (Character) | GOES_TO | 鬼が島 (Place)\n"  # copied from the example
         "桃太郎は (Character) | GOES_TO | 鬟が島 (Place)\n"  # particle glued on, kanji slip
     )
     nodes, rels = parse_triples(reply, text)
