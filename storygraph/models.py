@@ -178,6 +178,65 @@ class Citation:
     kind: CitationKind = "fact"
 
 
+SupportVerdict = Literal["supported", "not supported", "no premise", "declined", "not checked"]
+"""What the support check (storygraph.qa.support) found of an answer."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What the graph puts in the asked slot, and where the story says it."""
+
+    name: str
+    source: int | None
+    sentence: str
+    how: str
+    """"frame" (the parser read the cited sentence so) or "fact" (a fact of the graph)."""
+    relation: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "source": self.source,
+            "sentence": self.sentence,
+            "how": self.how,
+            "relation": self.relation,
+        }
+
+
+@dataclass(frozen=True)
+class Support:
+    """The verdict on one answer: `supported` (by `source`), `not supported`, `no premise`
+    (nothing in the story does what the question asks about), `declined` (the answer says
+    the story does not say) or `not checked` (no model sentence to check: the facts list)."""
+
+    verdict: SupportVerdict
+    source: int | None = None
+    named: tuple[str, ...] = ()
+    reason: str = ""
+    check: str = ""
+    """Which check decided it: "name", "role", "premise", "" (none ran)."""
+    candidates: tuple[Candidate, ...] = field(default_factory=tuple)
+
+    @property
+    def supported(self) -> bool:
+        return self.verdict == "supported"
+
+    @property
+    def candidate(self) -> Candidate | None:
+        return self.candidates[0] if self.candidates else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "source": self.source,
+            "named": list(self.named),
+            "reason": self.reason,
+            "check": self.check,
+            "candidate": self.candidate.to_json() if self.candidate else None,
+            "candidates": [c.to_json() for c in self.candidates],
+        }
+
+
 @dataclass
 class Answer:
     question: str
@@ -191,6 +250,8 @@ class Answer:
     rerank_fell_back: bool = False
     warnings: list[str] = field(default_factory=list)
     cypher: str = ""
+    support: Support | None = None
+    """The support check's verdict (None: not run, e.g. an answer from before the check)."""
 
     @property
     def kept_facts(self) -> list[Fact]:
@@ -207,6 +268,7 @@ class Answer:
             "citations": [asdict(c) for c in self.citations],
             "rerank_fell_back": self.rerank_fell_back,
             "warnings": list(self.warnings),
+            "support": self.support.to_json() if self.support else None,
             "usage": asdict(self.usage),
             "steps": [
                 {

@@ -20,7 +20,8 @@ from langchain_core.language_models import BaseChatModel
 
 from storygraph.errors import ConfigError, ModelError, StoreError, StoryGraphError
 from storygraph.ingest.extraction_cache import ExtractionCache
-from storygraph.ingest.frames.extractor import ParserExtractor
+from storygraph.ingest.frames import ProposedFact
+from storygraph.ingest.frames.extractor import ParserExtractor, reader_for
 from storygraph.ingest.jobs import JobRunner
 from storygraph.ingest.llm_extraction import MODEL_CALL_ERRORS, Extractor, TransformerExtractor
 from storygraph.ingest.measured_rate import RateBook
@@ -297,7 +298,7 @@ class Services:
             return self._jobs
 
     def qa(self) -> QAEngine:
-        return build_engine(self.store, self.llm(), self.info)
+        return build_engine(self.store, self.llm(), self.info, frames=sentence_frames)
 
     def close(self) -> None:
         if self._jobs is not None:
@@ -385,3 +386,9 @@ def build_services(
         store.close()
         raise
     return services
+
+
+def sentence_frames(text: str, language: str) -> list[ProposedFact]:
+    """The parser's frames of one source sentence, for the answer's support check
+    (storygraph.qa.support; qa reaches the parser only through this)."""
+    return reader_for(language)(text)

@@ -30,7 +30,15 @@ from storygraph.errors import error_text
 from storygraph.ingest.frames.check import grammar_constrained
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.usage import UsageCounter, usage_delta
-from storygraph.models import CLOSEST_SHOWN, Answer, Citation, Fact, TraceStep, Usage
+from storygraph.models import (
+    CLOSEST_SHOWN,
+    Answer,
+    Citation,
+    Fact,
+    Support,
+    TraceStep,
+    Usage,
+)
 from storygraph.qa.analysis import QuestionAnalysis, analyse
 from storygraph.qa.answer import (
     SMALL_MAX_SOURCES,
@@ -53,6 +61,8 @@ from storygraph.qa.entities import EntityFinder, LocalEntityFinder, ModelEntityF
 from storygraph.qa.passages import Passage, PassageFinder, SentenceSearch
 from storygraph.qa.retrieval import DEFAULT_MODE, parse_mode, retrieve
 from storygraph.qa.scoring import FastScorer, ModelScorer, Scorer, rank_without_model
+from storygraph.qa.support import FrameReader, GraphSupportChecker, SupportChecker
+from storygraph.qa.support_text import support_reply
 from storygraph.settings import Settings
 from storygraph.store import GraphStore
 from storygraph.store.story_time import in_story_order
@@ -120,11 +130,15 @@ class QAEngine:
         info: ModelInfo,
         *,
         embedder: Embedder | None = None,
+        frames: FrameReader | None = None,
     ) -> None:
         self.store = store
         self.llm = llm
         self.info = info
         self.embedder = embedder
+        self.frames = frames
+        """The parser's frame reader for the support check (storygraph.services builds it;
+        None: the check reads the facts only)."""
 
     def parts(self, options: QAOptions) -> QAParts:
         """Pick the stages (see the module table) for these options."""
@@ -340,8 +354,69 @@ class QAEngine:
             sources_read=read,
             unsupported_names=unsupported,
         )
+
+        # 6. the support check: does a cited source say what the answer says, in that role?
+        t0, u0 = time.perf_counter(), counter.snapshot()
+        self._check_support(answer, analysis, method, read, names, step, t0, u0)
         answer.usage = counter.snapshot()
         return answer
+
+    def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:
+        """The support check over this graph's names (storygraph.qa.support): the answer's
+        names found by the question's entity finder (embeddings only across languages)."""
+        local = LocalEntityFinder(None)
+        across = LocalEntityFinder(self.embedder)
+
+        def named(text: str) -> list[tuple[str, str]]:
+            finder = local if detect_language(text) == names_language(names) else across
+            return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
+
+        return GraphSupportChecker(named, self.frames)
+
+    def _check_support(
+        self,
+        answer: Answer,
+        analysis: QuestionAnalysis,
+        method: str,
+        read: int,
+        names: Sequence[dict[str, Any]],
+        step: Any,
+        t0: float,
+        u0: Usage,
+    ) -> None:
+        """Check a model-written answer (`support_reply` replaces one that fails: not sure, the
+        graph's candidate marked as such); the facts list and "nothing found" are not checked."""
+        if not method.startswith("llm"):
+            answer.support = Support("not checked", reason=f"the answer is the {method} list")
+            step("support", t0, u0, verdict="not checked", method=method)
+            return
+        written = answer.answer
+        checker = self.support_checker(names)
+        support = checker.check(
+            analysis, written, answer.citations, answer.facts, answer.citations[:read]
+        )
+        answer.support = support
+        if getattr(checker, "problem", ""):
+            answer.warnings.append(f"support check read the facts only: {checker.problem}")
+        replaced = support_reply(support, analysis, answer.citations)
+        if replaced is not None:
+            answer.answer = replaced
+            answer.warnings.append(
+                f"the answer was not shown: support check ({support.check}) found "
+                f"{support.verdict}: {support.reason}"
+            )
+        step(
+            "support",
+            t0,
+            u0,
+            verdict=support.verdict,
+            check=support.check,
+            reason=support.reason,
+            source=support.source,
+            named=list(support.named),
+            candidate=support.candidate.to_json() if support.candidate else None,
+            model_answer=written if replaced is not None else None,
+        )
 
     def _compose(
         self,
@@ -454,6 +529,19 @@ def _nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> st
     return f"{UNKNOWN[language]} {CLOSEST_LEAD[language]}{closest}"
 
 
-def build_engine(store: GraphStore, llm: BaseChatModel | None, info: ModelInfo) -> QAEngine:
-    """The engine the app and the CLI use: the process-wide embedder when it is installed."""
-    return QAEngine(store, llm, info, embedder=default_embedder())
+def names_language(names: Sequence[dict[str, Any]]) -> str:
+    """The language most of the graph's names are written in."""
+    sample = " ".join(str(r["id"]) for r in names[:50])
+    return detect_language(sample) if sample else "en"
+
+
+def build_engine(
+    store: GraphStore,
+    llm: BaseChatModel | None,
+    info: ModelInfo,
+    *,
+    frames: FrameReader | None = None,
+) -> QAEngine:
+    """The engine the app and the CLI use: the process-wide embedder when it is installed, and
+    the parser's frame reader for the support check when the composition root gives one."""
+    return QAEngine(store, llm, info, embedder=default_embedder(), frames=frames)

@@ -22,10 +22,12 @@ from storygraph.humanize import now_iso, parse_iso
 from storygraph.locks import write_lock
 from storygraph.models import (
     Answer,
+    Candidate,
     Citation,
     Fact,
     IngestReport,
     ResolvedEntity,
+    Support,
     TraceStep,
     Usage,
 )
@@ -100,7 +102,7 @@ def answer_to_json(answer: Answer) -> dict[str, Any]:
 
 def answer_from_json(data: dict[str, Any]) -> Answer:
     """The Answer back from `answer_to_json`; unknown keys (a newer version) are ignored."""
-    nested = ("entities", "facts", "citations", "steps", "usage")
+    nested = ("entities", "facts", "citations", "steps", "usage", "support")
     answer = Answer(**_known(Answer, {k: v for k, v in data.items() if k not in nested}))
     answer.entities = [
         ResolvedEntity(**_known(ResolvedEntity, e)) for e in data.get("entities", [])
@@ -117,7 +119,22 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
         for s in data.get("steps", [])
     ]
     answer.usage = _usage(data.get("usage"))
+    answer.support = _support(data.get("support"))
     return answer
+
+
+def _support(data: Any) -> Support | None:
+    """The support check's verdict back from `asdict` (None: an answer saved before it)."""
+    if not isinstance(data, dict):
+        return None
+    fields = _known(Support, {k: v for k, v in data.items() if k != "candidates"})
+    fields["named"] = tuple(fields.get("named") or ())
+    candidates = tuple(
+        Candidate(**_known(Candidate, c))
+        for c in data.get("candidates") or []
+        if isinstance(c, dict)
+    )
+    return Support(**fields, candidates=candidates)
 
 
 def report_from_json(data: dict[str, Any]) -> IngestReport:

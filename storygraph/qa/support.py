@@ -1,0 +1,531 @@
+"""The support check: does what the answer says stand in a source it cites (issue #27)?
+
+The small model misreads roles: it names a character of the right sentence in the wrong slot
+(「桃太郎を倒したのは誰？」 → 「猿です。[1]」, citing the sentence where the monkey bows). The
+graph holds the structure that can check it: the parser's frames of each cited sentence (who is
+the subject and who the object of which verb) and the typed facts with their sentences. A
+`SupportChecker` reads the answer against them and returns a `Support`:
+
+1. what the answer names: the graph's entities found in it (by the same entity finder as the
+   question's, so an English answer about a Japanese story finds 猿 from "the monkey"), less those
+   the question itself names; with none, the answer's own words (「三にんの家」);
+2. the name check: each named thing appears in a source the answer cites (all the sources the
+   model read when it cites none), and that source also names the question's participants;
+3. for a role question (who did / to whom / with whom / where), the role check: a frame of that
+   source, or a fact with that sentence (or a kept fact), whose relation the question's verb
+   names (its stems widened to their field of meaning, storygraph.qa.relation_words) has the
+   named thing in the asked slot and a participant of the question in the other;
+4. the premise check: a role question whose verb no fact around its entities and no frame of
+   the sources has in the asked direction (no one is the subject of a 倒す with 桃太郎 as its
+   object) is "no premise": the story does not say.
+
+When the check fails, `candidates` holds what the frames and facts do put in the asked slot,
+each with its sentence: the engine offers the first, marked as the graph's candidate, instead of
+the model's sentence. The parser is reached through an injected `FrameReader` (built in the
+composition root, storygraph.services): qa never imports storygraph.ingest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from storygraph.errors import ModelError
+from storygraph.models import Candidate, Citation, Fact, Support
+from storygraph.qa.analysis import QuestionAnalysis, english_words
+from storygraph.qa.answer import MAX_SOURCE_CHARS, says_unknown
+from storygraph.qa.question_type import PERSON_KINDS, detect_question_type
+from storygraph.qa.relation_words import mask_names, question_stems, related_stems, type_stems
+from storygraph.text.language import detect_language, is_kanji
+from storygraph.text.normalize import normalize_name, same_entity
+
+ROLE_KINDS = frozenset({"who_did", "who_was_done_to", "with_whom", "where", "who"})
+"""Question kinds whose answer fills a slot of a relation: the role check applies."""
+MAX_CANDIDATES = 3
+
+
+class Frame(Protocol):
+    """What the support check reads of a parser frame (storygraph.ingest.frames.ProposedFact
+    has these fields): `subject -[relation]-> object` as the sentence writes them."""
+
+    @property
+    def subject(self) -> str: ...
+    @property
+    def relation(self) -> str: ...
+    @property
+    def object(self) -> str: ...
+    @property
+    def predicate(self) -> str: ...
+    @property
+    def pattern(self) -> str: ...
+
+
+FrameReader = Callable[[str, str], Sequence[Frame]]
+"""(sentence, language) → the parser's frames of that sentence."""
+NameFinder = Callable[[str], Sequence[tuple[str, str]]]
+"""An answer text → the graph entities it names, as (mention, node id)."""
+
+
+class SupportChecker(Protocol):
+    """Checks an answer against the sources it cites, the frames and the facts."""
+
+    def check(
+        self,
+        analysis: QuestionAnalysis,
+        answer: str,
+        citations: Sequence[Citation],
+        facts: Sequence[Fact],
+        read: Sequence[Citation],
+    ) -> Support:
+        """`facts`: every candidate of retrieval (kept ones marked); `read`: the citations the
+        model read (the first ones)."""
+        ...
+
+
+_MARK = re.compile(r"\[(\d+)\]|\((\d+)\)")
+_COPULA = re.compile(r"(?:です|でした|だ|である)?[。.!！]*$")
+_EN_LEAD = re.compile(r"^(?:it was|it is|they were|the answer is)\s+", re.IGNORECASE)
+_SHORT_JA = 12
+_SHORT_EN = 5
+
+
+@dataclass(frozen=True)
+class _Link:
+    """One relation the check can read: from a frame of a source, or a fact."""
+
+    start: str
+    relation: str
+    end: str
+    source: int | None
+    sentence: str
+    how: str
+
+
+def _cited(answer: str, citations: Sequence[Citation]) -> list[Citation]:
+    numbers = {int(a or b) for a, b in _MARK.findall(answer)}
+    return [c for c in citations if c.number in numbers]
+
+
+def _core(answer: str) -> str:
+    """The answer without its source marks, stop and copula (「猿です。[1]」 → 猿)."""
+    text = _MARK.sub("", answer).strip()
+    text = _COPULA.sub("", text).strip()
+    return _EN_LEAD.sub("", text).strip(" 、,.。")
+
+
+def _holds(text: str, name: str) -> bool:
+    """Does the text name it? A name ending in a kanji not inside a longer kanji word (三にん
+    の家 is not in 三にんの家来); an English name on word boundaries."""
+    key = normalize_name(name)
+    if not key:
+        return False
+    folded = normalize_name(text)
+    if key.isascii():
+        return re.search(rf"(?<![a-z]){re.escape(key)}(?![a-z])", folded) is not None
+    at = folded.find(key)
+    while at >= 0:
+        after = folded[at + len(key) : at + len(key) + 1]
+        if not (is_kanji(key[-1]) and after and is_kanji(after)):
+            return True
+        at = folded.find(key, at + 1)
+    return False
+
+
+def _same(phrase: str, name: str) -> bool:
+    """Is a frame's noun phrase (or a fact's end) the named thing? Same entity, or the phrase
+    is the name with an owner or a title before it (おじいさんの桃太郎 ≠; "old woman" = woman)."""
+    if not phrase or not name:
+        return False
+    if same_entity(phrase, name):
+        return True
+    a, b = normalize_name(phrase), normalize_name(name)
+    return a.endswith(" " + b) or b.endswith(" " + a)
+
+
+class GraphSupportChecker:
+    """The support check of the module docstring, over injected frames and names."""
+
+    def __init__(self, names: NameFinder, frames: FrameReader | None = None) -> None:
+        self.names = names
+        self.frames = frames
+        self.problem = ""
+        """Why the frames could not be read ("" when they could): the check then reads the
+        facts only, and the engine names that in the trace."""
+        self._frame_cache: dict[tuple[str, str], tuple[Frame, ...]] = {}
+
+    # --- reading ------------------------------------------------------------------------------
+    def _frames_of(self, text: str, language: str) -> tuple[Frame, ...]:
+        if self.frames is None or not text:
+            return ()
+        key = (text, language)
+        if key not in self._frame_cache:
+            try:
+                self._frame_cache[key] = tuple(self.frames(text, language))
+            except ModelError as exc:  # the parser is not installed: the facts only
+                self.problem = f"the parser's frames could not be read: {exc.message}"
+                self.frames = None
+                return ()
+        return self._frame_cache[key]
+
+    def _links(
+        self,
+        analysis: QuestionAnalysis,
+        read: Sequence[Citation],
+        citations: Sequence[Citation],
+        facts: Sequence[Fact],
+    ) -> list[_Link]:
+        """The relations of the frames of the sources read, then of the facts some source
+        tells (and the kept facts): what the role and premise checks read."""
+        language = "ja" if analysis.language == "ja" else "en"
+        links: list[_Link] = []
+        for c in read:
+            if c.kind == "graph":
+                continue
+            for f in self._frames_of(c.text, _language_of(c.text, language)):
+                links.append(_Link(f.subject, f.relation, f.object, c.number, c.text, "frame"))
+        by_text = {normalize_name(c.text): c for c in citations}
+        for fact in facts:
+            evidence = fact.evidence[:MAX_SOURCE_CHARS]
+            told = by_text.get(normalize_name(evidence)) if evidence else None
+            graph = by_text.get(normalize_name(fact.text()))
+            citation = told or graph
+            if citation is None and not fact.kept:
+                continue
+            links.append(
+                _Link(
+                    fact.start,
+                    fact.type,
+                    fact.end,
+                    citation.number if citation else None,
+                    citation.text if citation else (fact.evidence or fact.text()),
+                    "fact",
+                )
+            )
+        return links
+
+    def _named(self, analysis: QuestionAnalysis, answer: str) -> list[str]:
+        """What the answer names (module docstring, step 1)."""
+        in_question = {e.node_id for e in analysis.entities}
+        question = normalize_name(analysis.question)
+        found: list[str] = []
+        unnamed = mask_names(answer, [m for e in analysis.entities for m in (e.node_id, e.mention)])
+        for mention, node in self.names(unnamed):
+            if node in in_question or normalize_name(mention) in question:
+                continue
+            if node not in found and not any(_holds(other, node) for other in found):
+                found.append(node)
+        if found:
+            return found
+        core = _core(answer)
+        if analysis.language == "ja":
+            return [core] if core and len(core) <= _SHORT_JA else []
+        asked = set(english_words(analysis.question))
+        asked |= {w for e in analysis.entities for w in english_words(e.mention)}
+        own = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", core) if english_words(w)]
+        own = [w for w in own if english_words(w)[0] not in asked]
+        return [" ".join(own)] if own and len(own) <= _SHORT_EN else []
+
+    # --- the check ----------------------------------------------------------------------------
+    def check(
+        self,
+        analysis: QuestionAnalysis,
+        answer: str,
+        citations: Sequence[Citation],
+        facts: Sequence[Fact],
+        read: Sequence[Citation],
+    ) -> Support:
+        if not answer.strip():
+            return Support("not checked", reason="no answer was written")
+        analysis = _asked(analysis)
+        if says_unknown(answer):
+            return self._declined(analysis, read or citations, citations, facts)
+        cited = _cited(answer, citations)
+        shown = list(read or citations)
+        # the sources it cites first, then the others it read: a right name under a wrong
+        # number is supported by the source that holds it (the verdict names that one)
+        sources = cited + [c for c in shown if c not in cited]
+        cites = "cites or read" if cited else "read (it cites none)"
+        participants = [e for e in analysis.entities if e.node_id]
+        links = self._links(analysis, shown, citations, facts)
+        role = _asks_role(analysis)
+        candidates = self._candidates(analysis, links) if role else []
+        premise = self._premise(analysis, links, facts) if role else None
+        if premise is not None:
+            return Support(
+                "no premise", reason=premise, check="premise", candidates=tuple(candidates)
+            )
+        named = self._named(analysis, answer)
+        if not named:
+            if analysis.qtype.kind in PERSON_KINDS | {"where"}:
+                return Support(
+                    "not supported",
+                    reason="the answer names no character, place or thing of the story",
+                    check="name",
+                    candidates=tuple(candidates),
+                )
+            return self._words_check(analysis, answer, sources, cites, candidates)
+        # the name check
+        holding: dict[str, list[Citation]] = {}
+        for name in named:
+            holding[name] = [
+                c for c in sources if _holds(c.text, name) and _beside(c.text, participants, role)
+            ]
+            if not holding[name]:
+                where = (" or " if role else " and ").join(e.node_id for e in participants)
+                told = f" beside {where}" if where else ""
+                return Support(
+                    "not supported",
+                    named=tuple(named),
+                    reason=f"the sentences the answer {cites} do not name {name}{told}",
+                    check="name",
+                    candidates=tuple(candidates),
+                )
+        if not role:
+            first = holding[named[0]][0]
+            return Support(
+                "supported",
+                source=first.number,
+                named=tuple(named),
+                reason=f"{named[0]} is in [{first.number}]",
+                check="name",
+            )
+        # the role check
+        source: int | None = None
+        said: list[str] = []
+        for name in named:
+            link = self._fills(analysis, name, links)
+            if link is None:
+                return Support(
+                    "not supported",
+                    named=tuple(named),
+                    reason=f"the sentences name {name} but not as {self._slot_words(analysis)}",
+                    check="role",
+                    candidates=tuple(c for c in candidates if not _same(c.name, name)),
+                )
+            source = source or link.source or holding[name][0].number
+            said.append(f"{link.start} {_verb_words(link.relation)} {link.end}")
+        return Support(
+            "supported",
+            source=source,
+            named=tuple(named),
+            reason=f"{'; '.join(said)} in [{source}]",
+            check="role",
+        )
+
+    def _declined(
+        self,
+        analysis: QuestionAnalysis,
+        read: Sequence[Citation],
+        citations: Sequence[Citation],
+        facts: Sequence[Fact],
+    ) -> Support:
+        if _asks_role(analysis):
+            links = self._links(analysis, read, citations, facts)
+            premise = self._premise(analysis, links, facts)
+            if premise is not None:
+                return Support("no premise", reason=premise, check="premise")
+        return Support("declined", reason="the answer says the story's sentences do not say")
+
+    def _words_check(
+        self,
+        analysis: QuestionAnalysis,
+        answer: str,
+        sources: Sequence[Citation],
+        cites: str,
+        candidates: list[Candidate],
+    ) -> Support:
+        """A what / how / why answer in a sentence of its own: most of its content words
+        stand in one source that also names the question's participants."""
+        language = "ja" if analysis.language == "ja" else "en"
+        words = _content(_core(answer), language)
+        question = set(_content(analysis.question, language))
+        own = [w for w in words if w not in question] or words
+        if not own:
+            return Support("not checked", reason="the answer has no words to check")
+        best: tuple[float, Citation | None] = (0.0, None)
+        for c in sources:
+            if not _beside(c.text, analysis.entities, role=False):
+                continue
+            held = set(_content(c.text, language))
+            share = sum(w in held for w in own) / len(own)
+            if share > best[0]:
+                best = (share, c)
+        share, citation = best
+        if citation is None or share < 0.5:
+            return Support(
+                "not supported",
+                reason=f"the sentences the answer {cites} do not say what it says",
+                check="name",
+                candidates=tuple(candidates),
+            )
+        return Support(
+            "supported",
+            source=citation.number,
+            reason=f"its words are in [{citation.number}]",
+            check="name",
+        )
+
+    # --- slots --------------------------------------------------------------------------------
+    def _wanted(self, analysis: QuestionAnalysis) -> list[tuple[str, str]]:
+        """(participant, the slot the answer takes beside it: "start" / "end" / "any")."""
+        slots: list[tuple[str, str]] = []
+        for entity, direction in analysis.qtype.roles.items():
+            if direction == "in":
+                slots.append((entity, "start"))
+            elif direction == "out":
+                slots.append((entity, "end"))
+            else:
+                slots.append((entity, "any"))
+        return slots
+
+    def _relation_fits(self, analysis: QuestionAnalysis, relation: str) -> bool:
+        if not analysis.stems:
+            return True
+        return bool(type_stems(relation) & (analysis.related or analysis.stems))
+
+    def _fills(self, analysis: QuestionAnalysis, name: str, links: Sequence[_Link]) -> _Link | None:
+        """A link with `name` in the asked slot and a participant in the other."""
+        for link in links:
+            if not self._relation_fits(analysis, link.relation):
+                continue
+            for entity, slot in self._wanted(analysis):
+                if slot in ("start", "any") and _same(link.start, name) and _same(link.end, entity):
+                    return link
+                if slot in ("end", "any") and _same(link.end, name) and _same(link.start, entity):
+                    return link
+        return None
+
+    def _candidates(self, analysis: QuestionAnalysis, links: Sequence[_Link]) -> list[Candidate]:
+        """What the frames and facts put in the asked slot (sourced ones first)."""
+        found: list[Candidate] = []
+        participants = [e for e, _ in self._wanted(analysis)]
+        ordered = sorted(links, key=lambda link: (link.source is None, link.how != "frame"))
+        for link in ordered:
+            if not analysis.stems or not self._relation_fits(analysis, link.relation):
+                continue
+            for entity, slot in self._wanted(analysis):
+                other = ""
+                if slot in ("start", "any") and _same(link.end, entity):
+                    other = link.start
+                elif slot in ("end", "any") and _same(link.start, entity):
+                    other = link.end
+                if not other or any(_same(other, p) for p in participants):
+                    continue
+                if any(_same(other, c.name) for c in found):
+                    continue
+                found.append(Candidate(other, link.source, link.sentence, link.how, link.relation))
+        return found[:MAX_CANDIDATES]
+
+    def _premise(
+        self, analysis: QuestionAnalysis, links: Sequence[_Link], facts: Sequence[Fact]
+    ) -> str | None:
+        """Why the question's premise is unsupported, or None: its verb (or a verb of the same
+        field of meaning) has no relation around its participants in the asked direction, in
+        any fact retrieval found or any frame of the sources read."""
+        if not analysis.stems:
+            return None
+        wanted = [(e, s) for e, s in self._wanted(analysis) if s != "any"]
+        if not wanted:
+            return None
+        every = [*links, *(_Link(f.start, f.type, f.end, None, f.evidence, "fact") for f in facts)]
+        for link in every:
+            if not type_stems(link.relation) & (analysis.related or analysis.stems):
+                continue
+            for entity, slot in wanted:
+                if slot == "start" and _same(link.end, entity):
+                    return None
+                if slot == "end" and _same(link.start, entity):
+                    return None
+        entity, slot = wanted[0]
+        verb = "/".join(sorted(analysis.stems)).lower()
+        if slot == "start":
+            return f"no fact or sentence has anyone {verb} {entity}"
+        return f"no fact or sentence has {entity} {verb} anyone"
+
+    def _slot_words(self, analysis: QuestionAnalysis) -> str:
+        """The asked slot in words: "the one who defeats 桃太郎"."""
+        verb = " / ".join(_verb_words(s) for s in sorted(analysis.stems)) or "is linked to"
+        parts = []
+        for entity, slot in self._wanted(analysis):
+            if slot == "start":
+                parts.append(f"the one who {verb} {entity}")
+            elif slot == "end":
+                parts.append(f"the one {entity} {verb}")
+            else:
+                parts.append(f"the one linked to {entity} by {verb}")
+        return " or ".join(parts) or "the one asked for"
+
+
+def _asked(analysis: QuestionAnalysis) -> QuestionAnalysis:
+    """The analysis as the check reads it: the question's verb stems from its own words when
+    the entity names hid them (家来 in 「桃太郎の家来は誰？」 is a node of the graph and a
+    word of companionship), and each participant's role found by its mention when its graph
+    name is not in the question (Momotaro → 桃太郎)."""
+    stems = analysis.stems or frozenset(question_stems(analysis.question))
+    roles = dict(analysis.qtype.roles)
+    missing = [e for e in analysis.entities if e.node_id not in roles and e.mention]
+    qtype = analysis.qtype
+    if missing:
+        by_mention = detect_question_type(analysis.question, [e.mention for e in missing])
+        for e in missing:
+            if e.mention in by_mention.roles:
+                roles[e.node_id] = by_mention.roles[e.mention]
+        kind = qtype.kind
+        if kind in ("who", "unknown") and by_mention.kind != "unknown":
+            kind = by_mention.kind
+        qtype = replace(qtype, kind=kind, roles=roles)
+    if stems == analysis.stems and qtype is analysis.qtype:
+        return analysis
+    return replace(analysis, stems=stems, related=frozenset(related_stems(set(stems))), qtype=qtype)
+
+
+def _asks_role(analysis: QuestionAnalysis) -> bool:
+    """A role question: a who / whom / with-whom / where question about a participant; a
+    plain "who is X" (no verb) asks for no slot."""
+    kind = analysis.qtype.kind
+    if kind not in ROLE_KINDS or not analysis.qtype.roles:
+        return False
+    return kind != "who" or bool(analysis.stems)
+
+
+def _beside(text: str, participants: Sequence[Any], role: bool) -> bool:
+    """Does a source name the question's participants? All of them for a what / how question
+    (the words are the only check), one for a role question (the role check then wants that
+    one in the other slot: 家来 in 「桃太郎の家来は誰？」 is a word of the question, not a
+    participant the sentence must name)."""
+    if not participants:
+        return True
+    named = [_names_participant(text, e) for e in participants]
+    return any(named) if role else all(named)
+
+
+def _names_participant(text: str, entity: Any) -> bool:
+    """Does a source name a participant of the question, by its graph name or its mention?"""
+    return _holds(text, entity.node_id) or _holds(text, entity.mention)
+
+
+def _verb_words(relation: str) -> str:
+    """A relation type or stem as words of a sentence: DEFEAT → defeats, FOLLOWS → follows,
+    BECOMES_COMPANION_OF → becomes companion of."""
+    words = relation.lower().replace("_", " ").strip()
+    if not words or " " in words or words.endswith("s"):
+        return words
+    if words.endswith(("sh", "ch", "x")):
+        return words + "es"
+    if words.endswith("y") and words[-2:-1] not in "aeiou":
+        return words[:-1] + "ies"
+    return words + "s"
+
+
+def _language_of(text: str, fallback: str) -> str:
+    got = detect_language(text)
+    return got if got in ("ja", "en") else fallback
+
+
+def _content(text: str, language: str) -> list[str]:
+    if language == "ja":
+        runs = re.findall(r"[\u3400-\u9fff々〆\u30a0-\u30ff]{1,}", normalize_name(text))
+        return [r[i : i + 2] for r in runs for i in range(max(1, len(r) - 1))]
+    return english_words(text)

@@ -1,0 +1,86 @@
+"""What the reader is told of the support check (storygraph.qa.support), in plain words.
+
+- `support_reply`: the answer text that replaces a model sentence the check did not confirm: "not
+  sure", then the graph's candidate marked as the graph's (with its sentence), else the closest
+  sentence; "the story does not say" for a question with no premise in the story.
+- `support_line`: the short line shown under an answer in the chat ("checked: 犬 follows 桃太郎
+  in [2]" / "not sure: the sentences name 猿 but not as the one who defeats 桃太郎").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from storygraph.models import Citation, Support
+from storygraph.qa.analysis import QuestionAnalysis
+from storygraph.qa.answer import UNKNOWN
+
+NOT_SURE = {
+    "ja": "確かな答えは見つかりませんでした（答えを根拠の文で確かめられませんでした）。",
+    "en": "Not sure: the sources do not confirm an answer.",
+}
+CANDIDATE_LEAD = {
+    "ja": "グラフの候補（確かめられた答えではありません）：",
+    "en": "The graph's candidate (not a confirmed answer): ",
+}
+CLOSEST = {"ja": "いちばん近い文：", "en": "The closest sentence is: "}
+
+
+def _quote(text: str, number: int | None, language: str) -> str:
+    mark = f"[{number}]" if number is not None else ""
+    if language == "ja":
+        return f"「{text}」{mark}"
+    return f'"{text}" {mark}'.rstrip()
+
+
+def _closest(citations: Sequence[Citation], language: str) -> str:
+    sentences = [c for c in citations if c.kind != "graph"]
+    if not sentences:
+        return ""
+    best = sentences[0]
+    return CLOSEST[language] + _quote(best.text, best.number, language)
+
+
+def support_reply(
+    support: Support, analysis: QuestionAnalysis, citations: Sequence[Citation]
+) -> str | None:
+    """The text shown instead of the model's answer, or None when the answer stands (it is
+    supported, it already declines, or it was not checked)."""
+    language = "ja" if analysis.language == "ja" else "en"
+    gap = "" if language == "ja" else " "
+    if support.verdict == "no premise":
+        closest = _closest(citations, language)
+        return UNKNOWN[language] + (gap + closest if closest else "")
+    if support.verdict != "not supported":
+        return None
+    candidate = support.candidate
+    if candidate is not None:
+        said = f"{candidate.name} — " if language == "en" else f"{candidate.name} ―"
+        return (
+            NOT_SURE[language]
+            + gap
+            + CANDIDATE_LEAD[language]
+            + said
+            + _quote(candidate.sentence, candidate.source, language)
+        )
+    closest = _closest(citations, language)
+    return NOT_SURE[language] + (gap + closest if closest else "")
+
+
+def support_line(support: Support | None) -> str:
+    """One line for the reader: what the check found, in words."""
+    if support is None:
+        return ""
+    if support.verdict == "supported":
+        return f"checked: {support.reason}"
+    if support.verdict == "not supported":
+        offered = ""
+        if support.candidate is not None:
+            where = f" in [{support.candidate.source}]" if support.candidate.source else ""
+            offered = f"; the graph's candidate is {support.candidate.name}{where}"
+        return f"not sure: {support.reason}{offered}"
+    if support.verdict == "no premise":
+        return f"the story does not say: {support.reason}"
+    if support.verdict == "declined":
+        return "not answered: the sentences read do not say"
+    return f"not checked: {support.reason}" if support.reason else "not checked"
