@@ -265,12 +265,12 @@ class GraphSupportChecker:
                     check="name",
                     candidates=tuple(candidates),
                 )
-            return self._words_check(analysis, answer, sources, cites, candidates)
+            return self._words_check(analysis, answer, sources, cites, candidates, links)
         # the name check
         holding: dict[str, list[Citation]] = {}
         for name in named:
             holding[name] = [
-                c for c in sources if _holds(c.text, name) and _beside(c.text, participants, role)
+                c for c in sources if _holds(c.text, name) and _beside(c, participants, role, links)
             ]
             if not holding[name]:
                 where = (" or " if role else " and ").join(e.node_id for e in participants)
@@ -335,6 +335,7 @@ class GraphSupportChecker:
         sources: Sequence[Citation],
         cites: str,
         candidates: list[Candidate],
+        links: Sequence[_Link],
     ) -> Support:
         """A what / how / why answer in a sentence of its own: most of its content words
         stand in one source that also names the question's participants."""
@@ -346,7 +347,7 @@ class GraphSupportChecker:
             return Support("not checked", reason="the answer has no words to check")
         best: tuple[float, Citation | None] = (0.0, None)
         for c in sources:
-            if not _beside(c.text, analysis.entities, role=False):
+            if not _beside(c, analysis.entities, False, links):
                 continue
             held = set(_content(c.text, language))
             share = sum(w in held for w in own) / len(own)
@@ -490,14 +491,21 @@ def _asks_role(analysis: QuestionAnalysis) -> bool:
     return kind != "who" or bool(analysis.stems)
 
 
-def _beside(text: str, participants: Sequence[Any], role: bool) -> bool:
-    """Does a source name the question's participants? All of them for a what / how question
-    (the words are the only check), one for a role question (the role check then wants that
-    one in the other slot: 家来 in 「桃太郎の家来は誰？」 is a word of the question, not a
-    participant the sentence must name)."""
+def _beside(
+    source: Citation, participants: Sequence[Any], role: bool, links: Sequence[_Link]
+) -> bool:
+    """Does a source name the question's participants, itself or through a fact or frame it
+    tells ("He wrapped his cloak": the parser's traveler)? All of them for a what / how
+    question (the words are the only check), one for a role question (the role check then
+    wants that one in the other slot: 家来 in 「桃太郎の家来は誰？」 is a word of the
+    question, not a participant the sentence must name)."""
     if not participants:
         return True
-    named = [_names_participant(text, e) for e in participants]
+    ends = [end for link in links if link.source == source.number for end in (link.start, link.end)]
+    named = [
+        _names_participant(source.text, e) or any(_same(end, e.node_id) for end in ends)
+        for e in participants
+    ]
     return any(named) if role else all(named)
 
 

@@ -1,0 +1,180 @@
+"""The support check (storygraph.qa.support) on the parser's real frames (GiNZA, spaCy) and
+hand-made facts: the issue #27 misreadings are caught, right answers are confirmed by the
+source that holds them, and a question nothing in the story answers has no premise."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from storygraph.ingest.frames.extractor import reader_for
+from storygraph.models import Citation, Fact
+from storygraph.qa.analysis import analyse
+from storygraph.qa.entities import LocalEntityFinder
+from storygraph.qa.support import Frame, GraphSupportChecker
+from storygraph.qa.support_text import support_line, support_reply
+
+MOMOTARO_NAMES = ["桃太郎", "犬", "猿", "きじ", "鬼", "鬼の大将", "おじいさん", "おばあさん"]
+BOW = "桃太郎がふり返ると、猿はていねいに、おじぎをして、たずねました。"
+FOLLOW = "犬はきびだんごを一つもらって、桃太郎のあとから、ついて行きました。"
+PINNED = "たたかっていた鬼の大将も、とうとう桃太郎に組みふせられてしまいました。"
+RAISED = "おじいさんとおばあさんは、それはそれはだいじにして桃太郎を育てました。"
+
+
+def _frames(text: str, language: str) -> Sequence[Frame]:
+    return reader_for(language)(text)
+
+
+def _names(graph: list[str]) -> GraphSupportChecker:
+    rows = [{"id": n, "name": n, "type": "Character"} for n in graph]
+    finder = LocalEntityFinder()
+
+    def named(text: str) -> list[tuple[str, str]]:
+        return [(e.mention, e.node_id) for e in finder.find(text, rows, []).entities]
+
+    return GraphSupportChecker(named, _frames)
+
+
+def _sources(*texts: str) -> list[Citation]:
+    return [Citation(i, f"c{i}", "story", t) for i, t in enumerate(texts, start=1)]
+
+
+def _check(
+    question: str,
+    entities: list[str],
+    answer: str,
+    sources: list[Citation],
+    facts: Sequence[Fact] = (),
+    graph: list[str] = MOMOTARO_NAMES,
+):
+    analysis = analyse(question, [], LocalEntityFinder(), [], start_entities=entities)
+    return analysis, _names(graph).check(analysis, answer, sources, list(facts), sources)
+
+
+def test_a_character_named_in_the_cited_sentence_but_not_in_the_asked_role_is_not_supported():
+    # 「桃太郎の家来は誰？」 answered with the one who raised him: named in [1], not a companion
+    _, support = _check(
+        "桃太郎の家来は誰？", ["桃太郎"], "おじいさんです。[1]", _sources(RAISED, FOLLOW)
+    )
+    assert support.verdict == "not supported"
+    assert support.check == "role"
+    assert "おじいさん" in support.reason
+    assert support.candidate is not None
+    assert support.candidate.name == "犬"
+    assert support.candidate.source == 2
+
+
+def test_the_one_who_fills_the_asked_slot_is_supported_by_the_source_whose_frame_says_so():
+    _, support = _check("桃太郎の家来は誰？", ["桃太郎"], "犬です。[1]", _sources(FOLLOW))
+    assert support.verdict == "supported"
+    assert support.source == 1
+    assert support.named == ("犬",)
+    assert support_line(support).startswith("checked: 犬 follows 桃太郎 in [1]")
+
+
+def test_a_passive_frame_puts_the_doer_in_the_subject_slot():
+    # 鬼の大将も桃太郎に組みふせられて: 桃太郎 defeats 鬼の大将, not the other way round
+    _, right = _check("桃太郎が倒したのは誰？", ["桃太郎"], "鬼の大将です。[1]", _sources(PINNED))
+    assert right.verdict == "supported", right.reason
+    _, wrong = _check(
+        "鬼の大将を倒したのは誰？", ["鬼の大将"], "猿です。[1]", _sources(PINNED, BOW)
+    )
+    assert wrong.verdict == "not supported"
+    assert wrong.candidate is not None and wrong.candidate.name == "桃太郎"
+
+
+def test_a_question_whose_premise_nothing_supports_is_answered_the_story_does_not_say():
+    # nobody defeats 桃太郎: no frame of the sources, no fact around him has him as the object
+    facts = [Fact("桃太郎", "DEFEATS", "鬼の大将", ["c3"], PINNED, kept=True)]
+    analysis, support = _check(
+        "桃太郎を倒したのは誰？", ["桃太郎"], "猿です。[1]", _sources(BOW, FOLLOW, PINNED), facts
+    )
+    assert support.verdict == "no premise"
+    assert "桃太郎" in support.reason
+    reply = support_reply(support, analysis, _sources(BOW))
+    assert reply is not None and "猿" not in reply.split("「")[0]
+    assert reply.startswith("この話の文からは分かりません。")
+
+
+def test_a_declined_answer_to_a_premise_the_story_has_is_declined_not_no_premise():
+    _, support = _check(
+        "桃太郎の家来は誰？", ["桃太郎"], "この話の文からは分かりません。", _sources(FOLLOW)
+    )
+    assert support.verdict == "declined"
+
+
+def test_an_answer_naming_what_no_source_says_is_not_supported_and_offers_the_candidate():
+    analysis, support = _check(
+        "桃太郎の家来は誰？", ["桃太郎"], "三にんの家です。[1]", _sources(FOLLOW)
+    )
+    assert support.verdict == "not supported"
+    assert support.check == "name"
+    reply = support_reply(support, analysis, _sources(FOLLOW))
+    assert reply is not None
+    assert "三にんの家" not in reply
+    assert "グラフの候補" in reply and "犬" in reply and "[1]" in reply
+
+
+def test_english_roles_come_from_the_english_parser():
+    story = "The Lion caught the Mouse. The Mouse freed the Lion from the net."
+    graph = ["lion", "mouse", "net"]
+    _, right = _check(
+        "Who freed the Lion?", ["lion"], "The Mouse. [2]", _sources(*story.split(". ")), graph=graph
+    )
+    assert right.verdict == "supported", right.reason
+    _, wrong = _check(
+        "Who caught the Mouse?",
+        ["mouse"],
+        "The Mouse caught it. [2]",
+        _sources(*story.split(". ")),
+        graph=graph,
+    )
+    assert wrong.verdict != "supported"
+
+
+def test_a_kept_fact_supports_a_role_the_sentence_states_through_a_pronoun():
+    sentence = "He wrapped his cloak around him."
+    facts = [Fact("traveler", "WRAPS", "cloak", ["c1"], sentence, kept=True)]
+    _, support = _check(
+        "What did the Traveler wrap?",
+        ["traveler"],
+        "His cloak. [1]",
+        _sources(sentence),
+        facts,
+        graph=["traveler", "cloak", "sun", "north wind"],
+    )
+    assert support.verdict == "supported", support.reason
+
+
+def test_a_what_answer_from_a_sentence_about_someone_else_is_not_supported():
+    sun = "Then the Sun shone, and the Traveler took off one garment after another."
+    wind = "The North Wind blew hard, and the Traveler wrapped his cloak around him."
+    _, support = _check(
+        "What did the Traveler do when the North Wind blew?",
+        ["traveler", "north wind"],
+        "He took off one garment after another. [1]",
+        _sources(sun, wind),
+        graph=["traveler", "cloak", "sun", "north wind"],
+    )
+    assert support.verdict == "not supported"
+
+
+def test_without_the_parser_the_check_names_it_and_reads_the_facts():
+    from storygraph.errors import ModelError
+
+    def broken(text: str, language: str) -> Sequence[Frame]:
+        raise ModelError("no parser here")
+
+    checker = GraphSupportChecker(lambda text: [], broken)
+    analysis = analyse("桃太郎の家来は誰？", [], LocalEntityFinder(), [], start_entities=["桃太郎"])
+    facts = [Fact("犬", "FOLLOWS", "桃太郎", ["c1"], FOLLOW, kept=True)]
+    support = checker.check(analysis, "犬です。[1]", _sources(FOLLOW), facts, _sources(FOLLOW))
+    assert support.verdict == "supported"
+    assert "no parser here" in checker.problem
+
+
+@pytest.mark.parametrize("answer", ["", "   "])
+def test_an_empty_answer_is_not_checked(answer: str) -> None:
+    _, support = _check("桃太郎の家来は誰？", ["桃太郎"], answer, _sources(FOLLOW))
+    assert support.verdict == "not checked"
