@@ -63,6 +63,8 @@ SMALL_MAX_TOKENS = 120
 WARM_MAX_TOKENS = 1
 """A read-ahead of the fixed prefix (`ModelAnswerer.warm`) writes no answer: one token."""
 UNKNOWN = {"ja": "この話の文からは分かりません。", "en": "The story's sentences do not say."}
+CLOSEST_LEAD = {"ja": "いちばん近い文：", "en": "The closest sentence is: "}
+"""Leads the closest sentence shown when there is no answer to give."""
 LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
 
 TokenFn = Callable[[str], None]

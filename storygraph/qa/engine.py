@@ -41,6 +41,7 @@ from storygraph.models import (
 )
 from storygraph.qa.analysis import QuestionAnalysis, analyse
 from storygraph.qa.answer import (
+    CLOSEST_LEAD,
     SMALL_MAX_SOURCES,
     UNKNOWN,
     Answerer,
@@ -398,7 +399,7 @@ class QAEngine:
         answer.support = support
         if getattr(checker, "problem", ""):
             answer.warnings.append(f"support check read the facts only: {checker.problem}")
-        replaced = support_reply(support, analysis, answer.citations)
+        replaced = support_reply(support, analysis, answer.citations, written)
         if replaced is not None:
             answer.answer = replaced
             answer.warnings.append(
@@ -486,9 +487,6 @@ class QAEngine:
         if on_token is not None:
             on_token(answer.answer)
         return "facts", len(answer.citations)
-
-
-CLOSEST_LEAD = {"ja": "いちばん近い文：", "en": "The closest sentence is: "}
 
 
 def _not_an_answer(

@@ -402,7 +402,14 @@ class GraphSupportChecker:
         """What the frames and facts put in the asked slot (sourced ones first)."""
         found: list[Candidate] = []
         participants = [e for e, _ in self._wanted(analysis)]
-        ordered = sorted(links, key=lambda link: (link.source is None, link.how != "frame"))
+        ordered = sorted(
+            links,
+            key=lambda link: (
+                not type_stems(link.relation) & analysis.stems,  # the question's own verb first
+                link.source is None,
+                link.how != "frame",
+            ),
+        )
         for link in ordered:
             if not analysis.stems or not self._relation_fits(analysis, link.relation):
                 continue

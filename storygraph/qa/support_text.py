@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from storygraph.models import Citation, Support
 from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.answer import UNKNOWN
+from storygraph.qa.answer import CLOSEST_LEAD, UNKNOWN, says_unknown
 
 NOT_SURE = {
     "ja": "確かな答えは見つかりませんでした（答えを根拠の文で確かめられませんでした）。",
@@ -23,7 +23,6 @@ CANDIDATE_LEAD = {
     "ja": "グラフの候補（確かめられた答えではありません）：",
     "en": "The graph's candidate (not a confirmed answer): ",
 }
-CLOSEST = {"ja": "いちばん近い文：", "en": "The closest sentence is: "}
 
 
 def _quote(text: str, number: int | None, language: str) -> str:
@@ -38,19 +37,21 @@ def _closest(citations: Sequence[Citation], language: str) -> str:
     if not sentences:
         return ""
     best = sentences[0]
-    return CLOSEST[language] + _quote(best.text, best.number, language)
+    return CLOSEST_LEAD[language] + _quote(best.text, best.number, language)
 
 
 def support_reply(
-    support: Support, analysis: QuestionAnalysis, citations: Sequence[Citation]
+    support: Support, analysis: QuestionAnalysis, citations: Sequence[Citation], written: str
 ) -> str | None:
-    """The text shown instead of the model's answer, or None when the answer stands (it is
-    supported, it already declines, or it was not checked)."""
+    """The text shown instead of the model's answer `written`, or None when that stands (it
+    is supported, it already declines, or it was not checked)."""
     language = "ja" if analysis.language == "ja" else "en"
     gap = "" if language == "ja" else " "
+    if says_unknown(written):
+        return None
     if support.verdict == "no premise":
         closest = _closest(citations, language)
-        return UNKNOWN[language] + (gap + closest if closest else "")
+        return UNKNOWN[language] + (" " + closest if closest else "")
     if support.verdict != "not supported":
         return None
     candidate = support.candidate

@@ -92,7 +92,7 @@ def test_a_question_whose_premise_nothing_supports_is_answered_the_story_does_no
     )
     assert support.verdict == "no premise"
     assert "桃太郎" in support.reason
-    reply = support_reply(support, analysis, _sources(BOW))
+    reply = support_reply(support, analysis, _sources(BOW), "猿です。[1]")
     assert reply is not None and "猿" not in reply.split("「")[0]
     assert reply.startswith("この話の文からは分かりません。")
 
@@ -110,7 +110,7 @@ def test_an_answer_naming_what_no_source_says_is_not_supported_and_offers_the_ca
     )
     assert support.verdict == "not supported"
     assert support.check == "name"
-    reply = support_reply(support, analysis, _sources(FOLLOW))
+    reply = support_reply(support, analysis, _sources(FOLLOW), "三にんの家です。[1]")
     assert reply is not None
     assert "三にんの家" not in reply
     assert "グラフの候補" in reply and "犬" in reply and "[1]" in reply
