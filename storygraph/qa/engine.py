@@ -372,7 +372,8 @@ class QAEngine:
             finder = local if detect_language(text) == names_language(names) else across
             return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
 
-        return GraphSupportChecker(named, self.frames)
+        types = {str(r["id"]): str(r.get("type") or "") for r in names}
+        return GraphSupportChecker(named, self.frames, types)
 
     def _check_support(
         self,

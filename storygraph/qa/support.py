@@ -28,7 +28,7 @@ composition root, storygraph.services): qa never imports storygraph.ingest.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -36,7 +36,12 @@ from storygraph.errors import ModelError
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis, english_words
 from storygraph.qa.answer import MAX_SOURCE_CHARS, says_unknown
-from storygraph.qa.question_type import PERSON_KINDS, detect_question_type
+from storygraph.qa.question_type import (
+    PERSON_KINDS,
+    PERSON_TYPES,
+    PLACE_TYPES,
+    detect_question_type,
+)
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems, type_stems
 from storygraph.text.language import detect_language, is_kanji
 from storygraph.text.normalize import normalize_name, same_entity
@@ -101,6 +106,21 @@ class _Link:
     source: int | None
     sentence: str
     how: str
+    pattern: str = ""
+    """The frame's construction ("は-へ", "prep:to"); "" for a fact."""
+
+    def locative(self) -> bool:
+        """Does it say where: a place particle or preposition, or a fact type of place?"""
+        if self.how == "frame":
+            return self.pattern.endswith(_PLACE_PARTICLES) or self.pattern.startswith("prep:")
+        return bool(set(self.relation.upper().split("_")) & _PLACE_TOKENS)
+
+
+_PLACE_PARTICLES = ("に", "へ", "で", "から", "まで")
+_PLACE_TOKENS = frozenset({"TO", "IN", "AT", "FROM", "INTO", "ON", "LIVES", "GOES", "LOCATED"})
+PREMISE_KINDS = frozenset({"who_did", "who_was_done_to", "who", "what"})
+"""Kinds whose premise is checked: a doer or a thing of a verb. A partner or a place is asked
+of relations the parser reads too sparsely to say that none exists."""
 
 
 def _cited(answer: str, citations: Sequence[Citation]) -> list[Citation]:
@@ -147,9 +167,17 @@ def _same(phrase: str, name: str) -> bool:
 class GraphSupportChecker:
     """The support check of the module docstring, over injected frames and names."""
 
-    def __init__(self, names: NameFinder, frames: FrameReader | None = None) -> None:
+    def __init__(
+        self,
+        names: NameFinder,
+        frames: FrameReader | None = None,
+        types: Mapping[str, str] | None = None,
+    ) -> None:
         self.names = names
         self.frames = frames
+        self.types = {normalize_name(k): v.lower() for k, v in (types or {}).items()}
+        """Node types by normalised name: a person question is not answered by a place, nor
+        a where question by a person."""
         self.problem = ""
         """Why the frames could not be read ("" when they could): the check then reads the
         facts only, and the engine names that in the trace."""
@@ -184,7 +212,9 @@ class GraphSupportChecker:
             if c.kind == "graph":
                 continue
             for f in self._frames_of(c.text, _language_of(c.text, language)):
-                links.append(_Link(f.subject, f.relation, f.object, c.number, c.text, "frame"))
+                links.append(
+                    _Link(f.subject, f.relation, f.object, c.number, c.text, "frame", f.pattern)
+                )
         by_text = {normalize_name(c.text): c for c in citations}
         for fact in facts:
             evidence = fact.evidence[:MAX_SOURCE_CHARS]
@@ -250,37 +280,37 @@ class GraphSupportChecker:
         participants = [e for e in analysis.entities if e.node_id]
         links = self._links(analysis, shown, citations, facts)
         role = _asks_role(analysis)
-        candidates = self._candidates(analysis, links) if role else []
-        premise = self._premise(analysis, links, facts) if role else None
-        if premise is not None:
-            return Support(
-                "no premise", reason=premise, check="premise", candidates=tuple(candidates)
-            )
+        candidates = tuple(self._candidates(analysis, links)) if role else ()
+
+        def fail(reason: str, check: str, named: Sequence[str] = ()) -> Support:
+            # a failed answer to a question whose premise nothing in the story supports:
+            # "the story does not say", not "not sure"
+            premise = self._premise(analysis, links, facts) if role else None
+            offered = tuple(c for c in candidates if not any(_same(c.name, n) for n in named))
+            if premise is not None:
+                return Support("no premise", None, tuple(named), premise, "premise", offered)
+            return Support("not supported", None, tuple(named), reason, check, offered)
+
         named = self._named(analysis, answer)
         if not named:
-            if analysis.qtype.kind in PERSON_KINDS | {"where"}:
-                return Support(
-                    "not supported",
-                    reason="the answer names no character, place or thing of the story",
-                    check="name",
-                    candidates=tuple(candidates),
-                )
-            return self._words_check(analysis, answer, sources, cites, candidates, links)
+            if analysis.qtype.kind in PERSON_KINDS | {"where"} and analysis.stems:
+                return fail("the answer names no character, place or thing of the story", "name")
+            return self._words_check(analysis, answer, sources, cites, links, fail)
         # the name check
         holding: dict[str, list[Citation]] = {}
         for name in named:
             holding[name] = [
-                c for c in sources if _holds(c.text, name) and _beside(c, participants, role, links)
+                c
+                for c in sources
+                if _holds(c.text, name)
+                and _beside(c, participants, role, links)
+                and (role or _on_topic(c.text, analysis))
             ]
             if not holding[name]:
                 where = (" or " if role else " and ").join(e.node_id for e in participants)
                 told = f" beside {where}" if where else ""
-                return Support(
-                    "not supported",
-                    named=tuple(named),
-                    reason=f"the sentences the answer {cites} do not name {name}{told}",
-                    check="name",
-                    candidates=tuple(candidates),
+                return fail(
+                    f"the sentences the answer {cites} do not name {name}{told}", "name", named
                 )
         if not role:
             first = holding[named[0]][0]
@@ -297,13 +327,8 @@ class GraphSupportChecker:
         for name in named:
             link = self._fills(analysis, name, links)
             if link is None:
-                return Support(
-                    "not supported",
-                    named=tuple(named),
-                    reason=f"the sentences name {name} but not as {self._slot_words(analysis)}",
-                    check="role",
-                    candidates=tuple(c for c in candidates if not _same(c.name, name)),
-                )
+                slot = self._slot_words(analysis)
+                return fail(f"the sentences name {name} but not as {slot}", "role", named)
             source = source or link.source or holding[name][0].number
             said.append(f"{link.start} {_verb_words(link.relation)} {link.end}")
         return Support(
@@ -334,8 +359,8 @@ class GraphSupportChecker:
         answer: str,
         sources: Sequence[Citation],
         cites: str,
-        candidates: list[Candidate],
         links: Sequence[_Link],
+        fail: Callable[..., Support],
     ) -> Support:
         """A what / how / why answer in a sentence of its own: most of its content words
         stand in one source that also names the question's participants."""
@@ -347,7 +372,7 @@ class GraphSupportChecker:
             return Support("not checked", reason="the answer has no words to check")
         best: tuple[float, Citation | None] = (0.0, None)
         for c in sources:
-            if not _beside(c, analysis.entities, False, links):
+            if not _beside(c, analysis.entities, False, links) or not _on_topic(c.text, analysis):
                 continue
             held = set(_content(c.text, language))
             share = sum(w in held for w in own) / len(own)
@@ -355,12 +380,7 @@ class GraphSupportChecker:
                 best = (share, c)
         share, citation = best
         if citation is None or share < 0.5:
-            return Support(
-                "not supported",
-                reason=f"the sentences the answer {cites} do not say what it says",
-                check="name",
-                candidates=tuple(candidates),
-            )
+            return fail(f"the sentences the answer {cites} do not say what it says", "words")
         return Support(
             "supported",
             source=citation.number,
@@ -381,20 +401,49 @@ class GraphSupportChecker:
                 slots.append((entity, "any"))
         return slots
 
+    def _kind_fits(self, analysis: QuestionAnalysis, name: str) -> bool:
+        """Is the named thing of a kind the question asks for, as far as its node type says?"""
+        kind = self.types.get(normalize_name(name), "")
+        if analysis.qtype.kind in PERSON_KINDS:
+            return kind not in PLACE_TYPES
+        if analysis.qtype.kind == "where":
+            return kind not in PERSON_TYPES
+        return True
+
     def _relation_fits(self, analysis: QuestionAnalysis, relation: str) -> bool:
         if not analysis.stems:
             return True
         return bool(type_stems(relation) & (analysis.related or analysis.stems))
 
     def _fills(self, analysis: QuestionAnalysis, name: str, links: Sequence[_Link]) -> _Link | None:
-        """A link with `name` in the asked slot and a participant in the other."""
-        for link in links:
-            if not self._relation_fits(analysis, link.relation):
-                continue
+        """A link with `name` in the asked slot and a participant in the other; for a with
+        whom question also two links of one sentence that share their relation and other end
+        (おじいさんとおばあさんが…: coordinated subjects are partners)."""
+        kind = analysis.qtype.kind
+        fitting = [
+            link
+            for link in links
+            if self._relation_fits(analysis, link.relation)
+            and (kind != "where" or analysis.stems or link.locative())
+        ]
+        if not self._kind_fits(analysis, name):
+            return None
+        for link in fitting:
             for entity, slot in self._wanted(analysis):
                 if slot in ("start", "any") and _same(link.start, name) and _same(link.end, entity):
                     return link
                 if slot in ("end", "any") and _same(link.end, name) and _same(link.start, entity):
+                    return link
+        if kind != "with_whom":
+            return None
+        for link in (x for x in links if x.how == "frame" and _same(x.start, name)):
+            for other in links:
+                if (
+                    other.source == link.source
+                    and other.relation == link.relation
+                    and _same(other.end, link.end)
+                    and any(_same(other.start, e) for e, _ in self._wanted(analysis))
+                ):
                     return link
         return None
 
@@ -421,6 +470,8 @@ class GraphSupportChecker:
                     other = link.end
                 if not other or any(_same(other, p) for p in participants):
                     continue
+                if not self._kind_fits(analysis, other):
+                    continue
                 if any(_same(other, c.name) for c in found):
                     continue
                 found.append(Candidate(other, link.source, link.sentence, link.how, link.relation))
@@ -432,7 +483,7 @@ class GraphSupportChecker:
         """Why the question's premise is unsupported, or None: its verb (or a verb of the same
         field of meaning) has no relation around its participants in the asked direction, in
         any fact retrieval found or any frame of the sources read."""
-        if not analysis.stems:
+        if not analysis.stems or analysis.qtype.kind not in PREMISE_KINDS:
             return None
         wanted = [(e, s) for e, s in self._wanted(analysis) if s != "any"]
         if not wanted:
@@ -471,8 +522,11 @@ def _asked(analysis: QuestionAnalysis) -> QuestionAnalysis:
     the entity names hid them (家来 in 「桃太郎の家来は誰？」 is a node of the graph and a
     word of companionship), and each participant's role found by its mention when its graph
     name is not in the question (Momotaro → 桃太郎)."""
-    stems = analysis.stems or frozenset(question_stems(analysis.question))
     roles = dict(analysis.qtype.roles)
+    stems = analysis.stems
+    if not stems:  # a relational noun the graph holds as a node (の家来): its stems
+        nouns = [e.mention for e in analysis.entities if roles.get(e.node_id, "any") == "any"]
+        stems = frozenset(s for noun in nouns for s in question_stems(noun))
     missing = [e for e in analysis.entities if e.node_id not in roles and e.mention]
     qtype = analysis.qtype
     if missing:
@@ -490,12 +544,27 @@ def _asked(analysis: QuestionAnalysis) -> QuestionAnalysis:
 
 
 def _asks_role(analysis: QuestionAnalysis) -> bool:
-    """A role question: a who / whom / with-whom / where question about a participant; a
-    plain "who is X" (no verb) asks for no slot."""
+    """A role question: a who / whom / with-whom / where question about a participant (with
+    no verb, any relation between the two), or a what question whose verb and participant's
+    role are known (「おじいさんは何を見つけた」)."""
     kind = analysis.qtype.kind
-    if kind not in ROLE_KINDS or not analysis.qtype.roles:
-        return False
-    return kind != "who" or bool(analysis.stems)
+    roles = analysis.qtype.roles
+    if kind == "what":
+        return any(d != "any" for d in roles.values())
+    return kind in ROLE_KINDS and bool(roles)
+
+
+def _on_topic(text: str, analysis: QuestionAnalysis) -> bool:
+    """Does a source share a content term of the question beyond its entities (the verb's
+    kanji, an English word stem)? A question without such terms: yes."""
+    if not analysis.terms:
+        return True
+    language = "ja" if analysis.language == "ja" else "en"
+    held = normalize_name(text) if language == "ja" else " ".join(english_words(text))
+    if language == "ja":
+        return any(term in held for term in analysis.terms)
+    words = set(held.split())
+    return any(w.startswith(t) or t.startswith(w) for t in analysis.terms for w in words)
 
 
 def _beside(
