@@ -30,6 +30,7 @@ from storygraph.qa.explain import (
     score_text,
     split_citations,
 )
+from storygraph.qa.support_text import support_line
 from storygraph.services import Services
 from storygraph.ui.app_state import (
     ChatTurn,
@@ -45,6 +46,7 @@ HISTORY_STAMP_KEY = "chat_history_stamp"
 PLACEHOLDER = "Ask about your stories, e.g. 桃太郎の仲間は誰？"
 MODE_KEY = "chat_mode"
 TOP_K_KEY = "chat_top_k"
+TOP_K_MAX = 100
 MIN_SCORE_KEY = "chat_min_score"
 CHAT_TAB = "Chat"
 EMPTY_QUESTION = "Type a question first: the message was empty."
@@ -167,13 +169,19 @@ def _controls(services: Services) -> QAOptions:
         help="onehop: every relation touching the question's entities (recommended). "
         "directed2 / undirected2: the older two-hop modes, kept for comparison.",
     )
+    # The control offers what the answer actually uses: the small embedded model reads at
+    # most SMALL_TOP_K facts, whatever the setting says (QAEngine.top_k_used).
+    most = services.qa().top_k_used(QAOptions.from_settings(services.settings, top_k=TOP_K_MAX))
+    if int(st.session_state.get(TOP_K_KEY, 0)) > most:
+        st.session_state[TOP_K_KEY] = most
     top_k = cols[1].number_input(
         "Top-k facts",
         min_value=1,
-        max_value=100,
-        value=services.settings.rerank_top_k,
+        max_value=most,
+        value=min(services.settings.rerank_top_k, most),
         key=TOP_K_KEY,
-        help="How many of the best-scored relations the answer may use.",
+        help="How many of the best-scored relations the answer may use"
+        + (f" (this model reads at most {most})." if most < TOP_K_MAX else "."),
     )
     min_score = cols[2].slider(
         "Minimum score",
@@ -308,9 +316,29 @@ def _show_details(answer: Answer) -> None:
             st.code(answer.cypher, language="cypher")
 
 
+SUPPORT_MARKS = {
+    "supported": (":green", ":material/verified:"),
+    "not supported": (":orange", ":material/help:"),
+    "no premise": (":orange", ":material/help:"),
+    "declined": (":gray", ":material/info:"),
+}
+
+
+def _show_support(answer: Answer) -> None:
+    """The support check's verdict in words (storygraph.qa.support_text): checked by a
+    source, or not sure and why; nothing for an answer the check did not read."""
+    line = support_line(answer.support)
+    if not line or answer.support is None or answer.support.verdict not in SUPPORT_MARKS:
+        return
+    color, icon = SUPPORT_MARKS[answer.support.verdict]
+    st.markdown(f"{icon} {color}[{md_escape(line)}]")
+
+
 def show_answer(answer: Answer) -> None:
-    """One final answer: its text, the sources it cites, the plain trace, then the details."""
+    """One final answer: its text, whether a source supports it, the sources it cites, the
+    plain trace, then the details."""
     st.markdown(answer.answer)
+    _show_support(answer)
     _show_sources(answer)
     for warning in answer.warnings:
         st.warning(warning)

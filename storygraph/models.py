@@ -107,6 +107,7 @@ class Fact:
             "end": self.end,
             "score": self.score,
             "kept": self.kept,
+            "reason": self.reason,
             "chunk_ids": list(self.chunk_ids),
             "evidence": self.evidence,
             "story_order": self.story_order,

@@ -61,7 +61,13 @@ from storygraph.qa.answer_choice import ChoiceAnswerer
 from storygraph.qa.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
 from storygraph.qa.passages import Passage, PassageFinder, SentenceSearch
 from storygraph.qa.retrieval import DEFAULT_MODE, parse_mode, retrieve
-from storygraph.qa.scoring import FastScorer, ModelScorer, Scorer, rank_without_model
+from storygraph.qa.scoring import (
+    FastScorer,
+    ModelScorer,
+    Scorer,
+    keep_fitting,
+    rank_without_model,
+)
 from storygraph.qa.support import FrameReader, GraphSupportChecker, SupportChecker
 from storygraph.qa.support_text import support_reply
 from storygraph.settings import Settings
@@ -182,6 +188,11 @@ class QAEngine:
             chooser,
         )
 
+    def top_k_used(self, options: QAOptions) -> int:
+        """The number of kept facts these options' answer uses (the small model: at most
+        SMALL_TOP_K, whatever is asked), for the chat's Top-k control."""
+        return self.parts(options).top_k
+
     def warm(self, language: str, options: QAOptions) -> bool:
         """Have the model read the answer's fixed prompt prefix for `language` ahead of the
         first question (`Answerer.warm`); False when these options' answerer has none."""
@@ -283,6 +294,11 @@ class QAEngine:
             fact.kept = False
             fact.reason = "relation type does not fit the question"
         answer.facts = ranked.facts + list(found.filtered_out)
+        set_aside = 0
+        if not parts.answerer.calls_model and found.relation_types is not None:
+            # No model reads the facts: the kept ones are the answer itself, so they are the
+            # ones whose relation the question's words name, when there are such facts.
+            set_aside = keep_fitting(answer.facts, found.relation_types.lexical_types)
         answer.rerank_fell_back = ranked.fell_back
         if ranked.fell_back:
             answer.warnings.append(f"rerank fell back to the lexical scorer: {ranked.reason}")
@@ -292,6 +308,7 @@ class QAEngine:
             u0,
             method=ranked.method,
             kept=len(answer.kept_facts),
+            set_aside_by_relation_words=set_aside,
             fell_back=ranked.fell_back,
             top_k=parts.top_k,
             min_score=options.min_score,

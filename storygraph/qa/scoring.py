@@ -195,6 +195,29 @@ def _keep(facts: Sequence[Fact], top_k: int, min_score: float) -> list[Fact]:
     return ranked
 
 
+NOT_FITTING = "relation does not fit the question's words"
+
+
+def keep_fitting(facts: Sequence[Fact], fitting: Sequence[str]) -> int:
+    """Un-keep the kept facts whose type is not among `fitting` (the types the question's
+    relation words name, widened to their field: storygraph.qa.relation_types.lexical_pick),
+    when at least one kept fact's type is among them: the facts the answer lists are then those
+    the question asks about (「桃太郎の仲間は誰？」 keeps 犬 -[MEETS]-> 桃太郎, not
+    鬼 -[DEFEATS]-> 桃太郎). Nothing changes when none fits or the question names no relation.
+    Returns how many were set aside."""
+    wanted = set(fitting)
+    kept = [f for f in facts if f.kept]
+    if not wanted or not any(f.type in wanted for f in kept):
+        return 0
+    dropped = 0
+    for fact in kept:
+        if fact.type not in wanted:
+            fact.kept = False
+            fact.reason = NOT_FITTING
+            dropped += 1
+    return dropped
+
+
 def rank_without_model(
     facts: Sequence[Fact], *, top_k: int, prior: Sequence[float] | None = None
 ) -> RerankResult:

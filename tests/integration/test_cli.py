@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from storygraph.cli import main
+from storygraph.qa.scoring import NOT_FITTING
 
 ROOT = Path(__file__).resolve().parents[2]
 Triple = tuple[str, str, str]
@@ -53,13 +54,14 @@ def test_ask_lists_every_relation_touching_the_entity_in_both_directions(
     for fact in result["facts"]:
         assert set(fact) >= {"start", "type", "end", "score", "kept", "chunk_ids"}
     # Rank order: scored candidates best first, then those the relation-type stage set aside
-    # (unscored, dropped); every kept fact comes before every dropped one.
+    # (unscored, dropped); every kept fact comes before every fact dropped by rank (those set
+    # aside because their relation does not fit the question's words keep their place).
     scores = [f["score"] for f in result["facts"] if f["score"] is not None]
     assert scores == sorted(scores, reverse=True)
     assert [f["score"] is None for f in result["facts"]] == sorted(
         f["score"] is None for f in result["facts"]
     )
-    kept = [f["kept"] for f in result["facts"]]
+    kept = [f["kept"] for f in result["facts"] if f["reason"] != NOT_FITTING]
     assert kept == sorted(kept, reverse=True) and any(kept)
     kept_triples = {(f["start"], f["type"], f["end"]) for f in result["facts"] if f["kept"]}
     assert ("鬼", "DEFEATS", "桃太郎") in kept_triples

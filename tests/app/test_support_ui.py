@@ -1,0 +1,100 @@
+"""The chat marks each answer: checked by a source, or not sure (and why), and a misread answer
+is not shown as the answer (issue #27 items 2, 5, 6). Real Streamlit (AppTest), the real parser
+frames, the model scripted at its boundary."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pages.chat import TOP_K_KEY, TOP_K_MAX
+from storygraph.llm.factory import ModelInfo
+from storygraph.qa.engine import SMALL_TOP_K
+from storygraph.services import Services, build_services
+from storygraph.settings import Settings
+from tests.app.test_app import SAMPLE, _app, _ask, services  # noqa: F401 - the fixture
+from tests.helpers import scripted_logic
+from tests.helpers.scripted_model import ScriptedChatModel
+
+SMALL = ModelInfo("embedded", "scripted-small", capable=False)
+
+
+def _reply_naming(name: str, must: str) -> object:
+    """A scripted small model that answers `name`, citing the first source holding `must`."""
+
+    def answer(prompt: str) -> str:
+        asked = prompt.rsplit("Sentences:", 1)[-1]
+        for number, text in re.findall(r"^\[(\d+)\] (.+)$", asked, flags=re.MULTILINE):
+            if must in text:
+                return f"{name}です。[{number}]"
+        return f"{name}です。[1]"
+
+    return answer
+
+
+def _support_lines(at) -> list[str]:  # type: ignore[no-untyped-def]
+    """The support line's words, without its icon and colour (":material/…: :green[…]")."""
+    lines = []
+    for m in at.chat_message[-1].markdown:
+        found = re.fullmatch(r":material/\w+: :\w+\[(.*)\]", str(m.value), flags=re.DOTALL)
+        if found:
+            lines.append(found.group(1).replace("\\", ""))
+    return lines
+
+
+def test_a_supported_answer_is_marked_checked_by_its_source(
+    services: Services,  # noqa: F811 - the fixture
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    monkeypatch.setattr(scripted_logic, "answer", _reply_naming("犬", "ついて"))
+    at = _ask(_app(services), "桃太郎の仲間は誰？")
+    lines = _support_lines(at)
+    assert len(lines) == 1, lines
+    assert re.search(r"checked: 犬 \w+ 桃太郎.* in \[\d+\]", lines[0]), lines[0]
+    assert "犬です。" in at.chat_message[-1].markdown[0].value
+
+
+def test_a_misread_answer_is_not_shown_and_the_line_says_why(
+    services: Services,  # noqa: F811 - the fixture
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    monkeypatch.setattr(scripted_logic, "answer", _reply_naming("猿", "猿"))
+    at = _ask(_app(services), "桃太郎を倒したのは誰？")
+    shown = str(at.chat_message[-1].markdown[0].value)
+    assert not shown.startswith("猿")
+    assert shown.startswith("この話の文からは分かりません。")
+    lines = _support_lines(at)
+    assert len(lines) == 1 and lines[0].startswith("the story does not say: "), lines
+
+
+def test_the_top_k_control_offers_what_the_model_reads(
+    services: Services,  # noqa: F811 - the fixture
+    tmp_path: Path,
+) -> None:
+    # a capable model reads the setting's number of facts
+    at = _app(services)
+    control = next(n for n in _controls(at) if n.key == TOP_K_KEY)
+    assert control.value == Settings().rerank_top_k and control.max == TOP_K_MAX
+    # the small embedded model reads at most SMALL_TOP_K: the control offers no more
+    small = build_services(
+        Settings(data_dir=tmp_path / "small"), llm=ScriptedChatModel(), info=SMALL
+    )
+    try:
+        control = next(n for n in _controls(_app(small)) if n.key == TOP_K_KEY)
+        assert control.value == SMALL_TOP_K and control.max == SMALL_TOP_K
+    finally:
+        small.close()
+
+
+def _controls(at):  # type: ignore[no-untyped-def]
+    """The chat tab's number inputs."""
+    if not at.number_input:
+        from app import TAB_KEY  # the chat tab holds the control
+
+        at.session_state[TAB_KEY] = "Chat"
+        at.run()
+    return at.number_input
