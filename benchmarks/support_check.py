@@ -103,6 +103,22 @@ def check_set(
                 made = [(accepted[0], True)] if accepted else []
                 made += [(d, False) for d in distractors]
                 checker = engine.support_checker(names)
+                if accepted:
+                    # what the graph offers when the answer names nothing of the story
+                    blank = "？です。[1]" if language == "ja" else "Nobody. [1]"
+                    offer = checker.check(analysis, blank, answer.citations, answer.facts, read)
+                    direct = [c for c in offer.candidates if c.direct]
+                    results.append(
+                        {
+                            "id": case.get("id", ""),
+                            "kind": case.get("type", "") or analysis.qtype.kind,
+                            "unanswerable": False,
+                            "candidate": direct[0].name if len(direct) == 1 else "",
+                            "candidates": len(direct),
+                            "candidate_right": len(direct) == 1
+                            and any(_overlaps(direct[0].name, a) for a in accepted),
+                        }
+                    )
                 for text, right in made:
                     said = _said(text, language, read)
                     support = checker.check(analysis, said, answer.citations, answer.facts, read)
@@ -126,6 +142,8 @@ def _share(part: int, whole: int) -> str:
 
 def table(name: str, results: Sequence[dict[str, Any]]) -> list[str]:
     """The Markdown rows of one set: overall, then per question kind."""
+    offers = [r for r in results if "candidate" in r]
+    results = [r for r in results if "candidate" not in r]
     groups: dict[str, list[dict[str, Any]]] = {"all": list(results)}
     for r in results:
         groups.setdefault(r["kind"] if not r["unanswerable"] else "unanswerable", []).append(r)
@@ -134,12 +152,25 @@ def table(name: str, results: Sequence[dict[str, Any]]) -> list[str]:
         right = [r for r in rows if r["right"]]
         wrong = [r for r in rows if not r["right"]]
         unanswerable = [r for r in wrong if r["unanswerable"]]
+        confirmed = _share(sum(r["verdict"] == "supported" for r in right), len(right))
+        slipped = _share(sum(r["verdict"] == "supported" for r in wrong), len(wrong))
+        no_premise = _share(
+            sum(r["verdict"] == "no premise" for r in unanswerable), len(unanswerable)
+        )
         lines.append(
-            f"| {name} | {kind} | {_share(sum(r['verdict'] == 'supported' for r in right), len(right))} "
-            f"| {_share(sum(r['verdict'] == 'supported' for r in wrong), len(wrong))} "
-            f"| {_share(sum(r['verdict'] == 'no premise' for r in unanswerable), len(unanswerable))} |"
+            f"| {name} | {kind} | {confirmed} | {slipped} | {no_premise} "
+            f"| {_offer(offers, kind)} |"
         )
     return lines
+
+
+def _offer(offers: Sequence[dict[str, Any]], kind: str) -> str:
+    """Questions with exactly one candidate of the question's own verb: right among them."""
+    rows = [r for r in offers if kind == "all" or r["kind"] == kind]
+    single = [r for r in rows if r["candidates"] == 1]
+    if not rows:
+        return "–"
+    return f"{_share(sum(r['candidate_right'] for r in single), len(single))} of {len(rows)}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,8 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     cache = Path(settings.data_dir) / "e2e"
     every: dict[str, list[dict[str, Any]]] = {}
     lines = [
-        "| set | kind | right answers confirmed | distractors confirmed | unanswerable: no premise |",
-        "|---|---|---|---|---|",
+        "| set | kind | right answers confirmed | distractors confirmed "
+        "| unanswerable: no premise | one candidate: right |",
+        "|---|---|---|---|---|---|",
     ]
     for path in args.questions:
         rows = [row for _, row in read_jsonl(path)]

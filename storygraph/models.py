@@ -193,6 +193,8 @@ class Candidate:
     how: str
     """"frame" (the parser read the cited sentence so) or "fact" (a fact of the graph)."""
     relation: str = ""
+    direct: bool = False
+    """Its relation is the question's own verb (not only one of the same field of meaning)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -201,6 +203,7 @@ class Candidate:
             "sentence": self.sentence,
             "how": self.how,
             "relation": self.relation,
+            "direct": self.direct,
         }
 
 

@@ -42,7 +42,14 @@ from storygraph.qa.question_type import (
     PLACE_TYPES,
     detect_question_type,
 )
-from storygraph.qa.relation_words import mask_names, question_stems, related_stems, type_stems
+from storygraph.qa.relation_words import (
+    mask_names,
+    question_stems,
+    related_stems,
+    relation_words,
+    type_stems,
+    word_in,
+)
 from storygraph.text.language import detect_language, is_kanji
 from storygraph.text.normalize import normalize_name, same_entity
 
@@ -108,6 +115,23 @@ class _Link:
     how: str
     pattern: str = ""
     """The frame's construction ("は-へ", "prep:to"); "" for a fact."""
+    predicate: str = ""
+    """The frame's verb as the sentence writes it (組みふせる); "" for a fact."""
+
+    def said_in(self, question: str) -> bool:
+        """Does the question use this link's verb: the frame's predicate (its first two
+        characters in Japanese, an English stem), else the words of the fact's type?"""
+        folded = normalize_name(question)
+        if self.predicate:
+            head = normalize_name(self.predicate)
+            if head.isascii():
+                return any(w.startswith(head[:4]) for w in english_words(folded))
+            return head[:2] in folded
+        if any(word_in(w, folded) for w in relation_words(self.relation)):
+            return True
+        own = english_words(self.relation.replace("_", " "))  # a type the table lacks: WRAPS
+        asked = english_words(folded)
+        return any(a.startswith(w[:4]) for w in own for a in asked if len(w) > 2)
 
     def locative(self) -> bool:
         """Does it say where: a place particle or preposition, or a fact type of place?"""
@@ -213,7 +237,16 @@ class GraphSupportChecker:
                 continue
             for f in self._frames_of(c.text, _language_of(c.text, language)):
                 links.append(
-                    _Link(f.subject, f.relation, f.object, c.number, c.text, "frame", f.pattern)
+                    _Link(
+                        f.subject,
+                        f.relation,
+                        f.object,
+                        c.number,
+                        c.text,
+                        "frame",
+                        f.pattern,
+                        f.predicate,
+                    )
                 )
         by_text = {normalize_name(c.text): c for c in citations}
         for fact in facts:
@@ -296,6 +329,9 @@ class GraphSupportChecker:
             if analysis.qtype.kind in PERSON_KINDS | {"where"} and analysis.stems:
                 return fail("the answer names no character, place or thing of the story", "name")
             return self._words_check(analysis, answer, sources, cites, links, fail)
+        if analysis.qtype.kind in PERSON_KINDS | {"where"} and not role:
+            # no participant of the story in the question: nothing to check the role against
+            return fail("the question names no one of the story to check the answer by", "role")
         # the name check
         holding: dict[str, list[Citation]] = {}
         for name in named:
@@ -410,10 +446,13 @@ class GraphSupportChecker:
             return kind not in PERSON_TYPES
         return True
 
-    def _relation_fits(self, analysis: QuestionAnalysis, relation: str) -> bool:
+    def _relation_fits(self, analysis: QuestionAnalysis, link: _Link) -> bool:
+        """Does the link say what the question asks about: a relation of the question's verb
+        (or its field of meaning); for a question whose verb the table lacks, a link whose
+        own verb the question uses."""
         if not analysis.stems:
-            return True
-        return bool(type_stems(relation) & (analysis.related or analysis.stems))
+            return link.said_in(analysis.question)
+        return bool(type_stems(link.relation) & (analysis.related or analysis.stems))
 
     def _fills(self, analysis: QuestionAnalysis, name: str, links: Sequence[_Link]) -> _Link | None:
         """A link with `name` in the asked slot and a participant in the other; for a with
@@ -423,7 +462,7 @@ class GraphSupportChecker:
         fitting = [
             link
             for link in links
-            if self._relation_fits(analysis, link.relation)
+            if self._relation_fits(analysis, link)
             and (kind != "where" or analysis.stems or link.locative())
         ]
         if not self._kind_fits(analysis, name):
@@ -460,7 +499,7 @@ class GraphSupportChecker:
             ),
         )
         for link in ordered:
-            if not analysis.stems or not self._relation_fits(analysis, link.relation):
+            if not analysis.stems or not self._relation_fits(analysis, link):
                 continue
             for entity, slot in self._wanted(analysis):
                 other = ""
@@ -474,7 +513,10 @@ class GraphSupportChecker:
                     continue
                 if any(_same(other, c.name) for c in found):
                     continue
-                found.append(Candidate(other, link.source, link.sentence, link.how, link.relation))
+                direct = bool(type_stems(link.relation) & analysis.stems)
+                found.append(
+                    Candidate(other, link.source, link.sentence, link.how, link.relation, direct)
+                )
         return found[:MAX_CANDIDATES]
 
     def _premise(
@@ -547,11 +589,7 @@ def _asks_role(analysis: QuestionAnalysis) -> bool:
     """A role question: a who / whom / with-whom / where question about a participant (with
     no verb, any relation between the two), or a what question whose verb and participant's
     role are known (「おじいさんは何を見つけた」)."""
-    kind = analysis.qtype.kind
-    roles = analysis.qtype.roles
-    if kind == "what":
-        return any(d != "any" for d in roles.values())
-    return kind in ROLE_KINDS and bool(roles)
+    return analysis.qtype.kind in ROLE_KINDS | {"what"} and bool(analysis.qtype.roles)
 
 
 def _on_topic(text: str, analysis: QuestionAnalysis) -> bool:
