@@ -44,13 +44,23 @@ def _support_lines(at) -> list[str]:  # type: ignore[no-untyped-def]
     return lines
 
 
+def _asked(  # type: ignore[no-untyped-def]
+    services: Services,  # noqa: F811 - the fixture's name
+    monkeypatch: pytest.MonkeyPatch,
+    question: str,
+    reply: object,
+):
+    """The chat after asking `question` about the sample story, the model replying `reply`."""
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    monkeypatch.setattr(scripted_logic, "answer", reply)
+    return _ask(_app(services), question)
+
+
 def test_a_supported_answer_is_marked_checked_by_its_source(
     services: Services,  # noqa: F811 - the fixture
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
-    monkeypatch.setattr(scripted_logic, "answer", _reply_naming("犬", "ついて"))
-    at = _ask(_app(services), "桃太郎の仲間は誰？")
+    at = _asked(services, monkeypatch, "桃太郎の仲間は誰？", _reply_naming("犬", "ついて"))
     lines = _support_lines(at)
     assert len(lines) == 1, lines
     assert re.search(r"checked: 犬 \w+ 桃太郎.* in \[\d+\]", lines[0]), lines[0]
@@ -61,9 +71,7 @@ def test_a_misread_answer_is_not_shown_and_the_line_says_why(
     services: Services,  # noqa: F811 - the fixture
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
-    monkeypatch.setattr(scripted_logic, "answer", _reply_naming("猿", "猿"))
-    at = _ask(_app(services), "桃太郎を倒したのは誰？")
+    at = _asked(services, monkeypatch, "桃太郎を倒したのは誰？", _reply_naming("猿", "猿"))
     shown = str(at.chat_message[-1].markdown[0].value)
     assert not shown.startswith("猿")
     assert shown.startswith("この話の文からは分かりません。")
