@@ -17,6 +17,7 @@ from storygraph.ingest.pipeline import Progress
 from storygraph.models import IngestReport
 from storygraph.qa.engine import QAOptions
 from storygraph.qa.retrieval import available_modes
+from storygraph.qa.support_text import support_line
 from storygraph.services import Services, build_services, embedded_starter
 from storygraph.settings import Settings, get_settings
 
@@ -177,6 +178,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
             print("\n" + answer.answer if streamed else answer.answer)
         else:
             print()
+        if answer.support is not None:
+            print(support_line(answer.support))
         if answer.citations:
             print()
             for c in answer.citations:

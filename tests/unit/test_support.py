@@ -178,3 +178,18 @@ def test_without_the_parser_the_check_names_it_and_reads_the_facts():
 def test_an_empty_answer_is_not_checked(answer: str) -> None:
     _, support = _check("桃太郎の家来は誰？", ["桃太郎"], answer, _sources(FOLLOW))
     assert support.verdict == "not checked"
+
+
+def test_the_verdict_is_in_the_answer_json_and_survives_the_saved_conversation() -> None:
+    from storygraph.models import Answer
+    from storygraph.ui.app_state import answer_from_json, answer_to_json
+
+    analysis, support = _check(
+        "桃太郎の家来は誰？", ["桃太郎"], "おじいさんです。[1]", _sources(RAISED, FOLLOW)
+    )
+    answer = Answer(question=analysis.question, answer="…", mode="onehop", support=support)
+    shown = answer.to_json()["support"]
+    assert shown["verdict"] == "not supported" and shown["check"] == "role"
+    assert shown["candidate"]["name"] == "犬" and shown["candidate"]["source"] == 2
+    assert answer_from_json(answer_to_json(answer)).support == support
+    assert answer_from_json({"question": "q", "answer": "a", "mode": "m"}).support is None
