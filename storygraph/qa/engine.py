@@ -35,7 +35,6 @@ from storygraph.models import (
     Answer,
     Citation,
     Fact,
-    Support,
     TraceStep,
     Usage,
 )
@@ -69,7 +68,7 @@ from storygraph.qa.scoring import (
     rank_without_model,
 )
 from storygraph.qa.support import FrameReader, GraphSupportChecker, SupportChecker
-from storygraph.qa.support_text import support_reply
+from storygraph.qa.support_text import support_step
 from storygraph.settings import Settings
 from storygraph.store import GraphStore
 from storygraph.store.story_time import in_story_order
@@ -375,7 +374,18 @@ class QAEngine:
 
         # 6. the support check: does a cited source say what the answer says, in that role?
         t0, u0 = time.perf_counter(), counter.snapshot()
-        self._check_support(answer, analysis, method, read, names, step, t0, u0)
+        checked = support_step(
+            self.support_checker(names),
+            analysis,
+            method,
+            answer.answer,
+            answer.citations,
+            answer.facts,
+            read,
+        )
+        answer.support, answer.answer = checked.support, checked.text
+        answer.warnings.extend(checked.warnings)
+        step("support", t0, u0, **checked.detail)
         answer.usage = counter.snapshot()
         return answer
 
@@ -391,51 +401,6 @@ class QAEngine:
 
         types = {str(r["id"]): str(r.get("type") or "") for r in names}
         return GraphSupportChecker(named, self.frames, types)
-
-    def _check_support(
-        self,
-        answer: Answer,
-        analysis: QuestionAnalysis,
-        method: str,
-        read: int,
-        names: Sequence[dict[str, Any]],
-        step: Any,
-        t0: float,
-        u0: Usage,
-    ) -> None:
-        """Check a model-written answer (`support_reply` replaces one that fails: not sure, the
-        graph's candidate marked as such); the facts list and "nothing found" are not checked."""
-        if not method.startswith("llm"):
-            answer.support = Support("not checked", reason=f"the answer is the {method} list")
-            step("support", t0, u0, verdict="not checked", method=method)
-            return
-        written = answer.answer
-        checker = self.support_checker(names)
-        support = checker.check(
-            analysis, written, answer.citations, answer.facts, answer.citations[:read]
-        )
-        answer.support = support
-        if getattr(checker, "problem", ""):
-            answer.warnings.append(f"support check read the facts only: {checker.problem}")
-        replaced = support_reply(support, analysis, answer.citations, written)
-        if replaced is not None:
-            answer.answer = replaced
-            answer.warnings.append(
-                f"the answer was not shown: support check ({support.check}) found "
-                f"{support.verdict}: {support.reason}"
-            )
-        step(
-            "support",
-            t0,
-            u0,
-            verdict=support.verdict,
-            check=support.check,
-            reason=support.reason,
-            source=support.source,
-            named=list(support.named),
-            candidate=support.candidate.to_json() if support.candidate else None,
-            model_answer=written if replaced is not None else None,
-        )
 
     def _compose(
         self,

@@ -3,6 +3,8 @@
 - `support_reply`: the answer text that replaces a model sentence the check did not confirm: "not
   sure", then the graph's candidate marked as the graph's (with its sentence), else the closest
   sentence; "the story does not say" for a question with no premise in the story.
+- `support_step`: the whole step, for the engine: the verdict, the text to show, the
+  warnings and the trace's detail.
 - `support_line`: the short line shown under an answer in the chat ("checked: 犬 follows 桃太郎
   in [2]" / "not sure: the sentences name 猿 but not as the one who defeats 桃太郎").
 """
@@ -10,10 +12,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from storygraph.models import Citation, Support
+from storygraph.models import Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import CLOSEST_LEAD, UNKNOWN, says_unknown
+from storygraph.qa.support import SupportChecker
 
 NOT_SURE = {
     "ja": "確かな答えは見つかりませんでした（答えを根拠の文で確かめられませんでした）。",
@@ -85,3 +90,54 @@ def support_line(support: Support | None) -> str:
     if support.verdict == "declined":
         return "not answered: the sentences read do not say"
     return f"not checked: {support.reason}" if support.reason else "not checked"
+
+
+@dataclass(frozen=True)
+class SupportStep:
+    """What the support step gives the answer: its verdict, the text to show (the model's, or
+    the replacement), warnings for the trace and the step's detail."""
+
+    support: Support
+    text: str
+    warnings: tuple[str, ...] = ()
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def support_step(
+    checker: SupportChecker | None,
+    analysis: QuestionAnalysis,
+    method: str,
+    written: str,
+    citations: Sequence[Citation],
+    facts: Sequence[Fact],
+    read: int,
+) -> SupportStep:
+    """Check a model-written answer (`method` "llm…") and replace one that fails (not sure,
+    the graph's candidate marked as such; `support_reply`); the facts list and "nothing found"
+    are not checked, nor anything when there is no checker."""
+    if checker is None or not method.startswith("llm"):
+        why = "no support check" if checker is None else f"the answer is the {method} list"
+        support = Support("not checked", reason=why)
+        return SupportStep(support, written, (), {"verdict": "not checked", "reason": why})
+    support = checker.check(analysis, written, citations, facts, citations[:read])
+    warnings: list[str] = []
+    problem = getattr(checker, "problem", "")
+    if problem:
+        warnings.append(f"support check read the facts only: {problem}")
+    replaced = support_reply(support, analysis, citations, written)
+    if replaced is not None:
+        warnings.append(
+            f"the answer was not shown: support check ({support.check}) found "
+            f"{support.verdict}: {support.reason}"
+        )
+    detail = {
+        "verdict": support.verdict,
+        "check": support.check,
+        "reason": support.reason,
+        "source": support.source,
+        "named": list(support.named),
+        "candidate": support.candidate.to_json() if support.candidate else None,
+        "model_answer": written if replaced is not None else None,
+    }
+    text = replaced if replaced is not None else written
+    return SupportStep(support, text, tuple(warnings), detail)
