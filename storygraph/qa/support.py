@@ -43,6 +43,7 @@ from storygraph.qa.question_type import (
     detect_question_type,
 )
 from storygraph.qa.relation_words import (
+    RELATION_WORDS,
     mask_names,
     question_stems,
     related_stems,
@@ -318,7 +319,7 @@ class GraphSupportChecker:
         def fail(reason: str, check: str, named: Sequence[str] = ()) -> Support:
             # a failed answer to a question whose premise nothing in the story supports:
             # "the story does not say", not "not sure"
-            premise = self._premise(analysis, links, facts) if role else None
+            premise = self._premise(analysis, links, facts, shown) if role else None
             offered = tuple(c for c in candidates if not any(_same(c.name, n) for n in named))
             if premise is not None:
                 return Support("no premise", None, tuple(named), premise, "premise", offered)
@@ -384,7 +385,7 @@ class GraphSupportChecker:
     ) -> Support:
         if _asks_role(analysis):
             links = self._links(analysis, read, citations, facts)
-            premise = self._premise(analysis, links, facts)
+            premise = self._premise(analysis, links, facts, read)
             if premise is not None:
                 return Support("no premise", reason=premise, check="premise")
         return Support("declined", reason="the answer says the story's sentences do not say")
@@ -520,11 +521,18 @@ class GraphSupportChecker:
         return found[:MAX_CANDIDATES]
 
     def _premise(
-        self, analysis: QuestionAnalysis, links: Sequence[_Link], facts: Sequence[Fact]
+        self,
+        analysis: QuestionAnalysis,
+        links: Sequence[_Link],
+        facts: Sequence[Fact],
+        read: Sequence[Citation],
     ) -> str | None:
         """Why the question's premise is unsupported, or None: its verb (or a verb of the same
         field of meaning) has no relation around its participants in the asked direction, in
-        any fact retrieval found or any frame of the sources read."""
+        any fact retrieval found or any frame of the sources read; and no source read that
+        names a participant uses the question's verb without the parser reading a frame of it
+        there (then the parser may have missed it: not sure, but no claim that the story does
+        not say)."""
         if not analysis.stems or analysis.qtype.kind not in PREMISE_KINDS:
             return None
         wanted = [(e, s) for e, s in self._wanted(analysis) if s != "any"]
@@ -539,11 +547,34 @@ class GraphSupportChecker:
                     return None
                 if slot == "end" and _same(link.start, entity):
                     return None
+        if self._unread_verb(analysis, links, read):
+            return None
         entity, slot = wanted[0]
         verb = "/".join(sorted(analysis.stems)).lower()
         if slot == "start":
             return f"no fact or sentence has anyone {verb} {entity}"
         return f"no fact or sentence has {entity} {verb} anyone"
+
+    def _unread_verb(
+        self, analysis: QuestionAnalysis, links: Sequence[_Link], read: Sequence[Citation]
+    ) -> bool:
+        """Does a source read name a participant and use a word of the question's verb with no
+        frame of that verb read from it?"""
+        words = [w for stem in analysis.stems for w in RELATION_WORDS.get(stem, ())]
+        for c in read:
+            if not any(_names_participant(c.text, e) for e in analysis.entities):
+                continue
+            if not any(word_in(w, c.text.lower()) for w in words):
+                continue
+            framed = any(
+                link.source == c.number
+                and link.how == "frame"
+                and type_stems(link.relation) & analysis.stems
+                for link in links
+            )
+            if not framed:
+                return True
+        return False
 
     def _slot_words(self, analysis: QuestionAnalysis) -> str:
         """The asked slot in words: "the one who defeats 桃太郎"."""

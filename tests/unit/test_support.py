@@ -193,3 +193,16 @@ def test_the_verdict_is_in_the_answer_json_and_survives_the_saved_conversation()
     assert shown["candidate"]["name"] == "犬" and shown["candidate"]["source"] == 2
     assert answer_from_json(answer_to_json(answer)).support == support
     assert answer_from_json({"question": "q", "answer": "a", "mode": "m"}).support is None
+
+
+def test_the_story_does_not_say_is_not_claimed_where_a_source_uses_the_verb_unparsed() -> None:
+    """A source naming the participant with the question's verb, of which the parser read no
+    frame: the parser may have missed it, so the verdict is "not sure", not "no premise"."""
+    silent = GraphSupportChecker(lambda text: [], lambda text, language: [])
+    analysis = analyse("白を殺したのは誰？", [], LocalEntityFinder(), [], start_entities=["白"])
+    said = _sources("となりのじいさんは、白をくわでなぐり殺してしまいました。")
+    other = _sources("白はおじいさんにとてもなついていました。")
+    unsure = silent.check(analysis, "おじいさんです。[1]", said, [], said)
+    assert unsure.verdict == "not supported"
+    nothing = silent.check(analysis, "おじいさんです。[1]", other, [], other)
+    assert nothing.verdict == "no premise"
