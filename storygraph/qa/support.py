@@ -40,6 +40,7 @@ from storygraph.qa.question_type import (
     PERSON_KINDS,
     PERSON_TYPES,
     PLACE_TYPES,
+    THING_TYPES,
     detect_question_type,
 )
 from storygraph.qa.relation_words import (
@@ -281,7 +282,10 @@ class GraphSupportChecker:
             if node not in found and not any(_holds(other, node) for other in found):
                 found.append(node)
         if found:
-            return found
+            # a sentence answer names more than the asked thing (犬はきびだんごを…): the names
+            # of the asked kind are its answer, when there are any
+            fitting = [n for n in found if self._asked_kind(analysis, n)]
+            return fitting or found
         core = _core(answer)
         if analysis.language == "ja":
             return [core] if core and len(core) <= _SHORT_JA else []
@@ -303,7 +307,7 @@ class GraphSupportChecker:
         if not answer.strip():
             return Support("not checked", reason="no answer was written")
         analysis = _asked(analysis)
-        if says_unknown(answer):
+        if declines(answer):
             return self._declined(analysis, read or citations, citations, facts)
         cited = _cited(answer, citations)
         shown = list(read or citations)
@@ -437,6 +441,16 @@ class GraphSupportChecker:
             else:
                 slots.append((entity, "any"))
         return slots
+
+    def _asked_kind(self, analysis: QuestionAnalysis, name: str) -> bool:
+        """Is the node of the kind the question asks for, by its type (a person for who, a
+        place for where; any other question, or an untyped node: yes)?"""
+        kind = self.types.get(normalize_name(name), "")
+        if analysis.qtype.kind in PERSON_KINDS:
+            return kind not in PLACE_TYPES | THING_TYPES
+        if analysis.qtype.kind == "where":
+            return kind not in PERSON_TYPES | THING_TYPES
+        return True
 
     def _kind_fits(self, analysis: QuestionAnalysis, name: str) -> bool:
         """Is the named thing of a kind the question asks for, as far as its node type says?"""
@@ -588,6 +602,28 @@ class GraphSupportChecker:
             else:
                 parts.append(f"the one linked to {entity} by {verb}")
         return " or ".join(parts) or "the one asked for"
+
+
+REFUSALS = (
+    "分かりません",
+    "わかりません",
+    "知りません",
+    "書かれていません",
+    "not sure",
+    "do not know",
+    "don't know",
+    "does not say",
+    "do not say",
+    "doesn't say",
+)
+"""The model's own ways of declining, beside the prompt's fixed reply (`answer.UNKNOWN`)."""
+
+
+def declines(answer: str) -> bool:
+    """Does the answer decline (the fixed reply, or the model's own words for it)? Nothing
+    is named then, and nothing to check."""
+    folded = normalize_name(answer)
+    return says_unknown(answer) or any(r in folded for r in REFUSALS)
 
 
 def _asked(analysis: QuestionAnalysis) -> QuestionAnalysis:

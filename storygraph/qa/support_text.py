@@ -17,8 +17,8 @@ from typing import Any
 
 from storygraph.models import Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.answer import CLOSEST_LEAD, UNKNOWN, says_unknown
-from storygraph.qa.support import SupportChecker
+from storygraph.qa.answer import CLOSEST_LEAD, UNKNOWN
+from storygraph.qa.support import SupportChecker, declines
 
 NOT_SURE = {
     "ja": "確かな答えは見つかりませんでした（答えを根拠の文で確かめられませんでした）。",
@@ -52,7 +52,7 @@ def support_reply(
     is supported, it already declines, or it was not checked)."""
     language = "ja" if analysis.language == "ja" else "en"
     gap = "" if language == "ja" else " "
-    if says_unknown(written):
+    if declines(written):
         return None
     if support.verdict == "no premise":
         closest = _closest(citations, language)
