@@ -3,6 +3,7 @@ without a model: the answers are made, the check is the app's.
 
     python -m benchmarks.support_check eval/e2e/ja.jsonl [eval/e2e/ja_fresh.jsonl ...]
                                        [--per-story N] [--stories ../shared/stories] [--json OUT]
+                                       [--answers SAVED_RUN.json ...]
 
 For every question of an e2e set, the story is ingested through the app's path for the small
 embedded model (the parser reads it; the e2e ingest cache applies) and the engine builds the
@@ -19,6 +20,15 @@ else [1]):
 It prints, per set and question kind: right answers confirmed (an upper bound of the share
 answered as supported), distractors confirmed (each is a wrong answer that would be shown as
 supported) and, for unanswerable questions, the share of distractors found to have no premise.
+With `--answers` (saved `eval-e2e --json` runs, scored by the strict rule), the answers are a
+real model's instead: each saved answer is checked over the sources the model read (they do not
+depend on the model, so they are rebuilt without it), and the table gives the supported precision
+(strict-right among the answers the check confirms), the coverage (confirmed among the answerable
+questions), the unanswerable questions declined in the run and after the check (an unconfirmed
+answer is replaced by "not sure" / "does not say"), and the strict accuracy before and after
+(after: confirmed and right, or unanswerable and declined). No model call: the check's effect on
+a run that was made without it.
+
 The check's wrong confirmations are what the precision target is about; a real model's answers
 mix right and wrong ones in other proportions, so these are the check's rates, not the app's
 precision (that is `python -m storygraph eval-e2e`'s "supported precision").
@@ -66,9 +76,15 @@ def _overlaps(a: str, b: str) -> bool:
 
 
 def check_set(
-    settings: Settings, rows: Sequence[dict[str, Any]], stories: Path, cache: Path
+    settings: Settings,
+    rows: Sequence[dict[str, Any]],
+    stories: Path,
+    cache: Path,
+    saved: dict[str, dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One result row per made answer: question id, kind, whether it is the right one, verdict."""
+    """One result row per made answer: question id, kind, whether it is the right one, verdict.
+    With `saved` (a real run's rows by question id): one row per saved answer instead, its
+    verdict beside the run's strict score (`replay`)."""
     llm = FakeListChatModel(responses=["(never called)"])
     options = replace(QAOptions.from_settings(settings), compose_answer=False)
     by_story: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -103,6 +119,11 @@ def check_set(
                 made = [(accepted[0], True)] if accepted else []
                 made += [(d, False) for d in distractors]
                 checker = engine.support_checker(names)
+                if saved is not None:
+                    row = saved.get(str(case.get("id", "")))
+                    if row is not None:
+                        results.append(replay(checker, analysis, answer, read, case, row))
+                    continue
                 if accepted:
                     # what the graph offers when the answer names nothing of the story
                     blank = "？です。[1]" if language == "ja" else "Nobody. [1]"
@@ -136,6 +157,49 @@ def check_set(
     return results
 
 
+def replay(
+    checker: Any,
+    analysis: Any,
+    answer: Any,
+    read: Sequence[Citation],
+    case: dict[str, Any],
+    row: dict[str, Any],
+) -> dict[str, Any]:
+    """A real model's saved answer (an `eval-e2e --json` row, with the strict scorer's
+    verdict) checked over the same sources the model read (they do not depend on the model)."""
+    text = str(row.get("answer", ""))
+    support = checker.check(analysis, text, answer.citations, answer.facts, read)
+    return {
+        "id": case.get("id", ""),
+        "kind": case.get("type", ""),
+        "unanswerable": bool(case.get("unanswerable")),
+        "answer": text,
+        "strict_correct": bool(row.get("strict_correct")),
+        "declined": bool(row.get("declined")),
+        "verdict": support.verdict,
+        "reason": support.reason,
+    }
+
+
+def replay_table(name: str, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """A replayed run: what the check makes of the model's answers (see `main`)."""
+    answerable = [r for r in rows if not r["unanswerable"]]
+    unanswerable = [r for r in rows if r["unanswerable"]]
+    shown = [r for r in answerable if r["verdict"] == "supported"]
+    declined_after = [
+        r for r in unanswerable if r["declined"] or r["verdict"] in ("not supported", "no premise")
+    ]
+    before = sum(r["strict_correct"] for r in rows)
+    after = sum(r["strict_correct"] for r in shown) + len(declined_after)
+    return [
+        f"| {name} | {len(rows)} | {_share(sum(r['strict_correct'] for r in shown), len(shown))} "
+        f"| {_share(len(shown), len(answerable))} "
+        f"| {_share(sum(r['declined'] for r in unanswerable), len(unanswerable))} → "
+        f"{_share(len(declined_after), len(unanswerable))} "
+        f"| {_share(before, len(rows))} → {_share(after, len(rows))} |"
+    ]
+
+
 def _share(part: int, whole: int) -> str:
     return f"{part}/{whole} ({part / whole:.2f})" if whole else "–"
 
@@ -158,8 +222,7 @@ def table(name: str, results: Sequence[dict[str, Any]]) -> list[str]:
             sum(r["verdict"] == "no premise" for r in unanswerable), len(unanswerable)
         )
         lines.append(
-            f"| {name} | {kind} | {confirmed} | {slipped} | {no_premise} "
-            f"| {_offer(offers, kind)} |"
+            f"| {name} | {kind} | {confirmed} | {slipped} | {no_premise} | {_offer(offers, kind)} |"
         )
     return lines
 
@@ -179,7 +242,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-story", type=int, default=0, help="only the first N per story")
     parser.add_argument("--stories", type=Path, default=ROOT.parent / "shared" / "stories")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--answers",
+        type=Path,
+        action="append",
+        help="a saved `eval-e2e --json` run: check its answers instead of made ones",
+    )
     args = parser.parse_args(argv)
+    saved: dict[str, dict[str, Any]] | None = None
+    if args.answers:
+        saved = {}
+        for path in args.answers:
+            for row in json.loads(path.read_text(encoding="utf-8")).get("questions", []):
+                saved.setdefault(str(row.get("id")), row)
     settings = Settings()
     cache = Path(settings.data_dir) / "e2e"
     every: dict[str, list[dict[str, Any]]] = {}
@@ -188,6 +263,12 @@ def main(argv: list[str] | None = None) -> int:
         "| unanswerable: no premise | one candidate: right |",
         "|---|---|---|---|---|---|",
     ]
+    if saved is not None:
+        lines = [
+            "| set | questions | supported precision | coverage "
+            "| unanswerable declined: run → checked | strict: run → checked |",
+            "|---|---|---|---|---|---|",
+        ]
     for path in args.questions:
         rows = [row for _, row in read_jsonl(path)]
         if args.per_story:
@@ -199,8 +280,11 @@ def main(argv: list[str] | None = None) -> int:
                     kept.append(row)
             rows = kept
         print(f"{path.name}: {len(rows)} questions", file=sys.stderr)
-        every[path.name] = check_set(settings, rows, args.stories, cache)
-        lines += table(path.stem, every[path.name])
+        every[path.name] = check_set(settings, rows, args.stories, cache, saved)
+        if saved is not None:
+            lines += replay_table(path.stem, every[path.name])
+        else:
+            lines += table(path.stem, every[path.name])
     print("\n".join(lines))
     if args.json:
         args.json.write_text(json.dumps(every, ensure_ascii=False, indent=1), encoding="utf-8")
