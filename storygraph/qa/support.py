@@ -6,23 +6,35 @@ graph holds the structure that can check it: the parser's frames of each cited s
 the subject and who the object of which verb) and the typed facts with their sentences. A
 `SupportChecker` reads the answer against them and returns a `Support`:
 
-1. what the answer names: the graph's entities found in it (by the same entity finder as the
-   question's, so an English answer about a Japanese story finds 猿 from "the monkey"), less those
-   the question itself names; with none, the answer's own words (「三にんの家」);
-2. the name check: each named thing appears in a source the answer cites (all the sources the
-   model read when it cites none), and that source also names the question's participants;
-3. for a role question (who did / to whom / with whom / where), the role check: a frame of that
-   source, or a fact with that sentence (or a kept fact), whose relation the question's verb
-   names (its stems widened to their field of meaning, storygraph.qa.relation_words) has the
-   named thing in the asked slot and a participant of the question in the other;
-4. the premise check: a role question whose verb no fact around its entities and no frame of
-   the sources has in the asked direction (no one is the subject of a 倒す with 桃太郎 as its
-   object) is "no premise": the story does not say.
+0. an answer that declines (the fixed reply, or the model's own 「わかりません」 / "not sure") is
+   "declined", and nothing is checked; an empty one is "not checked";
+1. what the answer names: the graph's entities found in it by the question's own entity finder
+   (embeddings only when the answer's language is not the graph's: "the dog" finds 犬), less
+   those the question names, and of those the ones of the asked kind by node type (a person
+   for who, a place for where) when there are any; with none, a short answer's own words
+   (「三にんの家」);
+2. the name check: each named thing is in a source the answer cites, else in another the model
+   read (the verdict names the one that holds it), and that source names a participant of the
+   question, itself or through a frame or fact it tells (all participants for a question that
+   asks for no slot, and one of the question's words beside them);
+3. for a role question (who / whom / with whom / where / what, about a participant), the role
+   check: a frame of a source read, or a fact with a source's sentence (or a kept fact), has the
+   named thing in the asked slot and the participant in the other, and says the question's
+   verb: its relation's stems meet the question's (widened to their field of meaning,
+   storygraph.qa.relation_words), or, for a verb the table lacks, its own predicate is the
+   question's word; partners also by coordination (おじいさんとおばあさんが…); node types keep a
+   place out of a person's slot and a person out of a where's;
+4. the premise, asked only of an answer that failed (who did / to whom / what, a verb the table
+   knows, a definite direction): when no fact around the participant and no frame of the
+   sources has the verb in the asked direction (no one is the subject of a 倒す with 桃太郎 as
+   its object), and no source read uses the verb where the parser read no frame of it, the
+   verdict is "no premise": the story does not say.
 
-When the check fails, `candidates` holds what the frames and facts do put in the asked slot,
-each with its sentence: the engine offers the first, marked as the graph's candidate, instead of
-the model's sentence. The parser is reached through an injected `FrameReader` (built in the
-composition root, storygraph.services): qa never imports storygraph.ingest.
+A failed check's `candidates` hold what the frames and facts do put in the asked slot (the
+question's own verb first), each with its sentence: the answer offers the first, marked as the
+graph's candidate (storygraph.qa.support_text). The parser is reached through an injected
+`FrameReader` built in the composition root (storygraph.services): this module imports nothing
+from storygraph.ingest.
 """
 
 from __future__ import annotations
