@@ -30,6 +30,10 @@ the subject and who the object of which verb) and the typed facts with their sen
    its object), and no source read uses the verb where the parser read no frame of it, the
    verdict is "no premise": the story does not say.
 
+Before 1-3, a long answer that quotes a source read (`QUOTE_SHARE` of it word for word) naming
+a participant and sharing a word of the question is supported by that source ("quote"): the
+small model often answers with the story's own sentence, which has no slot of its own to misread.
+
 A failed check's `candidates` hold what the frames and facts do put in the asked slot (the
 question's own verb first), each with its sentence: the answer offers the first, marked as the
 graph's candidate (storygraph.qa.support_text). The parser is reached through an injected
@@ -341,6 +345,16 @@ class GraphSupportChecker:
                 return Support("no premise", None, tuple(named), premise, "premise", offered)
             return Support("not supported", None, tuple(named), reason, check, offered)
 
+        quoted = _quoted(analysis, answer, sources, links)
+        if quoted is not None:
+            # the answer is the story's own sentence (most of it word for word), about the
+            # question's participant and on its topic: no slot of the model's to misread
+            return Support(
+                "supported",
+                source=quoted.number,
+                reason=f"the answer quotes [{quoted.number}]",
+                check="quote",
+            )
         named = self._named(analysis, answer)
         if not named:
             if analysis.qtype.kind in PERSON_KINDS | {"where"} and analysis.stems:
@@ -723,6 +737,49 @@ def _verb_words(relation: str) -> str:
 def _language_of(text: str, fallback: str) -> str:
     got = detect_language(text)
     return got if got in ("ja", "en") else fallback
+
+
+QUOTE_SHARE = 0.8
+"""Share of an answer's character pairs (English: content words) one source must hold for the
+answer to count as a quote of it."""
+
+
+def _quoted(
+    analysis: QuestionAnalysis,
+    answer: str,
+    sources: Sequence[Citation],
+    links: Sequence[_Link],
+) -> Citation | None:
+    """The source a long answer quotes (`QUOTE_SHARE` of it word for word), when that source
+    names a participant of the question and shares a word of it; None for a short answer (a
+    name: the role check reads it) and for anything else."""
+    core = _core(answer)
+    if analysis.language == "ja":
+        if len(core) <= _SHORT_JA:
+            return None
+        mine = _pairs(core)
+    else:
+        mine = english_words(core)
+        if len(core.split()) <= _SHORT_EN:
+            return None
+    if not mine:
+        return None
+    for c in sources:
+        held = set(_pairs(c.text)) if analysis.language == "ja" else set(english_words(c.text))
+        share = sum(x in held for x in mine) / len(mine)
+        if (
+            share >= QUOTE_SHARE
+            and _beside(c, analysis.entities, True, links)
+            and _on_topic(c.text, analysis)
+        ):
+            return c
+    return None
+
+
+def _pairs(text: str) -> list[str]:
+    """Character pairs of a Japanese text, punctuation and spaces left out."""
+    flat = re.sub(r"[\s、。，．・「」『』（）()！？!?\[\]0-9]+", "", normalize_name(text))
+    return [flat[i : i + 2] for i in range(len(flat) - 1)]
 
 
 def _content(text: str, language: str) -> list[str]:

@@ -206,3 +206,23 @@ def test_the_story_does_not_say_is_not_claimed_where_a_source_uses_the_verb_unpa
     assert unsure.verdict == "not supported"
     nothing = silent.check(analysis, "おじいさんです。[1]", other, [], other)
     assert nothing.verdict == "no premise"
+
+
+def test_a_long_answer_quoting_a_source_about_the_participant_is_supported_by_it() -> None:
+    raised = "おじいさんとおばあさんは、それはそれはだいじにして桃太郎を育てました。"
+    _, support = _check(
+        "桃太郎を育てたのは誰？",
+        ["桃太郎"],
+        "おじいさんとおばあさんは、桃太郎を育てました。[2]",
+        _sources(FOLLOW, raised),
+    )
+    assert support.verdict == "supported" and support.check == "quote"
+    assert support.source == 2
+    # the same words about someone the question does not name: no quote of a source about it
+    _, other = _check(
+        "猿を育てたのは誰？",
+        ["猿"],
+        "おじいさんとおばあさんは、桃太郎を育てました。[1]",
+        _sources(raised),
+    )
+    assert other.check != "quote"
