@@ -346,6 +346,11 @@ class GraphSupportChecker:
             return Support("not supported", None, tuple(named), reason, check, offered)
 
         quoted = _quoted(analysis, answer, sources, links)
+        if quoted is not None and analysis.qtype.kind in PERSON_KINDS | {"where"}:
+            # a who / where answer names the one asked for, even in a quote
+            asked = [n for n in self._named(analysis, answer) if self._asked_kind(analysis, n)]
+            if not any(n in self.types for n in map(normalize_name, asked)):
+                quoted = None
         if quoted is not None:
             # the answer is the story's own sentence (most of it word for word), about the
             # question's participant and on its topic: no slot of the model's to misread
