@@ -346,11 +346,8 @@ class GraphSupportChecker:
             return Support("not supported", None, tuple(named), reason, check, offered)
 
         quoted = _quoted(analysis, answer, sources, links)
-        if quoted is not None and analysis.qtype.kind in PERSON_KINDS | {"where"}:
-            # a who / where answer names the one asked for, even in a quote
-            asked = [n for n in self._named(analysis, answer) if self._asked_kind(analysis, n)]
-            if not any(n in self.types for n in map(normalize_name, asked)):
-                quoted = None
+        if quoted is not None and not self._names_asked_kind(analysis, answer):
+            quoted = None
         if quoted is not None:
             # the answer is the story's own sentence (most of it word for word), about the
             # question's participant and on its topic: no slot of the model's to misread
@@ -472,6 +469,13 @@ class GraphSupportChecker:
             else:
                 slots.append((entity, "any"))
         return slots
+
+    def _names_asked_kind(self, analysis: QuestionAnalysis, answer: str) -> bool:
+        """Does a who / where answer name someone (somewhere) of the story of the asked kind?
+        Other questions: yes."""
+        if analysis.qtype.kind not in PERSON_KINDS | {"where"}:
+            return True
+        return any(self._asked_kind(analysis, n) for n in self._named(analysis, answer))
 
     def _asked_kind(self, analysis: QuestionAnalysis, name: str) -> bool:
         """Is the node of the kind the question asks for, by its type (a person for who, a

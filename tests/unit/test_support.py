@@ -14,6 +14,7 @@ from storygraph.qa.analysis import analyse
 from storygraph.qa.entities import LocalEntityFinder
 from storygraph.qa.support import Frame, GraphSupportChecker
 from storygraph.qa.support_text import support_line, support_reply
+from storygraph.text.normalize import normalize_name
 
 MOMOTARO_NAMES = ["桃太郎", "犬", "猿", "きじ", "鬼", "鬼の大将", "おじいさん", "おばあさん"]
 BOW = "桃太郎がふり返ると、猿はていねいに、おじぎをして、たずねました。"
@@ -27,7 +28,7 @@ def _frames(text: str, language: str) -> Sequence[Frame]:
 
 
 def _names(graph: list[str]) -> GraphSupportChecker:
-    rows = [{"id": n, "name": n, "type": "Character"} for n in graph]
+    rows = [{"id": n, "norm": normalize_name(n), "type": "Character"} for n in graph]
     finder = LocalEntityFinder()
 
     def named(text: str) -> list[tuple[str, str]]:
