@@ -78,14 +78,15 @@ def test_harness_ingests_asks_scores_and_reuses_its_cache(
     assert by_id["ja-companions"]["strict_correct"] == (
         by_id["ja-companions"]["strict_rule"].split(":")[0] in ("equals", "word", "reading")
     )
-    # An unanswerable question is right only when the app declines; the scripted model
-    # answers with a name, so it is wrong by both rules.
+    # An unanswerable question is right only when the app declines. The scripted model
+    # answers with a name; the support check (docs/ISSUES.md §41) finds no fact or sentence in
+    # which anyone defeats 桃太郎, so the app says the story does not say: right by both rules.
     unanswerable = by_id["ja-unanswerable"]
-    assert unanswerable["unanswerable"] and not unanswerable["declined"], unanswerable["answer"]
-    assert unanswerable["strict_rule"] == "answered:unanswerable"
-    assert not unanswerable["strict_correct"] and not unanswerable["correct"]
-    # no support check in this engine yet: the field is there, unknown
-    assert all(q["supported"] is None for q in first["questions"])
+    assert unanswerable["unanswerable"] and unanswerable["declined"], unanswerable["answer"]
+    assert unanswerable["strict_rule"] == "declined"
+    assert unanswerable["strict_correct"] and unanswerable["correct"]
+    # every answer carries the check's yes / no verdict
+    assert all(isinstance(q["supported"], bool) for q in first["questions"])
     # The scripted answer names 桃太郎 too, so the `wrong` string fires.
     assert not by_id["ja-companions-wrong"]["correct"]
     assert by_id["ja-companions-wrong"]["rule"] == "wrong:桃太郎"
@@ -102,10 +103,14 @@ def test_harness_ingests_asks_scores_and_reuses_its_cache(
     ]
     assert all(i["relations"] > 0 and i["status"] == "added" for i in first["ingests"])
     overall = first["overall"]["onehop+qtype+reltype+rerank"]
-    assert overall["questions"] == 4 and overall["correct"] == 2
+    assert overall["questions"] == 4 and overall["correct"] == 3
     assert overall["llm_calls_per_question"] == 3.0
-    assert overall["unanswerable"] == 1 and overall["unanswerable_declined"] == 0.0
-    assert overall["supported_precision"] is None and overall["coverage"] is None
+    assert overall["unanswerable"] == 1 and overall["unanswerable_declined"] == 1.0
+    shown = [q for q in first["questions"] if q["supported"] and not q["unanswerable"]]
+    assert overall["coverage"] == round(len(shown) / 4, 4)
+    if shown:
+        right = sum(q["strict_correct"] for q in shown)
+        assert overall["supported_precision"] == round(right / len(shown), 4)
     assert overall["strict_correct"] == sum(q["strict_correct"] for q in first["questions"])
     extract_calls = model.calls.count("extract")
     assert extract_calls > 0
