@@ -52,7 +52,7 @@ from functools import lru_cache
 
 from storygraph.models import Citation
 from storygraph.qa.analysis import english_words
-from storygraph.qa.answer import UNKNOWN, says_unknown, sentence_line
+from storygraph.qa.answer import REFUSALS, UNKNOWN, says_unknown, sentence_line
 from storygraph.qa.engine import CLOSEST_LEAD
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import (
@@ -219,22 +219,7 @@ def _closing_leads() -> tuple[str, ...]:
 
 CLOSING_LEADS = _closing_leads()
 _CLOSING_COPULA = re.compile(r"(?:です|でした|でしょう|である|だった|だ|[。.!！\s])+$")
-_DECLINE_MARKERS = (
-    *(u.rstrip("。.").lower() for u in UNKNOWN.values()),
-    "分かりません",
-    "わかりません",
-    "見つかりません",
-    "知りません",
-    "書かれていません",
-    "could not find",
-    "found nothing",
-    "not sure",
-    "do not know",
-    "don't know",
-    "does not say",
-    "do not say",
-    "doesn't say",
-)
+_DECLINE_MARKERS = (*(u.rstrip("。.").lower() for u in UNKNOWN.values()), *REFUSALS)
 """The refusal forms: the app's own (`qa.answer.UNKNOWN`, the "nothing found" lines of
 `qa.engine` and `qa.answer.facts_answer`) and the model's usual "not sure" wordings."""
 

@@ -63,6 +63,24 @@ SMALL_MAX_TOKENS = 120
 WARM_MAX_TOKENS = 1
 """A read-ahead of the fixed prefix (`ModelAnswerer.warm`) writes no answer: one token."""
 UNKNOWN = {"ja": "この話の文からは分かりません。", "en": "The story's sentences do not say."}
+REFUSALS = (
+    "分かりません",
+    "わかりません",
+    "見つかりません",
+    "知りません",
+    "書かれていません",
+    "could not find",
+    "found nothing",
+    "not sure",
+    "do not know",
+    "don't know",
+    "does not say",
+    "do not say",
+    "doesn't say",
+)
+"""Ways an answer declines beside the fixed reply (`UNKNOWN`): the model's own wordings and the
+app's "nothing found" / "not sure" lines (lower case; the support check and the strict scorer
+read the same list)."""
 CLOSEST_LEAD = {"ja": "いちばん近い文：", "en": "The closest sentence is: "}
 """Leads the closest sentence shown when there is no answer to give."""
 LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}

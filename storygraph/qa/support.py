@@ -51,7 +51,7 @@ from typing import Any, Protocol
 from storygraph.errors import ModelError
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis, english_words
-from storygraph.qa.answer import MAX_SOURCE_CHARS, says_unknown
+from storygraph.qa.answer import MAX_SOURCE_CHARS, REFUSALS, says_unknown
 from storygraph.qa.question_type import (
     PERSON_KINDS,
     PERSON_TYPES,
@@ -637,21 +637,6 @@ class GraphSupportChecker:
             else:
                 parts.append(f"the one linked to {entity} by {verb}")
         return " or ".join(parts) or "the one asked for"
-
-
-REFUSALS = (
-    "分かりません",
-    "わかりません",
-    "知りません",
-    "書かれていません",
-    "not sure",
-    "do not know",
-    "don't know",
-    "does not say",
-    "do not say",
-    "doesn't say",
-)
-"""The model's own ways of declining, beside the prompt's fixed reply (`answer.UNKNOWN`)."""
 
 
 def declines(answer: str) -> bool:
