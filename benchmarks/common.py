@@ -127,6 +127,7 @@ class TimingRunner:
         self.inner = inner
         self.engine = inner.engine
         self.schema = inner.schema
+        self.schema_drops = inner.schema_drops
         self.seconds: dict[str, float] = {}
         self.calls: dict[str, int] = {}
 

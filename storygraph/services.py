@@ -31,6 +31,7 @@ from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
 from storygraph.qa.engine import QAEngine, QAOptions, build_engine
 from storygraph.settings import Settings
 from storygraph.store import GraphStore
+from storygraph.store.entity_keys import split_legacy_entities
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,7 @@ def open_store(settings: Settings) -> GraphStore:
         runner = FalkorDBRunner(EmbeddedFalkorDB(Path(settings.data_dir)), settings.graph_name)
     store = GraphStore(runner, lock_dir=Path(settings.data_dir))
     store.ensure_schema()
+    split_legacy_entities(store)  # once: a store of the old shape gets per-story entities
     cleaned = store.cleanup_pending()
     if cleaned:
         log.warning(
