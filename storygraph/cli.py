@@ -160,8 +160,11 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         settings = settings.model_copy(update={"no_llm": True})
     services = _services(settings)
     try:
+        from storygraph.qa.scope import story_ids
+
+        stories = story_ids(args.story or [], services.store.list_documents())
         options = QAOptions.from_settings(
-            settings, mode=args.mode, top_k=args.top_k, min_score=args.min_score
+            settings, mode=args.mode, top_k=args.top_k, min_score=args.min_score, stories=stories
         )
         streamed: list[str] = []
 
@@ -276,16 +279,24 @@ def cmd_entity(args: argparse.Namespace, settings: Settings) -> int:
     services = _page_services(settings)
     try:
         pages = EntityPages(services.store, services.llm(), services.info)
-        page = pages.page(args.name)
-        if page is None:
+        found = pages.pages(args.name)
+        if not found:
             print(f"no entity called {args.name!r}", file=sys.stderr)
             return 1
         if args.json:
-            data = page.to_json()
             key = "statements" if args.every else "timeline"
-            _print_json({"id": page.id, key: data[key]} if args.timeline else data)
+            shown = [
+                {"id": p.id, "key": p.key, "document": p.document, key: p.to_json()[key]}
+                if args.timeline
+                else p.to_json()
+                for p in found
+            ]
+            _print_json(shown[0] if len(shown) == 1 else {"id": found[0].id, "entities": shown})
         else:
-            _print_page(page, args.timeline, args.every)
+            for page in found:
+                if len(found) > 1:
+                    print(f"== {page.id} in {page.document or '(no story)'} ({page.key}) ==")
+                _print_page(page, args.timeline, args.every)
         return 0
     finally:
         services.close()
@@ -432,6 +443,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-llm", action="store_true", help="dictionary entities, lexical scores")
     p.add_argument("--top-k", type=int)
     p.add_argument("--min-score", type=float)
+    p.add_argument(
+        "--story",
+        action="append",
+        metavar="NAME",
+        help="answer only from this story (file name, name without extension or document id; "
+        "repeatable; default: every story, narrowed by the names the question uses)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ask)
 
@@ -443,7 +461,11 @@ def build_parser() -> argparse.ArgumentParser:
     ge.add_argument("file", help="output path, or - for stdout")
     p.set_defaults(func=cmd_graph)
 
-    p = sub.add_parser("entity", help="an entity's page: summary, relations, history, timeline")
+    p = sub.add_parser(
+        "entity",
+        help="an entity's page: summary, relations, history, timeline; a name several stories "
+        'use gives a page per story (--json: {"id", "entities": [...]}); NAME@STORY picks one',
+    )
     p.add_argument("name")
     p.add_argument("--json", action="store_true")
     p.add_argument("--timeline", action="store_true", help="only its relations in story order")

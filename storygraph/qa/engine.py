@@ -77,6 +77,8 @@ class QAOptions:
     by default: measured worse than its written answers, docs/ISSUES.md §18.4)."""
     compose_answer: bool = True
     """False: skip the model's answer (the eval measures retrieval); the facts answer is given."""
+    stories: tuple[str, ...] = ()
+    """The document ids a question may be answered from (empty: every story; qa/scope.py)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -215,6 +217,7 @@ class QAEngine:
             callbacks,
             relation_types=types,
             start_entities=start_entities,
+            stories=options.stories,
         )
         answer.entities = list(analysis.entities)
         answer.warnings.extend(analysis.warnings)
@@ -225,6 +228,8 @@ class QAEngine:
             found=analysis.ids,
             how={e.node_id: e.source for e in analysis.entities},
             graph_names=len(names),
+            stories=list(analysis.scope.documents),
+            scope=analysis.scope.note,
             relation_type_pick=list(analysis.relation_pick)
             if analysis.relation_pick is not None
             else None,

@@ -158,7 +158,8 @@ def retrieve(
     callbacks = callbacks if callbacks is not None else []
     ids = analysis.ids
     queries = [(f"{spec.base} retrieval", RETRIEVAL_QUERIES[spec.base])]
-    facts = store.retrieve(spec.base, ids)
+    keys = analysis.scope.keys
+    facts = store.retrieve(spec.base, ids, keys)
     found = Retrieval(facts, "", mode=spec.name, rerank=spec.rerank)
 
     if spec.reltype:
@@ -182,7 +183,7 @@ def retrieve(
             if expansion:
                 queries.append((f"co-members via {', '.join(expansion)}", q.RETRIEVE_CO_MEMBERS))
                 seen = {f.key for f in facts}
-                for fact in store.co_members(ids, expansion):
+                for fact in store.co_members(ids, expansion, keys):
                     if fact.key not in seen:
                         seen.add(fact.key)
                         facts.append(fact)
