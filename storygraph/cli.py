@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from storygraph.errors import StoryGraphError
+from storygraph.errors import InputError, StoryGraphError
 from storygraph.ingest.jobs import Job, job_rate_text
 from storygraph.ingest.pipeline import Progress
 from storygraph.models import IngestReport
@@ -273,9 +273,34 @@ def _print_page(page: Any, timeline_only: bool, every: bool = False) -> None:
         print(f"  not placed in a story: {', '.join(page.unplaced)}")
 
 
+def cmd_entity_identity(args: argparse.Namespace, settings: Settings) -> int:
+    """`entity merge A@STORY B@STORY` / `entity unmerge …`: say two stories' entities are one
+    (or undo it); storygraph.library.identity."""
+    from storygraph.library import identity
+
+    if len(args.others) != 2:
+        raise InputError(f"entity {args.name} takes two entities: NAME@STORY NAME@STORY")
+    services = _services(settings.model_copy(update={"no_llm": True}))
+    try:
+        act = identity.merge if args.name == "merge" else identity.unmerge
+        change = act(services.store, args.others[0], args.others[1])
+        state = "" if change.changed else " (nothing to change)"
+        if args.json:
+            _print_json({"kind": change.kind, "keys": list(change.keys), "changed": change.changed})
+        else:
+            print(f"{change.kind}: {change.keys[0]} = {change.keys[1]}{state}")
+        return 0
+    finally:
+        services.close()
+
+
 def cmd_entity(args: argparse.Namespace, settings: Settings) -> int:
     from storygraph.library.entity_pages import EntityPages
 
+    if args.name in ("merge", "unmerge") and args.others:
+        return cmd_entity_identity(args, settings)
+    if args.others:
+        raise InputError(f"entity takes one name, got {[args.name, *args.others]}")
     services = _page_services(settings)
     try:
         pages = EntityPages(services.store, services.llm(), services.info)
@@ -464,9 +489,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "entity",
         help="an entity's page: summary, relations, history, timeline; a name several stories "
-        'use gives a page per story (--json: {"id", "entities": [...]}); NAME@STORY picks one',
+        'use gives a page per story (--json: {"id", "entities": [...]}); NAME@STORY picks one. '
+        "`entity merge A@STORY B@STORY` says two stories' entities are one (undo: unmerge)",
     )
     p.add_argument("name")
+    p.add_argument("others", nargs="*", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true")
     p.add_argument("--timeline", action="store_true", help="only its relations in story order")
     p.add_argument(

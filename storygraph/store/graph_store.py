@@ -507,6 +507,18 @@ class GraphStore:
         rows = self.runner.run(q.ENTITY_TYPES_OF, {"ids": list(ids), "keys": list(keys)})
         return {row["id"]: row["type"] or "" for row in rows}
 
+    def set_same_as(self, a: str, b: str, *, same: bool, history: dict[str, str], at: str) -> None:
+        """Link (`same`) or unlink two entities by key, appending `history` (key → stored entry)
+        and marking both summaries stale (storygraph.library.identity)."""
+        statements: list[Statement] = [
+            (q.ENTITY_LINK if same else q.ENTITY_UNLINK, {"a": a, "b": b, "now": at})
+        ]
+        for key, entry in history.items():
+            statements.append((q.ENTITY_HISTORY_APPEND, {"key": key, "entry": entry}))
+        statements.append((q.ENTITIES_MARK_STALE, {"keys": [a, b]}))
+        with self.writing():
+            self._write(statements)
+
     def entity_types_by_key(self, keys: Sequence[str]) -> dict[str, str]:
         rows = self.runner.run(q.ENTITY_VOTES, {"keys": list(keys)}) if keys else []
         return {row["key"]: row["type"] or "" for row in rows}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from storygraph.cli import main
+from storygraph.errors import StoryGraphError
 from storygraph.qa.engine import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
@@ -38,7 +39,7 @@ def library(tmp_path: Path) -> Iterator[tuple[Services, str, str]]:
     services.close()
 
 
-def _documents(answer) -> set[str]:  # noqa: ANN001 - storygraph.models.Answer
+def _documents(answer) -> set[str]:
     return {c.document_name for c in answer.citations if c.document_name}
 
 
@@ -87,3 +88,32 @@ def test_the_cli_story_option_names_unknown_stories(
 ) -> None:
     assert main(["ask", "Who?", "--no-llm", "--story", "no-such-story"]) != 0
     assert "no story called 'no-such-story'" in capsys.readouterr().err
+
+
+def test_merging_two_stories_entities_is_recorded_and_undoable(
+    library: tuple[Services, str, str],
+) -> None:
+    from storygraph.library import identity
+    from storygraph.library.entity_pages import EntityPages
+
+    services, peach, lump = library
+    name = next(r["id"] for r in services.store.entity_names() if r["norm"] == "old man")
+    pages = EntityPages(services.store)
+    with pytest.raises(StoryGraphError, match="2 stories"):
+        identity.merge(services.store, name, f"{name}@lump.txt")
+    change = identity.merge(services.store, f"{name}@peach.txt", f"{name}@lump.txt")
+    assert change.changed and change.keys == (f"{peach}:{name}", f"{lump}:{name}")
+    assert not identity.merge(services.store, f"{name}@peach.txt", f"{name}@lump.txt").changed
+    page = pages.page(f"{name}@peach.txt")
+    assert page is not None and page.twins == [f"{lump}:{name}"]
+    assert page.history[-1].kind == "merged" and "lump.txt" in page.history[-1].changes[0]
+    # a question scoped to peach's Momotaro now starts at lump's old man too: that is the act
+    answer = services.qa().ask("What did Momotaro's old man have?", QAOptions(no_llm=True))
+    assert any(f.type == "HAS" for f in answer.facts)
+    # undone: the link goes, both keep their own relations, the history says so
+    assert identity.unmerge(services.store, f"{name}@lump.txt", f"{name}@peach.txt").changed
+    page = pages.page(f"{name}@peach.txt")
+    assert page is not None and page.twins == [] and page.history[-1].kind == "unmerged"
+    assert {r.type for r in page.relations} == {"GOES_TO", "FINDS"}
+    answer = services.qa().ask("What did Momotaro's old man have?", QAOptions(no_llm=True))
+    assert all(f.type != "HAS" for f in answer.facts)
