@@ -45,6 +45,7 @@ HISTORY_STAMP_KEY = "chat_history_stamp"
 PLACEHOLDER = "Ask about your stories, e.g. 桃太郎の仲間は誰？"
 MODE_KEY = "chat_mode"
 TOP_K_KEY = "chat_top_k"
+STORIES_KEY = "chat_stories"
 MIN_SCORE_KEY = "chat_min_score"
 CHAT_TAB = "Chat"
 EMPTY_QUESTION = "Type a question first: the message was empty."
@@ -144,7 +145,7 @@ def ask(
 ) -> ChatTurn:
     """Answer a question; any failure becomes an error turn, never an exception. `on_token`
     sees the answer's pieces as the model writes them."""
-    turn = ChatTurn(question)
+    turn = ChatTurn(question, stories=list(options.stories))
     try:
         turn.answer = services.qa().ask(question, options, on_token=on_token)
     except StoryGraphError as exc:
@@ -185,8 +186,35 @@ def _controls(services: Services) -> QAOptions:
         help="Relations scored below this (0-10) are dropped.",
     )
     return QAOptions.from_settings(
-        services.settings, mode=str(mode), top_k=int(top_k), min_score=float(min_score)
+        services.settings,
+        mode=str(mode),
+        top_k=int(top_k),
+        min_score=float(min_score),
+        stories=_story_picker(services),
     )
+
+
+def _story_picker(services: Services) -> tuple[str, ...]:
+    """The stories a question may be answered from (none picked: every story, narrowed by the
+    question's names). Kept with the conversation: a fresh session starts from the last turn's."""
+    documents = {d.id: d.name for d in services.store.list_documents() if d.status == "ready"}
+    if len(documents) < 2:
+        return ()
+    if STORIES_KEY not in st.session_state:
+        turns = history(services)
+        st.session_state[STORIES_KEY] = turns[-1].stories if turns else []
+    # a story deleted meanwhile leaves the choice (the widget accepts only existing options)
+    st.session_state[STORIES_KEY] = [d for d in st.session_state[STORIES_KEY] if d in documents]
+    chosen = st.multiselect(
+        "Stories",
+        list(documents),
+        format_func=lambda d: documents.get(d, d),
+        key=STORIES_KEY,
+        placeholder="All stories",
+        help="Answer only from these stories. Empty: every story; a name only one story has "
+        "(桃太郎) keeps the question to that story.",
+    )
+    return tuple(d for d in chosen if d in documents)
 
 
 def _source(c: Citation) -> None:

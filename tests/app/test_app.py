@@ -513,3 +513,22 @@ def test_the_chat_streams_the_answer_as_the_model_writes_it(services: Services) 
     at = _ask(_app(services), "桃太郎の仲間は誰？")
     assert [m.name for m in at.chat_message][-2:] == ["user", "assistant"]
     assert turn.answer.answer.split("[")[0].strip() in _texts(at)
+
+
+def test_the_story_picker_scopes_answers_and_is_kept_with_the_conversation(
+    services: Services, shared_dir: Path
+) -> None:
+    ingest = services.ingestor()
+    momo = ingest.ingest_bytes("momotaro.txt", SAMPLE.read_bytes()).document_id
+    hana = (shared_dir / "stories" / "ja" / "hanasaka_jijii_kusuyama.txt").read_bytes()
+    ingest.ingest_bytes("hanasaka.txt", hana)
+    at = _open_tab(_app(services), "Chat")
+    picker = at.multiselect(key="chat_stories")
+    assert picker.value == [] and set(picker.options) == {"momotaro.txt", "hanasaka.txt"}
+    picker.set_value([momo]).run()
+    _ask(at, "おじいさんは何をしましたか？")
+    turn = _last_turn(at)
+    assert turn.stories == [momo] and turn.answer is not None and turn.answer.citations
+    assert {c.document_name for c in turn.answer.citations} == {"momotaro.txt"}
+    again = _open_tab(_app(services), "Chat")  # a new session starts from the last turn's choice
+    assert again.multiselect(key="chat_stories").value == [momo]
