@@ -146,7 +146,7 @@ ENTITIES_DELETE_ONLY_SUPPORTED_BY = """
 MATCH (e:__Entity__)
 WHERE size(coalesce(e.chunk_ids, [])) > 0 AND all(x IN e.chunk_ids WHERE x STARTS WITH $prefix)
 OPTIONAL MATCH (e)-[x]-(:__Entity__)
-WHERE type(x) <> 'SAME_AS'
+WHERE NOT type(x) IN $structural
 WITH e, count(x) AS remaining
 WHERE remaining = 0
 DETACH DELETE e
@@ -546,14 +546,11 @@ SET e.history = coalesce(e.history, []) + [$entry]
 
 # --- the split of a store of the old shape (storygraph.store.entity_keys) ----------------------
 
-STORE_META_GET = """
-MATCH (m:StoreMeta {id: $id})
-RETURN m.value AS value
-"""
-
-STORE_META_SET = """
-MERGE (m:StoreMeta {id: $id})
-SET m.value = $value, m.updated_at = $now
+LEGACY_ENTITY_ANY = """
+MATCH (e:__Entity__)
+WHERE e.key IS NULL
+RETURN e.id AS id
+LIMIT 1
 """
 
 LEGACY_ENTITIES = """

@@ -16,17 +16,16 @@ the old code opens through `split_legacy_entities` (called by `services.open_sto
 
 Nothing is dropped: every relation's chunk ids land on exactly one of its parts, so the count of
 (relation, chunk) citations is the same before and after (tests/integration/test_entity_keys.py).
-The run is recorded in a `(:StoreMeta {id: 'entity_keys'})` node and logged; a store that has
-the mark is not scanned again.
+It runs when the store has an entity without a key (one indexed-less look, `LIMIT 1`, per
+open: no marker node, so the graph holds nothing but documents, chunks and entities), and what
+it did is logged as a warning.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from storygraph import cypher as q
@@ -36,10 +35,6 @@ from storygraph.store.runner import Row, Statement
 from storygraph.text.sanitize import sanitize_label
 
 log = logging.getLogger(__name__)
-
-META_ID = "entity_keys"
-VERSION = 1
-
 
 @dataclass
 class SplitReport:
@@ -80,18 +75,14 @@ def _pick(values: Sequence[Any] | None, indexes: Sequence[int]) -> list[Any]:
 def split_legacy_entities(store: GraphStore) -> SplitReport:
     """Split the entities of an old-shape store per story (see the module docstring); once."""
     runner = store.runner
-    if runner.run(q.STORE_META_GET, {"id": META_ID}):
+    if not runner.run(q.LEGACY_ENTITY_ANY):
         return SplitReport()
     with store.writing():
-        if runner.run(q.STORE_META_GET, {"id": META_ID}):
-            return SplitReport()
+        if not runner.run(q.LEGACY_ENTITY_ANY):
+            return SplitReport()  # another process split it meanwhile
         for statement in runner.schema_drops:
             runner.run(statement)
         report = _split(store)
-        now = datetime.now(UTC).isoformat(timespec="seconds")
-        value = json.dumps({"version": VERSION, "report": report.line()}, ensure_ascii=False)
-        runner.run(q.STORE_META_SET, {"id": META_ID, "value": value, "now": now})
-        store._changed()
     if report.entities_keyed:
         log.warning("store migrated: %s", report.line())
     return report

@@ -425,11 +425,15 @@ class GraphStore:
 
         Entities and relations go only when no other document (or import) supports them.
         """
-        params = {"prefix": chunk_prefix(document_id), "document_id": document_id}
+        params = {
+            "prefix": chunk_prefix(document_id),
+            "document_id": document_id,
+            "structural": list(q.STRUCTURAL_TYPES),
+        }
         with self.writing():
             return self._delete_document(params)
 
-    def _delete_document(self, params: dict[str, str]) -> dict[str, int]:
+    def _delete_document(self, params: dict[str, Any]) -> dict[str, int]:
         try:
             ends = self.runner.run(q.RELATIONS_ENDS_WITH_POSITIONS, params)
             timed = sorted({row[end] for row in ends for end in ("source", "target")})

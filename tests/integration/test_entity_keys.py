@@ -4,7 +4,10 @@ every relation and citation kept (storygraph.store.entity_keys, docs/ISSUES.md Â
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
+
+import pytest
 
 from storygraph.services import build_services
 from storygraph.settings import Settings
@@ -107,16 +110,20 @@ def _citations(store: GraphStore) -> list[tuple[str, str, str, str]]:
     )
 
 
-def test_an_old_store_with_a_shared_name_opens_as_one_entity_per_story(tmp_path: Path) -> None:
+def test_an_old_store_with_a_shared_name_opens_as_one_entity_per_story(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     settings = Settings(data_dir=tmp_path / "data")
     services = build_services(settings, llm=None)
-    services.store.reset()  # also drops the mark of the split a new store gets
+    services.store.reset()
     services.store.runner.run_batch(OLD_SHAPE)
     before = _citations(services.store)
     assert len(before) == 3
     services.close()
 
-    services = build_services(settings, llm=None)  # opening the store splits it
+    with caplog.at_level(logging.WARNING, logger="storygraph.store.entity_keys"):
+        services = build_services(settings, llm=None)  # opening the store splits it
+    assert "2 split into 2 more per-story nodes" in caplog.text  # logged
     try:
         store = services.store
         names = store.entity_names()
@@ -155,11 +162,11 @@ def test_an_old_store_with_a_shared_name_opens_as_one_entity_per_story(tmp_path:
         assert rel["positions"] == [f"{K}:00000000:0000"] and rel["weight"] == 1
         assert rel["story_order"] == f"{K}:00000000:0000"
 
-        # once: the next open finds the mark and does nothing
-        again = split_legacy_entities(store)
-        assert again.entities_keyed == 0
-        meta = store.runner.run("MATCH (m:StoreMeta {id: 'entity_keys'}) RETURN m.value AS v")
-        assert "2 split" in json.loads(meta[0]["v"])["report"]
+        # once: nothing is left without a key, so the next open does nothing
+        assert split_legacy_entities(store).entities_keyed == 0
+        stats = store.stats()
+        nodes = store.runner.run("MATCH (n) RETURN count(n) AS n")[0]["n"]
+        assert nodes == stats["documents"] + stats["chunks"] + stats["entities"] == 2 + 3 + 5
     finally:
         services.close()
 
