@@ -556,6 +556,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", help="ingest cache (default: <data dir>/e2e)")
     p.add_argument("--only", action="append", help="only question ids containing this text")
     p.add_argument("--per-story", type=int, help="at most this many questions per story")
+    p.add_argument(
+        "--library",
+        action="store_true",
+        help="ingest every story into ONE store first, then ask with the scope 'all stories' "
+        "and count answers citing another story (issue #28)",
+    )
     p.add_argument("--quiet", action="store_true", help="no per-question lines on stderr")
     p.add_argument(
         "--rescore",
