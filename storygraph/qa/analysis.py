@@ -113,11 +113,12 @@ def analyse(
         if finding.relation_types is not None:
             pick = tuple(finding.relation_types)
     ids = [e.node_id for e in entities]
-    scope = narrow(ids, names, stories)
     mentions = [*ids, *(e.mention for e in entities)]
     unnamed = mask_names(question, mentions)
     stems = frozenset(question_stems(unnamed))
     language = detect_language(question)
+    terms = content_terms(unnamed, language)
+    scope = narrow(ids, names, stories, terms)
     return QuestionAnalysis(
         question=question,
         language=language,
@@ -125,7 +126,7 @@ def analyse(
         qtype=detect_question_type(question, ids),
         stems=stems,
         related=frozenset(related_stems(set(stems))),
-        terms=content_terms(unnamed, language),
+        terms=terms,
         relation_pick=pick,
         warnings=tuple(warnings),
         scope=scope,

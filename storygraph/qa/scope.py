@@ -7,8 +7,10 @@ of them. Within that choice:
 - the question's names then narrow it (`narrow`): each story is counted by how many of the
   question's found names it has, and the stories with the most are kept. A name only one story
   has scopes the question to that story (「桃太郎のおじいさん」: 桃太郎 is only in the 桃太郎
-  stories, so their おじいさん, not 瘤とり's); a name several stories share, asked alone, keeps all
-  of them and the trace says so;
+  stories, so their おじいさん, not 瘤とり's); among stories that tie, the ones whose entity names
+  hold most of the question's other content words (「おじいさんが灰をまいたのは？」: 灰 is an
+  entity of 花咲かじじい only) are kept; a tie left after that keeps all of them (the answer may
+  draw on each, at most MAX_STORIES) and the trace says so;
 - retrieval starts from the kept stories' entities only (their keys) and sentence search reads
   only the kept stories, so an answer never cites a story outside its scope.
 
@@ -25,6 +27,9 @@ from typing import Any
 
 from storygraph.errors import InputError
 from storygraph.models import DocumentInfo
+
+MAX_STORIES = 3
+"""Stories a question the names cannot settle may draw on (the first ones by document id)."""
 
 
 @dataclass(frozen=True)
@@ -65,12 +70,32 @@ def names_in_scope(names: Sequence[dict[str, Any]], stories: Sequence[str]) -> l
     return [row for row in names if row.get("document_id") in chosen]
 
 
+def _by_words(
+    kept: list[str], names: Sequence[dict[str, Any]], terms: Sequence[str]
+) -> list[str]:
+    """The stories of `kept` whose entity names hold the most of `terms` (all when none do)."""
+    if len(kept) < 2 or not terms:
+        return kept
+    norms: dict[str, list[str]] = {}
+    for row in names:
+        document = str(row.get("document_id") or "")
+        if document in kept:
+            norms.setdefault(document, []).append(str(row.get("norm") or ""))
+    hits = {d: sum(any(t in n for n in norms.get(d, [])) for t in terms) for d in kept}
+    best = max(hits.values())
+    return [d for d in kept if hits[d] == best] if best > 0 else kept
+
+
 def narrow(
-    found: Sequence[str], names: Sequence[dict[str, Any]], stories: Sequence[str]
+    found: Sequence[str],
+    names: Sequence[dict[str, Any]],
+    stories: Sequence[str],
+    terms: Sequence[str] = (),
 ) -> Scope:
     """The scope of a question whose found start names are `found` (see the module doc).
 
-    `names`: the rows of `names_in_scope`; `stories`: the user's choice (empty: all)."""
+    `names`: the rows of `names_in_scope`; `stories`: the user's choice (empty: all); `terms`:
+    the question's content words outside its names (QuestionAnalysis.terms)."""
     if not found:
         return Scope(documents=tuple(stories))
     wanted = set(found)
@@ -82,7 +107,8 @@ def narrow(
         return Scope(documents=tuple(stories))
     counts = Counter({document: len(ids) for document, ids in holders.items()})
     best = max(counts.values())
-    kept = sorted(d for d, n in counts.items() if n == best)
+    by_names = sorted(d for d, n in counts.items() if n == best)
+    kept = _by_words(by_names, names, terms)[:MAX_STORIES]
     keys = [row["key"] for row in rows if str(row.get("document_id") or "") in kept]
     allowed = set(stories)
     twins = [
@@ -94,10 +120,11 @@ def narrow(
     ]
     documents = list(dict.fromkeys([*kept, *(t.partition(":")[0] for t in twins)]))
     note = ""
-    if len(holders) > 1 and len(kept) < len(holders):
-        note = f"scoped to {len(kept)} of the {len(holders)} stories that have its names"
-    elif len(kept) > 1:
-        note = f"{len(kept)} stories have its names; the answer may draw on each of them"
+    if len(kept) > 1:
+        note = f"{len(by_names)} stories have its names; the answer may draw on {len(kept)}"
+    elif len(holders) > 1:
+        how = "its names" if len(by_names) == 1 else "its names and words"
+        note = f"scoped by {how} to 1 of the {len(holders)} stories that have its names"
     return Scope(
         keys=tuple(dict.fromkeys([*keys, *twins])),
         documents=tuple(d for d in documents if d) or tuple(stories),

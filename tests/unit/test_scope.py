@@ -50,3 +50,12 @@ def test_stories_are_named_by_file_name_stem_or_id() -> None:
     assert story_ids(["momotaro", "def", "momotaro.txt"], docs) == ("abc", "def")
     with pytest.raises(InputError, match="no story called 'kobutori'"):
         story_ids(["kobutori"], docs)
+
+
+def test_a_tie_is_broken_by_the_questions_other_words_in_a_storys_names() -> None:
+    names = [*NAMES, {"id": "灰", "norm": "灰", "key": "h:灰", "document_id": "h", "twins": []}]
+    names = [{**r, "norm": r.get("norm", r["id"])} for r in names]
+    scope = narrow(["おじいさん"], names, (), terms=("灰",))
+    assert scope.documents == ("h",) and scope.keys == ("h:おじいさん",)
+    assert "names and words" in scope.note
+    assert narrow(["おじいさん"], names, (), terms=("金",)).documents == ("h", "m")
