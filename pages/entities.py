@@ -1,8 +1,9 @@
 """Entities tab: a search box, the entities with their summaries, and one page opened at a time.
 
-The opened page is `st.session_state["selected_entity"]` (an entity id or name): the list's
-buttons set it, and so does a click on a node in the Graph tab. Page contents come from
-storygraph.library.entity_pages; this module only draws them.
+The opened page is `st.session_state["selected_entity"]` (an entity key, a name or
+NAME@STORY): the list's buttons set it (a key: a name several stories use is listed once per
+story), and so does a click on a node in the Graph tab (a name: its first story's page). Page
+contents come from storygraph.library.entity_pages; this module only draws them.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def _relations_table(page: EntityPage, direction: str) -> pd.DataFrame:
 
 def _page(page: EntityPage) -> None:
     st.markdown(f"### {md_escape(page.id)}")
-    facts = f"**Type:** {md_escape(page.type or '-')}"
+    facts = f"**Story:** {md_escape(page.document or '(imported)')} · "
+    facts += f"**Type:** {md_escape(page.type or '-')}"
     if page.aliases:
         facts += f" · **also called:** {md_escape(', '.join(page.aliases))}"
     st.markdown(facts)
@@ -85,7 +87,7 @@ def _page(page: EntityPage) -> None:
                     md_escape(name),
                     key=widget_key("entity_related", name),
                     on_click=open_entity,
-                    args=(name,),
+                    args=(f"{page.document_id}:{name}",),  # the same story's entity
                     type="tertiary",
                 )
     with st.expander(f"Timeline ({len(page.timeline)} relations in story order)", expanded=True):
@@ -126,10 +128,10 @@ def render(services: Services) -> None:
         for item in items:
             with st.container(border=True):
                 st.button(
-                    md_escape(f"{item.id} · {item.type or '-'}"),
-                    key=widget_key("entity_open", item.id),
+                    md_escape(f"{item.id} · {item.type or '-'} · {item.document or '-'}"),
+                    key=widget_key("entity_open", item.key),
                     on_click=open_entity,
-                    args=(item.id,),
+                    args=(item.key,),
                     type="tertiary",
                 )
                 st.caption(md_escape(item.summary) if item.summary else "(no summary)")
