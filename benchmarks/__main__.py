@@ -15,6 +15,7 @@ from benchmarks import (
     extraction_bench,
     import_bench,
     ingest_overhead,
+    library_bench,
     llm_usage,
     memory,
     retrieval_bench,
@@ -29,6 +30,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "memory": memory.run,
     "calibrate": calibrate.run,
     "extraction": extraction_bench.run,
+    "library": library_bench.run,
 }
 
 
