@@ -3,8 +3,9 @@ the time a question waits before the model is called.
 
 The stories are the sample 桃太郎 (楠山正雄), parsed once by the app's parser extractor, with
 the hero renamed per story in the extracted graph (桃太郎 → 桃太郎7; the chunk text is the
-sample's), written per story through the app's own write path (`GraphStore.write_document`: document, chunks, merge plan, history, story time). So every
-story has its own おじいさん, おばあさん, 山 and 鬼: the library case the issue is about.
+sample's), written per story through the app's own write path (`GraphStore.write_document`:
+document, chunks, merge plan, history, story time). So every story has its own おじいさん,
+おばあさん, 山 and 鬼: the library case the issue is about.
 
 Per size, questions name one story's hero and a shared name (「桃太郎7のおじいさんは山へ何を
 しに行きましたか？」) and go through `QAEngine.ask` with no model (`no_llm`, no embedder): the

@@ -219,6 +219,7 @@ class QAEngine:
             start_entities=start_entities,
             stories=options.stories,
         )
+        analysis = self._one_story(analysis, parts.passages, answer)
         answer.entities = list(analysis.entities)
         answer.warnings.extend(analysis.warnings)
         step(
@@ -347,6 +348,27 @@ class QAEngine:
         )
         answer.usage = counter.snapshot()
         return answer
+
+    def _one_story(
+        self, analysis: QuestionAnalysis, passages: PassageFinder, answer: Answer
+    ) -> QuestionAnalysis:
+        """Several stories fit the question's names and words equally (qa/scope.py): answer from
+        the one whose sentences match it best, and say so; unchanged when they match none."""
+        scope = analysis.scope
+        if len(scope.documents) < 2 or not scope.keys:
+            return analysis
+        best = passages.best_story(analysis)
+        if best is None:
+            return analysis
+        names = {d.id: d.name for d in self.store.list_documents()}
+        others = ", ".join(names.get(d, d) for d in scope.documents if d != best)
+        said = (
+            f"{len(scope.documents)} stories fit this question; answered from "
+            f"{names.get(best, best)}, whose sentences match it best (also: {others}). "
+            "Pick the stories to ask about another."
+        )
+        answer.warnings.append(said)
+        return replace(analysis, scope=scope.only(best, said))
 
     def _compose(
         self,

@@ -173,8 +173,10 @@ def test_library_mode_asks_every_question_of_one_store_and_counts_other_stories(
     # 桃太郎 is only in the 桃太郎 story: scoped to it although the store holds both
     assert by_id["ja-companions"]["other_stories"] == []
     assert by_id["ja-companions"]["correct"]
-    # おじいさん, asked alone, is in both stories: the answer draws on both and is counted
+    # the scripted extraction knows 桃太郎's triples only, so only that story has an おじいさん:
+    # the hanasaka question is scoped to 桃太郎 by its name, and counted as citing another story
     grandpa = by_id["ja-hanasaka-grandpa"]
+    assert grandpa["entities"] == ["おじいさん"]
     assert grandpa["other_stories"] == ["momotaro_kusuyama.txt"]
     overall = report["overall"]["onehop"]
     assert overall["citing_other_stories"] == sum(bool(q["other_stories"]) for q in by_id.values())
