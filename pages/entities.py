@@ -117,6 +117,50 @@ def _page(page: EntityPage) -> None:
             st.caption("No document has changed it (imported).")
 
 
+def _same_as(services: Services, page: EntityPage) -> None:
+    """The deliberate act of cross-story identity (storygraph.library.identity): link this
+    entity to another story's, or undo a link."""
+    from storygraph.library import identity
+
+    names = {d.id: d.name for d in services.store.list_documents()}
+    with st.expander(f"Same as in other stories ({len(page.twins)})"):
+        for twin in page.twins:
+            story, _, name = twin.partition(":")
+            st.markdown(f"- {md_escape(name)} of {md_escape(names.get(story, story))}")
+            st.button(
+                "Not the same (undo)",
+                key=widget_key("entity_unmerge", page.key + twin),
+                on_click=identity.unmerge,
+                args=(services.store, page.key, twin),
+            )
+        others = sorted(
+            str(r["key"])
+            for r in services.store.entity_names()
+            if r["document_id"] != page.document_id and r["key"] not in page.twins
+        )
+        if not others:
+            st.caption("No other story's entity to link.")
+            return
+        same_name = [k for k in others if k.partition(":")[2] == page.id]
+        chosen = st.selectbox(
+            "This is the same one as…",
+            [*same_name, *(k for k in others if k not in same_name)],
+            index=None,
+            format_func=lambda k: f"{k.partition(':')[2]} · {names.get(k.partition(':')[0], '-')}",
+            key=widget_key("entity_same_pick", page.key),
+            placeholder="another story's entity",
+        )
+        st.button(
+            "Same one",
+            key=widget_key("entity_merge", page.key),
+            disabled=chosen is None,
+            on_click=identity.merge,
+            args=(services.store, page.key, chosen or ""),
+            help="Links the two (each keeps its own facts and sources; questions about one "
+            "also start at the other); recorded in both histories and undoable.",
+        )
+
+
 def render(services: Services) -> None:
     pages = _pages(services)
     left, right = st.columns([2, 3])
@@ -145,4 +189,5 @@ def render(services: Services) -> None:
             st.warning(f"No entity called 「{md_escape(str(selected))}」 in the graph.")
             return
         _page(page)
+        _same_as(services, page)
         st.button("Close the page", key="entity_close", on_click=open_entity, args=(None,))

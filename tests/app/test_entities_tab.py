@@ -120,3 +120,15 @@ def test_a_name_two_stories_use_is_listed_once_per_story(
     story = next(r["document_id"] for r in services.store.entity_names() if r["key"] == keys[0])
     name = {d.id: d.name for d in services.store.list_documents()}[story]
     assert f"**Story:** {md_escape(name)}" in _texts(at)
+    # the deliberate act: "same one" links the two stories' 桃太郎, recorded and undoable
+    picker = at.selectbox(key=widget_key("entity_same_pick", keys[0]))
+    assert picker.options[0].startswith("桃太郎 · ")  # the same name first
+    picker.set_value(keys[1]).run()
+    at.button(key=widget_key("entity_merge", keys[0])).click().run()
+    assert not at.exception, at.exception
+    node = services.store.entity_page_node(keys[0])
+    assert node is not None and node["twins"] == [keys[1]]
+    at.button(key=widget_key("entity_unmerge", keys[0] + keys[1])).click().run()
+    assert not at.exception, at.exception
+    node = services.store.entity_page_node(keys[0])
+    assert node is not None and node["twins"] == []
