@@ -31,8 +31,10 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     one, library = (json.loads(Path(a).read_text(encoding="utf-8")) for a in argv[:2])
-    print("| set | questions | correct: one story / library | evidence: one / library "
-          "| citing another story: one / library |")
+    print(
+        "| set | questions | correct: one story / library | evidence: one / library "
+        "| citing another story: one / library |"
+    )
     print("|---|---|---|---|---|")
     for name in argv[2:]:
         ids = set(_ids(Path(name)))

@@ -77,9 +77,7 @@ def names_in_scope(names: Sequence[dict[str, Any]], stories: Sequence[str]) -> l
     return [row for row in names if row.get("document_id") in chosen]
 
 
-def _by_words(
-    kept: list[str], names: Sequence[dict[str, Any]], terms: Sequence[str]
-) -> list[str]:
+def _by_words(kept: list[str], names: Sequence[dict[str, Any]], terms: Sequence[str]) -> list[str]:
     """The stories of `kept` whose entity names hold the most of `terms` (all when none do)."""
     if len(kept) < 2 or not terms:
         return kept

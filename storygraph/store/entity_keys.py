@@ -36,6 +36,7 @@ from storygraph.text.sanitize import sanitize_label
 
 log = logging.getLogger(__name__)
 
+
 @dataclass
 class SplitReport:
     """What the split did (all zero for a store already in the new shape)."""

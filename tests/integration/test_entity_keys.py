@@ -145,9 +145,7 @@ def test_an_old_store_with_a_shared_name_opens_as_one_entity_per_story(
         }
         kobutori = store.entity_page_node(grandpas[K])
         assert kobutori is not None and kobutori["chunk_ids"] == [f"{K}:0000"]
-        assert [json.loads(h.partition(":")[2])["kind"] for h in kobutori["history"]] == [
-            "updated"
-        ]
+        assert [json.loads(h.partition(":")[2])["kind"] for h in kobutori["history"]] == ["updated"]
         assert kobutori["summary_stale"] is True  # the summary mixed both stories
         mentions = store.runner.run(
             "MATCH (c:Chunk)-[:MENTIONS]->(e:__Entity__ {id: 'おじいさん'}) "
