@@ -83,6 +83,8 @@ def split_legacy_entities(store: GraphStore) -> SplitReport:
             return SplitReport()  # another process split it meanwhile
         for statement in runner.schema_drops:
             runner.run(statement)
+        if runner.schema_drops:
+            store.ensure_schema()  # the name index the dropped constraint stood in for
         report = _split(store)
     if report.entities_keyed:
         log.warning("store migrated: %s", report.line())
