@@ -219,7 +219,7 @@ class QAEngine:
             start_entities=start_entities,
             stories=options.stories,
         )
-        analysis = self._one_story(analysis, parts.passages, answer)
+        self._say_stories(analysis, answer)
         answer.entities = list(analysis.entities)
         answer.warnings.extend(analysis.warnings)
         step(
@@ -349,26 +349,18 @@ class QAEngine:
         answer.usage = counter.snapshot()
         return answer
 
-    def _one_story(
-        self, analysis: QuestionAnalysis, passages: PassageFinder, answer: Answer
-    ) -> QuestionAnalysis:
-        """Several stories fit the question's names and words equally (qa/scope.py): answer from
-        the one whose sentences match it best, and say so; unchanged when they match none."""
+    def _say_stories(self, analysis: QuestionAnalysis, answer: Answer) -> None:
+        """Several stories fit the question's names and words equally (qa/scope.py): the answer
+        draws on each of them (at most three); say which, so the user can pick one."""
         scope = analysis.scope
         if len(scope.documents) < 2 or not scope.keys:
-            return analysis
-        best = passages.best_story(analysis)
-        if best is None:
-            return analysis
+            return
         names = {d.id: d.name for d in self.store.list_documents()}
-        others = ", ".join(names.get(d, d) for d in scope.documents if d != best)
-        said = (
-            f"{len(scope.documents)} stories fit this question; answered from "
-            f"{names.get(best, best)}, whose sentences match it best (also: {others}). "
-            "Pick the stories to ask about another."
+        stories = ", ".join(names.get(d, d) for d in scope.documents)
+        answer.warnings.append(
+            f"{len(scope.documents)} stories fit this question; the answer draws on each of "
+            f"them: {stories}. Pick the stories to ask about one."
         )
-        answer.warnings.append(said)
-        return replace(analysis, scope=scope.only(best, said))
 
     def _compose(
         self,

@@ -92,10 +92,6 @@ class PassageFinder(Protocol):
 
     def find(self, analysis: QuestionAnalysis, limit: int) -> list[Passage]: ...
 
-    def best_story(self, analysis: QuestionAnalysis) -> str | None:
-        """Of the question's stories, the one whose sentences match it best (None: no match)."""
-        ...
-
 
 def passage_terms(text: str, language: str) -> list[str]:
     """The terms a sentence (or a query) is indexed by, repeats kept (see the module doc)."""
@@ -262,22 +258,6 @@ class SentenceSearch:
             if index is not None:
                 found.append((languages[doc], index))
         return found
-
-    def best_story(self, analysis: QuestionAnalysis) -> str | None:
-        """Of the question's stories (qa/scope.py: a tie its names and words left), the one
-        holding the sentence that matches the question best by BM25 (each story scored with its
-        own term frequencies); None when no sentence shares a term with the question."""
-        best, best_score = None, 0.0
-        for language, index in self._indexes(analysis.scope.keys, analysis.scope.documents):
-            scores = bm25(
-                passage_terms(analysis.question, language),
-                index.sentences,
-                index.document_frequency,
-            )
-            top = max(scores, default=0.0)
-            if top > best_score:
-                best, best_score = index.sentences[0].document_id, top
-        return best
 
     def find(self, analysis: QuestionAnalysis, limit: int) -> list[Passage]:
         if limit <= 0:

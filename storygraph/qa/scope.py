@@ -9,9 +9,11 @@ of them. Within that choice:
   has scopes the question to that story (「桃太郎のおじいさん」: 桃太郎 is only in the 桃太郎
   stories, so their おじいさん, not 瘤とり's); among stories that tie, the ones whose entity names
   hold most of the question's other content words (「おじいさんが灰をまいたのは？」: 灰 is an
-  entity of 花咲かじじい only) are kept; a tie left after that is settled by sentence search
-  (`PassageFinder.best_story`, called by the engine: the story holding the sentence that matches
-  the question best), and the answer's warnings say which story it is about;
+  entity of 花咲かじじい only) are kept; a tie left after that keeps them all (at most
+  MAX_STORIES), the answer draws on each and its warnings name them (the engine). Settling the
+  tie by sentence search instead (the story with the best-matching sentence) was measured: it
+  halved the answers citing another story (48 → 30 of 210) but lost 5 correct answers of 210
+  (docs/ISSUES.md §42), so the figures favour drawing on each;
 - retrieval starts from the kept stories' entities only (their keys) and sentence search reads
   only the kept stories, so an answer never cites a story outside its scope.
 
@@ -43,12 +45,6 @@ class Scope:
     """The stories the answer may cite (empty: every story)."""
     note: str = ""
     """Why the scope is what it is, for the trace (empty when nothing was narrowed)."""
-
-    def only(self, document: str, why: str) -> Scope:
-        """This scope kept to one of its stories: its start entities there (a linked twin in
-        another story is left out too)."""
-        keys = tuple(k for k in self.keys if k.partition(":")[0] == document)
-        return Scope(keys=keys, documents=(document,), note=why)
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
