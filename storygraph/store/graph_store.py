@@ -91,6 +91,8 @@ class GraphStore:
         self.lock_dir = lock_dir
         self._names_cache: list[Row] | None = None
         self._names_read_at = 0.0
+        self._types_cache: list[tuple[str, int]] | None = None
+        self._types_read_at = 0.0
 
     # --- lifecycle -----------------------------------------------------------------------------
     @property
@@ -113,6 +115,7 @@ class GraphStore:
 
     def _changed(self) -> None:
         self._names_cache = None
+        self._types_cache = None
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -583,8 +586,14 @@ class GraphStore:
         return list(facts.values())
 
     def relation_types(self) -> list[tuple[str, int]]:
-        rows = self.runner.run(q.RELATION_TYPES, {"structural": list(q.STRUCTURAL_TYPES)})
-        return [(row["type"], int(row["count"])) for row in rows]
+        """Every relation type with its count (a whole-graph count: cached like the names, for
+        NAMES_CACHE_SECONDS; own writes clear it)."""
+        stale = time.monotonic() - self._types_read_at > NAMES_CACHE_SECONDS
+        if self._types_cache is None or stale:
+            rows = self.runner.run(q.RELATION_TYPES, {"structural": list(q.STRUCTURAL_TYPES)})
+            self._types_cache = [(row["type"], int(row["count"])) for row in rows]
+            self._types_read_at = time.monotonic()
+        return list(self._types_cache)
 
     def chunks(self, ids: Sequence[str]) -> dict[str, Row]:
         if not ids:
