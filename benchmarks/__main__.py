@@ -12,6 +12,7 @@ from pathlib import Path
 
 from benchmarks import (
     calibrate,
+    concurrency_bench,
     extraction_bench,
     import_bench,
     ingest_overhead,
@@ -31,6 +32,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "calibrate": calibrate.run,
     "extraction": extraction_bench.run,
     "scale": scale_bench.run,
+    "concurrency": concurrency_bench.run,
 }
 
 
