@@ -31,6 +31,7 @@ from rapidfuzz import fuzz, process
 
 from storygraph.models import ResolvedEntity
 from storygraph.prompt_files import fill
+from storygraph.qa.name_index import MIN_ROMAJI_CHARS, name_index
 from storygraph.text.embeddings import Embedder, cosine
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import (
@@ -161,15 +162,16 @@ def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[Res
     """
     text = normalize_name(question)
     bounds = word_boundaries(text) if any(is_japanese_char(ch) for ch in text) else None
+    index = name_index(names)
     spans: list[tuple[int, int, str]] = []
-    for row in names:
-        norm = row.get("norm") or ""
-        if not norm:
-            continue
-        for start in _occurrences(text, norm):
-            end = start + len(norm)
+    for start in range(len(text)):
+        for end in range(start + 1, min(len(text), start + index.longest) + 1):
+            node_ids = index.by_norm.get(text[start:end])
+            if not node_ids:
+                continue
+            norm = text[start:end]
             if bounds is None or norm.isascii() or (start in bounds and end in bounds):
-                spans.append((start, end, row["id"]))
+                spans.extend((start, end, node_id) for node_id in node_ids)
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
     taken: list[tuple[int, int]] = []
     found: dict[str, ResolvedEntity] = {}
@@ -322,21 +324,27 @@ class LocalEntityFinder:
     def _by_words(
         question: str, words: list[str], names: Sequence[dict[str, Any]]
     ) -> list[ResolvedEntity]:
-        lowered = [w.lower() for w in _EN_WORD.findall(question)]
-        joined = "".join(lowered)
-        matches: list[ResolvedEntity] = []
+        joined = "".join(w.lower() for w in _EN_WORD.findall(question))
+        index = name_index(names)
+        by_romaji, by_first_word = index.word_tables(_romaji, _content_words)
+        found: dict[int, ResolvedEntity] = {}
+        # a reading found among the question's words, or across them (momo taro)
+        for start in range(len(joined)):
+            for end in range(start + MIN_ROMAJI_CHARS, len(joined) + 1):
+                roman = joined[start:end]
+                for position in by_romaji.get(roman, ()):
+                    found.setdefault(
+                        position,
+                        ResolvedEntity(roman, index.ids[position], "transliteration", 0.95),
+                    )
         wordset = set(words)
-        for row in names:
-            name = str(row["id"])
-            roman = _romaji(name)
-            if len(roman) >= 4 and (roman in lowered or roman in joined):
-                matches.append(ResolvedEntity(roman, name, "transliteration", 0.95))
-                continue
-            if not name.isascii():
-                continue
-            name_words = _content_words(name)
-            if name_words and all(w in wordset for w in name_words):
-                matches.append(ResolvedEntity(" ".join(name_words), name, "normalised", 0.95))
+        for word in wordset:
+            for position, name_words in by_first_word.get(word, ()):
+                if all(w in wordset for w in name_words):
+                    found[position] = ResolvedEntity(
+                        " ".join(name_words), index.ids[position], "normalised", 0.95
+                    )
+        matches = [found[position] for position in sorted(found)]
         # A name inside a longer matched name (devil inside "chief of the devils") gives way.
         return [
             m
