@@ -223,3 +223,48 @@ def test_the_embedded_client_sends_one_request_at_a_time_each_answer_to_its_call
     assert sorted(h[0] for h in waited) == [1, 2, 3]
     assert all(h[-1] == 0 and h == sorted(h, reverse=True) for h in waited), heard
     assert ModelQueue.for_data_dir(tmp_path).tickets() == []
+
+
+_ASKER = """
+import sys
+import time
+from pathlib import Path
+from storygraph.llm.factory import build_chat_model
+from storygraph.settings import Settings
+settings = Settings(_env_file=None, data_dir=Path(sys.argv[1]), llm_provider="embedded",
+                    neo4j_uri=None)
+llm = build_chat_model(settings, embedded_base_url=sys.argv[2])
+(Path(sys.argv[1]) / f"ready-{sys.argv[3]}").touch()
+while not (Path(sys.argv[1]) / "go").exists():
+    time.sleep(0.01)
+for k in range(2):
+    text = f"process {sys.argv[3]} question {k}"
+    assert llm.invoke(text).content == text
+"""
+
+
+def test_requests_from_several_processes_reach_the_server_one_at_a_time(
+    tmp_path: Path, slow_server: _SlowServer
+) -> None:
+    """The CLI ingesting while the app answers: two processes, one queue in the data dir."""
+    import sys
+
+    askers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _ASKER, str(tmp_path), slow_server.base_url, str(i)],
+            cwd=Path(__file__).resolve().parents[2],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        for i in range(3)
+    ]
+    deadline = time.monotonic() + 90
+    while not all((tmp_path / f"ready-{i}").exists() for i in range(3)):
+        assert time.monotonic() < deadline, "the asking processes never got ready"
+        time.sleep(0.05)
+    (tmp_path / "go").touch()  # all three ask at once
+    for asker in askers:
+        output, _ = asker.communicate(timeout=120)
+        assert asker.returncode == 0, output.decode(errors="replace")[-2000:]
+    assert slow_server.most_at_once == 1
+    assert ModelQueue.for_data_dir(tmp_path).tickets() == []
