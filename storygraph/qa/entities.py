@@ -123,31 +123,32 @@ def llm_names(question: str, llm: BaseChatModel, callbacks: list[Any]) -> list[s
 
 
 def resolve_name(mention: str, names: Sequence[dict[str, Any]]) -> ResolvedEntity | None:
-    """Match one mention to a graph node: exact, normalised, contains, then fuzzy."""
-    for row in names:
-        if row["id"] == mention:
-            return ResolvedEntity(mention, row["id"], "llm", 1.0)
+    """Match one mention to a graph node: exact, normalised, contains, then fuzzy (each the
+    first name in the graph's order that fits, looked up in the names index)."""
+    index = name_index(names)
+    if mention in index.first_by_id:
+        return ResolvedEntity(mention, mention, "llm", 1.0)
     norm = normalize_name(mention)
     if not norm:
         return None
-    for row in names:
-        if row.get("norm") == norm:
-            return ResolvedEntity(mention, row["id"], "llm", 1.0)
+    if norm in index.first_by_norm:
+        return ResolvedEntity(mention, index.ids[index.first_by_norm[norm]], "llm", 1.0)
     if len(norm) >= MIN_CONTAINS_CHARS:
-        contained = [
-            r
-            for r in names
-            if r.get("norm")
-            and len(r["norm"]) >= MIN_CONTAINS_CHARS
-            and (r["norm"] in norm or norm in r["norm"])
-        ]
+        # names inside the mention (its substrings; of equal names the first is enough, it
+        # wins every tie) and names holding the mention
+        inside = {
+            index.first_by_norm[part]
+            for start in range(len(norm))
+            for end in range(start + MIN_CONTAINS_CHARS, len(norm) + 1)
+            if (part := norm[start:end]) in index.first_by_norm
+        }
+        contained = sorted(inside | set(index.holding(norm)))
         if contained:
-            best = min(contained, key=lambda r: abs(len(r["norm"]) - len(norm)))
-            return ResolvedEntity(mention, best["id"], "fuzzy", 0.9)
-    choices = {r["id"]: r.get("norm") or "" for r in names}
-    match = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_THRESHOLD)
+            best = min(contained, key=lambda p: abs(len(index.norms[p]) - len(norm)))
+            return ResolvedEntity(mention, index.ids[best], "fuzzy", 0.9)
+    match = process.extractOne(norm, index.norms, scorer=fuzz.ratio, score_cutoff=FUZZY_THRESHOLD)
     if match:
-        return ResolvedEntity(mention, match[2], "fuzzy", float(match[1]) / 100)
+        return ResolvedEntity(mention, index.ids[match[2]], "fuzzy", float(match[1]) / 100)
     return None
 
 

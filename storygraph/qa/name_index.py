@@ -7,6 +7,9 @@ docs/ISSUES.md §43). The index turns both into look-ups of the question's own s
 
 - `by_norm`: normalised name → node ids (in the order the names came), with the longest name's
   length, so a question of n characters costs at most n × longest dictionary look-ups;
+- for `resolve_name` (a model's mention, the capable models' path): the first position of each
+  id and of each normalised name, the normalised names in order, and (built on first use) all
+  of them joined in one string, so the names holding a mention are found by `str.find`;
 - `by_romaji` (built on the first question with ASCII words): romaji reading (four letters or
   more) → positions of the Japanese names that read so;
 - `by_first_word`: first content word of an ASCII name → (position, the name's content words).
@@ -18,19 +21,25 @@ so a question on an unchanged graph builds nothing.
 
 from __future__ import annotations
 
+import bisect
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 MIN_ROMAJI_CHARS = 4
+_SEPARATOR = "\x00"
 
 
 @dataclass
 class NameIndex:
     ids: list[str]
+    norms: list[str]
     by_norm: dict[str, list[str]]
     longest: int
+    first_by_id: dict[str, int]
+    first_by_norm: dict[str, int]
+    _joined: tuple[str, list[int]] | None = field(default=None, repr=False)
     _words: tuple[dict[str, list[int]], dict[str, list[tuple[int, list[str]]]]] | None = field(
         default=None, repr=False
     )
@@ -58,6 +67,28 @@ class NameIndex:
                 self._words = (by_romaji, by_first_word)
             return self._words
 
+    def holding(self, part: str) -> Iterator[int]:
+        """Positions of the names whose normalised form contains `part`, in order (a name
+        holding it twice once)."""
+        with self._lock:
+            if self._joined is None:
+                starts, offset = [], 0
+                for norm in self.norms:
+                    starts.append(offset)
+                    offset += len(norm) + 1
+                self._joined = (_SEPARATOR.join(self.norms), starts)
+        joined, starts = self._joined
+        if not part or _SEPARATOR in part:
+            return
+        last = -1
+        found = joined.find(part)
+        while found != -1:
+            position = bisect.bisect_right(starts, found) - 1
+            if position != last:
+                yield position
+                last = position
+            found = joined.find(part, found + 1)
+
 
 _last: tuple[Sequence[dict[str, Any]], NameIndex] | None = None
 _last_lock = threading.Lock()
@@ -73,11 +104,16 @@ def name_index(names: Sequence[dict[str, Any]]) -> NameIndex:
         if _last is not None and _last[0] is names:
             return _last[1]
         ids = [str(row["id"]) for row in names]
+        norms = [str(row.get("norm") or "") for row in names]
         by_norm: dict[str, list[str]] = {}
-        for row, node_id in zip(names, ids, strict=True):
-            norm = row.get("norm") or ""
+        first_by_id: dict[str, int] = {}
+        first_by_norm: dict[str, int] = {}
+        for position, (node_id, norm) in enumerate(zip(ids, norms, strict=True)):
+            first_by_id.setdefault(node_id, position)
             if norm:
                 by_norm.setdefault(norm, []).append(node_id)
-        index = NameIndex(ids, by_norm, max(map(len, by_norm), default=0))
+                first_by_norm.setdefault(norm, position)
+        longest = max(map(len, by_norm), default=0)
+        index = NameIndex(ids, norms, by_norm, longest, first_by_id, first_by_norm)
         _last = (names, index)
         return index

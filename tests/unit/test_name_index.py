@@ -50,3 +50,42 @@ def test_an_english_question_finds_a_japanese_name_by_its_reading_among_many() -
     found = LocalEntityFinder(None).find("What did Momotaro give the old man?", names, [])
     how = {e.node_id: e.source for e in found.entities}
     assert how == {"桃太郎": "transliteration", "old man": "dictionary"}
+
+
+def _resolve_by_walk(mention: str, names: list[dict[str, Any]]) -> str | None:
+    """resolve_name's rule spelled as a walk over every name (the reference)."""
+    from rapidfuzz import fuzz, process
+
+    from storygraph.qa.entities import FUZZY_THRESHOLD, MIN_CONTAINS_CHARS
+
+    for row in names:
+        if row["id"] == mention:
+            return str(row["id"])
+    norm = normalize_name(mention)
+    if not norm:
+        return None
+    for row in names:
+        if row["norm"] == norm:
+            return str(row["id"])
+    if len(norm) >= MIN_CONTAINS_CHARS:
+        contained = [
+            r for r in names
+            if len(r["norm"]) >= MIN_CONTAINS_CHARS and (r["norm"] in norm or norm in r["norm"])
+        ]  # fmt: skip
+        if contained:
+            return str(min(contained, key=lambda r: abs(len(r["norm"]) - len(norm)))["id"])
+    choices = {r["id"]: r["norm"] for r in names}
+    match = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_THRESHOLD)
+    return str(match[2]) if match else None
+
+
+def test_a_mention_resolves_through_the_index_as_a_walk_resolves_it() -> None:
+    from storygraph.qa.entities import resolve_name
+
+    ids = [f"人物{i:05d}" for i in range(5_000)] + ["鬼", "鬼の大将", "old man", "Old Man's dog"]
+    names = _names(ids)
+    mentions = ["人物01234", "人物0123の4", "人物0123", "鬼の大将さま", "大将", "the old man", "鬼",
+                "old  man", "OLD MAN", "dog", "人物9999", "nobody at all", ""]  # fmt: skip
+    for mention in mentions:
+        found = resolve_name(mention, names)
+        assert (found.node_id if found else None) == _resolve_by_walk(mention, names), mention
