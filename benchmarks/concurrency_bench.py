@@ -21,6 +21,7 @@ model, one prompt at a time, so the queue is the only order there is.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -119,6 +120,21 @@ def _level(
     return results, time.perf_counter() - started
 
 
+def _progress(sessions: int, asked: list[Asked], wall: float) -> None:
+    """One line per level on stderr as it ends (a long run interrupted keeps what it measured)."""
+    first = [a.first_token_s for a in asked if not a.error]
+    whole = [a.seconds for a in asked if not a.error]
+    print(
+        f"concurrency: {sessions} sessions, {len(asked)} questions in {wall:.0f} s, "
+        f"{sum(1 for a in asked if a.error)} errors, {sum(1 for a in asked if a.mixed)} mixed, "
+        f"first token p50 {percentile(first, 50):.1f} s p90 {percentile(first, 90):.1f} s, "
+        f"whole p50 {percentile(whole, 50):.1f} s p90 {percentile(whole, 90):.1f} s, "
+        f"most ahead {max((a.most_ahead for a in asked), default=0)}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def _settings(data_dir: Path) -> Settings:
     base = Settings(_env_file=None)  # type: ignore[call-arg]
     return base.model_copy(
@@ -171,6 +187,7 @@ def run(quick: bool = False) -> BenchResult:
                 for sessions in levels:
                     asked, wall = _level(services, sessions, cases, per_session)
                     by_level[sessions] = {"asked": asked, "wall_s": wall}
+                    _progress(sessions, asked, wall)
             finally:
                 services.close()
 
