@@ -11,7 +11,8 @@ command, app start and doctor run does, until the file `stop` appears in the dat
 writes how often it opened it and what its cleanup removed. `ask` asks questions about the
 stories' names (the question FIRST of `questions()` first, then round the list) through the
 whole QAEngine with the scripted model, one after another until `stop` appears, and writes
-every answer with its time, or the error it raised. All start when `go` appears, so that they
+every answer with its time, or the error it raised; it asks one question unrecorded first (the
+encoders load) and then touches `asking-FIRST`. All start when `go` appears, so that they
 overlap.
 """
 
@@ -126,6 +127,8 @@ def ask_loop(settings: Settings, out: Path, first: int) -> None:
     answers: list[dict[str, object]] = []
     data_dir = Path(settings.data_dir)
     try:
+        services.qa().ask(asked[first % len(asked)][0], QAOptions())  # loads what a first asks
+        (data_dir / f"asking-{first}").touch()  # ready: the test starts everyone together
         _wait_for(data_dir / "go")
         index = first
         while not (data_dir / "stop").exists():

@@ -50,7 +50,12 @@ def test_two_writers_and_two_readers_on_one_data_directory(tmp_path: Path) -> No
             _worker("ask", str(tmp_path), graph, str(out / f"ask-{i}.json"), str(i * 3))
             for i in range(READERS)
         ]
-        time.sleep(1.0)
+        deadline = time.monotonic() + 300
+        while not all((tmp_path / f"asking-{i * 3}").exists() for i in range(READERS)):
+            assert time.monotonic() < deadline, "the asking processes never got ready"
+            assert all(r.poll() is None for r in readers), "an asking process ended early"
+            time.sleep(0.1)
+        time.sleep(1.0)  # the writers are ready long before (no model to load)
         (tmp_path / "go").touch()
         started = time.time()
         for worker in writers:
@@ -88,6 +93,7 @@ def test_two_writers_and_two_readers_on_one_data_directory(tmp_path: Path) -> No
             alone.close()
 
         # every question answered, to itself, and answers kept coming during the writes
+        during: list[int] = []
         for i in range(READERS):
             answers = json.loads((out / f"ask-{i}.json").read_text())
             assert [a for a in answers if "error" in a] == [], answers
@@ -96,6 +102,7 @@ def test_two_writers_and_two_readers_on_one_data_directory(tmp_path: Path) -> No
             assert mixed == [], mixed
             while_writing = [a for a in answers if started <= a["at"] <= written]
             assert len(while_writing) >= MIN_ANSWERS_WHILE_WRITING, (i, len(answers))
+            during.append(len(while_writing))
             assert any(a["facts"] > 0 for a in answers), "no answer ever found a fact"
         print(
             f"ingest while asking: {WRITERS} writers, {READERS} readers, {len(reports)} documents "
@@ -103,7 +110,7 @@ def test_two_writers_and_two_readers_on_one_data_directory(tmp_path: Path) -> No
             + ", ".join(
                 str(len(json.loads((out / f"ask-{i}.json").read_text()))) for i in range(READERS)
             )
-            + f" in {written - started:.1f} s of writing"
+            + f", {during} of them during the {written - started:.1f} s of writing"
         )
     finally:
         server.stop()
