@@ -12,6 +12,7 @@ from pathlib import Path
 
 from benchmarks import (
     calibrate,
+    concurrency_bench,
     extraction_bench,
     import_bench,
     ingest_overhead,
@@ -19,6 +20,7 @@ from benchmarks import (
     llm_usage,
     memory,
     retrieval_bench,
+    scale_bench,
 )
 from benchmarks.common import BenchResult, machine_info
 
@@ -31,6 +33,8 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "calibrate": calibrate.run,
     "extraction": extraction_bench.run,
     "library": library_bench.run,
+    "scale": scale_bench.run,
+    "concurrency": concurrency_bench.run,
 }
 
 

@@ -199,7 +199,8 @@ def temp_store(root: Path, name: str, *, index: bool = True) -> Iterator[TempSto
     server = EmbeddedFalkorDB(root / name)
     runner = FalkorDBRunner(server, "bench")
     timing = TimingRunner(runner)
-    store = GraphStore(timing)  # type: ignore[arg-type]
+    # as the app builds it: the data dir's write lock and change stamp (storygraph.locks)
+    store = GraphStore(timing, lock_dir=root / name)  # type: ignore[arg-type]
     if index:
         store.ensure_schema()
     timing.reset()

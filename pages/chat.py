@@ -21,6 +21,7 @@ from pages.common import guarded, md_escape, model_badge, show_error, tab_is_ope
 from pages.jobs import chat_notice
 from storygraph.errors import StoryGraphError
 from storygraph.humanize import duration, human_date, plural, tokens_text
+from storygraph.llm.model_queue import waiting_for_the_model
 from storygraph.models import Answer, Citation
 from storygraph.qa.engine import QAOptions
 from storygraph.qa.explain import (
@@ -386,6 +387,10 @@ def _question_input() -> str | None:
         return st.chat_input(PLACEHOLDER, key="chat_input")
 
 
+def waiting_text(ahead: int) -> str:
+    return f"Waiting for the model: {plural(ahead, 'request')} ahead of yours…"
+
+
 def _streamed(services: Services, question: str, options: QAOptions) -> ChatTurn:
     """Ask, showing the answer as it is written; the finished turn then replaces it."""
     live = st.empty()
@@ -396,7 +401,14 @@ def _streamed(services: Services, question: str, options: QAOptions) -> ChatTurn
         pieces.append(piece)
         live.markdown(md_escape("".join(pieces)) + " ▌")
 
-    turn = ask(services, question, options, on_token)
+    def on_wait(ahead: int) -> None:  # the embedded model serves one request at a time
+        if ahead:
+            live.caption(waiting_text(ahead))
+        elif not pieces:
+            live.caption("Finding the answer in the graph…")
+
+    with waiting_for_the_model(on_wait):
+        turn = ask(services, question, options, on_token)
     live.empty()
     return turn
 

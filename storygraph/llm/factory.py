@@ -10,6 +10,7 @@ from langchain_openai import AzureChatOpenAI, ChatOpenAI
 
 from storygraph.errors import ConfigError
 from storygraph.llm.attempts import counting_http_clients
+from storygraph.llm.model_queue import ModelQueue
 from storygraph.settings import Settings
 
 EMBEDDED_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -91,12 +92,15 @@ def build_chat_model(
             raise ConfigError("The embedded model server is not running.", "Run `make model`.")
         # langchain-openai sends max_tokens as max_completion_tokens, which llama.cpp's server
         # ignores: a looping reply would run to the end of the context. extra_body reaches it.
+        # one server reads one prompt at a time: requests wait their turn in the data dir's
+        # queue before they are sent (storygraph.llm.model_queue)
+        queued = counting_http_clients(ModelQueue.for_data_dir(settings.data_dir))
         return ToolCallingChatOpenAI(
             base_url=embedded_base_url,
             api_key="embedded",
             model=info.model,
             extra_body={"max_tokens": EMBEDDED_MAX_TOKENS},
-            **common,
+            **{**common, **queued},
         )
     if provider == "openai_compatible":
         if not settings.openai_base_url:

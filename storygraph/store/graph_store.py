@@ -24,7 +24,7 @@ from typing import Any
 
 from storygraph import cypher as q
 from storygraph.errors import StoreError
-from storygraph.locks import write_lock
+from storygraph.locks import bump_change_stamp, change_stamp, write_lock
 from storygraph.models import Chunk, DocumentInfo, Fact
 from storygraph.store.history import HistoryEntry, entity_history, history_entry
 from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord, entity_key
@@ -37,7 +37,8 @@ from storygraph.store.story_time import (
 )
 
 NAMES_CACHE_SECONDS = 5.0
-"""Entity names are re-read after this long, so writes by another process show up."""
+"""Without a data directory (or on Neo4j, which other machines may write), entity names are
+re-read after this long, so writes by another process show up."""
 
 RETRIEVAL_QUERIES: dict[str, str] = {
     "onehop": q.RETRIEVE_ONEHOP,
@@ -93,6 +94,7 @@ class GraphStore:
         self._names_read_at = 0.0
         self._types_cache: list[tuple[str, int]] | None = None
         self._types_read_at = 0.0
+        self._names_stamp = ""
 
     # --- lifecycle -----------------------------------------------------------------------------
     @property
@@ -122,7 +124,11 @@ class GraphStore:
         """Hold the data directory's write lock (re-entrant): every mutation runs inside it, and
         a caller can hold it across a read-check-write sequence."""
         with write_lock(self.lock_dir):
-            yield
+            try:
+                yield
+            finally:
+                if self.lock_dir is not None:
+                    bump_change_stamp(self.lock_dir)
 
     # --- documents -----------------------------------------------------------------------------
     def find_document_by_sha(self, sha256: str) -> Row | None:
@@ -502,11 +508,24 @@ class GraphStore:
 
     def entity_names(self) -> list[Row]:
         """Every entity's id (name), normalised name, type, key, document and SAME_AS twins' keys:
-        one row per story that has a name (cached briefly; own writes clear it)."""
-        stale = time.monotonic() - self._names_read_at > NAMES_CACHE_SECONDS
-        if self._names_cache is None or stale:
-            self._names_cache = self.runner.run(q.ENTITY_NAMES)
-            self._names_read_at = time.monotonic()
+        one row per story that has a name, one list kept until the graph changes.
+
+        On embedded FalkorDB every writer goes through a GraphStore on the same data directory
+        and stamps it on each write (`writing`), so the names are read again only when the
+        stamp moved: a graph of 333,333 names took 3-20 s to read (docs/ISSUES.md §43), which
+        a 5 s expiry made nearly every question pay. Elsewhere they expire after
+        NAMES_CACHE_SECONDS; own writes clear them either way."""
+        stamped = self.lock_dir is not None and self.engine == "falkordb"
+        stamp = change_stamp(self.lock_dir) if stamped and self.lock_dir else ""
+        if self._names_cache is not None and (
+            stamp == self._names_stamp
+            if stamped
+            else time.monotonic() - self._names_read_at <= NAMES_CACHE_SECONDS
+        ):
+            return self._names_cache
+        self._names_cache = self.runner.run(q.ENTITY_NAMES)
+        self._names_read_at = time.monotonic()
+        self._names_stamp = stamp  # read before the names: a write meanwhile reads them again
         return self._names_cache
 
     def entity_types(self, ids: Sequence[str], keys: Sequence[str] = ()) -> dict[str, str]:
