@@ -14,20 +14,22 @@ an empty extraction, and the document would be stored without its facts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from uuid import UUID
 
 import httpx
 import openai
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document as LCDocument
-from langchain_core.language_models import BaseChatModel
-from langchain_neo4j.graph_transformers.llm import LLMGraphTransformer
 
 from storygraph.errors import ModelError
 from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
 from storygraph.prompt_files import load_prompt, prompt_digest
 from storygraph.text.chunking import evidence_sentence
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_neo4j.graph_transformers.llm import LLMGraphTransformer
 
 T = TypeVar("T")
 
@@ -69,6 +71,10 @@ class TransformerExtractor:
         self._transformers: dict[str, LLMGraphTransformer] = {}
 
     def _transformer(self, language: str) -> LLMGraphTransformer:
+        # langchain-neo4j pulls in the Neo4j driver and neo4j-graphrag (~2 s of imports): only a
+        # model that extracts through the transformer pays for them, on its first chunk.
+        from langchain_neo4j.graph_transformers.llm import LLMGraphTransformer
+
         if language not in self._transformers:
             self._transformers[language] = LLMGraphTransformer(
                 llm=self.llm, additional_instructions=extraction_instructions(language)
