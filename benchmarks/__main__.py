@@ -18,6 +18,7 @@ from benchmarks import (
     llm_usage,
     memory,
     retrieval_bench,
+    startup,
 )
 from benchmarks.common import BenchResult, machine_info
 
@@ -29,6 +30,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "memory": memory.run,
     "calibrate": calibrate.run,
     "extraction": extraction_bench.run,
+    "startup": startup.run,
 }
 
 
