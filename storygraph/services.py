@@ -324,6 +324,38 @@ class Services:
         self.store.close()
 
 
+def embedded_unavailable(settings: Settings) -> str:
+    """Why the embedded model cannot start yet and what to do; "" once it is installed."""
+    from storygraph.llm import install, install_status
+    from storygraph.llm.model_files import model_path
+
+    if install.embedded_ready(settings):
+        return ""
+    if install_status.install_running(settings):
+        return (
+            "the embedded model is being installed in the background; until it is ready, "
+            "answers list the graph's facts without a model"
+        )
+    if not install.llama_server_installed():
+        return "the embedded model is not installed (run `make model`)"
+    path = model_path(settings)
+    return f"the embedded model file is missing or unverified at {path} (run `make model`)"
+
+
+def start_embedded_server(
+    settings: Settings,
+    on_loading: Callable[[str], None] | None = None,
+    *,
+    keep_alive_s: float = 0.0,
+) -> Any:
+    """Start (or reuse) the installed embedded model's server; `ModelError` if it fails."""
+    from storygraph.llm.embedded_server import EmbeddedServer
+
+    server = EmbeddedServer(settings, keep_alive_s=keep_alive_s, on_loading=on_loading)
+    server.start()
+    return server
+
+
 def _start_embedded(
     settings: Settings,
     *,
@@ -331,24 +363,10 @@ def _start_embedded(
     on_loading: Callable[[str], None] | None = None,
 ) -> tuple[Any, str]:
     """Start the embedded model server if it is installed; else say why not and what to do."""
-    from storygraph.llm import install, install_status
-    from storygraph.llm.embedded_server import EmbeddedServer
-    from storygraph.llm.model_files import model_path
-
-    if not install.embedded_ready(settings):
-        if install_status.install_running(settings):
-            return None, (
-                "the embedded model is being installed in the background; until it is ready, "
-                "answers list the graph's facts without a model"
-            )
-        if not install.llama_server_installed():
-            return None, "the embedded model is not installed (run `make model`)"
-        path = model_path(settings)
-        why = f"the embedded model file is missing or unverified at {path}"
-        return None, why + " (run `make model`)"
-    server = EmbeddedServer(settings, keep_alive_s=keep_alive_s, on_loading=on_loading)
-    server.start()
-    return server, ""
+    why = embedded_unavailable(settings)
+    if why:
+        return None, why
+    return start_embedded_server(settings, on_loading, keep_alive_s=keep_alive_s), ""
 
 
 def embedded_starter(
