@@ -3,7 +3,8 @@
 Thin on purpose (design §2, §7): page config, the services built once per process, and one hidden
 `st.navigation` page whose tabs call `pages.<tab>.render(services)`. The selected tab is kept in
 `st.session_state["tab"]` and in the URL (`?tab=Chat`), so a reload shows the same tab; the Chat
-tab pins its input under the page only while it is the tab shown.
+tab pins its input under the page only while it is the tab shown. Only the open tab is drawn (and
+its module imported): opening another reruns the page.
 
 Services come from `st.session_state["_services"]` when something put a ready `Services` there
 before the first run (the AppTest tests do: they build services on a temporary data directory with
@@ -103,6 +104,10 @@ def main_page() -> None:
     labels = [t[0] for t in TABS]
     containers = st.tabs(labels, key=TAB_KEY, bind="query-params")
     for container, (label, module) in zip(containers, TABS, strict=True):
+        if container.open is False:
+            # A hidden tab is drawn when it is opened (the tabs are bound to the URL, so a click
+            # reruns the page): the first page shows its tab without running the other five.
+            continue
         with container, guarded(f"The {label} tab"):
             importlib.import_module(module).render(services)
 
