@@ -28,6 +28,7 @@ from pages import model_install, startup
 from pages.common import SERVICES_KEY, STARTUP_KEY, TAB_KEY, guarded, show_error
 from pages.jobs import render_jobs
 from storygraph.errors import StoryGraphError
+from storygraph.qa.preload import load_question_models
 from storygraph.services import (
     Services,
     build_services,
@@ -35,7 +36,7 @@ from storygraph.services import (
     start_embedded_server,
 )
 from storygraph.settings import get_settings
-from storygraph.ui.startup import AppStartup, BackgroundStep, ModelStart, Step, warm_question_path
+from storygraph.ui.startup import AppStartup, BackgroundStep, ModelStart, Step
 
 log = logging.getLogger("storygraph.app")
 # A local file: an emoji or a Material icon would make the browser fetch a font or an image from
@@ -54,7 +55,7 @@ def get_services() -> tuple[Services, AppStartup]:
     services = build_services(get_settings(), embedded=model)
     store.state, store.ended = "done", time.monotonic()
     services.keep_answers_warm()
-    question_path = BackgroundStep("The sentence encoder and dictionary", warm_question_path)
+    question_path = BackgroundStep("The sentence encoder and dictionary", load_question_models)
     question_path.start()
     return services, AppStartup(store, model, question_path)
 

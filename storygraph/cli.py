@@ -161,6 +161,9 @@ def _built_by(report: IngestReport) -> str:
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from storygraph.qa.preload import preload_in_background
+
+    preload_in_background()  # the encoder and Sudachi load while the store's server starts
     from storygraph.qa.engine import QAOptions
 
     if args.no_llm:

@@ -9,9 +9,9 @@ that take seconds run in threads and the page names each step and how long it ha
   it answers, the services are in no-LLM mode exactly as while the model is being installed
   (`Services.model_pending`; answers list the graph's facts and say so), and
   `Services.refresh_model` picks the server up once it is there;
-- the question path's encoder and dictionary (`warm_question_path`): the multilingual sentence
-  encoder and Sudachi, each loaded once per process, so the first question does not wait for
-  them.
+- the question path's encoder and dictionary (`storygraph.qa.preload.load_question_models`):
+  the multilingual sentence encoder and Sudachi, each loaded once per process, so the first
+  question does not wait for them.
 
 A model server that is already running (the previous app, a CLI command) is reused within
 `ModelStart.wait_s`, and the page never shows the step.
@@ -152,20 +152,6 @@ class ModelStart:
                 "ready"
             )
         return self.background.result(), ""
-
-
-def warm_question_path(report: Callable[[str], None]) -> None:
-    """Load what the first question needs besides the store: the sentence encoder and Sudachi's
-    dictionary (each once per process, storygraph.text)."""
-    from storygraph.text.embeddings import default_embedder
-    from storygraph.text.normalize import short_words
-
-    report("loading the sentence encoder")
-    embedder = default_embedder()
-    if embedder is not None:
-        embedder.embed(["桃太郎"])
-    report("loading the Japanese dictionary (Sudachi)")
-    short_words("桃太郎")
 
 
 @dataclass
