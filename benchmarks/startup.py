@@ -397,6 +397,7 @@ def measure(
     importtime: bool = False,
     store_running: bool = False,
     encoder: bool = False,
+    store_commands: bool = True,
 ) -> BenchResult:
     checkouts = [Checkout("current", REPO)]
     if baseline is not None:
@@ -411,13 +412,17 @@ def measure(
         if app:  # first: the commands' `ask` would leave a warm model server behind
             stop_model_server(data_dir)
             app_table = time_app(checkouts, runs, data_dir, pycache, cwd)
-        commands = {**COMMANDS, **(MODEL_COMMANDS if with_model else {})}
-        time_commands(checkouts, commands, runs, data_dir, pycache, cwd)
-        tables.append(
-            commands_table(
-                checkouts, list(commands), runs, "the store's server started by each command"
+        commands = {
+            **(COMMANDS if store_commands else {}),
+            **(MODEL_COMMANDS if with_model else {}),
+        }
+        if commands:
+            time_commands(checkouts, commands, runs, data_dir, pycache, cwd)
+            tables.append(
+                commands_table(
+                    checkouts, list(commands), runs, "the store's server started by each command"
+                )
             )
-        )
         if store_running:  # as while the app is open: the commands reuse its store's server
             from storygraph.store.falkordb_server import EmbeddedFalkorDB
 
@@ -458,6 +463,11 @@ def main(argv: list[str] | None = None) -> int:
         "--store-running", action="store_true", help="again with the store's server running"
     )
     parser.add_argument("--encoder", action="store_true", help="the sentence encoder's load")
+    parser.add_argument(
+        "--no-store-commands",
+        action="store_true",
+        help="skip stats/docs/entity/ask --no-llm (e.g. for a run under the model lock)",
+    )
     args = parser.parse_args(argv)
     machine = machine_info()
     print(
@@ -473,6 +483,7 @@ def main(argv: list[str] | None = None) -> int:
         importtime=args.importtime,
         store_running=args.store_running,
         encoder=args.encoder,
+        store_commands=not args.no_store_commands,
     )
     for table in result.tables:
         print(table.render(), end="\n\n", flush=True)
