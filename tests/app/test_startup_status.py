@@ -17,10 +17,10 @@ from streamlit.testing.v1 import AppTest
 
 from pages.common import SERVICES_KEY, STARTUP_KEY, TAB_KEY
 from storygraph.errors import ModelError
-from storygraph.services import Services, build_services
+from storygraph.services import Services
 from storygraph.settings import Settings
 from storygraph.ui.startup import AppStartup, BackgroundStep, ModelStart, Step
-from tests.helpers.model_install import InstallingThenReady
+from tests.helpers.model_install import InstallingThenReady, embedded_services
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,18 +61,18 @@ def held(tmp_path: Path) -> Iterator[HeldStart]:
         made.starter.server.stop()
 
 
-def _started(tmp_path: Path, held: HeldStart) -> tuple[Services, AppStartup]:
-    settings = Settings(data_dir=tmp_path / "data", llm_provider="embedded", model_dir=None)
+@pytest.fixture
+def started(tmp_path: Path, held: HeldStart) -> Iterator[tuple[Services, AppStartup]]:
+    """Services whose model's start is held, and the app's start-up steps."""
     store = Step("The graph store", state="running", started=time.monotonic())
     model = ModelStart(held, lambda _settings: "", wait_s=0.1)
-    services = build_services(settings, embedded=model)
+    services = embedded_services(tmp_path, model)
     store.state, store.ended = "done", time.monotonic()
-    services.model_check_interval_s = 0.0
-    services._next_model_check = 0.0
     question_path = BackgroundStep("The sentence encoder and dictionary", lambda report: None)
     question_path.start()
     question_path.join(10)
-    return services, AppStartup(store, model, question_path)
+    yield services, AppStartup(store, model, question_path)
+    services.close()
 
 
 def _app(services: Services, startup: AppStartup, tab: str = "Chat") -> AppTest:
@@ -85,61 +85,56 @@ def _app(services: Services, startup: AppStartup, tab: str = "Chat") -> AppTest:
     return at
 
 
-def test_the_tabs_and_the_stores_state_come_first_the_model_behind_a_named_step(
-    tmp_path: Path, held: HeldStart
-) -> None:
-    services, startup = _started(tmp_path, held)
-    try:
-        at = _app(services, startup)
-        assert [t.label for t in at.tabs][:3] == ["Ingest", "Chat", "Graph"]
-        text = _texts(at)
-        assert "The graph store: ready" in text
-        assert "The embedded model: loading the stand-in model…" in text
-        assert "The sentence encoder and dictionary: ready" in text
-        assert "Model: none" in text  # no-LLM meanwhile, and said so
-        assert "answers list the graph's facts" in text
-        assert at.chat_input  # the Chat tab's input is there while the model loads
-        assert services.model_pending
+def _let_it_start(held: HeldStart, startup: AppStartup, at: AppTest) -> str:
+    """Release the held start, wait for it, draw the page again; its texts."""
+    held.release.set()
+    assert startup.model.background is not None
+    startup.model.background.join(60)
+    at.run()
+    assert not at.exception, at.exception
+    return _texts(at)
 
-        held.release.set()
-        startup.model.background.join(60)  # type: ignore[union-attr]
-        at.run()
-        assert not at.exception, at.exception
-        text = _texts(at)
-        assert "The embedded model:" not in text
-        assert "Model: none" not in text and "(embedded)" in text
-        assert services.info.provider == "embedded"
-    finally:
-        services.close()
+
+def test_the_tabs_and_the_stores_state_come_first_the_model_behind_a_named_step(
+    started: tuple[Services, AppStartup], held: HeldStart
+) -> None:
+    services, startup = started
+    at = _app(services, startup)
+    assert [t.label for t in at.tabs][:3] == ["Ingest", "Chat", "Graph"]
+    text = _texts(at)
+    assert "The graph store: ready" in text
+    assert "The embedded model: loading the stand-in model…" in text
+    assert "The sentence encoder and dictionary: ready" in text
+    assert "Model: none" in text  # no-LLM meanwhile, and said so
+    assert "answers list the graph's facts" in text
+    assert at.chat_input  # the Chat tab's input is there while the model loads
+    assert services.model_pending
+
+    text = _let_it_start(held, startup, at)
+    assert "The embedded model:" not in text
+    assert "Model: none" not in text and "(embedded)" in text
+    assert services.info.provider == "embedded"
 
 
 def test_a_model_that_fails_to_start_is_a_warning_and_the_page_stays(
-    tmp_path: Path, held: HeldStart
+    started: tuple[Services, AppStartup], held: HeldStart
 ) -> None:
-    services, startup = _started(tmp_path, held)
-    try:
-        at = _app(services, startup)
-        held.error = ModelError("The embedded model server exited with code 1 while starting")
-        held.release.set()
-        startup.model.background.join(60)  # type: ignore[union-attr]
-        at.run()
-        assert not at.exception, at.exception
-        text = _texts(at)
-        assert "exited with code 1 while starting" in text
-        assert "The embedded model: loading" not in text
-        assert not services.model_pending
-        assert [t.label for t in at.tabs][:3] == ["Ingest", "Chat", "Graph"]
-    finally:
-        services.close()
+    services, startup = started
+    at = _app(services, startup)
+    held.error = ModelError("The embedded model server exited with code 1 while starting")
+    text = _let_it_start(held, startup, at)
+    assert "exited with code 1 while starting" in text
+    assert "The embedded model: loading" not in text
+    assert not services.model_pending
+    assert [t.label for t in at.tabs][:3] == ["Ingest", "Chat", "Graph"]
 
 
 def test_a_server_already_running_is_used_at_once(tmp_path: Path, held: HeldStart) -> None:
     """A running server answers within `wait_s`: the services start with the model and the
     page shows no start-up step."""
     held.release.set()
-    settings = Settings(data_dir=tmp_path / "data", llm_provider="embedded", model_dir=None)
     model = ModelStart(held, lambda _settings: "", wait_s=30)
-    services = build_services(settings, embedded=model)
+    services = embedded_services(tmp_path, model)
     try:
         assert not services.model_pending and services.info.provider == "embedded"
         store = Step("The graph store", state="done")
