@@ -55,7 +55,11 @@ def get_services() -> tuple[Services, AppStartup]:
     services = build_services(get_settings(), embedded=model)
     store.state, store.ended = "done", time.monotonic()
     services.keep_answers_warm()
-    question_path = BackgroundStep("The sentence encoder and dictionary", load_question_models)
+    data_dir = Path(services.settings.data_dir)
+    question_path = BackgroundStep(
+        "The sentence encoder and dictionary",
+        lambda report: load_question_models(data_dir, report),
+    )
     question_path.start()
     return services, AppStartup(store, model, question_path)
 

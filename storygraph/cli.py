@@ -163,7 +163,8 @@ def _built_by(report: IngestReport) -> str:
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from storygraph.qa.preload import preload_in_background
 
-    preload_in_background()  # the encoder and Sudachi load while the store's server starts
+    # The encoder and Sudachi load while the store's server starts.
+    preload_in_background(Path(settings.data_dir))
     from storygraph.qa.engine import QAOptions
 
     if args.no_llm:
