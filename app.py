@@ -99,7 +99,7 @@ def main_page() -> None:
     services.refresh_model()  # a model server that answered (or failed) since the last run
     if starting is not None and starting.busy(services.model_pending):
         startup.render(services, starting)  # the model's server and the encoder, loading
-    else:
+    if starting is None or not starting.model.starting:
         model_install.render(services)  # the embedded model's install, while it runs
     for warning in services.warnings:
         if not (services.model_pending and warning == services.model_status):  # shown above
