@@ -24,7 +24,7 @@ from storygraph.store import GraphStore
 
 # The parts are imported where they are built, not here: a command that only reads the store
 # (`stats`, `docs`) imports no parser, no LangChain transformer and no question path
-# (docs/ISSUES.md §39; tests/unit/test_startup_imports.py).
+# (docs/ISSUES.md §39; tests/integration/test_startup_imports.py).
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
