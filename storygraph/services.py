@@ -28,8 +28,8 @@ from storygraph.store import GraphStore
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
+    from storygraph.ingest.extractor_protocol import Extractor
     from storygraph.ingest.jobs import JobRunner
-    from storygraph.ingest.llm_extraction import Extractor
     from storygraph.ingest.pipeline import Ingestor
     from storygraph.qa.engine import QAEngine
 
