@@ -29,14 +29,15 @@ from pages.common import SERVICES_KEY, STARTUP_KEY, TAB_KEY, guarded, show_error
 from pages.jobs import render_jobs
 from storygraph.errors import StoryGraphError
 from storygraph.qa.preload import load_question_models
-from storygraph.services import (
-    Services,
-    build_services,
-    embedded_unavailable,
-    start_embedded_server,
-)
+from storygraph.services import Services, build_services, embedded_unavailable
 from storygraph.settings import get_settings
-from storygraph.ui.startup import AppStartup, BackgroundStep, ModelStart, Step
+from storygraph.ui.startup import (
+    AppStartup,
+    BackgroundStep,
+    ModelStart,
+    Step,
+    start_model_server,
+)
 
 log = logging.getLogger("storygraph.app")
 # A local file: an emoji or a Material icon would make the browser fetch a font or an image from
@@ -51,7 +52,7 @@ def get_services() -> tuple[Services, AppStartup]:
     (then reads the answer prompt's fixed part ahead, so the first question does not wait for
     it) and the question path's encoder and dictionary load meanwhile."""
     store = Step("The graph store", state="running", started=time.monotonic())
-    model = ModelStart(start_embedded_server, embedded_unavailable)
+    model = ModelStart(start_model_server, embedded_unavailable)
     services = build_services(get_settings(), embedded=model)
     store.state, store.ended = "done", time.monotonic()
     services.keep_answers_warm()
@@ -97,7 +98,7 @@ def main_page() -> None:
     if services is None:
         return
     services.refresh_model()  # a model server that answered (or failed) since the last run
-    if starting is not None and starting.busy(services.model_pending):
+    if starting is not None:
         startup.render(services, starting)  # the model's server and the encoder, loading
     if starting is None or not starting.model.starting:
         model_install.render(services)  # the embedded model's install, while it runs

@@ -14,9 +14,12 @@ REFRESH_S = 1
 
 
 def render(services: Services, startup: AppStartup) -> None:
-    """Nothing once every part is over (a failed model start is among the app's warnings)."""
+    """The status while a part is loading; after, only a part that failed (a failed model
+    start is among the app's warnings already)."""
     if startup.busy(services.model_pending):
         _status_box(services, startup)
+    elif startup.question_path.step.state == "failed":
+        st.warning(startup.question_path.step.line())
 
 
 @st.fragment(run_every=REFRESH_S)

@@ -114,6 +114,15 @@ ServerStart = Callable[[Settings, Callable[[str], None]], Any]
 """Starts (or reuses) the embedded model's server, naming its steps; returns the server."""
 
 
+def start_model_server(settings: Settings, report: Callable[[str], None]) -> Any:
+    """The app's `ServerStart`: the embedded model's server, reused or started
+    (storygraph.services.start_embedded_server), its steps named for the page."""
+    from storygraph.services import start_embedded_server
+
+    report("starting its server")
+    return start_embedded_server(settings, lambda _said: report("loading the model into memory"))
+
+
 class ModelStart:
     """An `EmbeddedStarter` (storygraph.services) that starts the model's server in the
     background: `(None, "<the step, and how long it has taken>")` while it loads, then
@@ -148,8 +157,7 @@ class ModelStart:
         self.background.join(self.wait_s)  # a running server is reused within this wait
         if self.background.running:
             return None, (
-                f"{self.background.step.line()} — answers list the graph's facts until it is "
-                "ready"
+                f"{self.background.step.line()} — answers list the graph's facts until it is ready"
             )
         return self.background.result(), ""
 

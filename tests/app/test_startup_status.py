@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from pages.common import SERVICES_KEY, STARTUP_KEY, TAB_KEY
 from storygraph.errors import ModelError
-from storygraph.services import Services
+from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from storygraph.ui.startup import AppStartup, BackgroundStep, ModelStart, Step
 from tests.helpers.model_install import InstallingThenReady, embedded_services
@@ -142,6 +142,31 @@ def test_a_server_already_running_is_used_at_once(tmp_path: Path, held: HeldStar
         question_path.start()
         question_path.join(10)
         at = _app(services, AppStartup(store, model, question_path))
+        assert "Starting:" not in _texts(at)
+    finally:
+        services.close()
+
+
+def test_a_question_path_that_fails_to_load_is_a_warning(tmp_path: Path) -> None:
+    services = build_services(Settings(data_dir=tmp_path / "data", llm_provider="none"))
+
+    def broken(report: Callable[[str], None]) -> None:
+        report("loading the sentence encoder")
+        raise OSError("weights.npz: no such file")
+
+    question_path = BackgroundStep("The sentence encoder and dictionary", broken)
+    question_path.start()
+    question_path.join(10)
+    model = ModelStart(lambda _s, _r: pytest.fail("no model is configured"), lambda _s: "")
+    startup = AppStartup(Step("The graph store", state="done"), model, question_path)
+    try:
+        at = _app(services, startup, tab="Ingest")
+        warnings = [str(w.value) for w in at.warning]
+        assert any(
+            w.startswith("The sentence encoder and dictionary: failed")
+            and "weights.npz: no such file" in w
+            for w in warnings
+        ), warnings
         assert "Starting:" not in _texts(at)
     finally:
         services.close()
