@@ -21,6 +21,7 @@ from benchmarks import (
     memory,
     retrieval_bench,
     scale_bench,
+    startup,
 )
 from benchmarks.common import BenchResult, machine_info
 
@@ -35,6 +36,7 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "library": library_bench.run,
     "scale": scale_bench.run,
     "concurrency": concurrency_bench.run,
+    "startup": startup.run,
 }
 
 

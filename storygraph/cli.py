@@ -9,16 +9,19 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from storygraph.errors import InputError, StoryGraphError
-from storygraph.ingest.jobs import Job, job_rate_text
-from storygraph.ingest.pipeline import Progress
 from storygraph.models import IngestReport
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.retrieval import available_modes
+from storygraph.qa.modes import available_modes
 from storygraph.services import Services, build_services, embedded_starter
 from storygraph.settings import Settings, get_settings
+
+# A command imports what it uses when it runs (the ingest pipeline, the question path), so that
+# `stats` or `docs` starts in a fraction of a second (docs/ISSUES.md §39).
+if TYPE_CHECKING:
+    from storygraph.ingest.jobs import Job
+    from storygraph.ingest.pipeline import Progress
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 
@@ -42,6 +45,8 @@ def _services(settings: Settings) -> Services:
 
 
 def _stderr_progress(job: Job, event: Progress) -> None:
+    from storygraph.ingest.jobs import job_rate_text
+
     if event.stage == "extract" and event.total:
         width = 30
         filled = int(width * event.done / event.total)
@@ -156,6 +161,12 @@ def _built_by(report: IngestReport) -> str:
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from storygraph.qa.preload import preload_in_background
+
+    # The encoder and Sudachi load while the store's server starts.
+    preload_in_background(Path(settings.data_dir))
+    from storygraph.qa.engine import QAOptions
+
     if args.no_llm:
         settings = settings.model_copy(update={"no_llm": True})
     services = _services(settings)

@@ -25,9 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from storygraph.errors import InputError
 from storygraph.evaluation.answer_scoring import evidence_found, score_lenient, score_strict
@@ -45,6 +43,9 @@ from storygraph.models import (
 from storygraph.qa.engine import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 CACHE_FORMAT = 1
 

@@ -29,9 +29,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from storygraph.llm.factory import ModelInfo
 from storygraph.prompt_files import fill
@@ -41,6 +39,9 @@ from storygraph.store.history import parse_history
 from storygraph.store.plan import key_document
 from storygraph.store.story_time import parse_position
 from storygraph.text.language import detect_language
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 log = logging.getLogger(__name__)
 

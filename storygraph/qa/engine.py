@@ -22,9 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from storygraph.errors import error_text
 from storygraph.ingest.frames.check import grammar_constrained
@@ -58,6 +56,9 @@ from storygraph.store import GraphStore
 from storygraph.store.story_time import in_story_order
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
 from storygraph.text.language import detect_language
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 SMALL_TOP_K = 4
 """Facts the small model's answer keeps: its prompt shows at most this many sources anyway."""

@@ -22,10 +22,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz, process
 
@@ -43,6 +42,9 @@ from storygraph.text.normalize import (
     written_form,
 )
 from storygraph.text.sanitize import romanize
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 FUZZY_THRESHOLD = 85.0
 EMBEDDING_THRESHOLD = 0.7

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages.common import SERVICES_KEY, md_escape
+from pages.common import SERVICES_KEY, TAB_KEY, md_escape
 from pages.entities import SELECTED_KEY, widget_key
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
@@ -30,6 +30,7 @@ def services(tmp_path: Path) -> Iterator[Services]:
 def _app(services: Services, selected: str | None = None) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.session_state[SERVICES_KEY] = services
+    at.session_state[TAB_KEY] = "Entities"  # only the open tab is drawn
     if selected is not None:
         at.session_state[SELECTED_KEY] = selected
     at.run()
