@@ -3,27 +3,41 @@
 Thin on purpose (design §2, §7): page config, the services built once per process, and one hidden
 `st.navigation` page whose tabs call `pages.<tab>.render(services)`. The selected tab is kept in
 `st.session_state["tab"]` and in the URL (`?tab=Chat`), so a reload shows the same tab; the Chat
-tab pins its input under the page only while it is the tab shown.
+tab pins its input under the page only while it is the tab shown. Only the open tab is drawn (and
+its module imported): opening another reruns the page.
 
 Services come from `st.session_state["_services"]` when something put a ready `Services` there
 before the first run (the AppTest tests do: they build services on a temporary data directory with
-a scripted model); otherwise from `build_services(get_settings())`, cached for the process.
+a scripted model); otherwise from `build_services(get_settings())`, cached for the process. Only
+the graph store is opened before the page is drawn; the model's server and the question path's
+encoder load in the background behind a status naming each step (storygraph.ui.startup,
+pages/startup.py), so the tabs are usable at once (docs/ISSUES.md §39). A test may put an
+`AppStartup` in `st.session_state["_startup"]` beside its services to see that status.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+import time
 from pathlib import Path
 
 import streamlit as st
 
-from pages import model_install
-from pages.common import SERVICES_KEY, TAB_KEY, guarded, show_error
+from pages import model_install, startup
+from pages.common import SERVICES_KEY, STARTUP_KEY, TAB_KEY, guarded, show_error
 from pages.jobs import render_jobs
 from storygraph.errors import StoryGraphError
-from storygraph.services import Services, build_services
+from storygraph.qa.preload import load_question_models
+from storygraph.services import Services, build_services, embedded_unavailable
 from storygraph.settings import get_settings
+from storygraph.ui.startup import (
+    AppStartup,
+    BackgroundStep,
+    ModelStart,
+    Step,
+    start_model_server,
+)
 
 log = logging.getLogger("storygraph.app")
 # A local file: an emoji or a Material icon would make the browser fetch a font or an image from
@@ -31,20 +45,30 @@ log = logging.getLogger("storygraph.app")
 PAGE_ICON = Path(__file__).resolve().parent / "assets" / "storygraph-icon.png"
 
 
-@st.cache_resource(show_spinner="Starting the graph store and the model…")
-def get_services() -> Services:
-    """The process-wide services. Failures are not cached: the next run tries again. The
-    embedded model reads the answer prompt's fixed part in the background meanwhile, so the
-    first question does not wait for it."""
-    services = build_services(get_settings())
+@st.cache_resource(show_spinner="Opening the graph store…")
+def get_services() -> tuple[Services, AppStartup]:
+    """The process-wide services and their start-up steps. Failures are not cached: the next
+    run tries again. Only the store is opened here; the model's server starts in the background
+    (then reads the answer prompt's fixed part ahead, so the first question does not wait for
+    it) and the question path's encoder and dictionary load meanwhile."""
+    store = Step("The graph store", state="running", started=time.monotonic())
+    model = ModelStart(start_model_server, embedded_unavailable)
+    services = build_services(get_settings(), embedded=model)
+    store.state, store.ended = "done", time.monotonic()
     services.keep_answers_warm()
-    return services
+    data_dir = Path(services.settings.data_dir)
+    question_path = BackgroundStep(
+        "The sentence encoder and dictionary",
+        lambda report: load_question_models(data_dir, report),
+    )
+    question_path.start()
+    return services, AppStartup(store, model, question_path)
 
 
-def current_services() -> Services | None:
+def current_services() -> tuple[Services | None, AppStartup | None]:
     injected = st.session_state.get(SERVICES_KEY)
     if injected is not None:
-        return injected
+        return injected, st.session_state.get(STARTUP_KEY)
     try:
         return get_services()
     except StoryGraphError as exc:
@@ -52,7 +76,7 @@ def current_services() -> Services | None:
         show_error(f"StoryGraph could not start: {exc.message}", exc.hint)
         if st.button("Retry", icon=":material/refresh:", key="services_retry"):
             st.rerun()
-        return None
+        return None, None
 
 
 # Every tab and its module. A tab whose module fails to import shows that error in its place
@@ -70,10 +94,14 @@ TABS: tuple[tuple[str, str], ...] = (
 def main_page() -> None:
     st.title("StoryGraph")
     st.caption("Upload stories, ask questions, and see which relations of the graph answered.")
-    services = current_services()
+    services, starting = current_services()
     if services is None:
         return
-    model_install.render(services)  # the embedded model's install, while it runs
+    services.refresh_model()  # a model server that answered (or failed) since the last run
+    if starting is not None:
+        startup.render(services, starting)  # the model's server and the encoder, loading
+    if starting is None or not starting.model.starting:
+        model_install.render(services)  # the embedded model's install, while it runs
     for warning in services.warnings:
         if not (services.model_pending and warning == services.model_status):  # shown above
             st.warning(warning)
@@ -82,6 +110,10 @@ def main_page() -> None:
     labels = [t[0] for t in TABS]
     containers = st.tabs(labels, key=TAB_KEY, bind="query-params")
     for container, (label, module) in zip(containers, TABS, strict=True):
+        if container.open is False:
+            # A hidden tab is drawn when it is opened (the tabs are bound to the URL, so a click
+            # reruns the page): the first page shows its tab without running the other five.
+            continue
         with container, guarded(f"The {label} tab"):
             importlib.import_module(module).render(services)
 

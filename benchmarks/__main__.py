@@ -12,12 +12,16 @@ from pathlib import Path
 
 from benchmarks import (
     calibrate,
+    concurrency_bench,
     extraction_bench,
     import_bench,
     ingest_overhead,
+    library_bench,
     llm_usage,
     memory,
     retrieval_bench,
+    scale_bench,
+    startup,
 )
 from benchmarks.common import BenchResult, machine_info
 
@@ -29,6 +33,10 @@ BENCHMARKS: dict[str, Callable[[bool], BenchResult]] = {
     "memory": memory.run,
     "calibrate": calibrate.run,
     "extraction": extraction_bench.run,
+    "library": library_bench.run,
+    "scale": scale_bench.run,
+    "concurrency": concurrency_bench.run,
+    "startup": startup.run,
 }
 
 

@@ -127,6 +127,7 @@ class TimingRunner:
         self.inner = inner
         self.engine = inner.engine
         self.schema = inner.schema
+        self.schema_drops = inner.schema_drops
         self.seconds: dict[str, float] = {}
         self.calls: dict[str, int] = {}
 
@@ -198,7 +199,8 @@ def temp_store(root: Path, name: str, *, index: bool = True) -> Iterator[TempSto
     server = EmbeddedFalkorDB(root / name)
     runner = FalkorDBRunner(server, "bench")
     timing = TimingRunner(runner)
-    store = GraphStore(timing)  # type: ignore[arg-type]
+    # as the app builds it: the data dir's write lock and change stamp (storygraph.locks)
+    store = GraphStore(timing, lock_dir=root / name)  # type: ignore[arg-type]
     if index:
         store.ensure_schema()
     timing.reset()

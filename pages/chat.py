@@ -21,6 +21,7 @@ from pages.common import guarded, md_escape, model_badge, show_error, tab_is_ope
 from pages.jobs import chat_notice
 from storygraph.errors import StoryGraphError
 from storygraph.humanize import duration, human_date, plural, tokens_text
+from storygraph.llm.model_queue import waiting_for_the_model
 from storygraph.models import Answer, Citation
 from storygraph.qa.engine import QAOptions
 from storygraph.qa.explain import (
@@ -47,6 +48,7 @@ PLACEHOLDER = "Ask about your stories, e.g. 桃太郎の仲間は誰？"
 MODE_KEY = "chat_mode"
 TOP_K_KEY = "chat_top_k"
 TOP_K_MAX = 100
+STORIES_KEY = "chat_stories"
 MIN_SCORE_KEY = "chat_min_score"
 CHAT_TAB = "Chat"
 EMPTY_QUESTION = "Type a question first: the message was empty."
@@ -146,7 +148,7 @@ def ask(
 ) -> ChatTurn:
     """Answer a question; any failure becomes an error turn, never an exception. `on_token`
     sees the answer's pieces as the model writes them."""
-    turn = ChatTurn(question)
+    turn = ChatTurn(question, stories=list(options.stories))
     try:
         turn.answer = services.qa().ask(question, options, on_token=on_token)
     except StoryGraphError as exc:
@@ -193,8 +195,35 @@ def _controls(services: Services) -> QAOptions:
         help="Relations scored below this (0-10) are dropped.",
     )
     return QAOptions.from_settings(
-        services.settings, mode=str(mode), top_k=int(top_k), min_score=float(min_score)
+        services.settings,
+        mode=str(mode),
+        top_k=int(top_k),
+        min_score=float(min_score),
+        stories=_story_picker(services),
     )
+
+
+def _story_picker(services: Services) -> tuple[str, ...]:
+    """The stories a question may be answered from (none picked: every story, narrowed by the
+    question's names). Kept with the conversation: a fresh session starts from the last turn's."""
+    documents = {d.id: d.name for d in services.store.list_documents() if d.status == "ready"}
+    if len(documents) < 2:
+        return ()
+    if STORIES_KEY not in st.session_state:
+        turns = history(services)
+        st.session_state[STORIES_KEY] = turns[-1].stories if turns else []
+    # a story deleted meanwhile leaves the choice (the widget accepts only existing options)
+    st.session_state[STORIES_KEY] = [d for d in st.session_state[STORIES_KEY] if d in documents]
+    chosen = st.multiselect(
+        "Stories",
+        list(documents),
+        format_func=lambda d: documents.get(d, d),
+        key=STORIES_KEY,
+        placeholder="All stories",
+        help="Answer only from these stories. Empty: every story; a name only one story has "
+        "(桃太郎) keeps the question to that story.",
+    )
+    return tuple(d for d in chosen if d in documents)
 
 
 def _source(c: Citation) -> None:
@@ -386,6 +415,10 @@ def _question_input() -> str | None:
         return st.chat_input(PLACEHOLDER, key="chat_input")
 
 
+def waiting_text(ahead: int) -> str:
+    return f"Waiting for the model: {plural(ahead, 'request')} ahead of yours…"
+
+
 def _streamed(services: Services, question: str, options: QAOptions) -> ChatTurn:
     """Ask, showing the answer as it is written; the finished turn then replaces it."""
     live = st.empty()
@@ -396,7 +429,14 @@ def _streamed(services: Services, question: str, options: QAOptions) -> ChatTurn
         pieces.append(piece)
         live.markdown(md_escape("".join(pieces)) + " ▌")
 
-    turn = ask(services, question, options, on_token)
+    def on_wait(ahead: int) -> None:  # the embedded model serves one request at a time
+        if ahead:
+            live.caption(waiting_text(ahead))
+        elif not pieces:
+            live.caption("Finding the answer in the graph…")
+
+    with waiting_for_the_model(on_wait):
+        turn = ask(services, question, options, on_token)
     live.empty()
     return turn
 

@@ -1,8 +1,9 @@
 """Entities tab: a search box, the entities with their summaries, and one page opened at a time.
 
-The opened page is `st.session_state["selected_entity"]` (an entity id or name): the list's
-buttons set it, and so does a click on a node in the Graph tab. Page contents come from
-storygraph.library.entity_pages; this module only draws them.
+The opened page is `st.session_state["selected_entity"]` (an entity key, a name or
+NAME@STORY): the list's buttons set it (a key: a name several stories use is listed once per
+story), and so does a click on a node in the Graph tab (a name: its first story's page). Page
+contents come from storygraph.library.entity_pages; this module only draws them.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def _relations_table(page: EntityPage, direction: str) -> pd.DataFrame:
 
 def _page(page: EntityPage) -> None:
     st.markdown(f"### {md_escape(page.id)}")
-    facts = f"**Type:** {md_escape(page.type or '-')}"
+    facts = f"**Story:** {md_escape(page.document or '(imported)')} · "
+    facts += f"**Type:** {md_escape(page.type or '-')}"
     if page.aliases:
         facts += f" · **also called:** {md_escape(', '.join(page.aliases))}"
     st.markdown(facts)
@@ -85,7 +87,7 @@ def _page(page: EntityPage) -> None:
                     md_escape(name),
                     key=widget_key("entity_related", name),
                     on_click=open_entity,
-                    args=(name,),
+                    args=(f"{page.document_id}:{name}",),  # the same story's entity
                     type="tertiary",
                 )
     with st.expander(f"Timeline ({len(page.timeline)} relations in story order)", expanded=True):
@@ -115,6 +117,50 @@ def _page(page: EntityPage) -> None:
             st.caption("No document has changed it (imported).")
 
 
+def _same_as(services: Services, page: EntityPage) -> None:
+    """The deliberate act of cross-story identity (storygraph.library.identity): link this
+    entity to another story's, or undo a link."""
+    from storygraph.library import identity
+
+    names = {d.id: d.name for d in services.store.list_documents()}
+    with st.expander(f"Same as in other stories ({len(page.twins)})"):
+        for twin in page.twins:
+            story, _, name = twin.partition(":")
+            st.markdown(f"- {md_escape(name)} of {md_escape(names.get(story, story))}")
+            st.button(
+                "Not the same (undo)",
+                key=widget_key("entity_unmerge", page.key + twin),
+                on_click=identity.unmerge,
+                args=(services.store, page.key, twin),
+            )
+        others = sorted(
+            str(r["key"])
+            for r in services.store.entity_names()
+            if r["document_id"] != page.document_id and r["key"] not in page.twins
+        )
+        if not others:
+            st.caption("No other story's entity to link.")
+            return
+        same_name = [k for k in others if k.partition(":")[2] == page.id]
+        chosen = st.selectbox(
+            "This is the same one as…",
+            [*same_name, *(k for k in others if k not in same_name)],
+            index=None,
+            format_func=lambda k: f"{k.partition(':')[2]} · {names.get(k.partition(':')[0], '-')}",
+            key=widget_key("entity_same_pick", page.key),
+            placeholder="another story's entity",
+        )
+        st.button(
+            "Same one",
+            key=widget_key("entity_merge", page.key),
+            disabled=chosen is None,
+            on_click=identity.merge,
+            args=(services.store, page.key, chosen or ""),
+            help="Links the two (each keeps its own facts and sources; questions about one "
+            "also start at the other); recorded in both histories and undoable.",
+        )
+
+
 def render(services: Services) -> None:
     pages = _pages(services)
     left, right = st.columns([2, 3])
@@ -126,10 +172,10 @@ def render(services: Services) -> None:
         for item in items:
             with st.container(border=True):
                 st.button(
-                    md_escape(f"{item.id} · {item.type or '-'}"),
-                    key=widget_key("entity_open", item.id),
+                    md_escape(f"{item.id} · {item.type or '-'} · {item.document or '-'}"),
+                    key=widget_key("entity_open", item.key),
                     on_click=open_entity,
-                    args=(item.id,),
+                    args=(item.key,),
                     type="tertiary",
                 )
                 st.caption(md_escape(item.summary) if item.summary else "(no summary)")
@@ -143,4 +189,5 @@ def render(services: Services) -> None:
             st.warning(f"No entity called 「{md_escape(str(selected))}」 in the graph.")
             return
         _page(page)
+        _same_as(services, page)
         st.button("Close the page", key="entity_close", on_click=open_entity, args=(None,))

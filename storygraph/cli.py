@@ -9,17 +9,19 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from storygraph.errors import StoryGraphError
-from storygraph.ingest.jobs import Job, job_rate_text
-from storygraph.ingest.pipeline import Progress
+from storygraph.errors import InputError, StoryGraphError
 from storygraph.models import IngestReport
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.retrieval import available_modes
-from storygraph.qa.support_text import support_line
+from storygraph.qa.modes import available_modes
 from storygraph.services import Services, build_services, embedded_starter
 from storygraph.settings import Settings, get_settings
+
+# A command imports what it uses when it runs (the ingest pipeline, the question path), so that
+# `stats` or `docs` starts in a fraction of a second (docs/ISSUES.md §39).
+if TYPE_CHECKING:
+    from storygraph.ingest.jobs import Job
+    from storygraph.ingest.pipeline import Progress
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 
@@ -43,6 +45,8 @@ def _services(settings: Settings) -> Services:
 
 
 def _stderr_progress(job: Job, event: Progress) -> None:
+    from storygraph.ingest.jobs import job_rate_text
+
     if event.stage == "extract" and event.total:
         width = 30
         filled = int(width * event.done / event.total)
@@ -157,12 +161,22 @@ def _built_by(report: IngestReport) -> str:
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from storygraph.qa.preload import preload_in_background
+
+    # The encoder and Sudachi load while the store's server starts.
+    preload_in_background(Path(settings.data_dir))
+    from storygraph.qa.engine import QAOptions
+    from storygraph.qa.support_text import support_line
+
     if args.no_llm:
         settings = settings.model_copy(update={"no_llm": True})
     services = _services(settings)
     try:
+        from storygraph.qa.scope import story_ids
+
+        stories = story_ids(args.story or [], services.store.list_documents())
         options = QAOptions.from_settings(
-            settings, mode=args.mode, top_k=args.top_k, min_score=args.min_score
+            settings, mode=args.mode, top_k=args.top_k, min_score=args.min_score, stories=stories
         )
         streamed: list[str] = []
 
@@ -273,22 +287,55 @@ def _print_page(page: Any, timeline_only: bool, every: bool = False) -> None:
         print(f"  not placed in a story: {', '.join(page.unplaced)}")
 
 
+def cmd_entity_identity(args: argparse.Namespace, settings: Settings) -> int:
+    """`entity merge A@STORY B@STORY` / `entity unmerge …`: say two stories' entities are one
+    (or undo it); storygraph.library.identity."""
+    from storygraph.library import identity
+
+    if len(args.others) != 2:
+        raise InputError(f"entity {args.name} takes two entities: NAME@STORY NAME@STORY")
+    services = _services(settings.model_copy(update={"no_llm": True}))
+    try:
+        act = identity.merge if args.name == "merge" else identity.unmerge
+        change = act(services.store, args.others[0], args.others[1])
+        state = "" if change.changed else " (nothing to change)"
+        if args.json:
+            _print_json({"kind": change.kind, "keys": list(change.keys), "changed": change.changed})
+        else:
+            print(f"{change.kind}: {change.keys[0]} = {change.keys[1]}{state}")
+        return 0
+    finally:
+        services.close()
+
+
 def cmd_entity(args: argparse.Namespace, settings: Settings) -> int:
     from storygraph.library.entity_pages import EntityPages
 
+    if args.name in ("merge", "unmerge") and args.others:
+        return cmd_entity_identity(args, settings)
+    if args.others:
+        raise InputError(f"entity takes one name, got {[args.name, *args.others]}")
     services = _page_services(settings)
     try:
         pages = EntityPages(services.store, services.llm(), services.info)
-        page = pages.page(args.name)
-        if page is None:
+        found = pages.pages(args.name)
+        if not found:
             print(f"no entity called {args.name!r}", file=sys.stderr)
             return 1
         if args.json:
-            data = page.to_json()
             key = "statements" if args.every else "timeline"
-            _print_json({"id": page.id, key: data[key]} if args.timeline else data)
+            shown = [
+                {"id": p.id, "key": p.key, "document": p.document, key: p.to_json()[key]}
+                if args.timeline
+                else p.to_json()
+                for p in found
+            ]
+            _print_json(shown[0] if len(shown) == 1 else {"id": found[0].id, "entities": shown})
         else:
-            _print_page(page, args.timeline, args.every)
+            for page in found:
+                if len(found) > 1:
+                    print(f"== {page.id} in {page.document or '(no story)'} ({page.key}) ==")
+                _print_page(page, args.timeline, args.every)
         return 0
     finally:
         services.close()
@@ -435,6 +482,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-llm", action="store_true", help="dictionary entities, lexical scores")
     p.add_argument("--top-k", type=int)
     p.add_argument("--min-score", type=float)
+    p.add_argument(
+        "--story",
+        action="append",
+        metavar="NAME",
+        help="answer only from this story (file name, name without extension or document id; "
+        "repeatable; default: every story, narrowed by the names the question uses)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ask)
 
@@ -446,8 +500,14 @@ def build_parser() -> argparse.ArgumentParser:
     ge.add_argument("file", help="output path, or - for stdout")
     p.set_defaults(func=cmd_graph)
 
-    p = sub.add_parser("entity", help="an entity's page: summary, relations, history, timeline")
+    p = sub.add_parser(
+        "entity",
+        help="an entity's page: summary, relations, history, timeline; a name several stories "
+        'use gives a page per story (--json: {"id", "entities": [...]}); NAME@STORY picks one. '
+        "`entity merge A@STORY B@STORY` says two stories' entities are one (undo: unmerge)",
+    )
     p.add_argument("name")
+    p.add_argument("others", nargs="*", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true")
     p.add_argument("--timeline", action="store_true", help="only its relations in story order")
     p.add_argument(
@@ -510,6 +570,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", help="ingest cache (default: <data dir>/e2e)")
     p.add_argument("--only", action="append", help="only question ids containing this text")
     p.add_argument("--per-story", type=int, help="at most this many questions per story")
+    p.add_argument(
+        "--library",
+        action="store_true",
+        help="ingest every story into ONE store first, then ask with the scope 'all stories' "
+        "and count answers citing another story (issue #28)",
+    )
     p.add_argument("--quiet", action="store_true", help="no per-question lines on stderr")
     p.add_argument(
         "--rescore",

@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import re
 
-STRUCTURAL_TYPES: tuple[str, ...] = ("MENTIONS", "PART_OF")
-"""Relation types we create ourselves; never returned as facts."""
+STRUCTURAL_TYPES: tuple[str, ...] = ("MENTIONS", "PART_OF", "SAME_AS")
+"""Relation types we create ourselves; never returned as facts. `SAME_AS` links two stories'
+entities a user said are one (`storygraph.library.identity`)."""
 
 IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # --- schema --------------------------------------------------------------------------------
 
+# No FalkorDB index on __Entity__.document_id: its index finds no node for '' (an import's
+# entities of no document), measured with FalkorDB 4.x (docs/ISSUES.md §42).
 SCHEMA_FALKORDB: tuple[str, ...] = (
     "CREATE INDEX FOR (n:__Entity__) ON (n.id)",
+    "CREATE INDEX FOR (n:__Entity__) ON (n.key)",
     "CREATE INDEX FOR (n:__Entity__) ON (n.norm)",
     "CREATE INDEX FOR (n:__Entity__) ON (n.rkey)",
     "CREATE INDEX FOR (c:Chunk) ON (c.id)",
@@ -32,13 +36,23 @@ SCHEMA_FALKORDB: tuple[str, ...] = (
 )
 
 SCHEMA_NEO4J: tuple[str, ...] = (
-    "CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:__Entity__) REQUIRE e.id IS UNIQUE",
+    "CREATE CONSTRAINT entity_key IF NOT EXISTS FOR (e:__Entity__) REQUIRE e.key IS UNIQUE",
+    "CREATE INDEX entity_name IF NOT EXISTS FOR (e:__Entity__) ON (e.id)",
+    "CREATE INDEX entity_document IF NOT EXISTS FOR (e:__Entity__) ON (e.document_id)",
     "CREATE INDEX entity_norm IF NOT EXISTS FOR (e:__Entity__) ON (e.norm)",
     "CREATE INDEX entity_rkey IF NOT EXISTS FOR (e:__Entity__) ON (e.rkey)",
     "CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE c.id IS UNIQUE",
     "CREATE CONSTRAINT document_id IF NOT EXISTS FOR (d:Document) REQUIRE d.id IS UNIQUE",
     "CREATE INDEX document_sha IF NOT EXISTS FOR (d:Document) ON (d.sha256)",
 )
+
+# Entity identity is per story (issue #28, docs/ISSUES.md §42): `id` is the name as the story
+# writes it (what users and answers see), `document_id` the story (document) that mentions it
+# ('' for an imported entity of no document) and `key` = document_id + ':' + id, the one property
+# every write MERGEs and matches on (unique on Neo4j). Stores of the old shape (one node per name
+# across stories, no key) are split once when they open (storygraph.store.entity_keys).
+SCHEMA_DROP_NEO4J: tuple[str, ...] = ("DROP CONSTRAINT entity_id IF EXISTS",)
+"""The old shape's unique name constraint, dropped before a store of it is split."""
 
 # --- documents and chunks -----------------------------------------------------------------
 
@@ -91,13 +105,13 @@ RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS
 # or every ready document, then the chunks of the documents not indexed yet.
 PASSAGE_DOCUMENTS_OF_ENTITIES = """
 MATCH (e:__Entity__)<-[:MENTIONS]-(:Chunk)-[:PART_OF]->(d:Document)
-WHERE e.id IN $ids AND d.status = 'ready'
+WHERE e.key IN $keys AND d.status = 'ready'
 RETURN DISTINCT d.id AS id, d.sha256 AS sha256, d.chunks AS chunks, d.language AS language
 """
 
 PASSAGE_DOCUMENTS_ALL = """
 MATCH (d:Document)
-WHERE d.status = 'ready'
+WHERE d.status = 'ready' AND (size($documents) = 0 OR d.id IN $documents)
 RETURN d.id AS id, d.sha256 AS sha256, d.chunks AS chunks, d.language AS language
 """
 
@@ -132,6 +146,7 @@ ENTITIES_DELETE_ONLY_SUPPORTED_BY = """
 MATCH (e:__Entity__)
 WHERE size(coalesce(e.chunk_ids, [])) > 0 AND all(x IN e.chunk_ids WHERE x STARTS WITH $prefix)
 OPTIONAL MATCH (e)-[x]-(:__Entity__)
+WHERE NOT type(x) IN $structural
 WITH e, count(x) AS remaining
 WHERE remaining = 0
 DETACH DELETE e
@@ -144,7 +159,7 @@ WHERE any(x IN coalesce(e.chunk_ids, []) WHERE x STARTS WITH $prefix)
 WITH e, [i IN range(0, size(e.chunk_ids) - 1) WHERE NOT e.chunk_ids[i] STARTS WITH $prefix] AS keep
 SET e.type_votes = [i IN keep | coalesce(e.type_votes, [])[i]],
     e.chunk_ids = [i IN keep | e.chunk_ids[i]]
-RETURN e.id AS id
+RETURN e.key AS key
 """
 
 CHUNKS_AND_DOCUMENT_DELETE = """
@@ -158,7 +173,7 @@ RETURN count(*) AS deleted
 
 ENTITY_CANDIDATES = """
 MATCH (e:__Entity__)
-WHERE e.norm IN $norms OR e.rkey IN $rkeys
+WHERE e.document_id = $document_id AND (e.norm IN $norms OR e.rkey IN $rkeys)
 RETURN e.id AS id, e.type AS type, e.norm AS norm, e.rkey AS rkey, e.kana AS kana,
        e.type_votes AS type_votes
 """
@@ -169,8 +184,8 @@ RETURN e.id AS id, e.type AS type, e.norm AS norm, e.rkey AS rkey, e.kana AS kan
 # the row's chunk ids the node or edge does not carry yet).
 ENTITY_UPSERT = """
 UNWIND $rows AS row
-MERGE (e:__Entity__ {id: row.id})
-ON CREATE SET e.created_at = $now
+MERGE (e:__Entity__ {key: row.key})
+ON CREATE SET e.created_at = $now, e.id = row.id, e.document_id = row.document_id
 WITH e, row, coalesce(e.chunk_ids, []) AS old_ids, coalesce(e.type_votes, []) AS old_votes,
      coalesce(e.aliases, []) AS old_aliases
 WITH e, row, old_ids, old_votes, old_aliases,
@@ -189,36 +204,41 @@ SET e:<<label>>,
 # 1.5 s for a plain CREATE); this form costs about twice a CREATE (docs/BENCHMARKS.md).
 ENTITY_CREATE = """
 UNWIND $rows AS row
-MERGE (e:__Entity__:<<label>> {id: row.id})
-ON CREATE SET e.type = row.type, e.norm = row.norm, e.rkey = row.rkey, e.kana = row.kana,
+MERGE (e:__Entity__:<<label>> {key: row.key})
+ON CREATE SET e.id = row.id, e.document_id = row.document_id, e.type = row.type,
+    e.norm = row.norm, e.rkey = row.rkey, e.kana = row.kana,
     e.chunk_ids = row.chunk_ids, e.type_votes = row.type_votes, e.aliases = row.aliases,
     e.created_at = $now, e.updated_at = $now
 """
 
 ENTITY_REMOVE_LABEL = """
-UNWIND $ids AS id
-MATCH (e:__Entity__ {id: id})
+UNWIND $keys AS key
+MATCH (e:__Entity__ {key: key})
 REMOVE e:<<old_label>>
 """
 
 MENTIONS_CREATE = """
 UNWIND $rows AS row
 MATCH (c:Chunk {id: row.chunk_id})
-MATCH (e:__Entity__ {id: row.entity_id})
+MATCH (e:__Entity__ {key: row.entity_key})
 MERGE (c)-[:MENTIONS]->(e)
 """
 
+# One row per entity (a name two stories share comes twice, with its own key and document);
+# `twins`: the keys a user linked it to (SAME_AS).
 ENTITY_NAMES = """
 MATCH (e:__Entity__)
-RETURN e.id AS id, e.norm AS norm, e.type AS type
+OPTIONAL MATCH (e)-[:SAME_AS]-(t:__Entity__)
+RETURN e.id AS id, e.norm AS norm, e.type AS type, e.key AS key, e.document_id AS document_id,
+       collect(t.key) AS twins
 """
 
 # --- relations ------------------------------------------------------------------------------
 
 RELATION_UPSERT = """
 UNWIND $rows AS row
-MATCH (a:__Entity__ {id: row.source})
-MATCH (b:__Entity__ {id: row.target})
+MATCH (a:__Entity__ {key: row.source_key})
+MATCH (b:__Entity__ {key: row.target_key})
 MERGE (a)-[r:<<rel_type>>]->(b)
 ON CREATE SET r.created_at = $now
 WITH r, row, coalesce(r.chunk_ids, []) AS old_ids, coalesce(r.evidence, []) AS old_evidence
@@ -231,27 +251,29 @@ SET r.chunk_ids = ids, r.evidence = evidence, r.weight = size(ids), r.updated_at
 
 RELATIONS_EXISTING = """
 UNWIND $rows AS row
-MATCH (:__Entity__ {id: row.source})-[r:<<rel_type>>]->(:__Entity__ {id: row.target})
+MATCH (:__Entity__ {key: row.source_key})-[r:<<rel_type>>]->
+      (:__Entity__ {key: row.target_key})
 RETURN row.source AS source, row.target AS target
 """
 
 ENTITY_TYPE_SET = """
 UNWIND $rows AS row
-MATCH (e:__Entity__ {id: row.id})
+MATCH (e:__Entity__ {key: row.key})
 SET e:<<label>>, e.type = row.type
 """
 
 ENTITY_VOTES = """
 MATCH (e:__Entity__)
-WHERE e.id IN $ids
-RETURN e.id AS id, e.type AS type, e.type_votes AS type_votes
+WHERE e.key IN $keys
+RETURN e.key AS key, e.type AS type, e.type_votes AS type_votes
 """
 
 # Retrieval (design §5). Each returns rows of (start, type, end, chunk_ids, evidence) with the
 # edge's real direction.
 RETRIEVE_ONEHOP = """
 MATCH (s:__Entity__)-[r]-(:__Entity__)
-WHERE s.id IN $ids AND NOT type(r) IN $structural
+WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
+  AND NOT type(r) IN $structural
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
@@ -261,13 +283,15 @@ RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
 
 RETRIEVE_DIRECTED_2HOP = """
 MATCH (s:__Entity__)-[r]->(b:__Entity__)
-WHERE s.id IN $ids AND NOT type(r) IN $structural
+WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
+  AND NOT type(r) IN $structural
 RETURN s.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 UNION
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)-[r]->(b:__Entity__)
-WHERE s.id IN $ids AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
+WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
+  AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
 RETURN m.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
@@ -275,7 +299,8 @@ RETURN m.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
 
 RETRIEVE_UNDIRECTED_2HOP = """
 MATCH (s:__Entity__)-[r]-(:__Entity__)
-WHERE s.id IN $ids AND NOT type(r) IN $structural
+WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
+  AND NOT type(r) IN $structural
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
@@ -283,7 +308,8 @@ RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 UNION
 MATCH (s:__Entity__)-[r1]-(m:__Entity__)-[r]-(:__Entity__)
-WHERE s.id IN $ids AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
+WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
+  AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
@@ -295,7 +321,8 @@ RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
 # (おじいさん -[LIVES_IN]-> 村 <-[LIVES_IN]- おばあさん). Used by question-type expansion.
 RETRIEVE_CO_MEMBERS = """
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)<-[r]-(o:__Entity__)
-WHERE s.id IN $ids AND type(r1) = type(r) AND type(r) IN $types AND o <> s
+WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
+  AND type(r1) = type(r) AND type(r) IN $types AND o <> s
 RETURN o.id AS start, type(r) AS type, m.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
@@ -312,20 +339,21 @@ ORDER BY count DESC
 
 EXPORT_NODES = """
 MATCH (e:__Entity__)
-RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_ids,
+RETURN e.id AS id, e.document_id AS document_id, e.type AS type, e.aliases AS aliases,
+       e.chunk_ids AS chunk_ids,
        e.summary AS summary, e.summary_method AS summary_method,
        e.summary_updated_at AS summary_updated_at, e.summary_sources AS summary_sources
-ORDER BY e.id
+ORDER BY e.id, e.document_id
 """
 
 EXPORT_RELATIONSHIPS = """
 MATCH (a:__Entity__)-[r]->(b:__Entity__)
 WHERE NOT type(r) IN $structural
-RETURN a.id AS source, type(r) AS type, b.id AS target, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence, r.weight AS weight, r.positions AS positions,
-       r.story_order AS story_order, r.story_order_last AS story_order_last,
-       r.invalid_at AS invalid_at
-ORDER BY source, type, target
+RETURN a.id AS source, type(r) AS type, b.id AS target, a.document_id AS document_id,
+       r.chunk_ids AS chunk_ids, r.evidence AS evidence, r.weight AS weight,
+       r.positions AS positions, r.story_order AS story_order,
+       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
+ORDER BY source, type, target, document_id
 """
 
 GRAPH_VIEW = """
@@ -335,13 +363,14 @@ WHERE NOT type(r) IN $structural
   AND (size($types) = 0 OR a.type IN $types OR b.type IN $types)
   AND ($search = '' OR a.norm CONTAINS $search OR b.norm CONTAINS $search)
 RETURN a.id AS start, a.type AS start_type, type(r) AS type, b.id AS end, b.type AS end_type,
-       r.chunk_ids AS chunk_ids, r.evidence AS evidence
+       r.chunk_ids AS chunk_ids, r.evidence AS evidence, a.key AS start_key, b.key AS end_key,
+       a.document_id AS document_id
 LIMIT $limit
 """
 
 ENTITY_TYPES_OF = """
 MATCH (e:__Entity__)
-WHERE e.id IN $ids
+WHERE e.id IN $ids AND (size($keys) = 0 OR e.key IN $keys)
 RETURN e.id AS id, e.type AS type
 """
 
@@ -368,7 +397,7 @@ DETACH DELETE n
 # Positions are a set: a statement already recorded is not added twice.
 RELATION_POSITIONS_ADD = """
 UNWIND $rows AS row
-MATCH (:__Entity__ {id: row.source})-[r:<<rel_type>>]->(:__Entity__ {id: row.target})
+MATCH (:__Entity__ {key: row.source})-[r:<<rel_type>>]->(:__Entity__ {key: row.target})
 WITH r, row, coalesce(r.positions, []) AS old
 SET r.positions = old + [p IN row.positions WHERE NOT p IN old]
 """
@@ -377,13 +406,13 @@ SET r.positions = old + [p IN row.positions WHERE NOT p IN old]
 # relation whose last position was deleted gets its derived properties cleared).
 RELATIONS_TIME_CONTEXT = """
 MATCH (a:__Entity__)-[r]->(b:__Entity__)
-WHERE (a.id IN $ids OR b.id IN $ids) AND r.positions IS NOT NULL
-RETURN a.id AS source, type(r) AS type, b.id AS target, r.positions AS positions
+WHERE (a.key IN $keys OR b.key IN $keys) AND r.positions IS NOT NULL
+RETURN a.key AS source, type(r) AS type, b.key AS target, r.positions AS positions
 """
 
 RELATION_TIME_SET = """
 UNWIND $rows AS row
-MATCH (:__Entity__ {id: row.source})-[r:<<rel_type>>]->(:__Entity__ {id: row.target})
+MATCH (:__Entity__ {key: row.source})-[r:<<rel_type>>]->(:__Entity__ {key: row.target})
 SET r.story_order = row.story_order, r.story_order_last = row.story_order_last,
     r.invalid_at = row.invalid_at
 """
@@ -391,7 +420,7 @@ SET r.story_order = row.story_order, r.story_order_last = row.story_order_last,
 RELATIONS_ENDS_WITH_POSITIONS = """
 MATCH (a:__Entity__)-[r]->(b:__Entity__)
 WHERE any(p IN coalesce(r.positions, []) WHERE p STARTS WITH $prefix)
-RETURN DISTINCT a.id AS source, b.id AS target
+RETURN DISTINCT a.key AS source, b.key AS target
 """
 
 RELATIONS_STRIP_POSITIONS = """
@@ -403,7 +432,7 @@ RETURN count(r) AS touched
 
 ENTITY_STATE = """
 MATCH (e:__Entity__)
-WHERE e.id IN $ids
+WHERE e.key IN $keys
 RETURN e.id AS id, e.type AS type, e.aliases AS aliases
 """
 
@@ -413,7 +442,7 @@ RETURN e.id AS id, e.type AS type, e.aliases AS aliases
 # deleting a document strips its entries by prefix.
 ENTITY_HISTORY_WRITE = """
 UNWIND $rows AS row
-MATCH (e:__Entity__ {id: row.id})
+MATCH (e:__Entity__ {key: row.key})
 SET e.history = [h IN coalesce(e.history, []) WHERE NOT h STARTS WITH $prefix] + [row.entry]
 """
 
@@ -425,14 +454,17 @@ RETURN count(e) AS touched
 """
 
 ENTITIES_MARK_STALE = """
-UNWIND $ids AS id
-MATCH (e:__Entity__ {id: id})
+UNWIND $keys AS key
+MATCH (e:__Entity__ {key: key})
 SET e.summary_stale = true
 """
 
 ENTITY_PAGE_NODE = """
-MATCH (e:__Entity__ {id: $id})
-RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_ids,
+MATCH (e:__Entity__ {key: $key})
+OPTIONAL MATCH (d:Document {id: e.document_id})
+OPTIONAL MATCH (e)-[:SAME_AS]-(t:__Entity__)
+RETURN e.id AS id, e.key AS key, e.document_id AS document_id, d.name AS document,
+       collect(t.key) AS twins, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_ids,
        e.summary AS summary, e.summary_method AS summary_method,
        e.summary_updated_at AS summary_updated_at, e.summary_sources AS summary_sources,
        e.summary_stale AS summary_stale, e.history AS history
@@ -441,17 +473,18 @@ RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.chunk_ids AS chunk_id
 # Both directions, each edge once, real direction kept.
 ENTITY_RELATIONS = """
 MATCH (e:__Entity__)-[r]-(:__Entity__)
-WHERE e.id IN $ids AND NOT type(r) IN $structural
+WHERE e.key IN $keys AND NOT type(r) IN $structural
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
-RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
-       r.evidence AS evidence, r.positions AS positions, r.story_order AS story_order,
-       r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
+RETURN a.id AS start, type(r) AS type, b.id AS end, a.key AS start_key, b.key AS end_key,
+       r.chunk_ids AS chunk_ids, r.evidence AS evidence, r.positions AS positions,
+       r.story_order AS story_order, r.story_order_last AS story_order_last,
+       r.invalid_at AS invalid_at
 """
 
 ENTITY_SUMMARY_SET = """
 UNWIND $rows AS row
-MATCH (e:__Entity__ {id: row.id})
+MATCH (e:__Entity__ {key: row.key})
 SET e.summary = row.summary, e.summary_method = row.method,
     e.summary_updated_at = row.updated_at, e.summary_sources = row.sources,
     e.summary_stale = false
@@ -460,7 +493,7 @@ SET e.summary = row.summary, e.summary_method = row.method,
 # An imported summary lands only on an entity that has none yet.
 ENTITY_SUMMARY_IMPORT = """
 UNWIND $rows AS row
-MATCH (e:__Entity__ {id: row.id})
+MATCH (e:__Entity__ {key: row.key})
 WHERE e.summary IS NULL
 SET e.summary = row.summary, e.summary_method = row.method,
     e.summary_updated_at = row.updated_at, e.summary_sources = row.sources,
@@ -470,14 +503,109 @@ SET e.summary = row.summary, e.summary_method = row.method,
 # Entities for the list of the Entities tab: best connected first.
 ENTITY_LIST = """
 MATCH (e:__Entity__)
-WHERE $search = '' OR e.norm CONTAINS $search
-   OR any(a IN coalesce(e.aliases, []) WHERE a CONTAINS $raw)
+WHERE ($search = '' OR e.norm CONTAINS $search
+   OR any(a IN coalesce(e.aliases, []) WHERE a CONTAINS $raw))
+  AND (size($documents) = 0 OR e.document_id IN $documents)
 OPTIONAL MATCH (e)-[r]-(:__Entity__)
+WHERE NOT type(r) IN $structural
 WITH e, count(r) AS degree
-RETURN e.id AS id, e.type AS type, e.aliases AS aliases, e.summary AS summary,
+OPTIONAL MATCH (d:Document {id: e.document_id})
+RETURN e.id AS id, e.key AS key, e.document_id AS document_id, d.name AS document,
+       e.type AS type, e.aliases AS aliases, e.summary AS summary,
        e.summary_stale AS summary_stale, degree
 ORDER BY degree DESC, id
 LIMIT $limit
+"""
+
+
+# --- one story's entity, another story's entity: the same (storygraph.library.identity) -------
+
+ENTITY_BY_KEY = """
+MATCH (e:__Entity__ {key: $key})
+RETURN e.id AS id, e.key AS key, e.document_id AS document_id
+"""
+
+ENTITY_LINK = """
+MATCH (a:__Entity__ {key: $a})
+MATCH (b:__Entity__ {key: $b})
+MERGE (a)-[r:SAME_AS]->(b)
+ON CREATE SET r.created_at = $now
+RETURN count(r) AS linked
+"""
+
+ENTITY_UNLINK = """
+MATCH (:__Entity__ {key: $a})-[r:SAME_AS]-(:__Entity__ {key: $b})
+DELETE r
+RETURN count(*) AS unlinked
+"""
+
+ENTITY_HISTORY_APPEND = """
+MATCH (e:__Entity__ {key: $key})
+SET e.history = coalesce(e.history, []) + [$entry]
+"""
+
+# --- the split of a store of the old shape (storygraph.store.entity_keys) ----------------------
+
+LEGACY_ENTITY_ANY = """
+MATCH (e:__Entity__)
+WHERE e.key IS NULL
+RETURN e.id AS id
+LIMIT 1
+"""
+
+LEGACY_ENTITIES = """
+MATCH (e:__Entity__)
+WHERE e.key IS NULL
+RETURN e.id AS id, e.type AS type, properties(e) AS props
+"""
+
+LEGACY_RELATIONS = """
+MATCH (a:__Entity__)-[r]->(b:__Entity__)
+WHERE (a.key IS NULL OR b.key IS NULL) AND NOT type(r) IN $structural
+RETURN a.id AS source, type(r) AS type, b.id AS target, properties(r) AS props
+"""
+
+LEGACY_KEYS_SET = """
+UNWIND $rows AS row
+MATCH (e:__Entity__ {id: row.id})
+WHERE e.key IS NULL
+SET e.key = row.key, e.document_id = row.document_id, e.chunk_ids = row.chunk_ids,
+    e.type_votes = row.type_votes, e.history = row.history, e.summary_stale = row.stale
+"""
+
+ENTITY_COPY_CREATE = """
+UNWIND $rows AS row
+MERGE (e:__Entity__:<<label>> {key: row.key})
+SET e += row.props
+"""
+
+RELATIONS_DELETE_BY_KEYS = """
+UNWIND $rows AS row
+MATCH (:__Entity__ {key: row.source_key})-[r:<<rel_type>>]->(:__Entity__ {key: row.target_key})
+DELETE r
+"""
+
+RELATIONS_CREATE_WITH_PROPS = """
+UNWIND $rows AS row
+MATCH (a:__Entity__ {key: row.source_key})
+MATCH (b:__Entity__ {key: row.target_key})
+MERGE (a)-[r:<<rel_type>>]->(b)
+SET r += row.props
+"""
+
+MENTIONS_COPY = """
+UNWIND $rows AS row
+MATCH (c:Chunk)-[:MENTIONS]->(:__Entity__ {key: row.from_key})
+WHERE c.document_id = row.document_id
+MATCH (x:__Entity__ {key: row.to_key})
+MERGE (c)-[:MENTIONS]->(x)
+"""
+
+MENTIONS_DROP = """
+UNWIND $rows AS row
+MATCH (c:Chunk)-[m:MENTIONS]->(:__Entity__ {key: row.from_key})
+WHERE c.document_id = row.document_id
+DELETE m
 """
 
 

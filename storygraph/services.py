@@ -14,24 +14,26 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from storygraph.errors import ConfigError, ModelError, StoreError, StoryGraphError
-from storygraph.ingest.extraction_cache import ExtractionCache
-from storygraph.ingest.frames import ProposedFact
-from storygraph.ingest.frames.extractor import ParserExtractor, reader_for
-from storygraph.ingest.jobs import JobRunner
-from storygraph.ingest.llm_extraction import MODEL_CALL_ERRORS, Extractor, TransformerExtractor
-from storygraph.ingest.measured_rate import RateBook
-from storygraph.ingest.pipeline import Ingestor
-from storygraph.ingest.triple_lines import SmallModelExtractor
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
-from storygraph.qa.engine import QAEngine, QAOptions, build_engine
 from storygraph.settings import Settings
 from storygraph.store import GraphStore
+from storygraph.store.entity_keys import split_legacy_entities
+
+# The parts are imported where they are built, not here: a command that only reads the store
+# (`stats`, `docs`) imports no parser, no LangChain transformer and no question path
+# (docs/ISSUES.md §39; tests/integration/test_startup_imports.py).
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from storygraph.ingest.extractor_protocol import Extractor
+    from storygraph.ingest.frames import ProposedFact
+    from storygraph.ingest.jobs import JobRunner
+    from storygraph.ingest.pipeline import Ingestor
+    from storygraph.qa.engine import QAEngine
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +96,7 @@ def open_store(settings: Settings) -> GraphStore:
         runner = FalkorDBRunner(EmbeddedFalkorDB(Path(settings.data_dir)), settings.graph_name)
     store = GraphStore(runner, lock_dir=Path(settings.data_dir))
     store.ensure_schema()
+    split_legacy_entities(store)  # once: a store of the old shape gets per-story entities
     cleaned = store.cleanup_pending()
     if cleaned:
         log.warning(
@@ -180,6 +183,9 @@ class Services:
         self.warm_thread.start()
 
     def _warm(self) -> None:
+        from storygraph.ingest.llm_extraction import MODEL_CALL_ERRORS
+        from storygraph.qa.engine import QAOptions
+
         try:
             languages = read_ahead_languages(self.store.list_documents())
         except StoreError as exc:  # the graph store is down: the app says so elsewhere
@@ -228,6 +234,8 @@ class Services:
         """Who reads stories into facts (STORYGRAPH_EXTRACTOR; docs/EMBEDDED_MODEL.md):
         a capable model → LLMGraphTransformer; the small embedded model or no model → the
         parser (`auto`); `model` forces the model path, `parser` the parser."""
+        from storygraph.ingest.frames.extractor import ParserExtractor
+
         if self.extractor_override is not None:
             return self.extractor_override
         choice = self.settings.extractor
@@ -241,9 +249,13 @@ class Services:
         if llm is None:
             return NoModelExtractor(self.model_status or "no-LLM mode is on")
         if self.info.provider == "embedded":
+            from storygraph.ingest.triple_lines import SmallModelExtractor
+
             # LLMGraphTransformer's schema gets garbage out of the small embedded model;
             # triple lines get its main relations (docs/EMBEDDED_MODEL.md).
             return SmallModelExtractor(llm)
+        from storygraph.ingest.llm_extraction import TransformerExtractor
+
         return TransformerExtractor(llm)
 
     def model_identity(self) -> str:
@@ -262,6 +274,9 @@ class Services:
 
     # --- workflows ---------------------------------------------------------------------------
     def ingestor(self) -> Ingestor:
+        from storygraph.ingest.extraction_cache import ExtractionCache
+        from storygraph.ingest.pipeline import Ingestor
+
         size = self.settings.effective_chunk_size()
         if self.llm_override is not None and not self.settings.chunk_size:
             size = 1200 if self.info.capable else 200
@@ -283,6 +298,8 @@ class Services:
 
     def _record_rate(self, report: IngestReport) -> None:
         """Keep the model's measured speed for the next estimate (ingest/measured_rate.py)."""
+        from storygraph.ingest.measured_rate import RateBook
+
         if self.info.provider != "none":
             RateBook(self.settings.data_dir).record(self.info.label, report)
 
@@ -292,18 +309,54 @@ class Services:
         With `resume` (the app), the first call also queues again the jobs a dead process left
         unfinished; the CLI passes False and runs only what it submits.
         """
+        from storygraph.ingest.jobs import JobRunner
+
         with self._jobs_lock:
             if self._jobs is None:
                 self._jobs = JobRunner(Path(self.settings.data_dir), self.ingestor, resume=resume)
             return self._jobs
 
     def qa(self) -> QAEngine:
+        from storygraph.qa.engine import build_engine
+
         return build_engine(self.store, self.llm(), self.info, frames=sentence_frames)
 
     def close(self) -> None:
         if self._jobs is not None:
             self._jobs.close()
         self.store.close()
+
+
+def embedded_unavailable(settings: Settings) -> str:
+    """Why the embedded model cannot start yet and what to do; "" once it is installed."""
+    from storygraph.llm import install, install_status
+    from storygraph.llm.model_files import model_path
+
+    if install.embedded_ready(settings):
+        return ""
+    if install_status.install_running(settings):
+        return (
+            "the embedded model is being installed in the background; until it is ready, "
+            "answers list the graph's facts without a model"
+        )
+    if not install.llama_server_installed():
+        return "the embedded model is not installed (run `make model`)"
+    path = model_path(settings)
+    return f"the embedded model file is missing or unverified at {path} (run `make model`)"
+
+
+def start_embedded_server(
+    settings: Settings,
+    on_loading: Callable[[str], None] | None = None,
+    *,
+    keep_alive_s: float = 0.0,
+) -> Any:
+    """Start (or reuse) the installed embedded model's server; `ModelError` if it fails."""
+    from storygraph.llm.embedded_server import EmbeddedServer
+
+    server = EmbeddedServer(settings, keep_alive_s=keep_alive_s, on_loading=on_loading)
+    server.start()
+    return server
 
 
 def _start_embedded(
@@ -313,24 +366,10 @@ def _start_embedded(
     on_loading: Callable[[str], None] | None = None,
 ) -> tuple[Any, str]:
     """Start the embedded model server if it is installed; else say why not and what to do."""
-    from storygraph.llm import install, install_status
-    from storygraph.llm.embedded_server import EmbeddedServer
-    from storygraph.llm.model_files import model_path
-
-    if not install.embedded_ready(settings):
-        if install_status.install_running(settings):
-            return None, (
-                "the embedded model is being installed in the background; until it is ready, "
-                "answers list the graph's facts without a model"
-            )
-        if not install.llama_server_installed():
-            return None, "the embedded model is not installed (run `make model`)"
-        path = model_path(settings)
-        why = f"the embedded model file is missing or unverified at {path}"
-        return None, why + " (run `make model`)"
-    server = EmbeddedServer(settings, keep_alive_s=keep_alive_s, on_loading=on_loading)
-    server.start()
-    return server, ""
+    why = embedded_unavailable(settings)
+    if why:
+        return None, why
+    return start_embedded_server(settings, on_loading, keep_alive_s=keep_alive_s), ""
 
 
 def embedded_starter(
@@ -390,5 +429,8 @@ def build_services(
 
 def sentence_frames(text: str, language: str) -> list[ProposedFact]:
     """The parser's frames of one source sentence, for the answer's support check
-    (storygraph.qa.support; qa reaches the parser only through this)."""
+    (storygraph.qa.support; qa reaches the parser only through this). The reader is imported
+    when the first answer is checked, not at start-up."""
+    from storygraph.ingest.frames.extractor import reader_for
+
     return reader_for(language)(text)

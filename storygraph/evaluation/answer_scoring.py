@@ -37,7 +37,9 @@ The strict rule:
    English on word boundaries (or its content words, stemmed, as one run of the answer's);
    Japanese of one or two characters as whole Sudachi words (`text.normalize.word_boundaries`,
    its middle units: 犬 in 犬と猿, not in 犬山 or 子犬) or as the stem a verb or adjective
-   starts with (沈 in 沈んだ), written or by reading (雉 / きじ);
+   starts with (沈 in 沈んだ; a kana answer right after a particle also when the text from
+   there starts with it: Sudachi reads おじいさんは|うす as はうす), written or by reading
+   (雉 / きじ);
    longer Japanese contained anywhere. A long accepted answer (FairytaleQA's phrases) counts by
    containment or ROUGE-L F1 ≥ `LONG_F1_THRESHOLD` against the answer itself.
 """
@@ -54,7 +56,7 @@ from storygraph.models import Citation
 from storygraph.qa.analysis import english_words
 from storygraph.qa.answer import REFUSALS, UNKNOWN, says_unknown, sentence_line
 from storygraph.qa.engine import CLOSEST_LEAD
-from storygraph.text.language import is_japanese_char
+from storygraph.text.language import is_japanese_char, is_kana
 from storygraph.text.normalize import (
     normalize_name,
     short_words,
@@ -68,6 +70,7 @@ SHORT_JA_CHARS = 12
 WHOLE_WORD_JA_CHARS = 2
 """A Japanese accepted answer (or `wrong` string) this short counts only as whole words."""
 _INFLECTED = frozenset({"動詞", "形容詞"})
+_PARTICLES = frozenset("はがをにのともへでや")
 WORD_SPLIT = "B"
 """Sudachi's middle units: 子犬 and 犬山 are one word each, 犬|と|猿 three (mode C joins 犬と猿,
 mode A cuts 子|犬)."""
@@ -267,8 +270,25 @@ def _ja_spans(core: str, key: str) -> bool:
         end = start + len(key)
         if start in bounds and (end in bounds or inflected.get(start, 0) > end):
             return True
+        if _kana_after_particle(core, key, start):
+            return True
         start = core.find(key, start + 1)
     return False
+
+
+def _kana_after_particle(core: str, key: str, start: int) -> bool:
+    """Sudachi sometimes joins a particle to the kana word after it (おじいさんは|うす|を read
+    as はうす, "house"): a kana `key` right after a particle counts when the text from there
+    starts with it as a whole word (or a verb or adjective stem)."""
+    if not all(is_kana(ch) for ch in key) or (start and core[start - 1] not in _PARTICLES):
+        return False
+    words = short_words(core[start:], WORD_SPLIT)
+    if not words:
+        return False
+    first_start, first_end, kind = words[0]
+    return first_start == 0 and (
+        first_end == len(key) or (kind in _INFLECTED and first_end > len(key))
+    )
 
 
 def _ja_reading_spans(core: str, key: str) -> bool:

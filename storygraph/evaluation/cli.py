@@ -110,6 +110,7 @@ E2E_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ingest_chars_per_second", "ingest chars/s"),
     ("closest_sentence_shown", "no answer, closest shown"),
     ("unsupported_name_answers", "unsupported names"),
+    ("citing_other_stories", "citing other stories"),
 )
 
 
@@ -189,6 +190,7 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
         cache_dir=cache_dir,
         fresh=bool(args.fresh),
         progress=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
+        library=bool(args.library),
     )
     return _print_e2e(report, len(questions), bool(args.json))
 

@@ -25,9 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from storygraph.errors import InputError
 from storygraph.evaluation.answer_scoring import evidence_found, score_lenient, score_strict
@@ -45,6 +43,9 @@ from storygraph.models import (
 from storygraph.qa.engine import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 CACHE_FORMAT = 1
 
@@ -238,6 +239,9 @@ class E2EResult:
     supported: bool | None = None
     """The support check's verdict on the answer (`Answer.support`); None where the engine
     has no support check."""
+    other_stories: list[str] = field(default_factory=list)
+    """Stories other than the question's that the answer cites (`--library`: one store holds
+    every story; always empty when each story has its own store)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -338,6 +342,7 @@ def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) 
         ),
         "ingest_chars_per_second": round(chars / ingest_seconds, 1) if ingest_seconds else None,
         "ingest_seconds": round(ingest_seconds, 1),
+        "citing_other_stories": sum(bool(r.other_stories) for r in results),
     }
 
 
@@ -497,6 +502,10 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         before_answer_seconds=sum(s.seconds for s in before),
         supported=support_verdict(answer),
         **verdicts(answer.answer, case),
+        other_stories=sorted(
+            {c.document_name for c in answer.citations if c.document_name}
+            - {Path(case.story).name}
+        ),
     )
 
 
@@ -528,8 +537,12 @@ def run_e2e(
     extractor: Extractor | None = None,
     info: ModelInfo | None = None,
     progress: Progress | None = None,
+    library: bool = False,
 ) -> E2EReport:
-    """Ingest each story the questions name into its own fresh store, then ask its questions."""
+    """Ingest each story the questions name into its own fresh store, then ask its questions.
+
+    `library`: ingest every story into ONE fresh store first, then ask every question with the
+    scope "all stories" (issue #28); answers citing another story are counted."""
     started = time.perf_counter()
     say = progress or (lambda _: None)
     by_story: dict[str, list[E2EQuestion]] = {}
@@ -546,23 +559,40 @@ def run_e2e(
             # One model for every story's temporary store; its embedded server is held until
             # the last question (configured_model).
             llm, info = stack.enter_context(configured_model(settings))
-        for story, cases in by_story.items():
+
+        def ingest(services: Services, story: str) -> None:
+            say(f"{story}: ingesting")
+            done = ingest_story(services, stories_dir / story, cache_dir, fresh=fresh)
+            ingests.append(done)
+            how = "cached" if done.cached else f"{done.seconds:.0f} s"
+            say(f"{story}: {done.status} ({how}, {done.relations} relations)")
+
+        def ask(services: Services, cases: Sequence[E2EQuestion]) -> None:
+            for mode in modes:
+                for case in cases:
+                    result = ask_and_score(services, case, replace(options, mode=mode))
+                    results.append(result)
+                    # ok: strict; no*: right by the lenient rule only; no: neither
+                    lenient_only = result.correct and not result.strict_correct
+                    mark = "ok " if result.strict_correct else "no*" if lenient_only else "no "
+                    cited = ", ".join(result.other_stories)
+                    other = f" (cites {cited})" if cited else ""
+                    text = result.answer[:70]
+                    say(f"  {mark} {result.seconds:5.1f} s  {case.id}: {text!r}{other}")
+
+        if library:
             with story_services(settings, llm=llm, extractor=extractor, info=info) as services:
                 model_label = services.info.label
-                say(f"{story}: ingesting")
-                ingest = ingest_story(services, stories_dir / story, cache_dir, fresh=fresh)
-                extractor_name = ingest.extractor
-                ingests.append(ingest)
-                how = "cached" if ingest.cached else f"{ingest.seconds:.0f} s"
-                say(f"{story}: {ingest.status} ({how}, {ingest.relations} relations)")
-                for mode in modes:
-                    for case in cases:
-                        result = ask_and_score(services, case, replace(options, mode=mode))
-                        results.append(result)
-                        # ok: strict; no*: right by the lenient rule only; no: neither
-                        lenient_only = result.correct and not result.strict_correct
-                        mark = "ok " if result.strict_correct else "no*" if lenient_only else "no "
-                        say(f"  {mark} {result.seconds:5.1f} s  {case.id}: {result.answer[:70]!r}")
+                for story in by_story:
+                    ingest(services, story)
+                for cases in by_story.values():
+                    ask(services, cases)
+        for story, cases in by_story.items() if not library else ():
+            with story_services(settings, llm=llm, extractor=extractor, info=info) as services:
+                model_label = services.info.label
+                ingest(services, story)
+                ask(services, cases)
+        extractor_name = ingests[-1].extractor if ingests else ""
     overall = {
         mode: summarize_e2e([r for r in results if r.mode == mode], ingests)
         for mode in dict.fromkeys(r.mode for r in results)

@@ -15,9 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from storygraph.errors import InputError
 from storygraph.evaluation.metrics import (
@@ -33,6 +31,9 @@ from storygraph.qa.engine import QAOptions
 from storygraph.qa.retrieval import available_modes, canonical_mode
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 
 @dataclass(frozen=True)

@@ -49,26 +49,29 @@ def import_graph(store: GraphStore, data: dict[str, Any]) -> tuple[WriteCounts, 
     with store.writing():
         plan = plan_from_graph(nodes, rels, store.entity_candidates)
         counts = store.write_plan(plan)
-        summaries = imported_summaries(nodes, {e.norm: e.id for e in plan.entities})
+        keys = {(e.document_id, e.norm): e.key for e in plan.entities}
+        summaries = imported_summaries(nodes, keys)
         if summaries:
             store.set_entity_summaries(summaries, only_missing=True)
         return counts, plan.dropped
 
 
 def imported_summaries(
-    nodes: list[dict[str, Any]], id_of_norm: dict[str, str]
+    nodes: list[dict[str, Any]], key_of: dict[tuple[str, str], str]
 ) -> list[dict[str, Any]]:
-    """Summary rows of the file's nodes that carry one, keyed by the node they merged into."""
+    """Summary rows of the file's nodes that carry one, keyed by the node they merged into
+    (`key_of`: (document id, normalised name) → entity key)."""
     rows = []
     for node in nodes:
         summary = node.get("summary")
-        entity_id = id_of_norm.get(normalize_name(clean_name(node.get("id"))))
-        if not isinstance(summary, str) or not summary.strip() or entity_id is None:
+        document_id = str(node.get("document_id") or "")
+        key = key_of.get((document_id, normalize_name(clean_name(node.get("id")))))
+        if not isinstance(summary, str) or not summary.strip() or key is None:
             continue
         sources = node.get("summary_sources") or []
         rows.append(
             {
-                "id": entity_id,
+                "key": key,
                 "summary": summary.strip(),
                 "method": str(node.get("summary_method") or "imported"),
                 "updated_at": str(node.get("summary_updated_at") or ""),

@@ -14,43 +14,28 @@ an empty extraction, and the document would be stored without its facts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
 import httpx
 import openai
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document as LCDocument
-from langchain_core.language_models import BaseChatModel
-from langchain_neo4j.graph_transformers.llm import LLMGraphTransformer
 
 from storygraph.errors import ModelError
+from storygraph.ingest.extractor_protocol import (  # noqa: F401 (re-exported for callers)
+    DocumentReader,
+    Extractor,
+)
 from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
 from storygraph.prompt_files import load_prompt, prompt_digest
 from storygraph.text.chunking import evidence_sentence
 
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_neo4j.graph_transformers.llm import LLMGraphTransformer
+
 T = TypeVar("T")
-
-
-class Extractor(Protocol):
-    """Anything that turns one chunk into entities and relations.
-
-    `version` changes whenever the same chunk could come out differently (code or prompt):
-    the extraction cache keys saved chunks by name and version.
-    """
-
-    name: str
-    version: str
-
-    def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction: ...
-
-
-@runtime_checkable
-class DocumentReader(Protocol):
-    """An extractor that reads the whole document before its chunks (a parser: a pronoun's
-    antecedent or a sentence's topic may lie in the chunk before)."""
-
-    def begin_document(self, text: str, language: str) -> None: ...
 
 
 def extraction_instructions(language: str) -> str:
@@ -69,6 +54,10 @@ class TransformerExtractor:
         self._transformers: dict[str, LLMGraphTransformer] = {}
 
     def _transformer(self, language: str) -> LLMGraphTransformer:
+        # langchain-neo4j pulls in the Neo4j driver and neo4j-graphrag (~2 s of imports): only a
+        # model that extracts through the transformer pays for them, on its first chunk.
+        from langchain_neo4j.graph_transformers.llm import LLMGraphTransformer
+
         if language not in self._transformers:
             self._transformers[language] = LLMGraphTransformer(
                 llm=self.llm, additional_instructions=extraction_instructions(language)

@@ -1,8 +1,10 @@
 """Merging extracted entities and relations into write-ready records (design §3, MiniRAG rule).
 
-- One node per normalised name. Names are normalised with NFKC + case + whitespace + kana, and
-  a kana-only name joins the one kanji name whose reading it spells (きじ / キジ / 雉); two
-  different kanji names with the same reading stay apart (神 / 紙).
+- One node per normalised name within a story (document): the same name in two documents is two
+  nodes (design §3, docs/ISSUES.md §42), so candidates are looked up in the document only.
+  Names are normalised with NFKC + case + whitespace + kana, and a kana-only name joins the one
+  kanji name whose reading it spells (きじ / キジ / 雉); two different kanji names with the same
+  reading stay apart (神 / 紙).
 - A node's type is the most frequent type voted by the chunks that mention it.
 - One edge per (source, type, target); `chunk_ids` lists the chunks that stated it and
   `evidence` the sentence each of them gave (aligned by index), so weight = len(chunk_ids).
@@ -31,7 +33,8 @@ from storygraph.text.sanitize import (
     sanitize_rel_type,
 )
 
-CandidateLookup = Callable[[Sequence[str], Sequence[str]], list[dict[str, Any]]]
+CandidateLookup = Callable[[Sequence[str], Sequence[str], str], list[dict[str, Any]]]
+"""(norms, reading keys, document id) → the document's stored entities that may match."""
 
 
 @dataclass
@@ -138,7 +141,11 @@ def _resolve(
 
 
 def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) -> MergePlan:
-    """Turn per-chunk extractions into unique entity and relation records."""
+    """Turn one document's per-chunk extractions into unique entity and relation records."""
+    documents = {e.chunk.document_id for e in extractions}
+    if len(documents) > 1:
+        raise ValueError(f"one plan is one document's, got chunks of {sorted(documents)}")
+    document_id = documents.pop() if documents else ""
     mentions: list[_Mention] = []
     dropped: list[str] = []
     for extraction in extractions:
@@ -158,7 +165,7 @@ def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) 
 
     norms = [c.norm for c in clusters]
     rkeys = sorted({c.rkey for c in clusters if c.rkey} | {c.norm for c in clusters if c.kana})
-    candidates = lookup(norms, rkeys) if clusters else []
+    candidates = lookup(norms, rkeys, document_id) if clusters else []
 
     records: list[EntityRecord] = []
     id_of_norm: dict[str, str] = {}
@@ -186,6 +193,7 @@ def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) 
             aliases=sorted({n for n in names if n != node_id}),
             existing=existing is not None,
             existing_label=existing_label,
+            document_id=document_id,
         )
         records.append(record)
         for name in names:
@@ -204,7 +212,9 @@ def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) 
                 dropped.append(f"{rel.source} -[{rel.type}]-> {rel.target}: self-loop")
                 continue
             key = (source, sanitize_rel_type(rel.type), target)
-            record = relations.setdefault(key, RelationRecord(source, key[1], target))
+            record = relations.setdefault(
+                key, RelationRecord(source, key[1], target, document_id=document_id)
+            )
             if chunk_id not in record.chunk_ids:
                 record.chunk_ids.append(chunk_id)
                 record.evidence.append(rel.evidence or "")
@@ -249,7 +259,35 @@ def plan_from_graph(
 
     Imported facts carry the `chunk_ids` / `evidence` of the file when it has them (an export
     of ours does), and none otherwise: they belong to no document and no delete removes them.
+    Nodes and relationships carry their story as `document_id` in an export of ours; each
+    story's part is merged on its own (one without is the part of no document, '').
     """
+    documents = sorted(
+        {str(n.get("document_id") or "") for n in nodes}
+        | {str(r.get("document_id") or "") for r in relationships}
+    )
+    plans = [
+        _plan_from_graph_part(
+            [n for n in nodes if str(n.get("document_id") or "") == document_id],
+            [r for r in relationships if str(r.get("document_id") or "") == document_id],
+            lookup,
+            document_id,
+        )
+        for document_id in documents
+    ]
+    return MergePlan(
+        entities=[e for plan in plans for e in plan.entities],
+        relations=[r for plan in plans for r in plan.relations],
+        dropped=[d for plan in plans for d in plan.dropped],
+    )
+
+
+def _plan_from_graph_part(
+    nodes: Sequence[dict[str, Any]],
+    relationships: Sequence[dict[str, Any]],
+    lookup: CandidateLookup,
+    document_id: str,
+) -> MergePlan:
     mentions = [
         _Mention(clean_name(n.get("id")), imported_label(str(n.get("type") or "")), "")
         for n in nodes
@@ -264,7 +302,7 @@ def plan_from_graph(
     clusters = _cluster(m for m in mentions if m.name)
     norms = [c.norm for c in clusters]
     rkeys = sorted({c.rkey for c in clusters if c.rkey} | {c.norm for c in clusters if c.kana})
-    candidates = lookup(norms, rkeys) if clusters else []
+    candidates = lookup(norms, rkeys, document_id) if clusters else []
     chunks_of = {
         normalize_name(clean_name(n.get("id"))): [str(c) for c in n.get("chunk_ids") or []]
         for n in nodes
@@ -290,6 +328,7 @@ def plan_from_graph(
                 aliases=sorted({n for n in names if n != node_id}),
                 existing=existing is not None,
                 existing_label=existing_label,
+                document_id=document_id,
             )
         )
         for name in names:
@@ -303,7 +342,9 @@ def plan_from_graph(
             dropped.append(f"{rel!r}: missing source or target")
             continue
         key = (source, imported_rel_type(str(rel.get("type") or "")), target)
-        record = relations.setdefault(key, RelationRecord(source, key[1], target))
+        record = relations.setdefault(
+            key, RelationRecord(source, key[1], target, document_id=document_id)
+        )
         chunk_ids = [str(c) for c in rel.get("chunk_ids") or []]
         evidence = [str(e) for e in rel.get("evidence") or []]
         for i, chunk_id in enumerate(chunk_ids):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from storygraph.errors import InputError, StoryGraphError
 from storygraph.humanize import plural
 from storygraph.ingest.extraction_cache import ExtractionCache
-from storygraph.ingest.llm_extraction import DocumentReader, Extractor
+from storygraph.ingest.extractor_protocol import DocumentReader, Extractor
 from storygraph.ingest.merge import build_plan
 from storygraph.llm.usage import UsageCounter
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport

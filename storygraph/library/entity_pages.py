@@ -16,6 +16,10 @@ keeps:
 - **timeline**: the relations in story order (storygraph/store/story_time.py), superseded facts
   marked.
 
+An entity belongs to one story (docs/ISSUES.md §42): a name several stories use has a page per
+story (`pages("おじいさん")`), and a page is opened by its key or by `name@story` (the story's
+document name or id).
+
 Usable from a script: `EntityPages(services.store, services.llm(), services.info).page("桃太郎")`.
 """
 
@@ -25,17 +29,19 @@ import logging
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from storygraph.llm.factory import ModelInfo
 from storygraph.prompt_files import fill
 from storygraph.qa.entities import resolve_name
 from storygraph.store import GraphStore
 from storygraph.store.history import parse_history
+from storygraph.store.plan import key_document
 from storygraph.store.story_time import parse_position
 from storygraph.text.language import detect_language
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +143,13 @@ class TimelineEntry:
 @dataclass
 class EntityPage:
     id: str
+    key: str
+    """The entity's store key (its story + its name)."""
+    document_id: str
+    document: str
+    """The story (document name) it belongs to; '' for an import of no document."""
+    twins: list[str]
+    """Keys of other stories' entities a user said are the same one (SAME_AS)."""
     type: str
     aliases: list[str]
     summary: str
@@ -173,6 +186,9 @@ class EntityPage:
 @dataclass
 class EntityListItem:
     id: str
+    key: str
+    document: str
+    """The story it belongs to (document name; '' for an import of no document)."""
     type: str
     aliases: list[str]
     summary: str
@@ -226,29 +242,46 @@ class EntityPages:
         return self.llm is not None and self.info is not None and self.info.capable
 
     # --- finding entities --------------------------------------------------------------------
-    def resolve(self, name: str) -> str | None:
-        """The id of the entity called `name` (exact, normalised, contained, then fuzzy)."""
+    def resolve(self, name: str) -> list[str]:
+        """The keys of the entities called `name` (exact, normalised, contained, then fuzzy),
+        one per story that has it; `name@story` (a document name or id) or a key picks one."""
         name = name.strip()
         if not name:
-            return None
-        found = resolve_name(name, self.store.entity_names())
-        return found.node_id if found else None
+            return []
+        names = self.store.entity_names()
+        if any(r.get("key") == name for r in names):
+            return [name]
+        base, at, story = name.rpartition("@")
+        if at and base and story:
+            wanted = {d.id for d in self.store.list_documents() if story in (d.id, d.name)}
+            if wanted:
+                names = [r for r in names if r.get("document_id") in wanted]
+                name = base
+        found = resolve_name(name, names)
+        if found is None:
+            return []
+        return sorted(str(r["key"]) for r in names if r["id"] == found.node_id and r.get("key"))
 
-    def list(self, search: str = "", limit: int = 200) -> list[EntityListItem]:
-        """Entities (best connected first) with their summaries, refreshed if due.
+    def list(
+        self, search: str = "", limit: int = 200, documents: Sequence[str] = ()
+    ) -> list[EntityListItem]:
+        """Entities (best connected first, one per story that has a name) with their summaries,
+        refreshed if due; `documents` limits them to those stories.
 
         The list never calls the model: due summaries are composed from the facts here and a
         capable model rewrites them when their page is opened.
         """
-        rows = self.store.entity_list(search, limit)
-        due = [r["id"] for r in rows if r.get("summary") is None or r.get("summary_stale")]
+        rows = self.store.entity_list(search, limit, documents)
+        due = [r["key"] for r in rows if r.get("summary") is None or r.get("summary_stale")]
         fresh = self.refresh_summaries(due, allow_model=False) if due else {}
         return [
             EntityListItem(
                 id=r["id"],
+                key=r["key"],
+                document=r.get("document") or "",
                 type=r.get("type") or "",
                 aliases=list(r.get("aliases") or []),
-                summary=fresh.get(r["id"], r.get("summary") or ""),
+                summary=fresh.get(r["key"], r.get("summary") or ""),
                 relations=int(r.get("degree") or 0),
             )
             for r in rows
@@ -261,26 +294,29 @@ class EntityPages:
         upgrade = allow_model and self.model_writes_summaries
         return upgrade and node.get("summary_method") == METHOD_FACTS
 
-    def refresh_summaries(self, ids: Sequence[str], *, allow_model: bool = True) -> dict[str, str]:
-        """(Re)write the summaries of these entities; returns id → new summary."""
-        if not ids:
+    def refresh_summaries(
+        self, keys: Sequence[str], *, allow_model: bool = True
+    ) -> dict[str, str]:
+        """(Re)write the summaries of these entities (by key); returns key → new summary."""
+        if not keys:
             return {}
-        rows = self.store.entity_relations(ids)
-        types = self.store.entity_types(ids)
+        rows = self.store.entity_relations(keys)
+        types = self.store.entity_types_by_key(keys)
         documents = {d.id for d in self.store.list_documents()}
         written: dict[str, str] = {}
         stored: list[dict[str, Any]] = []
-        for entity_id in ids:
-            relations = _page_relations(entity_id, rows, {})
-            entity_type = types.get(entity_id, "")
+        for key in keys:
+            relations = _page_relations(key, rows, {})
+            entity_id = _name_of(key)
+            entity_type = types.get(key, "")
             summary, method = self._summary(entity_id, entity_type, relations, allow_model)
             sources = sorted(
                 {document_of_chunk(c.chunk_id) for r in relations for c in r.citations} & documents
             )
-            written[entity_id] = summary
+            written[key] = summary
             stored.append(
                 {
-                    "id": entity_id,
+                    "key": key,
                     "summary": summary,
                     "method": method,
                     "updated_at": _now(),
@@ -318,26 +354,38 @@ class EntityPages:
         return text, METHOD_MODEL
 
     # --- the page ----------------------------------------------------------------------------
+    def pages(self, name: str, *, allow_model: bool = True) -> list[EntityPage]:
+        """The pages of the entities called `name`, one per story that has it."""
+        found = [self._page(key, allow_model) for key in self.resolve(name)]
+        return [page for page in found if page is not None]
+
     def page(self, name: str, *, allow_model: bool = True) -> EntityPage | None:
-        """The page of the entity called `name`; None when no entity matches."""
-        entity_id = self.resolve(name)
-        if entity_id is None:
-            return None
-        node = self.store.entity_page_node(entity_id)
+        """The page of the entity called `name` (the first story's when several have it: use
+        `pages`, a key or `name@story` to choose); None when no entity matches."""
+        keys = self.resolve(name)
+        return self._page(keys[0], allow_model) if keys else None
+
+    def _page(self, key: str, allow_model: bool) -> EntityPage | None:
+        node = self.store.entity_page_node(key)
         if node is None:
             return None
         if self._due(node, allow_model):
-            self.refresh_summaries([entity_id], allow_model=allow_model)
-            node = self.store.entity_page_node(entity_id) or node
+            self.refresh_summaries([key], allow_model=allow_model)
+            node = self.store.entity_page_node(key) or node
+        entity_id = str(node["id"])
         docs = self.store.list_documents()
         names = {d.id: d.name for d in docs}
         order = {d.id: i for i, d in enumerate(docs)}
-        relations = _page_relations(entity_id, self.store.entity_relations([entity_id]), names)
+        relations = _page_relations(key, self.store.entity_relations([key]), names)
         relations.sort(key=lambda r: (r.direction != "out", r.type, r.other))
         timeline, unplaced = _timeline(relations, names, order)
         statements, _ = _timeline(relations, names, order, every=True)
         return EntityPage(
             id=entity_id,
+            key=key,
+            document_id=node.get("document_id") or "",
+            document=node.get("document") or "",
+            twins=sorted(str(t) for t in node.get("twins") or []),
             type=node.get("type") or "",
             aliases=list(node.get("aliases") or []),
             summary=node.get("summary") or "",
@@ -352,22 +400,26 @@ class EntityPages:
             unplaced=unplaced,
         )
 
-    def all_ids(self) -> list[str]:
-        return sorted(str(r["id"]) for r in self.store.entity_names())
+    def all_keys(self) -> list[str]:
+        return sorted(str(r["key"]) for r in self.store.entity_names())
+
+
+def _name_of(key: str) -> str:
+    return key[len(key_document(key)) + 1 :]
 
 
 def _page_relations(
-    entity_id: str, rows: Sequence[dict[str, Any]], names: dict[str, str]
+    key: str, rows: Sequence[dict[str, Any]], names: dict[str, str]
 ) -> list[PageRelation]:
     relations: list[PageRelation] = []
     seen: set[tuple[str, str, str]] = set()
     for row in rows:
-        if entity_id not in (row["start"], row["end"]):
+        if key not in (row["start_key"], row["end_key"]):
             continue
-        key = (row["start"], row["type"], row["end"])
-        if key in seen:
+        triple = (row["start"], row["type"], row["end"])
+        if triple in seen:
             continue
-        seen.add(key)
+        seen.add(triple)
         evidence = list(row.get("evidence") or [])
         citations = [
             Citation(
@@ -379,7 +431,7 @@ def _page_relations(
             )
             for i, c in enumerate(row.get("chunk_ids") or [])
         ]
-        out = row["start"] == entity_id
+        out = row["start_key"] == key
         relations.append(
             PageRelation(
                 start=row["start"],

@@ -2,7 +2,9 @@
 
 Plain CommonMark with relative links, so the folder reads on any Git host or editor. File names
 are the entity names where those are safe in a path, else sanitised with a short hash so two
-names never share a file; links are percent-encoded file names.
+names never share a file; links are percent-encoded file names. A name several stories use has a
+page per story (the second one's file name gets a short hash); a page links to its own story's
+entities.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from storygraph.library.entity_pages import EntityPage, EntityPages
+from storygraph.store.plan import key_document
 
 INDEX = "index.md"
 MAX_STEM = 80
@@ -39,12 +42,13 @@ def wiki_filename(entity_id: str) -> str:
     return f"{stem}.md"
 
 
-def wiki_filenames(ids: list[str]) -> dict[str, str]:
-    """File names for all pages, unique even on case-insensitive file systems (Dog / dog)."""
+def wiki_filenames(keys: list[str]) -> dict[str, str]:
+    """File names for all pages by entity key, unique even on case-insensitive file systems
+    (Dog / dog) and when two stories use one name."""
     files: dict[str, str] = {}
     taken: set[str] = set()
-    for entity_id in ids:
-        name = wiki_filename(entity_id)
+    for entity_id in keys:
+        name = wiki_filename(entity_id[len(key_document(entity_id)) + 1 :])
         if name.casefold() in taken or name.casefold() == INDEX:
             digest = hashlib.sha1(entity_id.encode("utf-8")).hexdigest()[:8]
             name = f"{name.removesuffix('.md')}-{digest}.md"
@@ -60,8 +64,13 @@ def link(entity_id: str, files: dict[str, str]) -> str:
     return f"[{md(entity_id)}]({quote(files[entity_id])})"
 
 
-def render_page(page: EntityPage, files: dict[str, str]) -> str:
+def render_page(page: EntityPage, keyed_files: dict[str, str]) -> str:
+    """One page; `keyed_files`: entity key → file name (its links go to its own story's pages)."""
+    prefix = f"{page.document_id}:"
+    files = {k.removeprefix(prefix): f for k, f in keyed_files.items() if k.startswith(prefix)}
     lines = [f"# {md(page.id)}", "", f"[← all entities]({quote(INDEX)})", ""]
+    if page.document:
+        lines.append(f"**Story:** {md(page.document)}  ")
     lines.append(f"**Type:** {md(page.type or '-')}  ")
     if page.aliases:
         lines.append(f"**Also called:** {', '.join(md(a) for a in page.aliases)}  ")
@@ -128,19 +137,21 @@ def _parts(relation: str) -> tuple[str, str, str]:
 def export_wiki(pages: EntityPages, directory: Path) -> list[Path]:
     """Write every entity's page and an index into `directory`; returns the files written."""
     directory.mkdir(parents=True, exist_ok=True)
-    ids = pages.all_ids()
-    files = wiki_filenames(ids)
+    keys = pages.all_keys()
+    files = wiki_filenames(keys)
     written: list[Path] = []
     index = ["# Entities", ""]
-    for entity_id in ids:
-        page = pages.page(entity_id)
-        if page is None or page.id != entity_id:
+    for key in keys:
+        page = pages.page(key)
+        if page is None or page.key != key:
             continue
-        path = directory / files[entity_id]
+        path = directory / files[key]
         path.write_text(render_page(page, files), encoding="utf-8")
         written.append(path)
         summary = f" — {md(page.summary)}" if page.summary else ""
-        index.append(f"- {link(entity_id, files)} ({md(page.type or '-')}){summary}")
+        story = f", {md(page.document)}" if page.document else ""
+        entry = f"[{md(page.id)}]({quote(files[key])})"
+        index.append(f"- {entry} ({md(page.type or '-')}{story}){summary}")
     index_path = directory / INDEX
     index_path.write_text("\n".join(index) + "\n", encoding="utf-8")
     return [index_path, *written]

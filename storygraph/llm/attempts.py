@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
+
+if TYPE_CHECKING:
+    from storygraph.llm.model_queue import ModelQueue
 
 _TRACKER: ContextVar[AttemptTracker | None] = ContextVar("storygraph_attempts", default=None)
 
@@ -52,12 +55,20 @@ async def _acount(request: httpx.Request) -> None:
     _count(request)
 
 
-def counting_http_clients() -> dict[str, Any]:
+def counting_http_clients(queue: ModelQueue | None = None) -> dict[str, Any]:
     """`http_client` / `http_async_client` arguments for ChatOpenAI that report each request
-    (openai's own default clients, so timeouts, limits and redirects stay as they were)."""
+    (openai's own default clients, so timeouts, limits and redirects stay as they were). With
+    `queue` (the embedded model's), each chat request of the synchronous client, the one the
+    app uses, first waits for its turn in it (storygraph.llm.model_queue)."""
+    import httpx2
     import openai
 
+    from storygraph.llm.model_queue import QueuedTransport
+
+    sync_options: dict[str, Any] = {"event_hooks": {"request": [_count]}}
+    if queue is not None:
+        sync_options["transport"] = QueuedTransport(queue, httpx2.HTTPTransport())
     return {
-        "http_client": openai.DefaultHttpxClient(event_hooks={"request": [_count]}),
+        "http_client": openai.DefaultHttpxClient(**sync_options),
         "http_async_client": openai.DefaultAsyncHttpxClient(event_hooks={"request": [_acount]}),
     }

@@ -3,33 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
-from langchain_openai import AzureChatOpenAI, ChatOpenAI
+from typing import TYPE_CHECKING
 
 from storygraph.errors import ConfigError
-from storygraph.llm.attempts import counting_http_clients
 from storygraph.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 EMBEDDED_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 EMBEDDED_MAX_TOKENS = 1024
-
-
-class ToolCallingChatOpenAI(ChatOpenAI):
-    """ChatOpenAI whose structured output defaults to function calling.
-
-    langchain-openai defaults `with_structured_output` to JSON-schema mode, which llama.cpp's
-    server answers with HTTP 500 and several OpenAI-compatible servers lack; named function
-    calling works on llama.cpp, vLLM, Ollama and LM Studio. LLMGraphTransformer calls
-    `with_structured_output(schema, include_raw=True)` without a method, so the default matters.
-    """
-
-    def with_structured_output(  # type: ignore[override]
-        self, schema: Any = None, *, method: str = "function_calling", **kwargs: Any
-    ) -> Any:
-        return super().with_structured_output(schema, method=method, **kwargs)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -61,7 +45,14 @@ def model_info(settings: Settings) -> ModelInfo:
 def build_chat_model(
     settings: Settings, *, embedded_base_url: str | None = None
 ) -> BaseChatModel | None:
-    """The configured chat model, or None in no-LLM mode. Builds a client, calls nothing."""
+    """The configured chat model, or None in no-LLM mode. Builds a client, calls nothing.
+    langchain-openai and the openai client are imported here, not with this module."""
+    from langchain_openai import AzureChatOpenAI, ChatOpenAI
+
+    from storygraph.llm.attempts import counting_http_clients
+    from storygraph.llm.chat_openai import ToolCallingChatOpenAI
+    from storygraph.llm.model_queue import ModelQueue
+
     provider = settings.resolved_provider()
     info = model_info(settings)
     common = {
@@ -91,12 +82,15 @@ def build_chat_model(
             raise ConfigError("The embedded model server is not running.", "Run `make model`.")
         # langchain-openai sends max_tokens as max_completion_tokens, which llama.cpp's server
         # ignores: a looping reply would run to the end of the context. extra_body reaches it.
+        # one server reads one prompt at a time: requests wait their turn in the data dir's
+        # queue before they are sent (storygraph.llm.model_queue)
+        queued = counting_http_clients(ModelQueue.for_data_dir(settings.data_dir))
         return ToolCallingChatOpenAI(
             base_url=embedded_base_url,
             api_key="embedded",
             model=info.model,
             extra_body={"max_tokens": EMBEDDED_MAX_TOKENS},
-            **common,
+            **{**common, **queued},
         )
     if provider == "openai_compatible":
         if not settings.openai_base_url:

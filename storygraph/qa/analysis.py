@@ -18,6 +18,7 @@ from storygraph.models import ResolvedEntity
 from storygraph.qa.entities import EntityFinder
 from storygraph.qa.question_type import QuestionType, detect_question_type
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems
+from storygraph.qa.scope import Scope, names_in_scope, narrow
 from storygraph.text.language import detect_language, is_kanji
 from storygraph.text.normalize import normalize_name
 
@@ -49,6 +50,8 @@ class QuestionAnalysis:
     relation_pick: tuple[str, ...] | None = None
     """The model's relation-type pick, when the entity finder was asked for one."""
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    scope: Scope = field(default_factory=Scope)
+    """The stories the answer may cite and the start entities' keys (storygraph.qa.scope)."""
 
     @property
     def ids(self) -> list[str]:
@@ -93,9 +96,12 @@ def analyse(
     *,
     relation_types: Sequence[str] | None = None,
     start_entities: Sequence[str] | None = None,
+    stories: Sequence[str] = (),
 ) -> QuestionAnalysis:
-    """Analyse a question once. `start_entities` skips entity finding (the eval's gold)."""
+    """Analyse a question once. `start_entities` skips entity finding (the eval's gold);
+    `stories`: the document ids the user chose (empty: every story)."""
     question = question.strip()
+    names = names_in_scope(names, stories)
     warnings: list[str] = []
     pick: tuple[str, ...] | None = None
     if start_entities:
@@ -111,6 +117,8 @@ def analyse(
     unnamed = mask_names(question, mentions)
     stems = frozenset(question_stems(unnamed))
     language = detect_language(question)
+    terms = content_terms(unnamed, language)
+    scope = narrow(ids, names, stories, terms)
     return QuestionAnalysis(
         question=question,
         language=language,
@@ -118,7 +126,8 @@ def analyse(
         qtype=detect_question_type(question, ids),
         stems=stems,
         related=frozenset(related_stems(set(stems))),
-        terms=content_terms(unnamed, language),
+        terms=terms,
         relation_pick=pick,
         warnings=tuple(warnings),
+        scope=scope,
     )

@@ -29,10 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from typing import TYPE_CHECKING, Any, Protocol
 
 from storygraph.models import Citation, CitationKind, Fact
 from storygraph.prompt_files import fill
@@ -44,6 +41,10 @@ from storygraph.store.story_time import supersession_lines
 from storygraph.text.language import detect_language
 from storygraph.text.normalize import normalize_name
 from storygraph.text.token_estimate import estimated_tokens
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import BaseMessage
 
 MAX_SOURCE_CHARS = 300
 SUPERSEDED_MARK = " (superseded later in the story)"
@@ -269,6 +270,8 @@ class FactsAnswerer:
 
 def prompt_messages(name: str, **values: str) -> list[BaseMessage]:
     """A prompt file as (system, user) messages, split at its `---` line."""
+    from langchain_core.messages import HumanMessage, SystemMessage  # on the first model call
+
     text = fill(name, **values)
     system, _, user = text.partition("\n---\n")
     return [SystemMessage(system.strip()), HumanMessage(user.strip())]
@@ -277,6 +280,8 @@ def prompt_messages(name: str, **values: str) -> list[BaseMessage]:
 def small_messages(language: str, values: dict[str, str]) -> list[BaseMessage]:
     """The small model's prompt: its instructions, the worked examples as earlier turns (the
     fixed prefix, storygraph.qa.answer_examples), then the question with its sentences."""
+    from langchain_core.messages import AIMessage
+
     unknown = UNKNOWN[language]
     system, user = prompt_messages("answer_small", unknown=unknown, **values)
     turns: list[BaseMessage] = [system]

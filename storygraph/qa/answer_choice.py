@@ -16,9 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from storygraph.ingest.frames.check import choice_grammar
 from storygraph.models import Citation, Fact
@@ -26,6 +24,9 @@ from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import UNKNOWN, TokenFn, prompt_messages, small_sources
 from storygraph.qa.question_type import PERSON_KINDS
 from storygraph.text.normalize import normalize_name
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 CHOICE_KINDS = PERSON_KINDS | {"where"}
 """Question kinds whose answer is a name of the graph: a character, or a place."""

@@ -22,9 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from storygraph.errors import error_text
 from storygraph.ingest.frames.check import grammar_constrained
@@ -75,6 +73,9 @@ from storygraph.store.story_time import in_story_order
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
 from storygraph.text.language import detect_language
 
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
 SMALL_TOP_K = 4
 """Facts the small model's answer keeps: its prompt shows at most this many sources anyway."""
 
@@ -93,6 +94,8 @@ class QAOptions:
     by default: measured worse than its written answers, docs/ISSUES.md §18.4)."""
     compose_answer: bool = True
     """False: skip the model's answer (the eval measures retrieval); the facts answer is given."""
+    stories: tuple[str, ...] = ()
+    """The document ids a question may be answered from (empty: every story; qa/scope.py)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -240,7 +243,9 @@ class QAEngine:
             callbacks,
             relation_types=types,
             start_entities=start_entities,
+            stories=options.stories,
         )
+        self._say_stories(analysis, answer)
         answer.entities = list(analysis.entities)
         answer.warnings.extend(analysis.warnings)
         step(
@@ -250,6 +255,8 @@ class QAEngine:
             found=analysis.ids,
             how={e.node_id: e.source for e in analysis.entities},
             graph_names=len(names),
+            stories=list(analysis.scope.documents),
+            scope=analysis.scope.note,
             relation_type_pick=list(analysis.relation_pick)
             if analysis.relation_pick is not None
             else None,
@@ -401,6 +408,19 @@ class QAEngine:
 
         types = {str(r["id"]): str(r.get("type") or "") for r in names}
         return GraphSupportChecker(named, self.frames, types)
+
+    def _say_stories(self, analysis: QuestionAnalysis, answer: Answer) -> None:
+        """Several stories fit the question's names and words equally (qa/scope.py): the answer
+        draws on each of them (at most three); say which, so the user can pick one."""
+        scope = analysis.scope
+        if len(scope.documents) < 2 or not scope.keys:
+            return
+        names = {d.id: d.name for d in self.store.list_documents()}
+        stories = ", ".join(names.get(d, d) for d in scope.documents)
+        answer.warnings.append(
+            f"{len(scope.documents)} stories fit this question; the answer draws on each of "
+            f"them: {stories}. Pick the stories to ask about one."
+        )
 
     def _compose(
         self,

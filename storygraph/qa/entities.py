@@ -22,15 +22,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz, process
 
 from storygraph.models import ResolvedEntity
 from storygraph.prompt_files import fill
+from storygraph.qa.name_index import MIN_ROMAJI_CHARS, name_index
 from storygraph.text.embeddings import Embedder, cosine
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import (
@@ -42,6 +42,9 @@ from storygraph.text.normalize import (
     written_form,
 )
 from storygraph.text.sanitize import romanize
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 FUZZY_THRESHOLD = 85.0
 EMBEDDING_THRESHOLD = 0.7
@@ -122,31 +125,32 @@ def llm_names(question: str, llm: BaseChatModel, callbacks: list[Any]) -> list[s
 
 
 def resolve_name(mention: str, names: Sequence[dict[str, Any]]) -> ResolvedEntity | None:
-    """Match one mention to a graph node: exact, normalised, contains, then fuzzy."""
-    for row in names:
-        if row["id"] == mention:
-            return ResolvedEntity(mention, row["id"], "llm", 1.0)
+    """Match one mention to a graph node: exact, normalised, contains, then fuzzy (each the
+    first name in the graph's order that fits, looked up in the names index)."""
+    index = name_index(names)
+    if mention in index.first_by_id:
+        return ResolvedEntity(mention, mention, "llm", 1.0)
     norm = normalize_name(mention)
     if not norm:
         return None
-    for row in names:
-        if row.get("norm") == norm:
-            return ResolvedEntity(mention, row["id"], "llm", 1.0)
+    if norm in index.first_by_norm:
+        return ResolvedEntity(mention, index.ids[index.first_by_norm[norm]], "llm", 1.0)
     if len(norm) >= MIN_CONTAINS_CHARS:
-        contained = [
-            r
-            for r in names
-            if r.get("norm")
-            and len(r["norm"]) >= MIN_CONTAINS_CHARS
-            and (r["norm"] in norm or norm in r["norm"])
-        ]
+        # names inside the mention (its substrings; of equal names the first is enough, it
+        # wins every tie) and names holding the mention
+        inside = {
+            index.first_by_norm[part]
+            for start in range(len(norm))
+            for end in range(start + MIN_CONTAINS_CHARS, len(norm) + 1)
+            if (part := norm[start:end]) in index.first_by_norm
+        }
+        contained = sorted(inside | set(index.holding(norm)))
         if contained:
-            best = min(contained, key=lambda r: abs(len(r["norm"]) - len(norm)))
-            return ResolvedEntity(mention, best["id"], "fuzzy", 0.9)
-    choices = {r["id"]: r.get("norm") or "" for r in names}
-    match = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_THRESHOLD)
+            best = min(contained, key=lambda p: abs(len(index.norms[p]) - len(norm)))
+            return ResolvedEntity(mention, index.ids[best], "fuzzy", 0.9)
+    match = process.extractOne(norm, index.norms, scorer=fuzz.ratio, score_cutoff=FUZZY_THRESHOLD)
     if match:
-        return ResolvedEntity(mention, match[2], "fuzzy", float(match[1]) / 100)
+        return ResolvedEntity(mention, index.ids[match[2]], "fuzzy", float(match[1]) / 100)
     return None
 
 
@@ -161,15 +165,16 @@ def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[Res
     """
     text = normalize_name(question)
     bounds = word_boundaries(text) if any(is_japanese_char(ch) for ch in text) else None
+    index = name_index(names)
     spans: list[tuple[int, int, str]] = []
-    for row in names:
-        norm = row.get("norm") or ""
-        if not norm:
-            continue
-        for start in _occurrences(text, norm):
-            end = start + len(norm)
+    for start in range(len(text)):
+        for end in range(start + 1, min(len(text), start + index.longest) + 1):
+            node_ids = index.by_norm.get(text[start:end])
+            if not node_ids:
+                continue
+            norm = text[start:end]
             if bounds is None or norm.isascii() or (start in bounds and end in bounds):
-                spans.append((start, end, row["id"]))
+                spans.extend((start, end, node_id) for node_id in node_ids)
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
     taken: list[tuple[int, int]] = []
     found: dict[str, ResolvedEntity] = {}
@@ -262,7 +267,12 @@ _EN_STOP = frozenset(
 )
 
 
-@lru_cache(maxsize=8192)
+ROMAJI_CACHED = 1 << 19
+"""Readings kept (about 100 MB when full): a graph's every name, so that the names index
+rebuilt after a write reads only the new names (333,333 names: 11 s on two loaded cores)."""
+
+
+@lru_cache(maxsize=ROMAJI_CACHED)
 def _romaji(name: str) -> str:
     """A Japanese name as plain romaji without long vowels (桃太郎 → momotaro); "" if none."""
     if name.isascii():
@@ -322,21 +332,27 @@ class LocalEntityFinder:
     def _by_words(
         question: str, words: list[str], names: Sequence[dict[str, Any]]
     ) -> list[ResolvedEntity]:
-        lowered = [w.lower() for w in _EN_WORD.findall(question)]
-        joined = "".join(lowered)
-        matches: list[ResolvedEntity] = []
+        joined = "".join(w.lower() for w in _EN_WORD.findall(question))
+        index = name_index(names)
+        by_romaji, by_first_word = index.word_tables(_romaji, _content_words)
+        found: dict[int, ResolvedEntity] = {}
+        # a reading found among the question's words, or across them (momo taro)
+        for start in range(len(joined)):
+            for end in range(start + MIN_ROMAJI_CHARS, len(joined) + 1):
+                roman = joined[start:end]
+                for position in by_romaji.get(roman, ()):
+                    found.setdefault(
+                        position,
+                        ResolvedEntity(roman, index.ids[position], "transliteration", 0.95),
+                    )
         wordset = set(words)
-        for row in names:
-            name = str(row["id"])
-            roman = _romaji(name)
-            if len(roman) >= 4 and (roman in lowered or roman in joined):
-                matches.append(ResolvedEntity(roman, name, "transliteration", 0.95))
-                continue
-            if not name.isascii():
-                continue
-            name_words = _content_words(name)
-            if name_words and all(w in wordset for w in name_words):
-                matches.append(ResolvedEntity(" ".join(name_words), name, "normalised", 0.95))
+        for word in wordset:
+            for position, name_words in by_first_word.get(word, ()):
+                if all(w in wordset for w in name_words):
+                    found[position] = ResolvedEntity(
+                        " ".join(name_words), index.ids[position], "normalised", 0.95
+                    )
+        matches = [found[position] for position in sorted(found)]
         # A name inside a longer matched name (devil inside "chief of the devils") gives way.
         return [
             m

@@ -233,10 +233,14 @@ class SentenceSearch:
     def name(self) -> str:
         return "bm25+embedding" if self.embedder is not None else "bm25"
 
-    def _indexes(self, entity_ids: Sequence[str]) -> list[tuple[str, _DocumentIndex]]:
-        documents = self.store.passage_documents(entity_ids)
-        if not documents and entity_ids:
-            documents = self.store.passage_documents([])
+    def _indexes(
+        self, entity_keys: Sequence[str], scope: Sequence[str]
+    ) -> list[tuple[str, _DocumentIndex]]:
+        """The sentence indexes of the documents mentioning the start entities, else of the
+        question's stories (`scope`; every story when empty)."""
+        documents = self.store.passage_documents(entity_keys)
+        if not documents:
+            documents = self.store.passage_documents([], scope)
         keys = {
             str(d["id"]): (str(d["id"]), str(d.get("sha256") or ""), int(d.get("chunks") or 0))
             for d in documents
@@ -258,7 +262,7 @@ class SentenceSearch:
     def find(self, analysis: QuestionAnalysis, limit: int) -> list[Passage]:
         if limit <= 0:
             return []
-        indexes = self._indexes(analysis.ids)
+        indexes = self._indexes(analysis.scope.keys, analysis.scope.documents)
         sentences: list[_Sentence] = []
         lexical: list[float] = []
         for language, index in indexes:

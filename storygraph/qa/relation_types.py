@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from storygraph.models import Fact
 from storygraph.prompt_files import fill
 from storygraph.qa.entities import UnexpectedReply, string_list
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems, type_stems
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 MAX_PROMPT_TYPES = 200
 

@@ -24,13 +24,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from storygraph import cypher as q
 from storygraph.models import Fact
 from storygraph.qa.analysis import QuestionAnalysis
+from storygraph.qa.modes import (  # noqa: F401 (re-exported: callers name the modes from here)
+    BASE_MODES,
+    DEFAULT_MODE,
+    available_modes,
+    canonical_mode,
+    parse_mode,
+)
 from storygraph.qa.order import OrderedFacts, order_facts, order_priors
 from storygraph.qa.question_type import (
     EXPANSION_BONUS,
@@ -43,57 +48,10 @@ from storygraph.qa.relation_words import type_stems
 from storygraph.store import GraphStore
 from storygraph.store.graph_store import RETRIEVAL_QUERIES
 
-BASE_MODES: tuple[str, ...] = tuple(RETRIEVAL_QUERIES)
-STAGES: tuple[str, ...] = ("qtype", "reltype", "rerank")
-DEFAULT_MODE = "onehop+qtype+reltype+rerank"
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 FactKey = tuple[str, str, str]
-
-
-@dataclass(frozen=True)
-class ModeSpec:
-    base: str
-    qtype: bool = False
-    reltype: bool = False
-    rerank: bool = False
-
-    @property
-    def name(self) -> str:
-        stages = [s for s in STAGES if getattr(self, s)]
-        return "+".join([self.base, *stages])
-
-
-def parse_mode(mode: str) -> ModeSpec:
-    """`onehop+reltype+qtype` → ModeSpec; raises ValueError for unknown parts."""
-    parts = [p.strip().lower() for p in mode.split("+") if p.strip()]
-    bases = [p for p in parts if p in BASE_MODES]
-    unknown = [p for p in parts if p not in BASE_MODES and p not in STAGES]
-    if len(bases) != 1 or unknown:
-        raise ValueError(
-            f"unknown retrieval mode {mode!r}: use one of {', '.join(BASE_MODES)}, optionally "
-            f"followed by +{', +'.join(STAGES)} (e.g. {DEFAULT_MODE})"
-        )
-    return ModeSpec(bases[0], "qtype" in parts, "reltype" in parts, "rerank" in parts)
-
-
-def canonical_mode(mode: str) -> str:
-    return parse_mode(mode).name
-
-
-def available_modes() -> list[str]:
-    """The modes worth comparing, the default first (the UI's list, the eval's default)."""
-    return [
-        DEFAULT_MODE,
-        "onehop",
-        "onehop+rerank",
-        "onehop+qtype",
-        "onehop+reltype",
-        "onehop+qtype+reltype",
-        "onehop+qtype+rerank",
-        "onehop+reltype+rerank",
-        "directed2",
-        "undirected2",
-    ]
 
 
 @dataclass
@@ -158,7 +116,8 @@ def retrieve(
     callbacks = callbacks if callbacks is not None else []
     ids = analysis.ids
     queries = [(f"{spec.base} retrieval", RETRIEVAL_QUERIES[spec.base])]
-    facts = store.retrieve(spec.base, ids)
+    keys = analysis.scope.keys
+    facts = store.retrieve(spec.base, ids, keys)
     found = Retrieval(facts, "", mode=spec.name, rerank=spec.rerank)
 
     if spec.reltype:
@@ -182,7 +141,7 @@ def retrieve(
             if expansion:
                 queries.append((f"co-members via {', '.join(expansion)}", q.RETRIEVE_CO_MEMBERS))
                 seen = {f.key for f in facts}
-                for fact in store.co_members(ids, expansion):
+                for fact in store.co_members(ids, expansion, keys):
                     if fact.key not in seen:
                         seen.add(fact.key)
                         facts.append(fact)

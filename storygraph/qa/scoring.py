@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from storygraph.models import Fact
@@ -25,6 +24,9 @@ from storygraph.qa.analysis import QuestionAnalysis, content_terms
 from storygraph.qa.relation_words import mask_names, relation_words, type_stems, word_in
 from storygraph.text.embeddings import Embedder
 from storygraph.text.normalize import normalize_name
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 Strategy = Literal["batched", "per_fact"]
 

@@ -26,6 +26,7 @@ class FalkorDBRunner:
 
     engine = "falkordb"
     schema = SCHEMA_FALKORDB
+    schema_drops: tuple[str, ...] = ()
 
     def __init__(self, server: EmbeddedFalkorDB, graph_name: str) -> None:
         self.server = server

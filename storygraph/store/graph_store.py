@@ -24,10 +24,10 @@ from typing import Any
 
 from storygraph import cypher as q
 from storygraph.errors import StoreError
-from storygraph.locks import write_lock
+from storygraph.locks import bump_change_stamp, change_stamp, write_lock
 from storygraph.models import Chunk, DocumentInfo, Fact
 from storygraph.store.history import HistoryEntry, entity_history, history_entry
-from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord
+from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord, entity_key
 from storygraph.store.runner import Row, Runner, Statement
 from storygraph.store.story_time import (
     EXCLUSIVE_RELATION_TYPES,
@@ -37,7 +37,8 @@ from storygraph.store.story_time import (
 )
 
 NAMES_CACHE_SECONDS = 5.0
-"""Entity names are re-read after this long, so writes by another process show up."""
+"""Without a data directory (or on Neo4j, which other machines may write), entity names are
+re-read after this long, so writes by another process show up."""
 
 RETRIEVAL_QUERIES: dict[str, str] = {
     "onehop": q.RETRIEVE_ONEHOP,
@@ -71,6 +72,8 @@ def _batched(rows: Sequence[dict[str, Any]], size: int = 500) -> Iterable[list[d
 def _entity_row(record: EntityRecord) -> dict[str, Any]:
     return {
         "id": record.id,
+        "key": record.key,
+        "document_id": record.document_id,
         "type": record.label,
         "norm": record.norm,
         "rkey": record.rkey,
@@ -89,6 +92,9 @@ class GraphStore:
         self.lock_dir = lock_dir
         self._names_cache: list[Row] | None = None
         self._names_read_at = 0.0
+        self._types_cache: list[tuple[str, int]] | None = None
+        self._types_read_at = 0.0
+        self._names_stamp = ""
 
     # --- lifecycle -----------------------------------------------------------------------------
     @property
@@ -111,13 +117,18 @@ class GraphStore:
 
     def _changed(self) -> None:
         self._names_cache = None
+        self._types_cache = None
 
     @contextmanager
     def writing(self) -> Iterator[None]:
         """Hold the data directory's write lock (re-entrant): every mutation runs inside it, and
         a caller can hold it across a read-check-write sequence."""
         with write_lock(self.lock_dir):
-            yield
+            try:
+                yield
+            finally:
+                if self.lock_dir is not None:
+                    bump_change_stamp(self.lock_dir)
 
     # --- documents -----------------------------------------------------------------------------
     def find_document_by_sha(self, sha256: str) -> Row | None:
@@ -177,7 +188,7 @@ class GraphStore:
             statements.append((q.CHUNKS_CREATE, {"document_id": doc.id, "rows": rows}))
         statements.extend(self._entity_statements(plan.entities, now))
         mention_rows = [
-            {"chunk_id": chunk_id, "entity_id": record.id}
+            {"chunk_id": chunk_id, "entity_key": record.key}
             for record in plan.entities
             for chunk_id in record.chunk_ids
         ]
@@ -222,9 +233,10 @@ class GraphStore:
         relabel: dict[str, list[str]] = {}
         for record in entities:
             if record.existing_label and record.existing_label != record.label:
-                relabel.setdefault(record.existing_label, []).append(record.id)
-        for old_label, ids in sorted(relabel.items()):
-            statements.append((q.render(q.ENTITY_REMOVE_LABEL, old_label=old_label), {"ids": ids}))
+                relabel.setdefault(record.existing_label, []).append(record.key)
+        for old_label, keys in sorted(relabel.items()):
+            query = q.render(q.ENTITY_REMOVE_LABEL, old_label=old_label)
+            statements.append((query, {"keys": keys}))
         groups: dict[tuple[bool, str], list[dict[str, Any]]] = {}
         for record in entities:
             groups.setdefault((record.existing, record.label), []).append(_entity_row(record))
@@ -245,6 +257,8 @@ class GraphStore:
                 {
                     "source": rel.source,
                     "target": rel.target,
+                    "source_key": rel.source_key,
+                    "target_key": rel.target_key,
                     "chunk_ids": rel.chunk_ids,
                     "evidence": rel.evidence,
                 }
@@ -271,23 +285,25 @@ class GraphStore:
         for rel_type, type_rows in self._relation_rows_by_type(relations).items():
             query = q.render(q.RELATIONS_EXISTING, rel_type=rel_type)
             for rows in _batched(type_rows):
-                params = {"rows": [{"source": r["source"], "target": r["target"]} for r in rows]}
+                ends = ("source", "target", "source_key", "target_key")
+                params = {"rows": [{k: r[k] for k in ends} for r in rows]}
                 for row in self.runner.run(query, params):
                     found.add((row["source"], rel_type, row["target"]))
         return found
 
     # --- story time and entity history (store/story_time.py, library/entity_pages.py) ---------
     def _entity_state(self, plan: MergePlan) -> dict[str, Row]:
-        ids = [e.id for e in plan.entities if e.existing]
-        if not ids:
+        """Stored type / aliases of the plan's existing entities, by name (one plan, one story)."""
+        keys = [e.key for e in plan.entities if e.existing]
+        if not keys:
             return {}
-        return {row["id"]: row for row in self.runner.run(q.ENTITY_STATE, {"ids": ids})}
+        return {row["id"]: row for row in self.runner.run(q.ENTITY_STATE, {"keys": keys})}
 
-    def _time_context(self, ids: Sequence[str]) -> dict[tuple[str, str, str], list[str]]:
-        """Positions of every timed relation touching these entities."""
-        if not ids:
+    def _time_context(self, keys: Sequence[str]) -> dict[tuple[str, str, str], list[str]]:
+        """Positions of every timed relation touching these entities (by entity key)."""
+        if not keys:
             return {}
-        rows = self.runner.run(q.RELATIONS_TIME_CONTEXT, {"ids": list(ids)})
+        rows = self.runner.run(q.RELATIONS_TIME_CONTEXT, {"keys": list(keys)})
         return {
             (row["source"], row["type"], row["target"]): list(row["positions"] or [])
             for row in rows
@@ -334,72 +350,82 @@ class GraphStore:
         by_type: dict[str, list[dict[str, Any]]] = {}
         for rel in timed:
             by_type.setdefault(rel.type, []).append(
-                {"source": rel.source, "target": rel.target, "positions": rel.positions}
+                {"source": rel.source_key, "target": rel.target_key, "positions": rel.positions}
             )
         for rel_type, type_rows in sorted(by_type.items()):
             query = q.render(q.RELATION_POSITIONS_ADD, rel_type=rel_type)
             for rows in _batched(type_rows):
                 statements.append((query, {"rows": rows}))
-        ends = sorted({n for r in timed for n in (r.source, r.target)})
+        ends = sorted({n for r in timed for n in (r.source_key, r.target_key)})
         context = self._time_context(ends)
         for rel in timed:
-            known = context.setdefault((rel.source, rel.type, rel.target), [])
+            known = context.setdefault((rel.source_key, rel.type, rel.target_key), [])
             known.extend(p for p in rel.positions if p not in known)
         statements.extend(self._time_set_statements(context, ends))
         return statements
 
-    def refresh_story_time(self, ids: Sequence[str]) -> None:
-        """Recompute story_order / story_order_last / invalid_at of relations touching `ids`."""
+    def refresh_story_time(self, keys: Sequence[str]) -> None:
+        """Recompute story_order / story_order_last / invalid_at of relations touching the
+        entities of these keys."""
         with self.writing():
-            statements = self._time_set_statements(self._time_context(ids), ids)
+            statements = self._time_set_statements(self._time_context(keys), keys)
             if statements:
                 self.runner.run_batch(statements)
 
     def _history_statements(
         self, doc: DocumentInfo, history: Sequence[HistoryEntry], now: str
     ) -> list[Statement]:
-        rows = [{"id": h.entity_id, "entry": history_entry(doc, h, now)} for h in history]
+        rows = [
+            {"key": entity_key(doc.id, h.entity_id), "entry": history_entry(doc, h, now)}
+            for h in history
+        ]
         prefix = chunk_prefix(doc.id)
         statements: list[Statement] = [
             (q.ENTITY_HISTORY_WRITE, {"prefix": prefix, "rows": batch}) for batch in _batched(rows)
         ]
-        changed = [h.entity_id for h in history if h.kind != "referenced"]
-        for batch in _batched([{"id": i} for i in changed]):
-            statements.append((q.ENTITIES_MARK_STALE, {"ids": [r["id"] for r in batch]}))
+        changed = [entity_key(doc.id, h.entity_id) for h in history if h.kind != "referenced"]
+        for start in range(0, len(changed), 500):
+            statements.append((q.ENTITIES_MARK_STALE, {"keys": changed[start : start + 500]}))
         return statements
 
-    def mark_summaries_stale(self, ids: Sequence[str]) -> None:
-        if ids:
+    def mark_summaries_stale(self, keys: Sequence[str]) -> None:
+        if keys:
             with self.writing():
-                self.runner.run(q.ENTITIES_MARK_STALE, {"ids": list(ids)})
+                self.runner.run(q.ENTITIES_MARK_STALE, {"keys": list(keys)})
 
-    def entity_page_node(self, entity_id: str) -> Row | None:
-        rows = self.runner.run(q.ENTITY_PAGE_NODE, {"id": entity_id})
+    def entity_page_node(self, key: str) -> Row | None:
+        rows = self.runner.run(q.ENTITY_PAGE_NODE, {"key": key})
         return rows[0] if rows else None
 
-    def entity_relations(self, ids: Sequence[str]) -> list[Row]:
-        """Every relation touching these entities, both directions, each edge once."""
-        if not ids:
+    def entity_relations(self, keys: Sequence[str]) -> list[Row]:
+        """Every relation touching these entities (by key), both directions, each edge once."""
+        if not keys:
             return []
-        params = {"ids": list(ids), "structural": list(q.STRUCTURAL_TYPES)}
+        params = {"keys": list(keys), "structural": list(q.STRUCTURAL_TYPES)}
         return self.runner.run(q.ENTITY_RELATIONS, params)
 
     def set_entity_summaries(
         self, rows: Sequence[dict[str, Any]], *, only_missing: bool = False
     ) -> None:
-        """Store summaries: rows of id, summary, method, updated_at, sources."""
+        """Store summaries: rows of key, summary, method, updated_at, sources."""
         query = q.ENTITY_SUMMARY_IMPORT if only_missing else q.ENTITY_SUMMARY_SET
         with self.writing():
             for batch in _batched(rows):
                 self.runner.run(query, {"rows": batch})
 
-    def entity_list(self, search: str = "", limit: int = 200) -> list[Row]:
+    def entity_list(
+        self, search: str = "", limit: int = 200, documents: Sequence[str] = ()
+    ) -> list[Row]:
+        """Entities matching a search (one row per story that has the name), best connected
+        first; `documents` limits them to those stories."""
         from storygraph.text.normalize import normalize_name
 
         params = {
             "search": normalize_name(search) if search.strip() else "",
             "raw": search.strip(),
             "limit": int(limit),
+            "documents": list(documents),
+            "structural": list(q.STRUCTURAL_TYPES),
         }
         return self.runner.run(q.ENTITY_LIST, params)
 
@@ -408,11 +434,15 @@ class GraphStore:
 
         Entities and relations go only when no other document (or import) supports them.
         """
-        params = {"prefix": chunk_prefix(document_id), "document_id": document_id}
+        params = {
+            "prefix": chunk_prefix(document_id),
+            "document_id": document_id,
+            "structural": list(q.STRUCTURAL_TYPES),
+        }
         with self.writing():
             return self._delete_document(params)
 
-    def _delete_document(self, params: dict[str, str]) -> dict[str, int]:
+    def _delete_document(self, params: dict[str, Any]) -> dict[str, int]:
         try:
             ends = self.runner.run(q.RELATIONS_ENDS_WITH_POSITIONS, params)
             timed = sorted({row[end] for row in ends for end in ("source", "target")})
@@ -420,7 +450,7 @@ class GraphStore:
             self.runner.run(q.RELATIONS_STRIP_PROVENANCE, params)
             self.runner.run(q.RELATIONS_STRIP_POSITIONS, params)
             ents = self.runner.run(q.ENTITIES_DELETE_ONLY_SUPPORTED_BY, params)
-            touched = [row["id"] for row in self.runner.run(q.ENTITIES_STRIP_PROVENANCE, params)]
+            touched = [row["key"] for row in self.runner.run(q.ENTITIES_STRIP_PROVENANCE, params)]
             self.reconcile_types(touched)
             self.refresh_story_time(timed)
             self.runner.run(q.ENTITY_HISTORY_STRIP, params)
@@ -444,64 +474,104 @@ class GraphStore:
                 self.delete_document(document_id)
         return pending
 
-    def reconcile_types(self, ids: Sequence[str]) -> None:
-        """Set each entity's type (and label) to its most frequent vote."""
-        if not ids:
+    def reconcile_types(self, keys: Sequence[str]) -> None:
+        """Set each entity's type (and label) to its most frequent vote (entities by key)."""
+        if not keys:
             return
         with self.writing():
-            self._reconcile_types(ids)
+            self._reconcile_types(keys)
 
-    def _reconcile_types(self, ids: Sequence[str]) -> None:
+    def _reconcile_types(self, keys: Sequence[str]) -> None:
         relabel: dict[tuple[str, str], list[str]] = {}
-        for row in self.runner.run(q.ENTITY_VOTES, {"ids": list(ids)}):
+        for row in self.runner.run(q.ENTITY_VOTES, {"keys": list(keys)}):
             votes = [v for v in row["type_votes"] or [] if v]
             if not votes:
                 continue
             best = Counter(votes).most_common(1)[0][0]
             if best != row["type"]:
-                relabel.setdefault((row["type"] or "", best), []).append(row["id"])
+                relabel.setdefault((row["type"] or "", best), []).append(row["key"])
         for (old, new), group in relabel.items():
             if old:
-                self.runner.run(q.render(q.ENTITY_REMOVE_LABEL, old_label=old), {"ids": group})
-            rows = [{"id": i, "type": new} for i in group]
+                self.runner.run(q.render(q.ENTITY_REMOVE_LABEL, old_label=old), {"keys": group})
+            rows = [{"key": k, "type": new} for k in group]
             self.runner.run(q.render(q.ENTITY_TYPE_SET, label=new), {"rows": rows})
 
     # --- entities ------------------------------------------------------------------------------
-    def entity_candidates(self, norms: Sequence[str], rkeys: Sequence[str]) -> list[Row]:
+    def entity_candidates(
+        self, norms: Sequence[str], rkeys: Sequence[str], document_id: str = ""
+    ) -> list[Row]:
+        """The document's entities whose name or reading may match (merging is per story)."""
         if not norms and not rkeys:
             return []
-        return self.runner.run(q.ENTITY_CANDIDATES, {"norms": list(norms), "rkeys": list(rkeys)})
+        params = {"norms": list(norms), "rkeys": list(rkeys), "document_id": document_id}
+        return self.runner.run(q.ENTITY_CANDIDATES, params)
 
     def entity_names(self) -> list[Row]:
-        """Every entity's id, normalised name and type (cached briefly; own writes clear it)."""
-        stale = time.monotonic() - self._names_read_at > NAMES_CACHE_SECONDS
-        if self._names_cache is None or stale:
-            self._names_cache = self.runner.run(q.ENTITY_NAMES)
-            self._names_read_at = time.monotonic()
+        """Every entity's id (name), normalised name, type, key, document and SAME_AS twins' keys:
+        one row per story that has a name, one list kept until the graph changes.
+
+        On embedded FalkorDB every writer goes through a GraphStore on the same data directory
+        and stamps it on each write (`writing`), so the names are read again only when the
+        stamp moved: a graph of 333,333 names took 3-20 s to read (docs/ISSUES.md §43), which
+        a 5 s expiry made nearly every question pay. Elsewhere they expire after
+        NAMES_CACHE_SECONDS; own writes clear them either way."""
+        stamped = self.lock_dir is not None and self.engine == "falkordb"
+        stamp = change_stamp(self.lock_dir) if stamped and self.lock_dir else ""
+        if self._names_cache is not None and (
+            stamp == self._names_stamp
+            if stamped
+            else time.monotonic() - self._names_read_at <= NAMES_CACHE_SECONDS
+        ):
+            return self._names_cache
+        self._names_cache = self.runner.run(q.ENTITY_NAMES)
+        self._names_read_at = time.monotonic()
+        self._names_stamp = stamp  # read before the names: a write meanwhile reads them again
         return self._names_cache
 
-    def entity_types(self, ids: Sequence[str]) -> dict[str, str]:
-        rows = self.runner.run(q.ENTITY_TYPES_OF, {"ids": list(ids)})
+    def entity_types(self, ids: Sequence[str], keys: Sequence[str] = ()) -> dict[str, str]:
+        """Type by name; `keys` (when given) limits the names to those entities."""
+        rows = self.runner.run(q.ENTITY_TYPES_OF, {"ids": list(ids), "keys": list(keys)})
         return {row["id"]: row["type"] or "" for row in rows}
 
+    def set_same_as(self, a: str, b: str, *, same: bool, history: dict[str, str], at: str) -> None:
+        """Link (`same`) or unlink two entities by key, appending `history` (key → stored entry)
+        and marking both summaries stale (storygraph.library.identity)."""
+        statements: list[Statement] = [
+            (q.ENTITY_LINK if same else q.ENTITY_UNLINK, {"a": a, "b": b, "now": at})
+        ]
+        for key, entry in history.items():
+            statements.append((q.ENTITY_HISTORY_APPEND, {"key": key, "entry": entry}))
+        statements.append((q.ENTITIES_MARK_STALE, {"keys": [a, b]}))
+        with self.writing():
+            self._write(statements)
+
+    def entity_types_by_key(self, keys: Sequence[str]) -> dict[str, str]:
+        rows = self.runner.run(q.ENTITY_VOTES, {"keys": list(keys)}) if keys else []
+        return {row["key"]: row["type"] or "" for row in rows}
+
     # --- retrieval -----------------------------------------------------------------------------
-    def retrieve(self, mode: str, ids: Sequence[str]) -> list[Fact]:
-        """Relations around the start nodes, with their real direction (design §5.2)."""
+    def retrieve(self, mode: str, ids: Sequence[str], keys: Sequence[str] = ()) -> list[Fact]:
+        """Relations around the start nodes, with their real direction (design §5.2).
+
+        Start nodes are the entities named `ids`, in every story that has them, or (with `keys`)
+        only the entities of those keys: the question's scope."""
         try:
             query = RETRIEVAL_QUERIES[mode]
         except KeyError as exc:
             raise ValueError(f"unknown retrieval mode {mode!r}") from exc
         if not ids:
             return []
-        rows = self.runner.run(query, {"ids": list(ids), "structural": list(q.STRUCTURAL_TYPES)})
-        return self._facts(rows)
+        params = {"ids": list(ids), "keys": list(keys), "structural": list(q.STRUCTURAL_TYPES)}
+        return self._facts(self.runner.run(query, params))
 
-    def co_members(self, ids: Sequence[str], types: Sequence[str]) -> list[Fact]:
+    def co_members(
+        self, ids: Sequence[str], types: Sequence[str], keys: Sequence[str] = ()
+    ) -> list[Fact]:
         """Edges of the same type into the same node as an edge from a start node."""
         if not ids or not types:
             return []
-        rows = self.runner.run(q.RETRIEVE_CO_MEMBERS, {"ids": list(ids), "types": list(types)})
-        return self._facts(rows)
+        params = {"ids": list(ids), "types": list(types), "keys": list(keys)}
+        return self._facts(self.runner.run(q.RETRIEVE_CO_MEMBERS, params))
 
     def _facts(self, rows: Sequence[Row]) -> list[Fact]:
         pending = [chunk_prefix(d) for d in self.pending_document_ids()]
@@ -517,6 +587,10 @@ class GraphStore:
                 chunk_ids = [chunk_ids[i] for i in keep]
             key = (row["start"], row["type"], row["end"])
             if key in facts:
+                # The same statement in another story (or the same edge twice from a UNION):
+                # one fact citing every story in scope that states it.
+                known = facts[key]
+                known.chunk_ids.extend(c for c in chunk_ids if c not in known.chunk_ids)
                 continue
             facts[key] = Fact(
                 start=row["start"],
@@ -531,19 +605,28 @@ class GraphStore:
         return list(facts.values())
 
     def relation_types(self) -> list[tuple[str, int]]:
-        rows = self.runner.run(q.RELATION_TYPES, {"structural": list(q.STRUCTURAL_TYPES)})
-        return [(row["type"], int(row["count"])) for row in rows]
+        """Every relation type with its count (a whole-graph count: cached like the names, for
+        NAMES_CACHE_SECONDS; own writes clear it)."""
+        stale = time.monotonic() - self._types_read_at > NAMES_CACHE_SECONDS
+        if self._types_cache is None or stale:
+            rows = self.runner.run(q.RELATION_TYPES, {"structural": list(q.STRUCTURAL_TYPES)})
+            self._types_cache = [(row["type"], int(row["count"])) for row in rows]
+            self._types_read_at = time.monotonic()
+        return list(self._types_cache)
 
     def chunks(self, ids: Sequence[str]) -> dict[str, Row]:
         if not ids:
             return {}
         return {row["id"]: row for row in self.runner.run(q.CHUNKS_BY_IDS, {"ids": list(ids)})}
 
-    def passage_documents(self, entity_ids: Sequence[str]) -> list[Row]:
-        """Ready documents (id, sha256, chunks, language) mentioning these entities; all if none."""
-        if entity_ids:
-            return self.runner.run(q.PASSAGE_DOCUMENTS_OF_ENTITIES, {"ids": list(entity_ids)})
-        return self.runner.run(q.PASSAGE_DOCUMENTS_ALL)
+    def passage_documents(
+        self, entity_keys: Sequence[str], documents: Sequence[str] = ()
+    ) -> list[Row]:
+        """Ready documents (id, sha256, chunks, language) mentioning these entities (by key);
+        without keys, the ready documents of `documents`, every one if that is empty too."""
+        if entity_keys:
+            return self.runner.run(q.PASSAGE_DOCUMENTS_OF_ENTITIES, {"keys": list(entity_keys)})
+        return self.runner.run(q.PASSAGE_DOCUMENTS_ALL, {"documents": list(documents)})
 
     def document_chunks(self, document_ids: Sequence[str]) -> list[Row]:
         """Every chunk of these documents (id, text, index, document, document_id), in order."""
@@ -605,10 +688,10 @@ class GraphStore:
             statements.extend(self._relation_statements(plan.relations, now))
             statements.extend(self._story_time_statements(plan.relations))
             # Existing entities that gained a relation need a new summary (new ones have none).
-            existing = {e.id for e in plan.entities if e.existing}
+            existing = {e.key for e in plan.entities if e.existing}
             new = [r for r in plan.relations if r.key not in existing_keys]
-            grown = sorted({n for r in new for n in (r.source, r.target)} & existing)
+            grown = sorted({n for r in new for n in (r.source_key, r.target_key)} & existing)
             if grown:
-                statements.append((q.ENTITIES_MARK_STALE, {"ids": grown}))
+                statements.append((q.ENTITIES_MARK_STALE, {"keys": grown}))
             self._write(statements)
             return self._counts(plan, len(existing_keys))

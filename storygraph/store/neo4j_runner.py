@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from storygraph.cypher import SCHEMA_NEO4J
+from storygraph.cypher import SCHEMA_DROP_NEO4J, SCHEMA_NEO4J
 from storygraph.errors import StoreError
 from storygraph.store.runner import Row, Statement
 
@@ -27,6 +27,7 @@ class Neo4jRunner:
 
     engine = "neo4j"
     schema = SCHEMA_NEO4J
+    schema_drops = SCHEMA_DROP_NEO4J
 
     def __init__(self, uri: str, username: str, password: str, database: str) -> None:
         import neo4j

@@ -14,6 +14,8 @@ class Runner(Protocol):
 
     engine: str
     schema: tuple[str, ...]
+    schema_drops: tuple[str, ...]
+    """An older store shape's schema, dropped before it is split (storygraph.store.entity_keys)."""
 
     def run(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
         """Run one query; rows come back as dicts keyed by the RETURN aliases."""

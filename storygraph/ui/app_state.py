@@ -155,6 +155,8 @@ class ChatTurn:
     hint: str = ""
     # Milliseconds: two questions asked within a second are still told apart and kept in order.
     asked_at: str = field(default_factory=lambda: now_iso("milliseconds"))
+    stories: list[str] = field(default_factory=list)
+    """The document ids the question was scoped to (empty: every story; qa/scope.py)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -163,6 +165,7 @@ class ChatTurn:
             "error": self.error,
             "hint": self.hint,
             "asked_at": self.asked_at,
+            "stories": list(self.stories),
         }
 
     @classmethod
@@ -174,6 +177,7 @@ class ChatTurn:
             error=str(data.get("error", "")),
             hint=str(data.get("hint", "")),
             asked_at=str(data.get("asked_at", "")),
+            stories=[str(s) for s in data.get("stories") or []],
         )
 
 

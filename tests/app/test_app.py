@@ -76,11 +76,13 @@ def test_the_app_opens_with_its_tabs_and_model_badge(services: Services) -> None
     labels = [t.label for t in at.tabs]
     assert labels[:3] == ["Ingest", "Chat", "Graph"]
     assert "Retrieval lab" in labels
+    for encoding in ("UTF-8", "UTF-16", "Shift_JIS", "EUC-JP"):
+        assert encoding in _texts(at)
+    assert not at.error
+    _open_tab(at, "Chat")  # only the open tab is drawn
     badges = [str(m.value) for m in at.markdown if "badge[" in str(m.value)]
     assert any("embedded FalkorDB" in b for b in badges), badges
     assert not any(str(services.settings.data_dir) in b for b in badges), badges
-    for encoding in ("UTF-8", "UTF-16", "Shift_JIS", "EUC-JP"):
-        assert encoding in _texts(at)
     assert not at.error
 
 
@@ -371,7 +373,7 @@ def test_the_doctor_warns_about_a_model_that_extracts_implausible_facts(
 
 def test_switching_the_mode_changes_what_answers(services: Services) -> None:
     services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
-    at = _app(services)
+    at = _open_tab(_app(services), "Chat")
     at.selectbox(key="chat_mode").set_value("undirected2").run()
     _ask(at, "桃太郎の仲間は誰？")
     assert "undirected2" in _texts(at)
@@ -394,7 +396,7 @@ def test_a_store_failure_is_an_error_message_and_the_app_keeps_working(
     at = _app(services)
     real = services.store.retrieve
 
-    def broken(mode: str, ids: object) -> object:
+    def broken(mode: str, ids: object, keys: object = ()) -> object:
         raise StoreError("The graph database is not answering.", "Restart the app.")
 
     monkeypatch.setattr(services.store, "retrieve", broken)
@@ -437,7 +439,7 @@ def test_a_name_with_script_tags_is_text_in_the_graph_tab(services: Services) ->
             ],
         },
     )
-    at = _ask(_app(services), "<script>alert(1)</script>は誰に会った？")
+    at = _open_tab(_ask(_app(services), "<script>alert(1)</script>は誰に会った？"), "Graph")
     frames = [str(h.proto.srcdoc) for h in at.get("iframe")]
     assert frames, "the graph tab draws the last answer in an iframe"
     html = "\n".join(frames)
@@ -447,7 +449,7 @@ def test_a_name_with_script_tags_is_text_in_the_graph_tab(services: Services) ->
 
 
 def test_the_doctor_tab_runs_the_checks_with_the_apps_model(services: Services) -> None:
-    at = _app(services)
+    at = _open_tab(_app(services), "Doctor")
     at.button(key="doctor_run").click().run()
     assert not at.exception, at.exception
     text = _texts(at)
@@ -486,7 +488,7 @@ def test_a_tab_whose_module_does_not_import_shows_the_error_in_its_place(
 ) -> None:
     """A broken import is a bug to see, not a feature that quietly disappears."""
     monkeypatch.setitem(sys.modules, "pages.lab", None)  # `import pages.lab` raises ImportError
-    at = _app(services)
+    at = _open_tab(_app(services), "Retrieval lab")
     labels = [t.label for t in at.tabs]
     assert labels == ["Ingest", "Chat", "Graph", "Entities", "Retrieval lab", "Doctor"]
     errors = [str(e.value) for e in at.error]
@@ -524,3 +526,22 @@ def test_the_chat_streams_the_answer_as_the_model_writes_it(services: Services) 
     at = _ask(_app(services), "桃太郎の仲間は誰？")
     assert [m.name for m in at.chat_message][-2:] == ["user", "assistant"]
     assert turn.answer.answer.split("[")[0].strip() in _texts(at)
+
+
+def test_the_story_picker_scopes_answers_and_is_kept_with_the_conversation(
+    services: Services, shared_dir: Path
+) -> None:
+    ingest = services.ingestor()
+    momo = ingest.ingest_bytes("momotaro.txt", SAMPLE.read_bytes()).document_id
+    hana = (shared_dir / "stories" / "ja" / "hanasaka_jijii_kusuyama.txt").read_bytes()
+    ingest.ingest_bytes("hanasaka.txt", hana)
+    at = _open_tab(_app(services), "Chat")
+    picker = at.multiselect(key="chat_stories")
+    assert picker.value == [] and set(picker.options) == {"momotaro.txt", "hanasaka.txt"}
+    picker.set_value([momo]).run()
+    _ask(at, "おじいさんは何をしましたか？")
+    turn = _last_turn(at)
+    assert turn.stories == [momo] and turn.answer is not None and turn.answer.citations
+    assert {c.document_name for c in turn.answer.citations} == {"momotaro.txt"}
+    again = _open_tab(_app(services), "Chat")  # a new session starts from the last turn's choice
+    assert again.multiselect(key="chat_stories").value == [momo]

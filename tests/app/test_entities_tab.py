@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages.common import SERVICES_KEY
+from pages.common import SERVICES_KEY, TAB_KEY, md_escape
 from pages.entities import SELECTED_KEY, widget_key
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
@@ -30,6 +30,7 @@ def services(tmp_path: Path) -> Iterator[Services]:
 def _app(services: Services, selected: str | None = None) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.session_state[SERVICES_KEY] = services
+    at.session_state[TAB_KEY] = "Entities"  # only the open tab is drawn
     if selected is not None:
         at.session_state[SELECTED_KEY] = selected
     at.run()
@@ -57,9 +58,10 @@ def test_the_entities_tab_lists_searches_and_opens_one_page(services: Services) 
     assert listed and all("きじ" in label for label in listed), listed
 
     at.text_input(key="entities_search").set_value("").run()
-    at.button(key=widget_key("entity_open", "桃太郎")).click().run()
+    key = next(r["key"] for r in services.store.entity_names() if r["id"] == "桃太郎")
+    at.button(key=widget_key("entity_open", key)).click().run()
     assert not at.exception, at.exception
-    assert at.session_state[SELECTED_KEY] == "桃太郎"
+    assert at.session_state[SELECTED_KEY] == key  # the key: one story's entity
     text = _texts(at)
     assert "### 桃太郎" in text
     assert "BECOMES_COMPANION_OF" in text and "GIVES_DUMPLING_TO" in text  # both directions
@@ -68,7 +70,7 @@ def test_the_entities_tab_lists_searches_and_opens_one_page(services: Services) 
 
     # one page at a time: opening a neighbour replaces it
     at.button(key=widget_key("entity_related", "犬")).click().run()
-    assert at.session_state[SELECTED_KEY] == "犬"
+    assert at.session_state[SELECTED_KEY] == key.replace("桃太郎", "犬")  # in the same story
     assert "### 犬" in _texts(at) and "### 桃太郎" not in _texts(at)
     at.button(key="entity_close").click().run()
     assert at.session_state[SELECTED_KEY] is None
@@ -98,3 +100,36 @@ def test_a_name_with_markup_is_text_on_its_page(services: Services) -> None:
     headings = [m.value for m in at.markdown if str(m.value).startswith("### ")]
     assert headings == ["### \\<script\\>alert\\(1\\)\\</script\\> \\*Ogre\\*"]
     assert "FIGHTS" in _texts(at)
+
+
+def test_a_name_two_stories_use_is_listed_once_per_story(
+    services: Services, shared_dir: Path
+) -> None:
+    other = shared_dir / "stories" / "ja" / "momotaro_akutagawa.txt"
+    report = services.ingestor().ingest_bytes("momotaro_akutagawa.txt", other.read_bytes())
+    assert report.status == "added", report.message
+    at = _app(services)
+    at.text_input(key="entities_search").set_value("桃太郎").run()
+    assert not at.exception, at.exception  # no duplicate widget for the shared name
+    listed = [b.label for b in at.button if b.key and b.key.startswith("entity_open_")]
+    assert sorted(listed) == [  # labels are Markdown-escaped
+        "桃太郎 · Character · momotaro\\_akutagawa\\.txt",
+        "桃太郎 · Character · momotaro\\_kusuyama\\.txt",
+    ]
+    keys = sorted(r["key"] for r in services.store.entity_names() if r["id"] == "桃太郎")
+    at.button(key=widget_key("entity_open", keys[0])).click().run()
+    story = next(r["document_id"] for r in services.store.entity_names() if r["key"] == keys[0])
+    name = {d.id: d.name for d in services.store.list_documents()}[story]
+    assert f"**Story:** {md_escape(name)}" in _texts(at)
+    # the deliberate act: "same one" links the two stories' 桃太郎, recorded and undoable
+    picker = at.selectbox(key=widget_key("entity_same_pick", keys[0]))
+    assert picker.options[0].startswith("桃太郎 · ")  # the same name first
+    picker.set_value(keys[1]).run()
+    at.button(key=widget_key("entity_merge", keys[0])).click().run()
+    assert not at.exception, at.exception
+    node = services.store.entity_page_node(keys[0])
+    assert node is not None and node["twins"] == [keys[1]]
+    at.button(key=widget_key("entity_unmerge", keys[0] + keys[1])).click().run()
+    assert not at.exception, at.exception
+    node = services.store.entity_page_node(keys[0])
+    assert node is not None and node["twins"] == []

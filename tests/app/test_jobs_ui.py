@@ -105,6 +105,7 @@ def test_the_chat_answers_while_a_story_is_added(services: Services, gate: Gate)
 
     gate.release()
     services.job_runner().wait_idle(WAIT_S)
+    at.session_state[TAB_KEY] = "Ingest"  # where the finished job's report is
     at.run()
     assert not at.exception, at.exception
     assert sorted(d.name for d in services.store.list_documents()) == [
@@ -137,6 +138,8 @@ def test_the_doctor_clears_the_saved_extractions(services: Services) -> None:
     saved = cache_stats(data_dir).entries
     assert saved >= 1
     at = _app(services)
+    at.session_state[TAB_KEY] = "Doctor"  # only the open tab is drawn
+    at.run()
     assert f"{saved} chunk extractions saved" in _texts(at)
     at.button(key="doctor_cache_clear").click().run()
     assert not at.exception, at.exception

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from pages.common import SERVICES_KEY
+from pages.common import SERVICES_KEY, TAB_KEY
 from storygraph.llm import install_status as st
 from storygraph.services import Services
 from tests.helpers import model_install
@@ -45,6 +45,7 @@ def test_the_app_shows_the_install_progress_then_uses_the_model(
         assert got
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
         at.session_state[SERVICES_KEY] = services
+        at.session_state[TAB_KEY] = "Chat"  # the model badge's tab (only the open tab is drawn)
         at.run()
         assert not at.exception, at.exception
         text = _texts(at)

@@ -212,14 +212,19 @@ def test_odd_but_valid_text_is_stored_as_one_more_document(seeded: Services, cas
 
 
 def _assert_seed_survives(before: dict[str, Any], after: dict[str, Any]) -> None:
-    """Every node and relation of `before` is still there, with at least its chunk ids."""
-    nodes = {n["id"]: n for n in after["graph"]["nodes"]}
+    """Every node and relation of `before` is still there (in its own story: the same name in
+    another story is another node), with at least its chunk ids."""
+    nodes = {(n["id"], n.get("document_id")): n for n in after["graph"]["nodes"]}
     for node in before["graph"]["nodes"]:
-        assert node["id"] in nodes
-        assert set(node.get("chunk_ids", [])) <= set(nodes[node["id"]].get("chunk_ids", []))
-    rels = {(r["source"], r["type"], r["target"]): r for r in after["graph"]["relationships"]}
+        known = nodes.get((node["id"], node.get("document_id")))
+        assert known is not None
+        assert set(node.get("chunk_ids", [])) <= set(known.get("chunk_ids", []))
+    rels = {
+        (r["source"], r["type"], r["target"], r.get("document_id")): r
+        for r in after["graph"]["relationships"]
+    }
     for rel in before["graph"]["relationships"]:
-        key = (rel["source"], rel["type"], rel["target"])
+        key = (rel["source"], rel["type"], rel["target"], rel.get("document_id"))
         assert key in rels
         assert set(rel.get("chunk_ids", [])) <= set(rels[key].get("chunk_ids", []))
 

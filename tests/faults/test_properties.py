@@ -58,7 +58,9 @@ def extractions(draw: st.DrawFn) -> list[ChunkExtraction]:
     return result
 
 
-def no_candidates(norms: Sequence[str], rkeys: Sequence[str]) -> list[dict[str, Any]]:
+def no_candidates(
+    norms: Sequence[str], rkeys: Sequence[str], document_id: str = ""
+) -> list[dict[str, Any]]:
     return []
 
 
@@ -113,7 +115,9 @@ def test_build_plan_records_are_unique_and_aligned(batch: list[ChunkExtraction])
 def test_build_plan_reuses_existing_ids(
     batch: list[ChunkExtraction], existing: list[dict[str, Any]]
 ) -> None:
-    def lookup(norms: Sequence[str], rkeys: Sequence[str]) -> list[dict[str, Any]]:
+    def lookup(
+        norms: Sequence[str], rkeys: Sequence[str], document_id: str
+    ) -> list[dict[str, Any]]:
         # as cypher.ENTITY_CANDIDATES: e.norm IN $norms OR e.rkey IN $rkeys
         return [row for row in existing if row["norm"] in norms or row["rkey"] in rkeys]
 
@@ -165,7 +169,7 @@ def test_two_kanji_spellings_do_not_both_join_a_stored_kana_node() -> None:
     chunk = Chunk("doc:0000", "doc", 0, "text", 0, 4)
     rel = ExtractedRelation("神", "Deity", "GIVES", "紙", "Object", chunk.id, "")
     stored = [{"id": "かみ", "type": "Character", "norm": "かみ", "kana": True, "rkey": "かみ"}]
-    plan = build_plan([ChunkExtraction(chunk, relations=[rel])], lambda n, r: stored)
+    plan = build_plan([ChunkExtraction(chunk, relations=[rel])], lambda n, r, d: stored)
     _check_plan(plan)
     assert {e.id for e in plan.entities} == {"神", "紙"}
     assert [(r.source, r.target) for r in plan.relations] == [("神", "紙")]

@@ -2,13 +2,18 @@
 
     python -m tests.helpers.concurrency_worker ingest DATA_DIR GRAPH OUT.json FIRST COUNT
     python -m tests.helpers.concurrency_worker open   DATA_DIR GRAPH OUT.json
+    python -m tests.helpers.concurrency_worker ask    DATA_DIR GRAPH OUT.json FIRST
 
 `ingest` ingests documents FIRST .. FIRST+COUNT-1 of `story(i)` with the scripted model (faked at
 the model boundary only: chunking, LangChain's transformer, merging and the store run for real)
 and writes one report per document. `open` opens and closes the store in a loop, as every CLI
 command, app start and doctor run does, until the file `stop` appears in the data directory, and
-writes how often it opened it and what its cleanup removed. Both start when `go` appears, so
-that they overlap.
+writes how often it opened it and what its cleanup removed. `ask` asks questions about the
+stories' names (the question FIRST of `questions()` first, then round the list) through the
+whole QAEngine with the scripted model, one after another until `stop` appears, and writes
+every answer with its time, or the error it raised; it asks one question unrecorded first (the
+encoders load) and then touches `asking-FIRST`. All start when `go` appears, so that they
+overlap.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from storygraph.qa.engine import QAOptions
 from storygraph.services import build_services, open_store
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import MOMOTARO_JA
@@ -37,6 +43,12 @@ def story(index: int) -> str:
     start = index % len(sentences)
     picked = sentences[start:] + sentences[:start]
     return f"第{index}話。" + "".join(picked[: 10 + index % 5]) + f"これで第{index}話はおしまい。"
+
+
+def questions() -> list[tuple[str, str]]:
+    """(question, the name it asks about) for every subject of the stories."""
+    subjects = dict.fromkeys(s for s, _, _, _, _ in MOMOTARO_JA)
+    return [(f"{s}は誰のところにいましたか？", s) for s in subjects]
 
 
 def settings_for(data_dir: Path, graph: str) -> Settings:
@@ -109,6 +121,37 @@ def open_loop(settings: Settings, out: Path) -> None:
     out.write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
 
 
+def ask_loop(settings: Settings, out: Path, first: int) -> None:
+    services = build_services(settings, llm=ScriptedChatModel())
+    asked = questions()
+    answers: list[dict[str, object]] = []
+    data_dir = Path(settings.data_dir)
+    try:
+        services.qa().ask(asked[first % len(asked)][0], QAOptions())  # loads what a first asks
+        (data_dir / f"asking-{first}").touch()  # ready: the test starts everyone together
+        _wait_for(data_dir / "go")
+        index = first
+        while not (data_dir / "stop").exists():
+            question, name = asked[index % len(asked)]
+            index += 1
+            record: dict[str, object] = {"question": question, "name": name}
+            try:
+                answer = services.qa().ask(question, QAOptions())
+                record.update(
+                    answered_question=answer.question,
+                    answer=answer.answer,
+                    entities=[e.node_id for e in answer.entities],
+                    facts=len(answer.kept_facts),
+                )
+            except Exception as exc:  # noqa: BLE001 - counted by the test
+                record["error"] = f"{type(exc).__name__}: {exc}"
+            record["at"] = time.time()
+            answers.append(record)
+    finally:
+        services.close()
+        out.write_text(json.dumps(answers, ensure_ascii=False), encoding="utf-8")
+
+
 def main(argv: list[str]) -> int:
     command, data_dir, graph, out = argv[0], Path(argv[1]), argv[2], Path(argv[3])
     settings = settings_for(data_dir, graph)
@@ -116,6 +159,8 @@ def main(argv: list[str]) -> int:
         ingest(settings, out, int(argv[4]), int(argv[5]))
     elif command == "open":
         open_loop(settings, out)
+    elif command == "ask":
+        ask_loop(settings, out, int(argv[4]))
     else:
         raise SystemExit(f"unknown command {command!r}")
     return 0

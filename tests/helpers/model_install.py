@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from storygraph.llm.embedded_server import EmbeddedServer
-from storygraph.services import Services, build_services
+from storygraph.services import EmbeddedStarter, Services, build_services
 from storygraph.settings import Settings
 
 FAKE = Path(__file__).resolve().parent / "fake_openai_server.py"
@@ -54,12 +54,19 @@ def starter(tmp_path: Path) -> Iterator[InstallingThenReady]:
         made.server.stop()
 
 
-@pytest.fixture
-def services(tmp_path: Path, starter: InstallingThenReady) -> Iterator[Services]:
-    """Services configured for the embedded model while it is still being installed."""
+def embedded_services(tmp_path: Path, starter: EmbeddedStarter) -> Services:
+    """Services configured for the embedded model, started by `starter`, that look for the
+    model at every `refresh_model` (no interval)."""
     settings = Settings(data_dir=tmp_path / "data", llm_provider="embedded", model_dir=None)
     built = build_services(settings, embedded=starter)
     built.model_check_interval_s = 0.0
     built._next_model_check = 0.0
+    return built
+
+
+@pytest.fixture
+def services(tmp_path: Path, starter: InstallingThenReady) -> Iterator[Services]:
+    """Services configured for the embedded model while it is still being installed."""
+    built = embedded_services(tmp_path, starter)
     yield built
     built.close()

@@ -147,3 +147,41 @@ def test_small_model_path_makes_one_streamed_call_per_question(
     assert 0 < result.before_answer_seconds < result.seconds
     asked = [c for c in model.calls if c != "extract"]
     assert asked == ["answer"]
+
+
+def test_library_mode_asks_every_question_of_one_store_and_counts_other_stories(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    cases = [
+        QUESTIONS[0],
+        {
+            "id": "ja-hanasaka-grandpa",
+            "story": "ja/hanasaka_jijii_kusuyama.txt",
+            "question": "おじいさんは何をしましたか？",
+            "answers": ["灰"],
+        },
+    ]
+    path = tmp_path / "library.jsonl"
+    path.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in cases), encoding="utf-8")
+    report = run_e2e(
+        Settings(data_dir=tmp_path / "data"),
+        load_e2e_questions(path),
+        shared_dir / "stories",
+        modes=["onehop"],
+        options=QAOptions(no_llm=True),
+        cache_dir=None,
+        llm=ScriptedChatModel(),
+        library=True,
+    ).to_json()
+    assert [i["story"] for i in report["ingests"]] == [Path(c["story"]).name for c in cases]
+    by_id = {q["id"]: q for q in report["questions"]}
+    # 桃太郎 is only in the 桃太郎 story: scoped to it although the store holds both
+    assert by_id["ja-companions"]["other_stories"] == []
+    assert by_id["ja-companions"]["correct"]
+    # the scripted extraction knows 桃太郎's triples only, so only that story has an おじいさん:
+    # the hanasaka question is scoped to 桃太郎 by its name, and counted as citing another story
+    grandpa = by_id["ja-hanasaka-grandpa"]
+    assert grandpa["entities"] == ["おじいさん"]
+    assert grandpa["other_stories"] == ["momotaro_kusuyama.txt"]
+    overall = report["overall"]["onehop"]
+    assert overall["citing_other_stories"] == sum(bool(q["other_stories"]) for q in by_id.values())

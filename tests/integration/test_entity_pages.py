@@ -81,61 +81,56 @@ def _answer_calls(model: ScriptedChatModel) -> int:
     return model.calls.count("answer")
 
 
-def test_pages_and_history_across_two_documents(story_services: Services) -> None:
+def test_each_story_has_its_own_entity_page_and_history(story_services: Services) -> None:
+    """Issue #28: the same name in two documents is two entities, each with its own relations,
+    mentions and history; `name@story` opens one of them."""
     a = _ingest(story_services, "a.txt", DOC_A)
     b = _ingest(story_services, "b.txt", DOC_B)
     pages = _pages(story_services)
 
-    dragon = pages.page("Dragon")  # names resolve like question entities do
-    assert dragon is not None and dragon.id == "Dragon" and dragon.type == "Character"
-    relations = {(r.start, r.type, r.end): r for r in dragon.relations}
-    assert set(relations) == {
+    both = pages.pages("Dragon")  # names resolve like question entities do
+    assert sorted(p.document for p in both) == ["a.txt", "b.txt"]
+    assert all(p.id == "Dragon" and p.type == "Character" for p in both)
+    dragon_a = pages.page("Dragon@a.txt")
+    dragon_b = pages.page(f"Dragon@{b}")  # by document id too
+    assert dragon_a is not None and dragon_b is not None and dragon_a.key != dragon_b.key
+    assert {(r.start, r.type, r.end) for r in dragon_a.relations} == {
         ("Dragon", "LIVES_IN", "Cave"),
         ("Dragon", "OWNS", "Gold"),
-        ("Knight", "DEFEATS", "Dragon"),
     }
-    assert relations[("Knight", "DEFEATS", "Dragon")].direction == "in"
-    assert relations[("Dragon", "OWNS", "Gold")].direction == "out"
-    lives = relations[("Dragon", "LIVES_IN", "Cave")]
-    assert {c.document for c in lives.citations} == {"a.txt", "b.txt"}
+    relations_b = {(r.start, r.type, r.end): r for r in dragon_b.relations}
+    assert set(relations_b) == {("Dragon", "LIVES_IN", "Cave"), ("Knight", "DEFEATS", "Dragon")}
+    assert relations_b[("Knight", "DEFEATS", "Dragon")].direction == "in"
+    lives = relations_b[("Dragon", "LIVES_IN", "Cave")]
+    assert {c.document for c in lives.citations} == {"b.txt"}
     assert all(c.evidence == "The dragon lived in the cave." for c in lives.citations)
-    assert {m.document for m in dragon.mentions} == {"a.txt", "b.txt"}
+    assert [m.document for m in dragon_a.mentions] == ["a.txt"]
+    assert [m.document for m in dragon_b.mentions] == ["b.txt"]
 
-    history = {h.document: h for h in dragon.history}
-    assert history["a.txt"].kind == "created" and "type Character" in history["a.txt"].changes
-    assert history["b.txt"].kind == "updated"
-    assert history["b.txt"].changes == ["+ Knight -[DEFEATS]→ Dragon"]
+    assert [(h.document, h.kind) for h in dragon_a.history] == [("a.txt", "created")]
+    assert "type Character" in dragon_a.history[0].changes
+    assert [(h.document, h.kind) for h in dragon_b.history] == [("b.txt", "created")]
+    assert "+ Knight -[DEFEATS]→ Dragon" in dragon_b.history[0].changes
 
-    cave = pages.page("Cave")
-    assert cave is not None
-    cave_history = {h.document: h for h in cave.history}
-    assert cave_history["a.txt"].kind == "created"
-    assert cave_history["b.txt"].kind == "referenced"
-    assert cave_history["b.txt"].changes == ["= Dragon -[LIVES_IN]→ Cave"]
-    knight = pages.page("Knight")
-    assert knight is not None and [h.kind for h in knight.history] == ["created"]
-    # the timeline has each relation once; the statements list has the dragon in a.txt first,
-    # again in b.txt
-    assert [e.relation for e in cave.timeline].count("Dragon -[LIVES_IN]→ Cave") == 1
-    lived = [e for e in cave.statements if e.relation == "Dragon -[LIVES_IN]→ Cave"]
-    assert [(e.document, e.first, e.statements) for e in lived] == [
-        ("a.txt", True, 2),
-        ("b.txt", False, 2),
-    ]
+    cave_b = pages.page("Cave@b.txt")
+    assert cave_b is not None and [h.kind for h in cave_b.history] == ["created"]
+    lived = [e for e in cave_b.statements if e.relation == "Dragon -[LIVES_IN]→ Cave"]
+    assert [(e.document, e.first, e.statements) for e in lived] == [("b.txt", True, 1)]
+    assert pages.list("Cave") and {i.document for i in pages.list("Cave")} == {"a.txt", "b.txt"}
 
-    # Deleting b removes its positions, history entries and the facts only it supported.
+    # Deleting b removes its entities; a's are untouched.
     story_services.store.delete_document(b)
+    assert [p.document for p in pages.pages("Dragon")] == ["a.txt"]
     dragon = pages.page("Dragon")
-    assert dragon is not None
+    assert dragon is not None and dragon.key == dragon_a.key
     assert [h.document for h in dragon.history] == ["a.txt"]
     assert {r.type for r in dragon.relations} == {"LIVES_IN", "OWNS"}
     lives = next(r for r in dragon.relations if r.type == "LIVES_IN")
     assert lives.positions and all(p.startswith(f"{a}:") for p in lives.positions)
-    assert {m.document for m in dragon.mentions} == {"a.txt"}
     assert pages.page("Knight") is None
 
 
-def test_the_summary_is_regenerated_only_when_a_document_changes_the_entity(
+def test_a_summary_is_written_once_and_another_story_leaves_it_alone(
     story_services: Services, model: ScriptedChatModel
 ) -> None:
     _ingest(story_services, "a.txt", DOC_A)
@@ -151,20 +146,17 @@ def test_the_summary_is_regenerated_only_when_a_document_changes_the_entity(
     assert again is not None and _answer_calls(model) == before + 1  # a view changes nothing
     assert again.summary_updated_at == first.summary_updated_at
 
-    _ingest(story_services, "b.txt", DOC_B)  # only restates Dragon LIVES_IN Cave
+    _ingest(story_services, "b.txt", DOC_B)  # its own Cave: a's is not touched
     calls = _answer_calls(model)
-    referenced = pages.page("Cave")
-    assert referenced is not None and _answer_calls(model) == calls
-    assert referenced.history[-1].kind == "referenced"
-
-    _ingest(story_services, "c.txt", DOC_C)  # a Bat moves in: the Cave changed
-    calls = _answer_calls(model)
-    updated = pages.page("Cave")
-    assert updated is not None and _answer_calls(model) == calls + 1
-    assert "c.txt" in updated.summary_sources
-    assert updated.history[-1].kind == "updated"
+    same = pages.page("Cave@a.txt")
+    assert same is not None and _answer_calls(model) == calls
+    assert same.summary_updated_at == first.summary_updated_at and len(same.history) == 1
+    other = pages.page("Cave@b.txt")
+    assert other is not None and _answer_calls(model) == calls + 1
+    assert other.summary_sources == ["b.txt"]
 
     # Without a capable model the summary is composed from the facts.
+    _ingest(story_services, "c.txt", DOC_C)
     plain = _pages(story_services).page("Bat")
     assert plain is not None and plain.summary_method == "facts"
     assert "lives in Cave" in plain.summary
@@ -217,17 +209,21 @@ def test_timeline_and_the_treasure_changing_hands(story_services: Services) -> N
     assert restored is not None and restored.summary == node["summary"]
 
 
-def test_deleting_the_superseding_document_restores_validity(story_services: Services) -> None:
+def test_another_story_never_supersedes_a_fact(story_services: Services) -> None:
     story = _ingest(story_services, "story.txt", STORY)
     other = _ingest(story_services, "a.txt", DOC_A)  # states Dragon OWNS Gold again, alone
     pages = _pages(story_services)
-    owned = next(r for r in pages.page("Gold").relations if r.start == "Dragon")  # type: ignore[union-attr]
+    in_story = pages.page("Gold@story.txt")
+    in_other = pages.page("Gold@a.txt")
+    assert in_story is not None and in_other is not None
+    owned = next(r for r in in_story.relations if r.start == "Dragon")
     assert owned.invalid_at  # superseded within story.txt
-    story_services.store.delete_document(story)
-    owned = next(r for r in pages.page("Gold").relations if r.start == "Dragon")  # type: ignore[union-attr]
+    owned = next(r for r in in_other.relations if r.start == "Dragon")
     assert owned.invalid_at == ""
     assert owned.positions and all(p.startswith(f"{other}:") for p in owned.positions)
     assert owned.story_order == min(owned.positions)
+    story_services.store.delete_document(story)
+    assert [p.document for p in pages.pages("Gold")] == ["a.txt"]
 
 
 def test_an_order_question_is_answered_in_story_order(story_services: Services) -> None:

@@ -7,12 +7,8 @@ from langchain_openai import AzureChatOpenAI, ChatOpenAI
 from pydantic import BaseModel
 
 from storygraph.errors import ConfigError
-from storygraph.llm.factory import (
-    EMBEDDED_MAX_TOKENS,
-    ToolCallingChatOpenAI,
-    build_chat_model,
-    model_info,
-)
+from storygraph.llm.chat_openai import ToolCallingChatOpenAI
+from storygraph.llm.factory import EMBEDDED_MAX_TOKENS, build_chat_model, model_info
 from storygraph.settings import Settings
 
 

@@ -25,7 +25,7 @@ const CYPHER_VERSION = 'CYPHER 5';
 // query may read. `Sample_Type` is what `storygraph.cypher.all_queries()` renders the
 // `<<label>>` / `<<rel_type>>` / `<<old_label>>` placeholders with.
 const LABELS = ['__Entity__', 'Chunk', 'Document', 'Sample_Type'];
-const RELATIONSHIP_TYPES = ['MENTIONS', 'PART_OF', 'Sample_Type'];
+const RELATIONSHIP_TYPES = ['MENTIONS', 'PART_OF', 'SAME_AS', 'Sample_Type'];
 const PROPERTY_KEYS = [
   // Document
   'id', 'name', 'sha256', 'language', 'chars', 'uploaded_at', 'status', 'chunks',
@@ -40,6 +40,8 @@ const PROPERTY_KEYS = [
   'positions', 'story_order', 'story_order_last', 'invalid_at',
   'summary', 'summary_method', 'summary_updated_at', 'summary_sources', 'summary_stale',
   'history',
+  // per-story entity identity (__Entity__)
+  'key',
 ];
 
 // Plugins present in the package's mock schema (a real Neo4j 5 export) that a plain Neo4j 5

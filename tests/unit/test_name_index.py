@@ -1,0 +1,91 @@
+"""The names index (storygraph.qa.name_index): built once per names list, and the finder's
+dictionary and word steps find through it what a walk over every name finds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from storygraph.qa.entities import LocalEntityFinder, dictionary_match
+from storygraph.qa.name_index import name_index
+from storygraph.text.normalize import normalize_name
+
+
+def _names(ids: list[str]) -> list[dict[str, Any]]:
+    return [{"id": i, "norm": normalize_name(i), "type": "Character"} for i in ids]
+
+
+def _walk(question: str, names: list[dict[str, Any]]) -> set[str]:
+    """Every name whose normalised form occurs in the normalised question (no boundaries)."""
+    text = normalize_name(question)
+    return {str(r["id"]) for r in names if r["norm"] and r["norm"] in text}
+
+
+def test_the_index_is_built_once_per_names_list() -> None:
+    names = _names(["桃太郎", "おばあさん"])
+    assert name_index(names) is name_index(names)
+    again = _names(["桃太郎", "おばあさん"])
+    assert name_index(again) is not name_index(names)
+
+
+def test_a_name_among_fifty_thousand_is_found_as_a_walk_finds_it() -> None:
+    names = _names([f"Person {i:05d}" for i in range(50_000)] + ["Old Man", "Man"])
+    for question in ("Who did Person 01234 meet?", "Where did the Old Man go?", "Who is it?"):
+        found = {e.node_id for e in dictionary_match(question, names)}
+        walked = _walk(question, names)
+        # the dictionary keeps the longest of nested names at one place (Man inside Old Man)
+        longest = {n for n in walked if not any(n != o and n in o for o in walked)}
+        assert found == longest
+
+
+def test_the_longer_of_two_nested_japanese_names_wins() -> None:
+    names = _names(["鬼", "鬼ヶ島", "桃太郎"])
+    assert [e.node_id for e in dictionary_match("桃太郎は鬼ヶ島へ行った？", names)] == [
+        "桃太郎",
+        "鬼ヶ島",
+    ]
+
+
+def test_an_english_question_finds_a_japanese_name_by_its_reading_among_many() -> None:
+    names = _names([f"人物{i:05d}" for i in range(2_000)] + ["桃太郎", "old man"])
+    found = LocalEntityFinder(None).find("What did Momotaro give the old man?", names, [])
+    how = {e.node_id: e.source for e in found.entities}
+    assert how == {"桃太郎": "transliteration", "old man": "dictionary"}
+
+
+def _resolve_by_walk(mention: str, names: list[dict[str, Any]]) -> str | None:
+    """resolve_name's rule spelled as a walk over every name (the reference)."""
+    from rapidfuzz import fuzz, process
+
+    from storygraph.qa.entities import FUZZY_THRESHOLD, MIN_CONTAINS_CHARS
+
+    for row in names:
+        if row["id"] == mention:
+            return str(row["id"])
+    norm = normalize_name(mention)
+    if not norm:
+        return None
+    for row in names:
+        if row["norm"] == norm:
+            return str(row["id"])
+    if len(norm) >= MIN_CONTAINS_CHARS:
+        contained = [
+            r for r in names
+            if len(r["norm"]) >= MIN_CONTAINS_CHARS and (r["norm"] in norm or norm in r["norm"])
+        ]  # fmt: skip
+        if contained:
+            return str(min(contained, key=lambda r: abs(len(r["norm"]) - len(norm)))["id"])
+    choices = {r["id"]: r["norm"] for r in names}
+    match = process.extractOne(norm, choices, scorer=fuzz.ratio, score_cutoff=FUZZY_THRESHOLD)
+    return str(match[2]) if match else None
+
+
+def test_a_mention_resolves_through_the_index_as_a_walk_resolves_it() -> None:
+    from storygraph.qa.entities import resolve_name
+
+    ids = [f"人物{i:05d}" for i in range(5_000)] + ["鬼", "鬼の大将", "old man", "Old Man's dog"]
+    names = _names(ids)
+    mentions = ["人物01234", "人物0123の4", "人物0123", "鬼の大将さま", "大将", "the old man", "鬼",
+                "old  man", "OLD MAN", "dog", "人物9999", "nobody at all", ""]  # fmt: skip
+    for mention in mentions:
+        found = resolve_name(mention, names)
+        assert (found.node_id if found else None) == _resolve_by_walk(mention, names), mention

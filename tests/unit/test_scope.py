@@ -1,0 +1,61 @@
+"""qa/scope.py: which stories a question's names keep, and the stories a user names."""
+
+from __future__ import annotations
+
+import pytest
+
+from storygraph.errors import InputError
+from storygraph.models import DocumentInfo
+from storygraph.qa.scope import names_in_scope, narrow, story_ids
+
+NAMES = [
+    {"id": "おじいさん", "key": "m:おじいさん", "document_id": "m", "twins": []},
+    {"id": "おじいさん", "key": "h:おじいさん", "document_id": "h", "twins": []},
+    {"id": "桃太郎", "key": "m:桃太郎", "document_id": "m", "twins": ["e:Momotaro"]},
+    {"id": "Momotaro", "key": "e:Momotaro", "document_id": "e", "twins": ["m:桃太郎"]},
+    {"id": "ポチ", "key": "h:ポチ", "document_id": "h", "twins": []},
+]
+
+
+def test_a_name_only_one_story_has_keeps_that_story() -> None:
+    scope = narrow(["桃太郎", "おじいさん"], NAMES, ())
+    assert scope.documents == ("m", "e")  # the linked twin's story comes along
+    assert scope.keys == ("m:おじいさん", "m:桃太郎", "e:Momotaro")
+    assert "1 of the 2 stories" in scope.note
+
+
+def test_a_shared_name_alone_keeps_every_story_that_has_it() -> None:
+    scope = narrow(["おじいさん"], NAMES, ())
+    assert scope.documents == ("h", "m") and set(scope.keys) == {"m:おじいさん", "h:おじいさん"}
+    assert "2 stories" in scope.note
+
+
+def test_the_users_choice_bounds_names_and_twins() -> None:
+    chosen = names_in_scope(NAMES, ["m"])
+    assert {r["key"] for r in chosen} == {"m:おじいさん", "m:桃太郎"}
+    scope = narrow(["桃太郎"], chosen, ["m"])
+    assert scope.keys == ("m:桃太郎",) and scope.documents == ("m",)
+
+
+def test_no_names_keeps_the_users_choice() -> None:
+    assert narrow([], NAMES, ["h"]).documents == ("h",)
+    assert narrow([], NAMES, ()).documents == ()
+
+
+def test_stories_are_named_by_file_name_stem_or_id() -> None:
+    docs = [
+        DocumentInfo(id="abc", name="momotaro.txt", sha256="", language="ja", chars=1),
+        DocumentInfo(id="def", name="hanasaka.txt", sha256="", language="ja", chars=1),
+    ]
+    assert story_ids(["momotaro", "def", "momotaro.txt"], docs) == ("abc", "def")
+    with pytest.raises(InputError, match="no story called 'kobutori'"):
+        story_ids(["kobutori"], docs)
+
+
+def test_a_tie_is_broken_by_the_questions_other_words_in_a_storys_names() -> None:
+    names = [*NAMES, {"id": "灰", "norm": "灰", "key": "h:灰", "document_id": "h", "twins": []}]
+    names = [{**r, "norm": r.get("norm", r["id"])} for r in names]
+    scope = narrow(["おじいさん"], names, (), terms=("灰",))
+    assert scope.documents == ("h",) and scope.keys == ("h:おじいさん",)
+    assert "names and words" in scope.note
+    assert narrow(["おじいさん"], names, (), terms=("金",)).documents == ("h", "m")
