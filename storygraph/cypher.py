@@ -106,13 +106,15 @@ RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS
 PASSAGE_DOCUMENTS_OF_ENTITIES = """
 MATCH (e:__Entity__)<-[:MENTIONS]-(:Chunk)-[:PART_OF]->(d:Document)
 WHERE e.key IN $keys AND d.status = 'ready'
-RETURN DISTINCT d.id AS id, d.sha256 AS sha256, d.chunks AS chunks, d.language AS language
+RETURN DISTINCT d.id AS id, d.name AS name, d.sha256 AS sha256, d.chunks AS chunks,
+       d.language AS language
 """
 
 PASSAGE_DOCUMENTS_ALL = """
 MATCH (d:Document)
 WHERE d.status = 'ready' AND (size($documents) = 0 OR d.id IN $documents)
-RETURN d.id AS id, d.sha256 AS sha256, d.chunks AS chunks, d.language AS language
+RETURN d.id AS id, d.name AS name, d.sha256 AS sha256, d.chunks AS chunks,
+       d.language AS language
 """
 
 CHUNKS_OF_DOCUMENTS = """

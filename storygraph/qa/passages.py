@@ -10,7 +10,7 @@ scored; the engine gives them to the answerer after the facts' own sentences.
 1. documents: the ready documents whose chunks mention the question's start entities, or every
    ready document when the question names none;
 2. their sentences (split as chunking splits them, each once although chunks overlap), indexed
-   once per document version (id, sha256, chunk count) in a process-wide cache;
+   once per document version (id, name, sha256, chunk count) in a process-wide cache;
 3. BM25 over terms that need no tokenizer: English word stems without stop words, and the
    character bigrams of normalised Japanese text (kana and kanji alike), with the question
    words (誰, どこ, …) left out. The query is the question; for a question in another language
@@ -177,16 +177,16 @@ class _IndexCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[str, str, int], _DocumentIndex] = OrderedDict()
+        self._items: OrderedDict[tuple[str, str, str, int], _DocumentIndex] = OrderedDict()
 
-    def get(self, key: tuple[str, str, int]) -> _DocumentIndex | None:
+    def get(self, key: tuple[str, str, str, int]) -> _DocumentIndex | None:
         with self._lock:
             found = self._items.get(key)
             if found is not None:
                 self._items.move_to_end(key)
             return found
 
-    def put(self, key: tuple[str, str, int], index: _DocumentIndex) -> None:
+    def put(self, key: tuple[str, str, str, int], index: _DocumentIndex) -> None:
         with self._lock:
             self._items[key] = index
             while len(self._items) > MAX_INDEXED_DOCUMENTS:
@@ -241,8 +241,15 @@ class SentenceSearch:
         documents = self.store.passage_documents(entity_keys)
         if not documents:
             documents = self.store.passage_documents([], scope)
+        # The name is part of the version: the same text uploaded under another name (in
+        # another store of this process) must not cite the first name.
         keys = {
-            str(d["id"]): (str(d["id"]), str(d.get("sha256") or ""), int(d.get("chunks") or 0))
+            str(d["id"]): (
+                str(d["id"]),
+                str(d.get("name") or ""),
+                str(d.get("sha256") or ""),
+                int(d.get("chunks") or 0),
+            )
             for d in documents
         }
         languages = {str(d["id"]): str(d.get("language") or "en") for d in documents}

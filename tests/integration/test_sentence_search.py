@@ -166,3 +166,27 @@ def test_without_any_fact_the_found_sentences_still_reach_the_answer(
     facts_only = engine.ask("What old spoon were they made out of?", QAOptions(no_llm=True))
     last = facts_only.answer.splitlines()[-1]
     assert last.startswith("Story sentences close to the question: [1]")
+
+
+def test_the_same_text_under_another_name_in_another_store_cites_its_own_name(
+    tmp_path: Path,
+) -> None:
+    """The sentence index is process-wide and keyed by the document's version: the same text
+    uploaded as another file in another store must come back under that store's name (the
+    library harness once cited `momotaro.txt`, a name from an earlier test's store)."""
+    from storygraph.services import build_services
+    from storygraph.settings import Settings
+
+    names = []
+    for number, name in enumerate(("first.txt", "second.txt")):
+        built = build_services(
+            Settings(data_dir=tmp_path / f"data{number}"), llm=ScriptedChatModel()
+        )
+        try:
+            assert built.ingestor().ingest_bytes(name, ENGLISH.encode()).status == "added"
+            analysis = analyse("tin soldiers", built.store.entity_names(), LocalEntityFinder(), [])
+            found = SentenceSearch(built.store, None).find(analysis, 1)
+            names.append({p.document_name for p in found})
+        finally:
+            built.close()
+    assert names == [{"first.txt"}, {"second.txt"}]
