@@ -20,7 +20,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from storygraph.ingest.frames.check import choice_grammar
+from storygraph.llm.grammar import choice_grammar
 from storygraph.models import Citation, Fact
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import UNKNOWN, TokenFn, prompt_messages, small_sources

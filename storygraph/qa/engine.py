@@ -27,7 +27,6 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from storygraph.errors import error_text
-from storygraph.ingest.frames.check import grammar_constrained
 from storygraph.llm.factory import ModelInfo
 from storygraph.llm.usage import UsageCounter, usage_delta
 from storygraph.models import CLOSEST_SHOWN, Answer, Citation, Fact, TraceStep, Usage
@@ -154,7 +153,7 @@ class QAEngine:
         # which keep the first SMALL_MAX_SOURCES - `sentence_sources` places.
         slots = max(0, SMALL_MAX_SOURCES - options.sentence_sources)
         chooser = None
-        if grammar_constrained(self.info):  # the server holds the model to the names
+        if self.info.grammar_constrained:  # the server holds the model to the names
             chooser = ChoiceAnswerer(llm, lambda: [str(r["id"]) for r in self.store.entity_names()])
         return QAParts(
             local,

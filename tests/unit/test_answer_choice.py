@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from storygraph.ingest.frames.check import choice_grammar
 from storygraph.llm.factory import build_chat_model
+from storygraph.llm.grammar import choice_grammar
 from storygraph.models import Citation, ResolvedEntity
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import UNKNOWN
