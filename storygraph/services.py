@@ -28,7 +28,8 @@ from storygraph.ingest.pipeline import Ingestor
 from storygraph.ingest.triple_lines import SmallModelExtractor
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
-from storygraph.qa.engine import QAEngine, QAOptions, build_engine
+from storygraph.qa.engine import QAEngine, QAOptions
+from storygraph.qa.factory import build_engine
 from storygraph.settings import Settings
 from storygraph.store import GraphStore
 

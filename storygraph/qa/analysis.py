@@ -1,10 +1,12 @@
 """The question, analysed once: everything later stages need, computed at the start and passed
-down (retrieval, scoring and answering never re-parse the question).
+down (retrieval, scoring and answering never detect its language again).
 
 `QuestionAnalysis` holds the language, the start entities (and how each was found), the question
 type with each start entity's preferred edge direction, the relation-word stems the question
 names (entity names masked, so 大将 inside 鬼の大将 does not count), the model's relation-type
-pick when one was asked for, and the question's content terms for lexical overlap.
+pick when one was asked for, the question's content terms for lexical overlap, and its folded
+forms (`folded`, `unquoted`). `QuestionReader` is the stage that makes it: the graph's names
+and, when the entity finder picks relation types, the graph's types, read from the store.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from storygraph.models import ResolvedEntity
 from storygraph.qa.entities import EntityFinder
 from storygraph.qa.question_type import QuestionType, detect_question_type
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems
+from storygraph.store import GraphStore
 from storygraph.text.language import detect_language, is_kanji
 from storygraph.text.normalize import normalize_name
 
@@ -30,6 +34,7 @@ _EN_STOP = frozenset(
 )
 
 
+_QUOTED = re.compile(r"「[^」]*」|『[^』]*』|\"[^\"]*\"")
 _JA_QUESTION_WORDS = frozenset({"誰", "何", "何故", "幾", "何処", "何時", "如何"})
 
 
@@ -49,10 +54,30 @@ class QuestionAnalysis:
     relation_pick: tuple[str, ...] | None = None
     """The model's relation-type pick, when the entity finder was asked for one."""
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    relation_pick_asked: bool = False
+    """The entity finder was asked for the relation-type pick (even if that call failed):
+    retrieval then makes no pick call of its own."""
+    graph_names: tuple[str, ...] = ()
+    """The graph's entity names the question was read against."""
 
     @property
     def ids(self) -> list[str]:
         return [e.node_id for e in self.entities]
+
+    @property
+    def reply_language(self) -> str:
+        """The language fixed replies and prompts are written in: "ja", else "en"."""
+        return "ja" if self.language == "ja" else "en"
+
+    @cached_property
+    def folded(self) -> str:
+        """The question normalised as names are (storygraph.text.normalize.normalize_name)."""
+        return normalize_name(self.question)
+
+    @cached_property
+    def unquoted(self) -> str:
+        """`folded` without what the question quotes (「一寸法師」: a title, not a participant)."""
+        return normalize_name(_QUOTED.sub(" ", self.question))
 
 
 def _stem(word: str) -> str:
@@ -94,7 +119,8 @@ def analyse(
     relation_types: Sequence[str] | None = None,
     start_entities: Sequence[str] | None = None,
 ) -> QuestionAnalysis:
-    """Analyse a question once. `start_entities` skips entity finding (the eval's gold)."""
+    """Analyse a question once. `start_entities` skips entity finding (the eval's gold);
+    `relation_types` (the graph's) asks the finder to pick the ones that fit."""
     question = question.strip()
     warnings: list[str] = []
     pick: tuple[str, ...] | None = None
@@ -115,10 +141,43 @@ def analyse(
         question=question,
         language=language,
         entities=entities,
-        qtype=detect_question_type(question, ids),
+        qtype=detect_question_type(question, ids, language=language),
         stems=stems,
         related=frozenset(related_stems(set(stems))),
         terms=content_terms(unnamed, language),
         relation_pick=pick,
         warnings=tuple(warnings),
+        relation_pick_asked=relation_types is not None and not start_entities,
+        graph_names=tuple(str(r["id"]) for r in names),
     )
+
+
+class QuestionReader:
+    """The analysis stage: reads the graph's names (and, for a finder that picks relation
+    types, the graph's types) from the store and analyses the question against them."""
+
+    def __init__(self, store: GraphStore, finder: EntityFinder, *, pick_types: bool) -> None:
+        self.store = store
+        self.finder = finder
+        self.pick_types = pick_types
+        """The finder's call also picks the relation types (a capable model, a +reltype mode:
+        3 calls a question); not with given start entities, where no finder runs."""
+
+    def read(
+        self,
+        question: str,
+        callbacks: list[Any],
+        *,
+        start_entities: Sequence[str] | None = None,
+    ) -> QuestionAnalysis:
+        names = self.store.entity_names()
+        wants_pick = self.pick_types and not start_entities
+        types = [t for t, _ in self.store.relation_types()] if wants_pick else None
+        return analyse(
+            question,
+            names,
+            self.finder,
+            callbacks,
+            relation_types=types,
+            start_entities=start_entities,
+        )

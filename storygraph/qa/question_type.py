@@ -21,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from storygraph.text.language import detect_language
 from storygraph.text.normalize import normalize_name
 
 Kind = Literal["who_did", "who_was_done_to", "with_whom", "where", "when", "what", "who", "unknown"]
@@ -286,20 +285,22 @@ def _order_en(text: str) -> tuple[Order, str, str]:
     return cue, cue, match.group("clause").strip()  # type: ignore[return-value]
 
 
-def order_cue(question: str) -> tuple[Order, str, str]:
-    """(order, cue word, anchor clause) of a question about story order; ("", "", "") if none."""
-    if detect_language(question) == "ja":
+def order_cue(question: str, *, language: str) -> tuple[Order, str, str]:
+    """(order, cue word, anchor clause) of a question about story order; ("", "", "") if none.
+    `language` is the question's (the analysis reads it once)."""
+    if language == "ja":
         return _order_ja(question)
     return _order_en(question)
 
 
-def detect_question_type(question: str, entities: Sequence[str] = ()) -> QuestionType:
-    """The question's type, each start entity's preferred edge direction, any order cue."""
-    if detect_language(question) == "ja":
-        found = _detect_ja(question, entities)
-    else:
-        found = _detect_en(question, entities)
-    order, cue, clause = order_cue(question)
+def detect_question_type(
+    question: str, entities: Sequence[str] = (), *, language: str
+) -> QuestionType:
+    """The question's type, each start entity's preferred edge direction, any order cue;
+    `language` is the question's (the analysis reads it once)."""
+    detect = _detect_ja if language == "ja" else _detect_en
+    found = detect(question, entities)
+    order, cue, clause = order_cue(question, language=language)
     if not order:
         return found
     return replace(found, order=order, order_cue=cue, anchor_clause=clause)

@@ -8,6 +8,8 @@ A scorer is one narrow port (`Scorer.score(analysis, facts, ...) -> RerankResult
 - `FastScorer`: no model call (the small embedded model's default: one call per fact cost it
   most of a minute per question): relation words, the question's terms in the evidence
   sentence and their embedding similarity, plus the question-type prior.
+
+A mode without +rerank gets `RetrievalOrder` (no score but the prior).
 """
 
 from __future__ import annotations
@@ -122,6 +124,13 @@ class RerankResult:
     method: str
     reason: str = ""
 
+    @property
+    def warnings(self) -> list[str]:
+        """What the answer's warnings say of this scoring (a fallback, or nothing)."""
+        if not self.fell_back:
+            return []
+        return [f"rerank fell back to the lexical scorer: {self.reason}"]
+
 
 def rerank(
     question: str,
@@ -225,6 +234,25 @@ class Scorer(Protocol):
         min_score: float,
         callbacks: list[Any],
     ) -> RerankResult: ...
+
+
+class RetrievalOrder:
+    """A mode without +rerank: no scoring, retrieval order after the prior (`rank_without_model`;
+    no minimum score)."""
+
+    name = "retrieval order"
+
+    def score(
+        self,
+        analysis: QuestionAnalysis,
+        facts: Sequence[Fact],
+        *,
+        prior: Sequence[float],
+        top_k: int,
+        min_score: float,
+        callbacks: list[Any],
+    ) -> RerankResult:
+        return rank_without_model(facts, top_k=top_k, prior=prior)
 
 
 class ModelScorer:
