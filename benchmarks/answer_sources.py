@@ -52,10 +52,11 @@ from storygraph.qa.answer import Answerer
 from storygraph.qa.checks import says_unknown
 from storygraph.qa.context import ContextBuilder
 from storygraph.qa.engine import QAOptions
-from storygraph.qa.passages import MIN_SENTENCE_CHARS, passage_terms
+from storygraph.qa.passages import MIN_SENTENCE_CHARS
 from storygraph.settings import Settings
 from storygraph.text.chunking import split_sentences
 from storygraph.text.normalize import normalize_name
+from storygraph.text.terms import passage_terms
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -24,18 +24,9 @@ from storygraph.qa.relation_words import mask_names, question_stems, related_ste
 from storygraph.store import GraphStore
 from storygraph.text.language import detect_language, is_kanji
 from storygraph.text.normalize import normalize_name
-
-_EN_TERM = re.compile(r"[a-z][a-z'-]+")
-_EN_STOP = frozenset(
-    """a an the of to in on at by for with from and or but is are was were be been being do does
-    did done who whom whose what which where when why how many much that this these those it its
-    he she they them his her their him there here as into out up down so not no yes one would
-    could should can will shall may might has have had having about after before""".split()  # noqa: SIM905
-)
-
+from storygraph.text.terms import content_terms, passage_terms
 
 _QUOTED = re.compile(r"「[^」]*」|『[^』]*』|\"[^\"]*\"")
-_JA_QUESTION_WORDS = frozenset({"誰", "何", "何故", "幾", "何処", "何時", "如何"})
 
 
 @dataclass(frozen=True)
@@ -74,36 +65,24 @@ class QuestionAnalysis:
         """The question normalised as names are (storygraph.text.normalize.normalize_name)."""
         return normalize_name(self.question)
 
+    def index_terms(self, language: str) -> list[str]:
+        """The question's terms as sentence search indexes a story in `language`
+        (storygraph.text.terms.passage_terms), read once per language."""
+        return list(self._index_terms["ja" if language == "ja" else "en"])
+
+    @cached_property
+    def _index_terms(self) -> dict[str, tuple[str, ...]]:
+        return {lang: tuple(passage_terms(self.question, lang)) for lang in ("ja", "en")}
+
+    @cached_property
+    def lowered(self) -> str:
+        """The question in lower case (relation words are matched in it)."""
+        return self.question.lower()
+
     @cached_property
     def unquoted(self) -> str:
         """`folded` without what the question quotes (「一寸法師」: a title, not a participant)."""
         return normalize_name(_QUOTED.sub(" ", self.question))
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
-def content_terms(text: str, language: str) -> tuple[str, ...]:
-    """The comparable content terms of a text (see `QuestionAnalysis.terms`)."""
-    folded = normalize_name(text)
-    if language == "ja":
-        runs = re.findall(r"[\u3400-\u9fff\u4e00-\u9fff々〆]+", folded)
-        terms: list[str] = []
-        for run in runs:
-            terms.append(run)
-            terms.extend(run[i : i + 2] for i in range(len(run) - 1))
-        return tuple(t for t in dict.fromkeys(terms) if t not in _JA_QUESTION_WORDS)
-    return tuple(dict.fromkeys(english_words(folded)))
-
-
-def english_words(text: str) -> list[str]:
-    """The English content words of a text, stemmed, stop words left out, repeats kept."""
-    words = [w.strip("'-") for w in _EN_TERM.findall(normalize_name(text))]
-    return [_stem(w) for w in words if w and w not in _EN_STOP]
 
 
 def has_kanji_term(terms: Sequence[str]) -> bool:

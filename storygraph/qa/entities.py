@@ -42,6 +42,7 @@ from storygraph.text.normalize import (
     written_form,
 )
 from storygraph.text.sanitize import romanize
+from storygraph.text.terms import JA_QUESTION_KANJI
 
 FUZZY_THRESHOLD = 85.0
 EMBEDDING_THRESHOLD = 0.7
@@ -388,7 +389,6 @@ def _name_forms(name: str) -> list[str]:
 
 
 _KANJI_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff々〆ヶ]+")
-_QUESTION_KANJI = frozenset({"誰", "何", "何故", "幾", "何処", "何時", "如何"})
 MAX_CONTAINED_PER_TERM = 2
 
 
@@ -418,7 +418,7 @@ def _by_containing_name(
         if not any(start < b and end > a for a, b in taken)
     ]
     for term in dict.fromkeys(terms):
-        if not _KANJI_RUN.search(term) or term[0] in _QUESTION_KANJI or term in _QUESTION_KANJI:
+        if not _KANJI_RUN.search(term) or term[0] in JA_QUESTION_KANJI or term in JA_QUESTION_KANJI:
             continue
         holders = [
             row

@@ -8,7 +8,8 @@ from collections import Counter
 from storygraph.models import Citation, Fact
 from storygraph.qa.answer import facts_answer
 from storygraph.qa.context import with_passages
-from storygraph.qa.passages import Passage, bm25, index_document, is_heading, passage_terms
+from storygraph.qa.passages import Passage, bm25, index_document, is_heading
+from storygraph.text.terms import passage_terms
 
 
 def test_japanese_terms_are_character_bigrams_without_question_words() -> None:
