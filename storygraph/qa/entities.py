@@ -29,6 +29,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz, process
 
+from storygraph.llm.replies import reply_fields, string_list
 from storygraph.models import ResolvedEntity
 from storygraph.prompt_files import fill
 from storygraph.text.embeddings import Embedder, cosine
@@ -68,31 +69,6 @@ class QuestionAnalysis(BaseModel):
     )
 
 
-class UnexpectedReply(ValueError):
-    """The model's structured reply had a shape we did not ask for (not silently "nothing")."""
-
-
-def string_list(value: Any, what: str) -> list[str]:
-    """`value` as a list of non-empty strings; UnexpectedReply when it is not a list of strings
-    (a bare string would otherwise be read character by character)."""
-    if value is None:
-        return []
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise UnexpectedReply(f"the model's {what} are not a list of strings: {value!r}"[:200])
-    return [v.strip() for v in value if v.strip()]
-
-
-def _fields(result: Any, model: type[BaseModel]) -> dict[str, Any]:
-    """The fields of a structured reply (the pydantic object or its dict form)."""
-    if isinstance(result, model):
-        return result.model_dump()
-    if isinstance(result, dict):
-        return result
-    raise UnexpectedReply(
-        f"the model's reply is a {type(result).__name__}, not {model.__name__}: {result!r}"[:200]
-    )
-
-
 def analyse_question(
     question: str, relation_types: Sequence[str], llm: BaseChatModel, callbacks: list[Any]
 ) -> tuple[list[str], list[str]]:
@@ -105,7 +81,7 @@ def analyse_question(
         fill("question_analysis", question=question, types=listed),
         config={"callbacks": callbacks},
     )
-    fields = _fields(result, QuestionAnalysis)
+    fields = reply_fields(result, QuestionAnalysis)
     return (
         string_list(fields.get("names"), "names"),
         string_list(fields.get("relation_types"), "relation types"),
@@ -119,7 +95,7 @@ def llm_names(question: str, llm: BaseChatModel, callbacks: list[Any]) -> list[s
     result = structured.invoke(
         fill("question_entities", question=question), config={"callbacks": callbacks}
     )
-    return string_list(_fields(result, QuestionEntities).get("names"), "names")
+    return string_list(reply_fields(result, QuestionEntities).get("names"), "names")
 
 
 def resolve_name(mention: str, names: Sequence[dict[str, Any]]) -> ResolvedEntity | None:

@@ -12,6 +12,7 @@ edge direction worth preferring:
 - 「桃太郎の仲間は誰？」, "Momotaro's friends", 誰と: no preference ("any").
 
 Rules are small and lexical: the particle after the entity (ja) or the word order around it (en).
+What a detected type adds to a candidate's score is storygraph.qa.type_priors.
 """
 
 from __future__ import annotations
@@ -304,59 +305,3 @@ def detect_question_type(
     if not order:
         return found
     return replace(found, order=order, order_cue=cue, anchor_clause=clause)
-
-
-# --- use in ranking ------------------------------------------------------------------------
-
-DIRECTION_BONUS = 2.0
-SLOT_BONUS = 1.0
-EXPANSION_BONUS = 1.0
-PLACE_TYPES = frozenset(
-    {"place", "location", "country", "city", "town", "village", "island", "building", "area"}
-)
-PERSON_TYPES = frozenset(
-    {"character", "person", "animal", "creature", "deity", "god", "monster", "oni", "people"}
-)
-THING_TYPES = frozenset({"object", "item", "thing", "food", "treasure", "artifact", "tool"})
-
-
-def _slot_fit(qtype: QuestionType, other_type: str) -> float:
-    """Does the node at the other end fit the slot the question asks for?"""
-    kind = other_type.lower()
-    if qtype.kind == "where":
-        return SLOT_BONUS if kind in PLACE_TYPES else 0.0
-    if qtype.kind in PERSON_KINDS:
-        if kind in PERSON_TYPES:
-            return SLOT_BONUS
-        return -SLOT_BONUS if kind in PLACE_TYPES | THING_TYPES else 0.0
-    if qtype.kind == "what":
-        return SLOT_BONUS if kind in THING_TYPES else 0.0
-    return 0.0
-
-
-def fact_prior(
-    qtype: QuestionType,
-    start: str,
-    end: str,
-    start_ids: Sequence[str],
-    node_types: Mapping[str, str],
-) -> float:
-    """Score adjustment for one relation: + for the preferred direction and a fitting slot."""
-    adjustments: list[float] = []
-    for entity in start_ids:
-        if entity not in (start, end) or start == end:
-            continue
-        direction: Direction = "out" if start == entity else "in"
-        other = end if start == entity else start
-        wanted = qtype.direction_for(entity)
-        value = 0.0
-        if wanted != "any":
-            value += DIRECTION_BONUS if wanted == direction else -DIRECTION_BONUS
-        value += _slot_fit(qtype, node_types.get(other, ""))
-        adjustments.append(value)
-    return max(adjustments) if adjustments else 0.0
-
-
-def expansion_wanted(qtype: QuestionType) -> bool:
-    """Question types whose answer lies beyond one hop: a partner shares a relation's target."""
-    return qtype.kind == "with_whom"

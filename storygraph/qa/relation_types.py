@@ -17,9 +17,9 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
+from storygraph.llm.replies import UnexpectedReply, string_list
 from storygraph.models import Fact
 from storygraph.prompt_files import fill
-from storygraph.qa.entities import UnexpectedReply, string_list
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems, type_stems
 
 MAX_PROMPT_TYPES = 200

@@ -36,14 +36,10 @@ from storygraph import cypher as q
 from storygraph.models import Fact
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.order import OrderedFacts, order_facts, order_priors
-from storygraph.qa.question_type import (
-    EXPANSION_BONUS,
-    QuestionType,
-    expansion_wanted,
-    fact_prior,
-)
+from storygraph.qa.question_type import QuestionType
 from storygraph.qa.relation_types import RelTypeSelection, apply_selection, select_relation_types
 from storygraph.qa.relation_words import type_stems
+from storygraph.qa.type_priors import EXPANSION_BONUS, expansion_wanted, fact_prior
 from storygraph.store import GraphStore
 from storygraph.store.graph_store import RETRIEVAL_QUERIES
 
