@@ -77,7 +77,8 @@ class QAParts:
     scorer: Scorer
     context: ContextBuilder
     answerer: Answerer
-    """Writes the answer; a model-less one (`FactsAnswerer`) leaves it to the facts."""
+    """Writes the answer. One that calls no model (`FactsAnswerer`) is not called: the answer
+    step writes the facts' answer itself (`write`)."""
     top_k: int = 15
     min_score: float = 1.0
     chooser: ChoiceAnswerer | None = None
