@@ -23,6 +23,7 @@ from storygraph.qa.passages import SentenceSearch
 from storygraph.qa.retrieval import retriever_for
 from storygraph.qa.scoring import FastScorer, ModelScorer, RerankResult, RetrievalOrder
 from storygraph.services import Services
+from storygraph.text.embeddings import NO_EMBEDDER, default_embedder
 from tests.helpers.scripted_model import ScriptedChatModel
 
 NONE = ModelInfo("none", "", capable=False)
@@ -90,6 +91,14 @@ def test_a_capable_model_names_picks_scores_and_writes(services: Services) -> No
     assert parts.context.budget is None and parts.chooser is None
     assert getattr(parts.retriever, "llm", None) is not None
     assert not _parts(services, CAPABLE, mode="onehop+rerank").reader.pick_types
+
+
+def test_running_without_a_sentence_encoder_is_named_in_the_parts(services: Services) -> None:
+    """A missing embedder is a named fallback (storygraph.text.embeddings): the parts carry
+    the warning every answer starts with."""
+    assert _parts(services, SMALL).warnings == (NO_EMBEDDER,)
+    fitted = build_engine(services.store, None, NONE, embedder=default_embedder())
+    assert fitted.parts_for(QAOptions()).warnings == ()
 
 
 def test_the_mode_selects_the_retriever_and_whether_anything_scores(services: Services) -> None:
