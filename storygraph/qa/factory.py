@@ -36,10 +36,9 @@ from storygraph.qa.entities import EntityFinder, LocalEntityFinder, ModelEntityF
 from storygraph.qa.passages import PassageFinder, SentenceSearch
 from storygraph.qa.retrieval import parse_mode, retriever_for
 from storygraph.qa.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
-from storygraph.qa.support import FrameReader, GraphSupportChecker, SupportChecker
+from storygraph.qa.support import FrameReader, SupportChecker, graph_support_checker
 from storygraph.store import GraphStore
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
-from storygraph.text.language import detect_language
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -103,17 +102,8 @@ class PartsFactory:
         )
 
     def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:
-        """The support check over this graph's names (storygraph.qa.support): the answer's
-        names found by the question's entity finder (embeddings only across languages)."""
-        local = LocalEntityFinder(None)
-        across = LocalEntityFinder(self.embedder)
-
-        def named(text: str) -> list[tuple[str, str]]:
-            finder = local if detect_language(text) == names_language(names) else across
-            return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
-
-        types = {str(r["id"]): str(r.get("type") or "") for r in names}
-        return GraphSupportChecker(named, self.frames, types)
+        """The support check over this graph's names (storygraph.qa.support)."""
+        return graph_support_checker(names, self.embedder, self.frames)
 
     def _stories_named(self) -> dict[str, str]:
         return {d.id: d.name for d in self.store.list_documents()}
@@ -163,8 +153,3 @@ def build_engine(
     factory = PartsFactory(store, llm, info, chosen, finder, scorer, answerer, passages, frames)
     return QAEngine(factory.parts)
 
-
-def names_language(names: Sequence[dict[str, Any]]) -> str:
-    """The language most of the graph's names are written in."""
-    sample = " ".join(str(r["id"]) for r in names[:50])
-    return detect_language(sample) if sample else "en"

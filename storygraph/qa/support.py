@@ -54,6 +54,7 @@ from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import REFUSALS
 from storygraph.qa.checks import says_unknown
 from storygraph.qa.context import MAX_SOURCE_CHARS
+from storygraph.qa.entities import LocalEntityFinder
 from storygraph.qa.question_type import PERSON_KINDS, detect_question_type
 from storygraph.qa.relation_words import (
     mask_names,
@@ -64,6 +65,7 @@ from storygraph.qa.relation_words import (
     word_in,
 )
 from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
+from storygraph.text.embeddings import Embedder
 from storygraph.text.language import detect_language, is_kanji
 from storygraph.text.normalize import normalize_name, same_entity
 from storygraph.text.terms import english_words
@@ -781,3 +783,27 @@ def _content(text: str, language: str) -> list[str]:
         runs = re.findall(r"[\u3400-\u9fff々〆\u30a0-\u30ff]{1,}", normalize_name(text))
         return [r[i : i + 2] for r in runs for i in range(max(1, len(r) - 1))]
     return english_words(text)
+
+
+def graph_support_checker(
+    names: Sequence[dict[str, Any]],
+    embedder: Embedder | None,
+    frames: FrameReader | None,
+) -> GraphSupportChecker:
+    """The check over a graph's name rows (id, norm, type): the answer's names found by the
+    question's entity finder (embeddings only across languages)."""
+    local = LocalEntityFinder(None)
+    across = LocalEntityFinder(embedder)
+
+    def named(text: str) -> list[tuple[str, str]]:
+        finder = local if detect_language(text) == names_language(names) else across
+        return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
+
+    types = {str(r["id"]): str(r.get("type") or "") for r in names}
+    return GraphSupportChecker(named, frames, types)
+
+
+def names_language(names: Sequence[dict[str, Any]]) -> str:
+    """The language most of the graph's names are written in."""
+    sample = " ".join(str(r["id"]) for r in names[:50])
+    return detect_language(sample) if sample else "en"

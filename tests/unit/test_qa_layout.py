@@ -1,5 +1,6 @@
 """The qa wing's shape (docs/ISSUES.md §37): it imports nothing from the ingest wing, and only
-the question's analysis reads the question's language."""
+the question's analysis reads the question's language (the support check reads the answer's and
+its sources')."""
 
 from __future__ import annotations
 
@@ -32,4 +33,6 @@ def test_only_the_analysis_detects_the_question_s_language() -> None:
         and isinstance(node.func, ast.Name)
         and node.func.id == "detect_language"
     }
-    assert callers == {"analysis.py"}
+    # The support check reads the languages of the answer, its sources and the graph's names
+    # (never the question's: it takes the analysis).
+    assert callers == {"analysis.py", "support.py"}
