@@ -88,6 +88,11 @@ class QAParts:
     chooser: ChoiceAnswerer | None = None
     """Answers a who / where question by choosing a name, where it fits
     (storygraph.qa.answer_choice)."""
+    no_model: bool = False
+    """No model in these parts: the kept facts are the answer itself, so the rerank step keeps
+    the ones whose relation the question's words name, when there are such facts
+    (storygraph.qa.scoring.keep_fitting). False with a model, also when it writes no answer
+    (`compose_answer=False`: the evaluation measures retrieval as the model would get it)."""
     support: Callable[[Sequence[dict[str, Any]]], SupportChecker] | None = None
     """Builds the support check over the graph's name rows (storygraph.qa.support), run on the
     written answer; None: no check (the answer's support says "not checked")."""
@@ -163,9 +168,7 @@ class QAEngine:
         ranked = parts.rank(analysis, found, trace.callbacks)
         facts = ranked.facts + set_aside(found.filtered_out)
         fitting = 0
-        if not parts.answerer.calls_model and found.relation_types is not None:
-            # No model reads the facts: the kept ones are the answer itself, so they are the
-            # ones whose relation the question's words name, when there are such facts.
+        if parts.no_model and found.relation_types is not None:
             fitting = keep_fitting(facts, found.relation_types.lexical_types)
         kept = [f for f in facts if f.kept]
         trace.record(

@@ -95,6 +95,7 @@ class PartsFactory:
             top_k=min(options.top_k, SMALL_TOP_K) if small else options.top_k,
             min_score=options.min_score,
             chooser=self._chooser(llm, options) if small else None,
+            no_model=llm is None,
             support=self.support_checker,
             stories_named=self._stories_named,
             # a named fallback (storygraph.text.embeddings)
