@@ -199,7 +199,11 @@ def test_an_engine_handed_its_parts_answers_with_them(seeded: Services) -> None:
         "rerank",
         "sentences",
         "answer",
+        "support",
     ]
+    # parts without a support check: the answer says so instead of a verdict
+    assert answer.support.verdict == "not checked"
+    assert answer.support.reason == "no support check"
     step = next(s for s in answer.steps if s.name == "answer")
     assert step.detail["method"] == "llm-fixed"
     assert step.detail["sources_read"] == len(answer.citations)
