@@ -7,8 +7,8 @@ For the first N questions of each story in eval/e2e/ja.jsonl, en_fresh.jsonl and
 (the story ingested with the parser, through the e2e ingest cache), each question is asked
 through ten engine set-ups: no model (three modes), a scripted small embedded model (written
 and chosen answers, per-fact scoring, no composed answer) and a scripted capable model (two
-modes, and no_llm). One JSON line per answer: `Answer.to_json()` without timings, the streamed
-tokens, and every prompt the scripted model was sent. No real model runs. Run it in each
+modes, and no_llm), the support check reading the parser's frames as in the app. One JSON
+line per answer: `Answer.to_json()` without timings, the streamed tokens, and every prompt the scripted model was sent. No real model runs. Run it in each
 checkout and `diff` the files (docs/ISSUES.md §37). `PYTHONHASHSEED` fixed: the scripted model
 lists names of equal length in set order.
 """
@@ -35,6 +35,7 @@ from storygraph.evaluation.e2e import (  # noqa: E402
 from storygraph.llm.factory import ModelInfo  # noqa: E402
 from storygraph.qa.engine import QAOptions  # noqa: E402
 from storygraph.qa.factory import build_engine  # noqa: E402
+from storygraph.services import sentence_frames  # noqa: E402
 from storygraph.settings import Settings  # noqa: E402
 from tests.helpers.scripted_model import ScriptedChatModel  # noqa: E402
 
@@ -101,7 +102,12 @@ def main(argv: list[str] | None = None) -> int:
                 ingest_story(services, args.stories / story, args.cache_dir)
                 model = RecordingModel()
                 engines = {
-                    name: build_engine(services.store, None if name == "none" else model, info)
+                    name: build_engine(
+                        services.store,
+                        None if name == "none" else model,
+                        info,
+                        frames=sentence_frames,
+                    )
                     for name, info in infos.items()
                 }
                 for case in cases:
