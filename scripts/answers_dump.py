@@ -8,9 +8,10 @@ For the first N questions of each story in eval/e2e/ja.jsonl, en_fresh.jsonl and
 through ten engine set-ups: no model (three modes), a scripted small embedded model (written
 and chosen answers, per-fact scoring, no composed answer) and a scripted capable model (two
 modes, and no_llm), the support check reading the parser's frames as in the app. One JSON
-line per answer: `Answer.to_json()` without timings, the streamed tokens, and every prompt the scripted model was sent. No real model runs. Run it in each
-checkout and `diff` the files (docs/ISSUES.md §37). `PYTHONHASHSEED` fixed: the scripted model
-lists names of equal length in set order.
+line per answer: `Answer.to_json()` without timings, the streamed tokens, and every prompt the
+scripted model was sent. No real model runs. Run it in each checkout and `diff` the files
+(docs/ISSUES.md §37). `PYTHONHASHSEED` fixed: the scripted model lists names of equal length in
+set order.
 """
 
 from __future__ import annotations
