@@ -120,6 +120,39 @@ def test_without_composing_the_answer_comes_from_the_facts(services: Services) -
     assert _parts(services, SMALL, compose_answer=False).context.budget is not None
 
 
+def test_the_facts_are_fitted_to_the_question_s_words_only_with_no_model(
+    services: Services,
+) -> None:
+    """keep_fitting (storygraph.qa.scoring) runs when the kept facts are the answer itself: no
+    model, not a model that only writes no answer (the evaluation's retrieval run)."""
+    assert _parts(services, NONE).no_model
+    assert _parts(services, CAPABLE, no_llm=True).no_model
+    for info in (SMALL, CAPABLE):
+        assert not _parts(services, info).no_model
+        assert not _parts(services, info, compose_answer=False).no_model
+
+
+def test_the_support_check_is_built_with_the_given_frame_reader(seeded: Services) -> None:
+    """The factory builds the support check over the graph's names with the parser's frame
+    reader it was given (storygraph.services passes `sentence_frames`)."""
+
+    def frames(text: str, language: str) -> list[Any]:
+        return []
+
+    engine = build_engine(seeded.store, None, NONE, embedder=None, frames=frames)
+    names = seeded.store.entity_names()
+    for options in (QAOptions(), QAOptions(mode="directed2", compose_answer=False)):
+        parts = engine.parts_for(options)
+        assert parts.support is not None
+        checker = parts.support(names)
+        assert getattr(checker, "frames", None) is frames
+    answer = engine.ask("桃太郎を倒したのは誰？")
+    assert answer.steps[-1].name == "support"
+    # with no model the answer is the facts list, which the check leaves as it is
+    assert answer.support.verdict == "not checked"
+    assert answer.steps[-1].detail["reason"] == "the answer is the facts list"
+
+
 class _RecordingScorer:
     """A scorer handed to the engine: keeps the first fact, records what it was given."""
 
