@@ -17,11 +17,11 @@ variant of the sources:
   terms) first;
 - `lead-sentence`: that source's single best sentence added first, as its own source.
 
-The answerer cuts each variant to its budget (`answer.small_sources`). It prints, per variant,
-the answers right (the e2e scoring rule), those right against v9 and wrong, and the medians of
-the first token and the whole answer (docs/EVALUATION.md v10). Not part of `python -m
-benchmarks`: it needs the model and takes about five minutes per variant for the 80 Japanese
-questions on 2 cores.
+The engine's context builder cuts each variant to the answerer's budget
+(`context.small_sources`). It prints, per variant, the answers right (the e2e scoring rule),
+those right against v9 and wrong, and the medians of the first token and the whole answer
+(docs/EVALUATION.md v10). Not part of `python -m benchmarks`: it needs the model and takes about
+five minutes per variant for the 80 Japanese questions on 2 cores.
 """
 
 from __future__ import annotations
@@ -48,12 +48,15 @@ from storygraph.evaluation.harness import configured_model
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Citation
 from storygraph.qa.analysis import QuestionAnalysis, analyse
-from storygraph.qa.answer import Answerer, says_unknown
+from storygraph.qa.answer import Answerer
+from storygraph.qa.checks import says_unknown
+from storygraph.qa.context import ContextBuilder
 from storygraph.qa.engine import QAOptions
-from storygraph.qa.passages import MIN_SENTENCE_CHARS, passage_terms
+from storygraph.qa.passages import MIN_SENTENCE_CHARS
 from storygraph.settings import Settings
 from storygraph.text.chunking import split_sentences
 from storygraph.text.normalize import normalize_name
+from storygraph.text.terms import passage_terms
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -133,33 +136,36 @@ def sources_for(
     stories: Path,
     llm: Any,
     info: ModelInfo,
-) -> tuple[Answerer, list[Sources]]:
-    """The engine's answerer, and every question's analysis with its citation texts as the
-    engine orders them (the model is not called)."""
+) -> tuple[Answerer, ContextBuilder, list[Sources]]:
+    """The engine's answerer and context builder, and every question's analysis with its
+    citation texts as the engine orders them (the model is not called)."""
     options = replace(QAOptions.from_settings(settings), compose_answer=False)
     by_story: dict[str, list[int]] = {}
     for i, case in enumerate(questions):
         by_story.setdefault(case.story, []).append(i)
     found: list[Sources | None] = [None] * len(questions)
     answerer: Answerer | None = None
+    context: ContextBuilder | None = None
     cache = Path(settings.data_dir) / "e2e"
     for story, indexes in by_story.items():
         with story_services(settings, llm=llm, info=info) as services:
             ingest_story(services, stories / story, cache)
             engine = services.qa()
-            parts = engine.parts(options)
-            answerer = parts.answerer
+            parts = engine.parts_for(QAOptions.from_settings(settings))  # the answer composed
+            answerer, context = parts.answerer, parts.context
             for i in indexes:
                 question = questions[i].question
                 answer = engine.ask(question, options)
-                analysis = analyse(question, services.store.entity_names(), parts.finder, [])
+                names = services.store.entity_names()
+                analysis = analyse(question, names, parts.reader.finder, [])
                 found[i] = (analysis, [c.text for c in answer.citations if c.kind != "graph"])
-    assert answerer is not None and all(s is not None for s in found)
-    return answerer, [s for s in found if s is not None]
+    assert answerer is not None and context is not None and all(s is not None for s in found)
+    return answerer, context, [s for s in found if s is not None]
 
 
 def read_all(
     answerer: Answerer,
+    context: ContextBuilder,
     questions: Sequence[E2EQuestion],
     sources: Sequence[Sources],
     arrange: Arrange,
@@ -169,13 +175,14 @@ def read_all(
         language = "ja" if analysis.language == "ja" else "en"
         arranged = arrange(list(texts), case.question, language)
         cited = [Citation(n, "", "", t, "sentence") for n, t in enumerate(arranged, start=1)]
+        given = context.within_budget(cited)
         watch = Stopwatch()
         try:
-            reply = answerer.answer(analysis, [], cited, [], watch.on_token)
+            reply = answerer.answer(analysis, [], given, [], watch.on_token)
         except ValueError:  # an empty answer: wrong, as the app would count it
             reply = ""
         total = watch.elapsed()
-        read = answerer.read(cited)
+        read = given.read
         if says_unknown(reply) and read:
             reply += f" 「{read[0].text}」"  # the app shows the closest sentence beside a refusal
         right = score_answer(reply, case.answers, case.wrong).correct
@@ -213,10 +220,10 @@ def main(argv: list[str] | None = None) -> int:
         if llm is None:
             print("no model is configured or installed", file=sys.stderr)
             return 2
-        answerer, sources = sources_for(settings, questions, args.stories, llm, info)
+        answerer, context, sources = sources_for(settings, questions, args.stories, llm, info)
         llm.invoke("hi", extra_body={"max_tokens": 1})  # loaded before the first timing
         for name in names:
-            results[name] = read_all(answerer, questions, sources, VARIANTS[name])
+            results[name] = read_all(answerer, context, questions, sources, VARIANTS[name])
             print(f"{name}: done", file=sys.stderr, flush=True)
     base = {r["id"]: r["right"] for r in results["v9"]}
     print(

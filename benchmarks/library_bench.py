@@ -28,7 +28,8 @@ from storygraph.ingest.frames.extractor import ParserExtractor
 from storygraph.ingest.merge import build_plan
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo
-from storygraph.qa.engine import QAEngine, QAOptions
+from storygraph.qa.engine import QAOptions
+from storygraph.qa.factory import build_engine
 from storygraph.services import open_store
 from storygraph.settings import Settings
 from storygraph.text.chunking import chunk_text
@@ -95,7 +96,9 @@ def _library(root: Path, stories: int) -> dict[str, Any]:
             store.write_document(doc, chunks, plan)
             write_s.append(time.perf_counter() - started)
         stats = store.stats()
-        engine = QAEngine(store, None, ModelInfo("none", "no model", capable=False))
+        engine = build_engine(
+            store, None, ModelInfo("none", "no model", capable=False), embedder=None
+        )
         rng = random.Random(stories)
         asked = [rng.randrange(stories) for _ in range(QUESTIONS)]
         before: list[float] = []

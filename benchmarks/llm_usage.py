@@ -20,6 +20,7 @@ from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.llm.factory import ModelInfo
 from storygraph.qa import retrieval
 from storygraph.qa.engine import QAEngine, QAOptions
+from storygraph.qa.factory import build_engine
 from storygraph.services import build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_model import ScriptedChatModel
@@ -79,19 +80,19 @@ def run(quick: bool = False) -> BenchResult:
         try:
             import_graph(services.store, graph)
             info = ModelInfo("scripted", "ScriptedChatModel", capable=True)
-            engine = QAEngine(services.store, model, info)
+            engine = build_engine(services.store, model, info)
             for mode in modes():
                 for strategy in ("batched", "per_fact"):
                     results.append(_per_question(engine, qs, mode, strategy))
             baseline = _per_question(
-                QAEngine(services.store, None, ModelInfo("none", "", False)),
+                build_engine(services.store, None, ModelInfo("none", "", False)),
                 qs,
                 modes()[0],
                 "batched",
             )
             server = None if quick else running_model_server()
             if server is not None:
-                real_engine = QAEngine(
+                real_engine = build_engine(
                     services.store,
                     real_chat_model(server[0]),
                     ModelInfo("embedded", "qwen2.5-coder-1.5b-instruct", capable=False),

@@ -95,14 +95,15 @@ def check_set(
         with story_services(settings, llm=llm, info=SMALL) as services:
             ingest_story(services, stories / story, cache)
             engine = services.qa()
-            parts = engine.parts(options)
+            parts = engine.parts_for(options)
+            assert parts.support is not None  # the factory always builds the check
             names = services.store.entity_names()
             for case in cases:
                 question = str(case["question"])
                 answer = engine.ask(question, options)
-                analysis = analyse(question, names, parts.finder, [])
+                analysis = analyse(question, names, parts.reader.finder, [])
                 language = "ja" if analysis.language == "ja" else "en"
-                read = parts.answerer.read(answer.citations)
+                read = parts.context.within_budget(answer.citations).read
                 accepted = [str(a) for a in case.get("answers") or []]
                 asked = [e.node_id for e in analysis.entities] + [
                     e.mention for e in analysis.entities
@@ -118,7 +119,7 @@ def check_set(
                 distractors += [w for w in case.get("wrong") or [] if w not in distractors]
                 made = [(accepted[0], True)] if accepted else []
                 made += [(d, False) for d in distractors]
-                checker = engine.support_checker(names)
+                checker = parts.support(names)
                 if saved is not None:
                     row = saved.get(str(case.get("id", "")))
                     if row is not None:

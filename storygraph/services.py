@@ -317,7 +317,7 @@ class Services:
             return self._jobs
 
     def qa(self) -> QAEngine:
-        from storygraph.qa.engine import build_engine
+        from storygraph.qa.factory import build_engine
 
         return build_engine(self.store, self.llm(), self.info, frames=sentence_frames)
 

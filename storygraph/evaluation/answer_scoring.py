@@ -11,9 +11,9 @@ every run up to v14) reads everything the user sees. The lenient rule:
    Japanese) counts when it is contained in the answer. Japanese kana/kanji variants count too:
    the answer and the accepted string are also compared by their Sudachi readings (雉 / きじ).
    English word forms count too: a short English answer counts when its content words
-   (`analysis.english_words`: stop words left out, regular suffixes -s/-es/-ed/-ing cut) appear
-   in the answer's content words in the same order ("threw him in the stove" in "He threw him
-   into the stove"; "listen to the three animals" in "listening to the three animals").
+   (`storygraph.text.terms.english_words`: stop words left out, regular suffixes -s/-es/-ed/-ing
+   cut) appear in the answer's content words in the same order ("threw him in the stove" in "He
+   threw him into the stove"; "listen to the three animals" in "listening to the three animals").
 4. A *long* accepted answer (FairytaleQA's "why / how" phrases) counts when it is contained, or
    when the token-level ROUGE-L F1 between it and the answer reaches `LONG_F1_THRESHOLD` (0.4;
    English tokens are words, Japanese tokens are characters).
@@ -53,9 +53,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from storygraph.models import Citation
-from storygraph.qa.analysis import english_words
-from storygraph.qa.answer import REFUSALS, UNKNOWN, says_unknown, sentence_line
-from storygraph.qa.engine import CLOSEST_LEAD
+from storygraph.qa.answer import CLOSEST_LEAD, REFUSALS, UNKNOWN, sentence_line
+from storygraph.qa.checks import says_unknown
 from storygraph.text.language import is_japanese_char, is_kana
 from storygraph.text.normalize import (
     normalize_name,
@@ -63,6 +62,7 @@ from storygraph.text.normalize import (
     token_readings,
     word_boundaries,
 )
+from storygraph.text.terms import english_words
 
 LONG_F1_THRESHOLD = 0.4
 SHORT_WORDS = 4

@@ -27,6 +27,13 @@ class ModelInfo:
     embedded model, which gets per-fact scoring and short chunks (design §6)."""
 
     @property
+    def grammar_constrained(self) -> bool:
+        """True when the model server enforces a GBNF grammar while decoding (llama.cpp, the
+        embedded model): a constrained call can be held to a fixed answer space
+        (storygraph.llm.grammar)."""
+        return self.provider == "embedded"
+
+    @property
     def label(self) -> str:
         return f"{self.model} ({self.provider})" if self.model else self.provider
 

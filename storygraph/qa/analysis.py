@@ -1,10 +1,12 @@
 """The question, analysed once: everything later stages need, computed at the start and passed
-down (retrieval, scoring and answering never re-parse the question).
+down (retrieval, scoring and answering never detect its language again).
 
 `QuestionAnalysis` holds the language, the start entities (and how each was found), the question
 type with each start entity's preferred edge direction, the relation-word stems the question
 names (entity names masked, so 大将 inside 鬼の大将 does not count), the model's relation-type
-pick when one was asked for, and the question's content terms for lexical overlap.
+pick when one was asked for, the question's content terms for lexical overlap, and its folded
+forms (`folded`, `unquoted`). `QuestionReader` is the stage that makes it: the graph's names
+and, when the entity finder picks relation types, the graph's types, read from the store.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from storygraph.models import ResolvedEntity
@@ -19,19 +22,12 @@ from storygraph.qa.entities import EntityFinder
 from storygraph.qa.question_type import QuestionType, detect_question_type
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems
 from storygraph.qa.scope import Scope, names_in_scope, narrow
+from storygraph.store import GraphStore
 from storygraph.text.language import detect_language, is_kanji
 from storygraph.text.normalize import normalize_name
+from storygraph.text.terms import content_terms, passage_terms
 
-_EN_TERM = re.compile(r"[a-z][a-z'-]+")
-_EN_STOP = frozenset(
-    """a an the of to in on at by for with from and or but is are was were be been being do does
-    did done who whom whose what which where when why how many much that this these those it its
-    he she they them his her their him there here as into out up down so not no yes one would
-    could should can will shall may might has have had having about after before""".split()  # noqa: SIM905
-)
-
-
-_JA_QUESTION_WORDS = frozenset({"誰", "何", "何故", "幾", "何処", "何時", "如何"})
+_QUOTED = re.compile(r"「[^」]*」|『[^』]*』|\"[^\"]*\"")
 
 
 @dataclass(frozen=True)
@@ -52,36 +48,46 @@ class QuestionAnalysis:
     warnings: tuple[str, ...] = field(default_factory=tuple)
     scope: Scope = field(default_factory=Scope)
     """The stories the answer may cite and the start entities' keys (storygraph.qa.scope)."""
+    relation_pick_asked: bool = False
+    """The entity finder was asked for the relation-type pick (even if that call failed):
+    retrieval then makes no pick call of its own."""
+    graph_names: tuple[str, ...] = ()
+    """The graph's entity names (every story's: the answer checks read them all)."""
+    name_rows: tuple[dict[str, Any], ...] = ()
+    """The graph's entity rows (id, norm, type) behind `graph_names`, for the support check."""
 
     @property
     def ids(self) -> list[str]:
         return [e.node_id for e in self.entities]
 
+    @property
+    def reply_language(self) -> str:
+        """The language fixed replies and prompts are written in: "ja", else "en"."""
+        return "ja" if self.language == "ja" else "en"
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    @cached_property
+    def folded(self) -> str:
+        """The question normalised as names are (storygraph.text.normalize.normalize_name)."""
+        return normalize_name(self.question)
 
+    def index_terms(self, language: str) -> list[str]:
+        """The question's terms as sentence search indexes a story in `language`
+        (storygraph.text.terms.passage_terms), read once per language."""
+        return list(self._index_terms["ja" if language == "ja" else "en"])
 
-def content_terms(text: str, language: str) -> tuple[str, ...]:
-    """The comparable content terms of a text (see `QuestionAnalysis.terms`)."""
-    folded = normalize_name(text)
-    if language == "ja":
-        runs = re.findall(r"[\u3400-\u9fff\u4e00-\u9fff々〆]+", folded)
-        terms: list[str] = []
-        for run in runs:
-            terms.append(run)
-            terms.extend(run[i : i + 2] for i in range(len(run) - 1))
-        return tuple(t for t in dict.fromkeys(terms) if t not in _JA_QUESTION_WORDS)
-    return tuple(dict.fromkeys(english_words(folded)))
+    @cached_property
+    def _index_terms(self) -> dict[str, tuple[str, ...]]:
+        return {lang: tuple(passage_terms(self.question, lang)) for lang in ("ja", "en")}
 
+    @cached_property
+    def lowered(self) -> str:
+        """The question in lower case (relation words are matched in it)."""
+        return self.question.lower()
 
-def english_words(text: str) -> list[str]:
-    """The English content words of a text, stemmed, stop words left out, repeats kept."""
-    words = [w.strip("'-") for w in _EN_TERM.findall(normalize_name(text))]
-    return [_stem(w) for w in words if w and w not in _EN_STOP]
+    @cached_property
+    def unquoted(self) -> str:
+        """`folded` without what the question quotes (「一寸法師」: a title, not a participant)."""
+        return normalize_name(_QUOTED.sub(" ", self.question))
 
 
 def has_kanji_term(terms: Sequence[str]) -> bool:
@@ -99,8 +105,10 @@ def analyse(
     stories: Sequence[str] = (),
 ) -> QuestionAnalysis:
     """Analyse a question once. `start_entities` skips entity finding (the eval's gold);
-    `stories`: the document ids the user chose (empty: every story)."""
+    `stories`: the document ids the user chose (empty: every story);
+    `relation_types` (the graph's) asks the finder to pick the ones that fit."""
     question = question.strip()
+    every_name = tuple(names)
     names = names_in_scope(names, stories)
     warnings: list[str] = []
     pick: tuple[str, ...] | None = None
@@ -123,11 +131,55 @@ def analyse(
         question=question,
         language=language,
         entities=entities,
-        qtype=detect_question_type(question, ids),
+        qtype=detect_question_type(question, ids, language=language),
         stems=stems,
         related=frozenset(related_stems(set(stems))),
         terms=terms,
         relation_pick=pick,
         warnings=tuple(warnings),
         scope=scope,
+        relation_pick_asked=relation_types is not None and not start_entities,
+        graph_names=tuple(str(r["id"]) for r in every_name),
+        name_rows=every_name,
     )
+
+
+class QuestionReader:
+    """The analysis stage: reads the graph's names (and, for a finder that picks relation
+    types, the graph's types) from the store and analyses the question against them."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        finder: EntityFinder,
+        *,
+        pick_types: bool,
+        stories: Sequence[str] = (),
+    ) -> None:
+        self.store = store
+        self.finder = finder
+        self.stories = tuple(stories)
+        """The document ids the user chose (empty: every story; storygraph.qa.scope)."""
+        self.pick_types = pick_types
+        """The finder's call also picks the relation types (a capable model, a +reltype mode:
+        3 calls a question); not with given start entities, where no finder runs."""
+
+    def read(
+        self,
+        question: str,
+        callbacks: list[Any],
+        *,
+        start_entities: Sequence[str] | None = None,
+    ) -> QuestionAnalysis:
+        names = self.store.entity_names()
+        wants_pick = self.pick_types and not start_entities
+        types = [t for t, _ in self.store.relation_types()] if wants_pick else None
+        return analyse(
+            question,
+            names,
+            self.finder,
+            callbacks,
+            relation_types=types,
+            start_entities=start_entities,
+            stories=self.stories,
+        )

@@ -18,10 +18,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from storygraph.ingest.frames.check import choice_grammar
+from storygraph.llm.grammar import choice_grammar
 from storygraph.models import Citation, Fact
 from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.answer import UNKNOWN, TokenFn, prompt_messages, small_sources
+from storygraph.qa.answer import UNKNOWN, TokenFn, prompt_messages
+from storygraph.qa.context import Sources
 from storygraph.qa.question_type import PERSON_KINDS
 from storygraph.text.normalize import normalize_name
 
@@ -48,7 +49,7 @@ def options(
 ) -> list[str]:
     """The names a choice may pick (see the module doc), in order of first occurrence. A name
     seen only inside a longer one (鬼 in 鬼の大将, man in old man) is not offered."""
-    question = normalize_name(analysis.question)
+    question = analysis.folded
     asked = {normalize_name(i) for i in analysis.ids}
     keys = {name: normalize_name(name) for name in graph_names}
     longest_first = sorted((n for n in graph_names if keys[n]), key=lambda n: -len(keys[n]))
@@ -76,22 +77,20 @@ class ChoiceAnswerer:
     graph_names: Callable[[], Sequence[str]]
     name: str = "llm-choice"
     calls_model: bool = True
+    worked_examples: bool = False
     _last: tuple[tuple[str, tuple[str, ...]], list[str]] | None = field(
         default=None, init=False, repr=False
     )
     """The options of the last question asked (`fits`, then `answer`: the graph's names are
     read from the store once per question, not twice)."""
 
-    def read(self, citations: Sequence[Citation]) -> list[Citation]:
-        return small_sources(citations)
-
     def warm(self, language: str) -> bool:
         """Nothing read ahead: the choice's prompt is the free-text answer's fallback, off by
         default (module doc)."""
         return False
 
-    def options_for(self, analysis: QuestionAnalysis, citations: Sequence[Citation]) -> list[str]:
-        shown = self.read(citations)
+    def options_for(self, analysis: QuestionAnalysis, sources: Sources) -> list[str]:
+        shown = sources.read
         key = (analysis.question, tuple(c.text for c in shown))
         last = self._last  # one read: another thread may replace it meanwhile
         if last is not None and last[0] == key:
@@ -100,23 +99,23 @@ class ChoiceAnswerer:
         self._last = (key, found)
         return list(found)
 
-    def fits(self, analysis: QuestionAnalysis, citations: Sequence[Citation]) -> bool:
+    def fits(self, analysis: QuestionAnalysis, sources: Sources) -> bool:
         """A question asking for a name, and at least two names to choose from."""
         if analysis.qtype.kind not in CHOICE_KINDS:
             return False
-        return len(self.options_for(analysis, citations)) >= 2
+        return len(self.options_for(analysis, sources)) >= 2
 
     def answer(
         self,
         analysis: QuestionAnalysis,
         facts: Sequence[Fact],
-        citations: Sequence[Citation],
+        sources: Sources,
         callbacks: list[Any],
         on_token: TokenFn | None = None,
     ) -> str:
-        language = "ja" if analysis.language == "ja" else "en"
-        shown = self.read(citations)
-        choices = self.options_for(analysis, citations)
+        language = analysis.reply_language
+        shown = sources.read
+        choices = self.options_for(analysis, sources)
         unknown = UNKNOWN[language]
         messages = prompt_messages(
             "answer_choice",

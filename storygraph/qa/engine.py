@@ -1,83 +1,42 @@
-"""Question answering: analysis → retrieval → scoring → answer, with a full trace (design §5).
+"""Question answering: analysis → retrieval → scoring → sources → answer, with a full trace
+(design §5).
 
-`QAEngine` composes five narrow, injected parts, in the style of neo4j-graphrag-python: an
-`EntityFinder` (storygraph.qa.entities), the mode's retrieval (storygraph.qa.retrieval), a `Scorer`
-(storygraph.qa.scoring), a `PassageFinder` (storygraph.qa.passages: story sentences close to the
-question, sources beside the kept facts' own) and an `Answerer` (storygraph.qa.answer).
-`build_engine` picks them, in one place, from what the model can do:
-
-- capable model (OpenAI, vLLM, …): the model lists the names and picks relation types, scores
-  the candidates in one batched call and writes the answer, streamed: 3 calls;
-- the small embedded model: names by dictionary, transliteration, word match and embeddings;
-  the fast scorer (relation words, evidence terms, embeddings); one streamed answer from a
-  compact prompt: 1 call;
-- no model (`--no-llm`): as the small model, and the top facts as the answer: 0 calls.
-
-`QAOptions.from_settings` turns the settings into options, once, for the app, the CLI and the
-evaluation alike.
+`QAEngine` runs the stages it is handed (`QAParts`), in the style of neo4j-graphrag-python: a
+`QuestionReader` (storygraph.qa.analysis, with its `EntityFinder`), a `Retriever`
+(storygraph.qa.retrieval: the mode), a `Scorer` (storygraph.qa.scoring), a `ContextBuilder`
+(storygraph.qa.context: sentence search and the sources the answerer reads, within its budget)
+and an `Answerer` (storygraph.qa.answer), whose reply the checks (storygraph.qa.checks) judge.
+Each stage returns a value; the `Answer` is built once, at the end. Which parts a question gets
+is decided in one place, `storygraph.qa.factory.build_engine`, from what the model can do and
+the question's options; `QAOptions.from_settings` turns the settings into options, once, for the
+app, the CLI and the evaluation alike.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from storygraph.errors import error_text
-from storygraph.ingest.frames.check import grammar_constrained
-from storygraph.llm.factory import ModelInfo
-from storygraph.llm.usage import UsageCounter, usage_delta
-from storygraph.models import (
-    CLOSEST_SHOWN,
-    Answer,
-    Citation,
-    Fact,
-    TraceStep,
-    Usage,
-)
-from storygraph.qa.analysis import QuestionAnalysis, analyse
-from storygraph.qa.answer import (
-    CLOSEST_LEAD,
-    SMALL_MAX_SOURCES,
-    UNKNOWN,
-    Answerer,
-    FactsAnswerer,
-    ModelAnswerer,
-    TokenFn,
-    build_citations,
-    copied_example,
-    echoed_name,
-    facts_answer,
-    says_unknown,
-    sentence_line,
-    unsupported_names,
-    with_passages,
-)
+from storygraph.models import CLOSEST_SHOWN, Answer, Fact
+from storygraph.qa.analysis import QuestionAnalysis, QuestionReader
+from storygraph.qa.answer import Answerer, TokenFn, facts_answer, sentence_line
 from storygraph.qa.answer_choice import ChoiceAnswerer
-from storygraph.qa.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
-from storygraph.qa.passages import Passage, PassageFinder, SentenceSearch
-from storygraph.qa.retrieval import DEFAULT_MODE, parse_mode, retrieve
-from storygraph.qa.scoring import (
-    FastScorer,
-    ModelScorer,
-    Scorer,
-    keep_fitting,
-    rank_without_model,
+from storygraph.qa.checks import judge_reply, nothing_found, unsupported_names
+from storygraph.qa.context import ContextBuilder, Sources
+from storygraph.qa.retrieval import DEFAULT_MODE, Retrieval, Retriever
+from storygraph.qa.scoring import RerankResult, Scorer, keep_fitting
+from storygraph.qa.support import SupportChecker
+from storygraph.qa.support_text import SupportStep, support_step
+from storygraph.qa.trace import (
+    Trace,
+    entities_detail,
+    rerank_detail,
+    retrieval_detail,
+    sentences_detail,
 )
-from storygraph.qa.support import FrameReader, GraphSupportChecker, SupportChecker
-from storygraph.qa.support_text import support_step
 from storygraph.settings import Settings
-from storygraph.store import GraphStore
-from storygraph.store.story_time import in_story_order
-from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
-from storygraph.text.language import detect_language
-
-if TYPE_CHECKING:
-    from langchain_core.language_models import BaseChatModel
-
-SMALL_TOP_K = 4
-"""Facts the small model's answer keeps: its prompt shows at most this many sources anyway."""
 
 
 @dataclass(frozen=True)
@@ -113,92 +72,84 @@ class QAOptions:
         return replace(options, **given)
 
 
-@dataclass
+@dataclass(frozen=True)
 class QAParts:
-    """The engine's stages for one question (chosen by `QAEngine.parts`)."""
+    """The stages one question goes through (built by storygraph.qa.factory)."""
 
-    finder: EntityFinder
+    reader: QuestionReader
+    retriever: Retriever
     scorer: Scorer
+    context: ContextBuilder
     answerer: Answerer
-    llm: BaseChatModel | None
-    top_k: int
-    passages: PassageFinder
-    fact_slots: int | None = None
-    """Fact sources placed before the sentence-search ones (None: all of them)."""
+    """Writes the answer. One that calls no model (`FactsAnswerer`) is not called: the answer
+    step writes the facts' answer itself (`write`)."""
+    top_k: int = 15
+    min_score: float = 1.0
     chooser: ChoiceAnswerer | None = None
-    """Answers a who / where question by choosing a name (storygraph.qa.answer_choice)."""
+    """Answers a who / where question by choosing a name, where it fits
+    (storygraph.qa.answer_choice)."""
+    no_model: bool = False
+    """No model in these parts: the kept facts are the answer itself, so the rerank step keeps
+    the ones whose relation the question's words name, when there are such facts
+    (storygraph.qa.scoring.keep_fitting). False with a model, also when it writes no answer
+    (`compose_answer=False`: the evaluation measures retrieval as the model would get it)."""
+    support: Callable[[Sequence[dict[str, Any]]], SupportChecker] | None = None
+    """Builds the support check over the graph's name rows (storygraph.qa.support), run on the
+    written answer; None: no check (the answer's support says "not checked")."""
+    stories_named: Callable[[], dict[str, str]] | None = None
+    """The stories' names by document id, for the warning that several stories fit."""
+    warnings: tuple[str, ...] = ()
+    """Fallbacks these parts run on, named in every answer's warnings (no sentence encoder:
+    storygraph.text.embeddings.NO_EMBEDDER)."""
+
+    def rank(
+        self, analysis: QuestionAnalysis, found: Retrieval, callbacks: list[Any]
+    ) -> RerankResult:
+        """The scorer on the retrieved candidates, with their priors (the kept ones marked)."""
+        return self.scorer.score(
+            analysis,
+            found.facts,
+            prior=found.priors(),
+            top_k=self.top_k,
+            min_score=self.min_score,
+            callbacks=callbacks,
+        )
+
+
+@dataclass(frozen=True)
+class Written:
+    """The answer step's value: the text, how it was written, how many sources it was written
+    from, its warnings, and the names it brought in unsupported."""
+
+    text: str
+    method: str
+    read: int
+    warnings: tuple[str, ...] = ()
+    unsupported: tuple[str, ...] = ()
+
+
+PartsFor = Callable[["QAOptions"], QAParts]
 
 
 class QAEngine:
-    """Answers questions over a GraphStore with an optional chat model."""
+    """Answers questions with the parts it is handed: one `QAParts` for every question (tests,
+    benchmarks), or a function giving the parts for each question's options (the factory's)."""
 
-    def __init__(
-        self,
-        store: GraphStore,
-        llm: BaseChatModel | None,
-        info: ModelInfo,
-        *,
-        embedder: Embedder | None = None,
-        frames: FrameReader | None = None,
-    ) -> None:
-        self.store = store
-        self.llm = llm
-        self.info = info
-        self.embedder = embedder
-        self.frames = frames
-        """The parser's frame reader for the support check (storygraph.services builds it;
-        None: the check reads the facts only)."""
+    def __init__(self, parts: QAParts | PartsFor) -> None:
+        self._parts_for: PartsFor = (lambda _: parts) if isinstance(parts, QAParts) else parts
 
-    def parts(self, options: QAOptions) -> QAParts:
-        """Pick the stages (see the module table) for these options."""
-        llm = None if options.no_llm else self.llm
-        local = LocalEntityFinder(self.embedder)
-        passages = SentenceSearch(self.store, self.embedder)
-        if llm is None:
-            return QAParts(
-                local, FastScorer(self.embedder), FactsAnswerer(), None, options.top_k, passages
-            )
-        if self.info.capable:
-            explicit = options.strategy in ("batched", "per_fact")
-            strategy = options.strategy if explicit else "batched"
-            return QAParts(
-                ModelEntityFinder(llm),
-                ModelScorer(llm, strategy),  # type: ignore[arg-type]
-                ModelAnswerer(llm),
-                llm,
-                options.top_k,
-                passages,
-            )
-        scorer: Scorer = FastScorer(self.embedder)
-        if options.strategy in ("batched", "per_fact"):  # asked for explicitly: the model scores
-            scorer = ModelScorer(llm, options.strategy)  # type: ignore[arg-type]
-        # The small model reads at most SMALL_MAX_SOURCES sources (fewer when they are long,
-        # `small_sources`): the sentence-search ones come after the best facts' own sentences,
-        # which keep the first SMALL_MAX_SOURCES - `sentence_sources` places.
-        slots = max(0, SMALL_MAX_SOURCES - options.sentence_sources)
-        chooser = None
-        if grammar_constrained(self.info):  # the server holds the model to the names
-            chooser = ChoiceAnswerer(llm, lambda: [str(r["id"]) for r in self.store.entity_names()])
-        return QAParts(
-            local,
-            scorer,
-            ModelAnswerer(llm, compact=True),
-            None,
-            min(options.top_k, SMALL_TOP_K),
-            passages,
-            slots,
-            chooser,
-        )
+    def parts_for(self, options: QAOptions) -> QAParts:
+        return self._parts_for(options)
 
     def top_k_used(self, options: QAOptions) -> int:
         """The number of kept facts these options' answer uses (the small model: at most
         SMALL_TOP_K, whatever is asked), for the chat's Top-k control."""
-        return self.parts(options).top_k
+        return self.parts_for(options).top_k
 
     def warm(self, language: str, options: QAOptions) -> bool:
         """Have the model read the answer's fixed prompt prefix for `language` ahead of the
         first question (`Answerer.warm`); False when these options' answerer has none."""
-        return self.parts(options).answerer.warm(language)
+        return self.parts_for(options).answerer.warm(language)
 
     def ask(
         self,
@@ -208,341 +159,141 @@ class QAEngine:
         start_entities: Sequence[str] | None = None,
         on_token: TokenFn | None = None,
     ) -> Answer:
-        question = question.strip()
-        parts = self.parts(options)
-        spec = parse_mode(options.mode)
-        counter = UsageCounter()
-        callbacks: list[Any] = [counter]
-        answer = Answer(question=question, answer="", mode=options.mode)
-        if self.embedder is None:  # a named fallback (storygraph.text.embeddings)
-            answer.warnings.append(NO_EMBEDDER)
-
-        def step(name: str, started: float, before: Usage, **detail: Any) -> None:
-            answer.steps.append(
-                TraceStep(
-                    name,
-                    time.perf_counter() - started,
-                    detail,
-                    usage_delta(before, counter.snapshot()),
-                )
-            )
-
-        # 1. the analysis: start entities (and the model's relation-type pick), question type
-        t0, u0 = time.perf_counter(), counter.snapshot()
-        names = self.store.entity_names()
-        # A capable model's analysis call also picks the relation types (3 calls a question);
-        # retrieval then makes no pick call of its own, even when that analysis failed.
-        wants_pick = (
-            spec.reltype and isinstance(parts.finder, ModelEntityFinder) and not start_entities
+        parts = self.parts_for(options)
+        trace = Trace()
+        analysis = parts.reader.read(question, trace.callbacks, start_entities=start_entities)
+        trace.record("entities", **entities_detail(analysis))
+        found = parts.retriever.search(analysis, trace.callbacks)
+        trace.record("retrieval", **retrieval_detail(found))
+        ranked = parts.rank(analysis, found, trace.callbacks)
+        facts = ranked.facts + set_aside(found.filtered_out)
+        fitting = 0
+        if parts.no_model and found.relation_types is not None:
+            fitting = keep_fitting(facts, found.relation_types.lexical_types)
+        kept = [f for f in facts if f.kept]
+        trace.record(
+            "rerank", **rerank_detail(ranked, len(kept), fitting, parts.top_k, parts.min_score)
         )
-        types = [t for t, _ in self.store.relation_types()] if wants_pick else None
-        analysis = analyse(
-            question,
-            names,
-            parts.finder,
-            callbacks,
-            relation_types=types,
-            start_entities=start_entities,
-            stories=options.stories,
-        )
-        self._say_stories(analysis, answer)
-        answer.entities = list(analysis.entities)
-        answer.warnings.extend(analysis.warnings)
-        step(
-            "entities",
-            t0,
-            u0,
-            found=analysis.ids,
-            how={e.node_id: e.source for e in analysis.entities},
-            graph_names=len(names),
-            stories=list(analysis.scope.documents),
-            scope=analysis.scope.note,
-            relation_type_pick=list(analysis.relation_pick)
-            if analysis.relation_pick is not None
-            else None,
-        )
-
-        # 2. retrieval
-        t0, u0 = time.perf_counter(), counter.snapshot()
-        pick_llm = None if wants_pick else parts.llm
-        found = retrieve(self.store, options.mode, analysis, llm=pick_llm, callbacks=callbacks)
-        answer.mode = found.mode
-        answer.cypher = found.cypher
-        answer.warnings.extend(found.notes)
-        step(
-            "retrieval",
-            t0,
-            u0,
-            candidates=len(found.facts),
+        passages = parts.context.sentences(analysis)
+        trace.record("sentences", **sentences_detail(parts.context.method, passages))
+        sources = parts.context.sources(kept, passages, story_order=found.order is not None)
+        written = write(analysis, parts, kept, facts, sources, trace.callbacks, on_token)
+        trace.record(
+            "answer", method=written.method, citations=len(sources.citations),
+            sources_read=written.read, unsupported_names=list(written.unsupported),
+        )  # fmt: skip
+        checked = check_support(analysis, parts, written, sources, facts)
+        trace.record("support", **checked.detail)
+        return Answer(
+            question=analysis.question,
+            answer=checked.text,
             mode=found.mode,
-            question_type=found.question_type.describe() if found.question_type else None,
-            relation_types=found.relation_types.describe() if found.relation_types else None,
-            added=[f.text() for f in found.added],
-            filtered_out=[f.text() for f in found.filtered_out],
-            queries=[label for label, _ in found.queries],
-        )
-
-        # 3. scoring (or plain retrieval order when the mode has no +rerank)
-        t0, u0 = time.perf_counter(), counter.snapshot()
-        if found.rerank:
-            ranked = parts.scorer.score(
-                analysis,
-                found.facts,
-                prior=found.priors(),
-                top_k=parts.top_k,
-                min_score=options.min_score,
-                callbacks=callbacks,
-            )
-        else:
-            ranked = rank_without_model(found.facts, top_k=parts.top_k, prior=found.priors())
-        # Candidates the relation-type stage set aside stay in the trace, dropped, last.
-        for fact in found.filtered_out:
-            fact.kept = False
-            fact.reason = "relation type does not fit the question"
-        answer.facts = ranked.facts + list(found.filtered_out)
-        set_aside = 0
-        if not parts.answerer.calls_model and found.relation_types is not None:
-            # No model reads the facts: the kept ones are the answer itself, so they are the
-            # ones whose relation the question's words name, when there are such facts.
-            set_aside = keep_fitting(answer.facts, found.relation_types.lexical_types)
-        answer.rerank_fell_back = ranked.fell_back
-        if ranked.fell_back:
-            answer.warnings.append(f"rerank fell back to the lexical scorer: {ranked.reason}")
-        step(
-            "rerank",
-            t0,
-            u0,
-            method=ranked.method,
-            kept=len(answer.kept_facts),
-            set_aside_by_relation_words=set_aside,
-            fell_back=ranked.fell_back,
-            top_k=parts.top_k,
-            min_score=options.min_score,
-        )
-
-        # 4. sentence search: story sentences close to the question, sources beside the facts'
-        t0, u0 = time.perf_counter(), counter.snapshot()
-        passages: list[Passage] = []
-        if options.sentence_sources > 0:
-            passages = parts.passages.find(analysis, options.sentence_sources)
-        step(
-            "sentences",
-            t0,
-            u0,
-            method=parts.passages.name,
-            found=[
-                {
-                    "text": p.text,
-                    "score": p.score,
-                    "bm25": p.lexical,
-                    "cosine": p.semantic,
-                    "found_by": p.found_by,
-                }
-                for p in passages
+            entities=list(analysis.entities),
+            facts=facts,
+            citations=sources.citations,
+            steps=trace.steps,
+            usage=trace.usage(),
+            rerank_fell_back=ranked.fell_back,
+            warnings=[
+                *parts.warnings,
+                *stories_warning(analysis, parts),
+                *analysis.warnings,
+                *found.notes,
+                *ranked.warnings,
+                *written.warnings,
+                *checked.warnings,
             ],
+            cypher=found.cypher,
+            support=checked.support,
         )
 
-        # 5. the answer
-        t0, u0 = time.perf_counter(), counter.snapshot()
-        kept = answer.kept_facts
-        if found.order is not None:
-            # A before / after question: the sources go to the answer in story order.
-            kept = in_story_order(kept)
-        chunk_ids = [c for f in kept for c in f.chunk_ids]
-        answer.citations = with_passages(
-            build_citations(kept, self.store.chunks(chunk_ids)), passages, parts.fact_slots
-        )
-        method, read = self._compose(answer, analysis, parts, options, callbacks, on_token)
-        unsupported = (
-            unsupported_names(
-                answer.answer,
-                [str(r["id"]) for r in names],
-                kept,
-                answer.citations,
-                question,
-            )
-            if method.startswith("llm")
-            else []
-        )
-        if unsupported:
-            answer.warnings.append(
-                "the answer names what the kept facts and their sentences do not: "
-                + ", ".join(unsupported)
-            )
-        step(
-            "answer",
-            t0,
-            u0,
-            method=method,
-            citations=len(answer.citations),
-            sources_read=read,
-            unsupported_names=unsupported,
-        )
 
-        # 6. the support check: does a cited source say what the answer says, in that role?
-        t0, u0 = time.perf_counter(), counter.snapshot()
-        checked = support_step(
-            self.support_checker(names),
-            analysis,
-            method,
-            answer.answer,
-            answer.citations,
-            answer.facts,
-            read,
-        )
-        answer.support, answer.answer = checked.support, checked.text
-        answer.warnings.extend(checked.warnings)
-        step("support", t0, u0, **checked.detail)
-        answer.usage = counter.snapshot()
-        return answer
-
-    def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:
-        """The support check over this graph's names (storygraph.qa.support): the answer's
-        names found by the question's entity finder (embeddings only across languages)."""
-        local = LocalEntityFinder(None)
-        across = LocalEntityFinder(self.embedder)
-
-        def named(text: str) -> list[tuple[str, str]]:
-            finder = local if detect_language(text) == names_language(names) else across
-            return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
-
-        types = {str(r["id"]): str(r.get("type") or "") for r in names}
-        return GraphSupportChecker(named, self.frames, types)
-
-    def _say_stories(self, analysis: QuestionAnalysis, answer: Answer) -> None:
-        """Several stories fit the question's names and words equally (qa/scope.py): the answer
-        draws on each of them (at most three); say which, so the user can pick one."""
-        scope = analysis.scope
-        if len(scope.documents) < 2 or not scope.keys:
-            return
-        names = {d.id: d.name for d in self.store.list_documents()}
-        stories = ", ".join(names.get(d, d) for d in scope.documents)
-        answer.warnings.append(
-            f"{len(scope.documents)} stories fit this question; the answer draws on each of "
-            f"them: {stories}. Pick the stories to ask about one."
-        )
-
-    def _compose(
-        self,
-        answer: Answer,
-        analysis: QuestionAnalysis,
-        parts: QAParts,
-        options: QAOptions,
-        callbacks: list[Any],
-        on_token: TokenFn | None,
-    ) -> tuple[str, int]:
-        """Fill `answer.answer`; return how it was written and how many of the citations (the
-        first ones) it was written from."""
-        kept = answer.kept_facts
-        if not kept and not answer.citations:
-            answer.answer = _nothing_found(analysis, answer.facts)
-            if on_token is not None:
-                on_token(answer.answer)
-            return "nothing found", 0
-        answerer: Answerer = parts.answerer
-        if (
-            parts.chooser is not None
-            and options.choose_names
-            and parts.chooser.fits(analysis, answer.citations)
-        ):
-            answerer = parts.chooser
-        if answerer.calls_model and options.compose_answer:
-            shown = answerer.read(answer.citations)
-            read = len(shown)
-            try:
-                answer.answer = answerer.answer(
-                    analysis, kept, answer.citations, callbacks, on_token
-                )
-                got = detect_language(answer.answer)
-                if analysis.language != got:
-                    answer.warnings.append(
-                        f"the model answered in {got}, not in the question's language "
-                        f"({analysis.language})"
-                    )
-                language = "ja" if analysis.language == "ja" else "en"
-                rejected = _not_an_answer(answer.answer, analysis, answerer, shown, language)
-                if rejected is not None:
-                    answer.warnings.append(f"{rejected}: treated as no answer")
-                    answer.answer = UNKNOWN[language]
-                sentences = [c for c in answer.citations if c.kind != "graph"]
-                if says_unknown(answer.answer) and sentences:
-                    # The model found no answer in the sentences: say so, and show the closest
-                    # one (the first source: the best fact's, measured better than sentence
-                    # search's best) rather than leave the user with nothing.
-                    best = sentences[0]
-                    extra = f" {CLOSEST_LEAD[language]}「{best.text}」[{best.number}]"
-                    answer.answer += extra
-                    if on_token is not None:
-                        on_token(extra)
-                    return f"{answerer.name}, {CLOSEST_SHOWN}", read
-                return answerer.name, read
-            except Exception as exc:  # noqa: BLE001 - a model fault still yields an answer
-                answer.warnings.append(
-                    f"the model could not answer ({error_text(exc)}); showing the facts instead"
-                )
-        if kept:
-            answer.answer = facts_answer(analysis.question, kept, answer.citations)
-        else:
-            # No fact, only sentence-search sources: say so, and point at those sentences.
-            language = "ja" if analysis.language == "ja" else "en"
-            lines = sentence_line(answer.citations, japanese=language == "ja")
-            answer.answer = "\n".join([_nothing_found(analysis, answer.facts), *lines])
-        if on_token is not None:
-            on_token(answer.answer)
-        return "facts", len(answer.citations)
-
-
-def _not_an_answer(
-    text: str,
+def check_support(
     analysis: QuestionAnalysis,
-    answerer: Answerer,
-    shown: Sequence[Citation],
-    language: str,
-) -> str | None:
-    """Why the model's `text` is no answer to the question, or None: a worked example's answer
-    that no sentence it read holds (the small model's prompt only; docs/ISSUES.md §33), or the
-    very person a person question names (§36)."""
-    if isinstance(answerer, ModelAnswerer) and answerer.compact:
-        copied = copied_example(text, language, shown)
-        if copied is not None:
-            return (
-                f"the model repeated a worked example's answer ({copied}), which no sentence "
-                "it read holds"
+    parts: QAParts,
+    written: Written,
+    sources: Sources,
+    facts: Sequence[Fact],
+) -> SupportStep:
+    """The support check on the written answer: does a cited source say what it says, in that
+    role? (storygraph.qa.support_text.support_step: one that fails is replaced by "not sure".)"""
+    checker = parts.support(analysis.name_rows) if parts.support is not None else None
+    return support_step(
+        checker, analysis, written.method, written.text, sources.citations, facts, written.read
+    )
+
+
+def stories_warning(analysis: QuestionAnalysis, parts: QAParts) -> list[str]:
+    """Several stories fit the question's names and words equally (qa/scope.py): the answer
+    draws on each of them (at most three); say which, so the user can pick one."""
+    scope = analysis.scope
+    if len(scope.documents) < 2 or not scope.keys or parts.stories_named is None:
+        return []
+    names = parts.stories_named()
+    stories = ", ".join(names.get(d, d) for d in scope.documents)
+    return [
+        f"{len(scope.documents)} stories fit this question; the answer draws on each of "
+        f"them: {stories}. Pick the stories to ask about one."
+    ]
+
+
+def set_aside(facts: Sequence[Fact]) -> list[Fact]:
+    """Candidates the relation-type stage set aside: in the trace, dropped, last."""
+    for fact in facts:
+        fact.kept = False
+        fact.reason = "relation type does not fit the question"
+    return list(facts)
+
+
+def write(
+    analysis: QuestionAnalysis,
+    parts: QAParts,
+    kept: Sequence[Fact],
+    candidates: Sequence[Fact],
+    sources: Sources,
+    callbacks: list[Any],
+    on_token: TokenFn | None,
+) -> Written:
+    """The answer step: the model's reply judged by the checks (storygraph.qa.checks), or, with
+    no model, a failed one or nothing to read, the facts' answer."""
+    emit = on_token if on_token is not None else (lambda _: None)
+    if not kept and not sources.citations:
+        text = nothing_found(analysis, candidates)
+        emit(text)
+        return Written(text, "nothing found", 0)
+    answerer: Answerer = parts.answerer
+    if parts.chooser is not None and parts.chooser.fits(analysis, sources):
+        answerer = parts.chooser
+    warnings: list[str] = []
+    if answerer.calls_model:
+        try:
+            reply = answerer.answer(analysis, kept, sources, callbacks, on_token)
+            judged = judge_reply(reply, analysis, sources, worked_examples=answerer.worked_examples)
+            warnings.extend(judged.warnings)
+            if judged.added:
+                emit(judged.added)
+        except Exception as exc:  # noqa: BLE001 - a model fault still yields an answer
+            warnings.append(
+                f"the model could not answer ({error_text(exc)}); showing the facts instead"
             )
-    echoed = echoed_name(text, analysis)
-    if echoed is not None:
-        return f"the model answered with {echoed}, whom the question itself names"
-    return None
-
-
-def _nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> str:
-    """No kept fact: say so, and show the closest evidence sentence when there is one."""
-    language = "ja" if analysis.language == "ja" else "en"
-    if not analysis.entities:
-        return (
-            "この質問の人物や物がグラフに見つかりませんでした。"
-            if language == "ja"
-            else "I could not find who or what this question is about in the graph."
-        )
-    closest = next((f.evidence for f in candidates if f.evidence), "")
-    if not closest:
-        return UNKNOWN[language]
-    return f"{UNKNOWN[language]} {CLOSEST_LEAD[language]}{closest}"
-
-
-def names_language(names: Sequence[dict[str, Any]]) -> str:
-    """The language most of the graph's names are written in."""
-    sample = " ".join(str(r["id"]) for r in names[:50])
-    return detect_language(sample) if sample else "en"
-
-
-def build_engine(
-    store: GraphStore,
-    llm: BaseChatModel | None,
-    info: ModelInfo,
-    *,
-    frames: FrameReader | None = None,
-) -> QAEngine:
-    """The engine the app and the CLI use: the process-wide embedder when it is installed, and
-    the parser's frame reader for the support check when the composition root gives one."""
-    return QAEngine(store, llm, info, embedder=default_embedder(), frames=frames)
+        else:
+            method = f"{answerer.name}, {CLOSEST_SHOWN}" if judged.added else answerer.name
+            names = analysis.graph_names
+            unsupported = unsupported_names(
+                judged.text, names, kept, sources.citations, analysis.question
+            )
+            if unsupported:
+                warnings.append(
+                    "the answer names what the kept facts and their sentences do not: "
+                    + ", ".join(unsupported)
+                )
+            read = len(sources.read)
+            return Written(judged.text, method, read, tuple(warnings), tuple(unsupported))
+    if kept:
+        text = facts_answer(analysis.language, kept, sources.citations)
+    else:
+        # No fact, only sentence-search sources: say so, and point at those sentences.
+        lines = sentence_line(sources.citations, japanese=analysis.reply_language == "ja")
+        text = "\n".join([nothing_found(analysis, candidates), *lines])
+    emit(text)
+    return Written(text, "facts", len(sources.citations), tuple(warnings))

@@ -28,6 +28,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz, process
 
+from storygraph.llm.replies import reply_fields, string_list
 from storygraph.models import ResolvedEntity
 from storygraph.prompt_files import fill
 from storygraph.qa.name_index import MIN_ROMAJI_CHARS, name_index
@@ -42,6 +43,7 @@ from storygraph.text.normalize import (
     written_form,
 )
 from storygraph.text.sanitize import romanize
+from storygraph.text.terms import JA_QUESTION_KANJI
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -70,31 +72,6 @@ class QuestionAnalysis(BaseModel):
     )
 
 
-class UnexpectedReply(ValueError):
-    """The model's structured reply had a shape we did not ask for (not silently "nothing")."""
-
-
-def string_list(value: Any, what: str) -> list[str]:
-    """`value` as a list of non-empty strings; UnexpectedReply when it is not a list of strings
-    (a bare string would otherwise be read character by character)."""
-    if value is None:
-        return []
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise UnexpectedReply(f"the model's {what} are not a list of strings: {value!r}"[:200])
-    return [v.strip() for v in value if v.strip()]
-
-
-def _fields(result: Any, model: type[BaseModel]) -> dict[str, Any]:
-    """The fields of a structured reply (the pydantic object or its dict form)."""
-    if isinstance(result, model):
-        return result.model_dump()
-    if isinstance(result, dict):
-        return result
-    raise UnexpectedReply(
-        f"the model's reply is a {type(result).__name__}, not {model.__name__}: {result!r}"[:200]
-    )
-
-
 def analyse_question(
     question: str, relation_types: Sequence[str], llm: BaseChatModel, callbacks: list[Any]
 ) -> tuple[list[str], list[str]]:
@@ -107,7 +84,7 @@ def analyse_question(
         fill("question_analysis", question=question, types=listed),
         config={"callbacks": callbacks},
     )
-    fields = _fields(result, QuestionAnalysis)
+    fields = reply_fields(result, QuestionAnalysis)
     return (
         string_list(fields.get("names"), "names"),
         string_list(fields.get("relation_types"), "relation types"),
@@ -121,7 +98,7 @@ def llm_names(question: str, llm: BaseChatModel, callbacks: list[Any]) -> list[s
     result = structured.invoke(
         fill("question_entities", question=question), config={"callbacks": callbacks}
     )
-    return string_list(_fields(result, QuestionEntities).get("names"), "names")
+    return string_list(reply_fields(result, QuestionEntities).get("names"), "names")
 
 
 def resolve_name(mention: str, names: Sequence[dict[str, Any]]) -> ResolvedEntity | None:
@@ -404,7 +381,6 @@ def _name_forms(name: str) -> list[str]:
 
 
 _KANJI_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff々〆ヶ]+")
-_QUESTION_KANJI = frozenset({"誰", "何", "何故", "幾", "何処", "何時", "如何"})
 MAX_CONTAINED_PER_TERM = 2
 
 
@@ -434,7 +410,7 @@ def _by_containing_name(
         if not any(start < b and end > a for a, b in taken)
     ]
     for term in dict.fromkeys(terms):
-        if not _KANJI_RUN.search(term) or term[0] in _QUESTION_KANJI or term in _QUESTION_KANJI:
+        if not _KANJI_RUN.search(term) or term[0] in JA_QUESTION_KANJI or term in JA_QUESTION_KANJI:
             continue
         holders = [
             row

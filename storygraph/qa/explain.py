@@ -5,7 +5,7 @@
 Cypher, ids, timings) stays in the Answer and the app shows it behind a "details" expander.
 
 Scores: the reranker scores each fact 0-10 and the question-type stage then adds up to ± a few
-points (storygraph.qa.question_type.fact_prior), so a stored score may leave 0-10 (13.0, -2.0).
+points (storygraph.qa.type_priors.fact_prior), so a stored score may leave 0-10 (13.0, -2.0).
 Ranking
 uses the stored value; `score_text` shows it clamped to the documented 0-10 scale, and "–" for a
 fact that was never scored (set aside by the relation-type stage).

@@ -158,10 +158,10 @@ def order_priors(facts: Sequence[Fact], ordered: OrderedFacts) -> dict[tuple[str
 
 
 def order_for_question(
-    question: str, facts: Sequence[Fact], start_ids: Sequence[str]
+    question: str, facts: Sequence[Fact], start_ids: Sequence[str], *, language: str
 ) -> OrderedFacts:
-    """The QA core's entry point: detect the question's order cue and order `facts` by it."""
+    """Detect the question's order cue and order `facts` by it (`language`: the question's)."""
     from storygraph.qa.question_type import order_cue
 
-    order, _cue, clause = order_cue(question)
+    order, _cue, clause = order_cue(question, language=language)
     return order_facts(facts, order, clause, start_ids)

@@ -26,7 +26,6 @@ scored; the engine gives them to the answerer after the facts' own sentences.
 from __future__ import annotations
 
 import math
-import re
 import threading
 import unicodedata
 from collections import Counter, OrderedDict
@@ -36,13 +35,13 @@ from typing import Protocol
 
 import numpy as np
 
-from storygraph.qa.analysis import QuestionAnalysis, english_words
+from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.store import GraphStore
 from storygraph.store.runner import Row
 from storygraph.text.chunking import split_sentences
 from storygraph.text.embeddings import Embedder, cosine
 from storygraph.text.language import is_japanese_char
-from storygraph.text.normalize import normalize_name
+from storygraph.text.terms import passage_terms
 
 POOL = 24
 """Sentences (best by BM25) that the embedder re-scores: ~2 ms each the first time."""
@@ -58,12 +57,6 @@ MAX_HEADING_CHARS = 40
 MAX_INDEXED_DOCUMENTS = 64
 BM25_K1 = 1.2
 BM25_B = 0.75
-JA_QUESTION_WORDS = (
-    "どうして", "いくつ", "どちら", "どんな", "だれ", "なに", "なん", "どこ", "いつ", "どう",
-    "なぜ", "どれ", "どの", "何故", "何処", "何時", "幾つ", "誰", "何",
-)  # fmt: skip
-"""Interrogatives (a closed class) left out of a Japanese query: the answer does not repeat them."""
-_JA_QUESTION_RE = re.compile("|".join(JA_QUESTION_WORDS))
 
 
 @dataclass(frozen=True)
@@ -91,24 +84,6 @@ class PassageFinder(Protocol):
     name: str
 
     def find(self, analysis: QuestionAnalysis, limit: int) -> list[Passage]: ...
-
-
-def passage_terms(text: str, language: str) -> list[str]:
-    """The terms a sentence (or a query) is indexed by, repeats kept (see the module doc)."""
-    if language != "ja":
-        return english_words(text)
-    folded = _JA_QUESTION_RE.sub(" ", normalize_name(text))
-    terms: list[str] = []
-    run = ""
-    for ch in [*folded, " "]:
-        if is_japanese_char(ch) or ch.isalnum():
-            run += ch
-            continue
-        terms.extend(run[i : i + 2] for i in range(len(run) - 1))
-        if len(run) == 1:
-            terms.append(run)
-        run = ""
-    return terms
 
 
 @dataclass(frozen=True)
@@ -273,7 +248,7 @@ class SentenceSearch:
         sentences: list[_Sentence] = []
         lexical: list[float] = []
         for language, index in indexes:
-            query = passage_terms(analysis.question, language)
+            query = analysis.index_terms(language)
             if analysis.language != language:
                 # A question in another language shares no words with the story: its start
                 # entities' graph names (in the story's language) are the query's terms.

@@ -12,6 +12,7 @@ edge direction worth preferring:
 - 「桃太郎の仲間は誰？」, "Momotaro's friends", 誰と: no preference ("any").
 
 Rules are small and lexical: the particle after the entity (ja) or the word order around it (en).
+What a detected type adds to a candidate's score is storygraph.qa.type_priors.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from storygraph.text.language import detect_language
 from storygraph.text.normalize import normalize_name
 
 Kind = Literal["who_did", "who_was_done_to", "with_whom", "where", "when", "what", "who", "unknown"]
@@ -286,76 +286,22 @@ def _order_en(text: str) -> tuple[Order, str, str]:
     return cue, cue, match.group("clause").strip()  # type: ignore[return-value]
 
 
-def order_cue(question: str) -> tuple[Order, str, str]:
-    """(order, cue word, anchor clause) of a question about story order; ("", "", "") if none."""
-    if detect_language(question) == "ja":
+def order_cue(question: str, *, language: str) -> tuple[Order, str, str]:
+    """(order, cue word, anchor clause) of a question about story order; ("", "", "") if none.
+    `language` is the question's (the analysis reads it once)."""
+    if language == "ja":
         return _order_ja(question)
     return _order_en(question)
 
 
-def detect_question_type(question: str, entities: Sequence[str] = ()) -> QuestionType:
-    """The question's type, each start entity's preferred edge direction, any order cue."""
-    if detect_language(question) == "ja":
-        found = _detect_ja(question, entities)
-    else:
-        found = _detect_en(question, entities)
-    order, cue, clause = order_cue(question)
+def detect_question_type(
+    question: str, entities: Sequence[str] = (), *, language: str
+) -> QuestionType:
+    """The question's type, each start entity's preferred edge direction, any order cue;
+    `language` is the question's (the analysis reads it once)."""
+    detect = _detect_ja if language == "ja" else _detect_en
+    found = detect(question, entities)
+    order, cue, clause = order_cue(question, language=language)
     if not order:
         return found
     return replace(found, order=order, order_cue=cue, anchor_clause=clause)
-
-
-# --- use in ranking ------------------------------------------------------------------------
-
-DIRECTION_BONUS = 2.0
-SLOT_BONUS = 1.0
-EXPANSION_BONUS = 1.0
-PLACE_TYPES = frozenset(
-    {"place", "location", "country", "city", "town", "village", "island", "building", "area"}
-)
-PERSON_TYPES = frozenset(
-    {"character", "person", "animal", "creature", "deity", "god", "monster", "oni", "people"}
-)
-THING_TYPES = frozenset({"object", "item", "thing", "food", "treasure", "artifact", "tool"})
-
-
-def _slot_fit(qtype: QuestionType, other_type: str) -> float:
-    """Does the node at the other end fit the slot the question asks for?"""
-    kind = other_type.lower()
-    if qtype.kind == "where":
-        return SLOT_BONUS if kind in PLACE_TYPES else 0.0
-    if qtype.kind in PERSON_KINDS:
-        if kind in PERSON_TYPES:
-            return SLOT_BONUS
-        return -SLOT_BONUS if kind in PLACE_TYPES | THING_TYPES else 0.0
-    if qtype.kind == "what":
-        return SLOT_BONUS if kind in THING_TYPES else 0.0
-    return 0.0
-
-
-def fact_prior(
-    qtype: QuestionType,
-    start: str,
-    end: str,
-    start_ids: Sequence[str],
-    node_types: Mapping[str, str],
-) -> float:
-    """Score adjustment for one relation: + for the preferred direction and a fitting slot."""
-    adjustments: list[float] = []
-    for entity in start_ids:
-        if entity not in (start, end) or start == end:
-            continue
-        direction: Direction = "out" if start == entity else "in"
-        other = end if start == entity else start
-        wanted = qtype.direction_for(entity)
-        value = 0.0
-        if wanted != "any":
-            value += DIRECTION_BONUS if wanted == direction else -DIRECTION_BONUS
-        value += _slot_fit(qtype, node_types.get(other, ""))
-        adjustments.append(value)
-    return max(adjustments) if adjustments else 0.0
-
-
-def expansion_wanted(qtype: QuestionType) -> bool:
-    """Question types whose answer lies beyond one hop: a partner shares a relation's target."""
-    return qtype.kind == "with_whom"

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from storygraph.llm.replies import UnexpectedReply, string_list
 from storygraph.models import Fact
 from storygraph.prompt_files import fill
-from storygraph.qa.entities import UnexpectedReply, string_list
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems, type_stems
 
 if TYPE_CHECKING:

@@ -1,11 +1,12 @@
-"""Relation words in a question, read from the one verb table (`storygraph.text.vocabulary`).
+"""Relation words in a question, read from the one verb table (`storygraph.text.vocabulary`);
+this module keeps no table of its own.
 
-`RELATION_WORDS` maps a stem of relation-type tokens (DEFEATS → DEFEAT) to the Japanese forms and
-English words that say it; the same rows give extraction its types, so a question's words and the
-stored types meet in one vocabulary. What the table is, and how it relates to this repository's
-evaluation sets, is said in `storygraph.text.vocabulary`.
+`vocabulary.words_by_stem()` maps a stem of relation-type tokens (DEFEATS → DEFEAT) to the
+Japanese forms and English words that say it; the same rows give extraction its types, so a
+question's words and the stored types meet in one vocabulary. What the table is, and how it
+relates to this repository's evaluation sets, is said in `storygraph.text.vocabulary`.
 
-`RELATION_FIELDS` groups stems into fields of meaning (conflict, companionship, residence, …):
+`vocabulary.FIELDS` groups stems into fields of meaning (conflict, companionship, residence, …):
 relation-type selection (storygraph.qa.relation_types) widens a direct word match to its field.
 """
 
@@ -15,10 +16,6 @@ import re
 from collections.abc import Iterable
 
 from storygraph.text.vocabulary import FIELDS, words_by_stem
-
-RELATION_WORDS: dict[str, tuple[str, ...]] = words_by_stem()
-RELATION_FIELDS: tuple[frozenset[str], ...] = FIELDS
-
 
 _SUFFIXES = ("", "S", "ES", "D", "ED", "ING", "SHIP")
 
@@ -38,7 +35,7 @@ def type_stems(rel_type: str) -> set[str]:
     stems: set[str] = set()
     for token in rel_type.upper().split("_"):
         for form in _token_forms(token):
-            for stem in RELATION_WORDS:
+            for stem in words_by_stem():
                 if form in {stem + suffix for suffix in _SUFFIXES}:
                     stems.add(stem)
     return stems
@@ -48,7 +45,7 @@ def relation_words(rel_type: str) -> set[str]:
     """Question words that suggest a relation type, from its tokens' stems."""
     words: set[str] = set()
     for stem in type_stems(rel_type):
-        words.update(RELATION_WORDS[stem])
+        words.update(words_by_stem()[stem])
     return words
 
 
@@ -75,13 +72,14 @@ def mask_names(text: str, names: Iterable[str]) -> str:
 def question_stems(question: str) -> set[str]:
     """Stems whose words occur in the question (case-insensitive, see `word_in`)."""
     raw = question.lower()
-    return {stem for stem, vocab in RELATION_WORDS.items() if any(word_in(w, raw) for w in vocab)}
+    table = words_by_stem().items()
+    return {stem for stem, vocab in table if any(word_in(w, raw) for w in vocab)}
 
 
 def related_stems(stems: set[str]) -> set[str]:
     """The stems and every stem sharing a field of meaning with one of them."""
     related = set(stems)
-    for field in RELATION_FIELDS:
+    for field in FIELDS:
         if field & stems:
             related |= field
     return related

@@ -18,13 +18,17 @@ A mode is a base retrieval plus optional stages joined by '+', always run in thi
 A mode without `rerank` does no scoring: candidates keep retrieval order (after the question-type
 adjustment, if any) and the first top k are kept. So `onehop` alone is the memo's Phase 1 as it
 was, and `onehop+rerank` is what the pipeline did before Phases 2 and 3.
+
+A `Retriever` is the stage: `search(analysis, callbacks) -> Retrieval`. `retriever_for` turns a
+mode string into one (`ModeRetriever`: its base query and its stages); the engine's factory
+(storygraph.qa.factory) picks it, and the scorer (`+rerank` or retrieval order), per mode.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from storygraph import cypher as q
 from storygraph.models import Fact
@@ -32,19 +36,16 @@ from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.modes import (  # noqa: F401 (re-exported: callers name the modes from here)
     BASE_MODES,
     DEFAULT_MODE,
+    ModeSpec,
     available_modes,
     canonical_mode,
     parse_mode,
 )
 from storygraph.qa.order import OrderedFacts, order_facts, order_priors
-from storygraph.qa.question_type import (
-    EXPANSION_BONUS,
-    QuestionType,
-    expansion_wanted,
-    fact_prior,
-)
+from storygraph.qa.question_type import QuestionType
 from storygraph.qa.relation_types import RelTypeSelection, apply_selection, select_relation_types
 from storygraph.qa.relation_words import type_stems
+from storygraph.qa.type_priors import EXPANSION_BONUS, expansion_wanted, fact_prior
 from storygraph.store import GraphStore
 from storygraph.store.graph_store import RETRIEVAL_QUERIES
 
@@ -99,6 +100,99 @@ def _expansion_types(
     return fitting or outgoing
 
 
+class Retriever(Protocol):
+    """Finds a question's candidate relations (see the module doc)."""
+
+    mode: str
+
+    def search(self, analysis: QuestionAnalysis, callbacks: list[Any]) -> Retrieval: ...
+
+
+class ModeRetriever:
+    """One mode: its base query (`onehop`, `directed2`, `undirected2`) and its stages.
+
+    `llm` is used only by +reltype when the analysis holds no model pick and none was asked of
+    the entity finder (a mode run with given start entities on a capable model); the small
+    model path passes None.
+    """
+
+    def __init__(self, store: GraphStore, spec: ModeSpec, llm: BaseChatModel | None = None):
+        self.store = store
+        self.spec = spec
+        self.llm = llm
+        self.mode = spec.name
+
+    def search(self, analysis: QuestionAnalysis, callbacks: list[Any]) -> Retrieval:
+        spec, store = self.spec, self.store
+        llm = None if analysis.relation_pick_asked else self.llm
+        ids = analysis.ids
+        queries = [(f"{spec.base} retrieval", RETRIEVAL_QUERIES[spec.base])]
+        facts = store.retrieve(spec.base, ids, analysis.scope.keys)
+        found = Retrieval(facts, "", mode=spec.name, rerank=spec.rerank)
+
+        if spec.reltype:
+            queries.append(("relation types in the graph", q.RELATION_TYPES))
+            available = [t for t, _ in store.relation_types()]
+            found.relation_types = select_relation_types(
+                analysis.question,
+                available,
+                llm=None if analysis.relation_pick is not None else llm,
+                callbacks=callbacks,
+                names=ids,
+                model_pick=analysis.relation_pick,
+                stems=analysis.stems,
+            )
+
+        expansion: list[str] = []
+        if spec.qtype:
+            found.question_type = analysis.qtype
+            if expansion_wanted(found.question_type) and ids:
+                expansion = _expansion_types(analysis, facts, found.relation_types)
+                if expansion:
+                    label = f"co-members via {', '.join(expansion)}"
+                    queries.append((label, q.RETRIEVE_CO_MEMBERS))
+                    seen = {f.key for f in facts}
+                    for fact in store.co_members(ids, expansion, analysis.scope.keys):
+                        if fact.key not in seen:
+                            seen.add(fact.key)
+                            facts.append(fact)
+                            found.added.append(fact)
+
+        if found.relation_types is not None:
+            facts, found.filtered_out, note = apply_selection(facts, found.relation_types)
+            if note:
+                found.notes.append(note)
+            found.added = [f for f in found.added if f in facts]
+
+        if found.question_type is not None and facts:
+            names = sorted({n for f in facts for n in (f.start, f.end)})
+            queries.append(("entity types (question-type slot fit)", q.ENTITY_TYPES_OF))
+            node_types = store.entity_types(names)
+            added = {f.key for f in found.added}
+            for fact in facts:
+                value = fact_prior(found.question_type, fact.start, fact.end, ids, node_types)
+                if expansion and (
+                    fact.key in added or (fact.type in expansion and fact.start in ids)
+                ):
+                    value += EXPANSION_BONUS
+                found.prior[fact.key] = value
+            if found.question_type.order:
+                qt = found.question_type
+                found.order = order_facts(facts, qt.order, qt.anchor_clause, ids)
+                for key, value in order_priors(facts, found.order).items():
+                    found.prior[key] = found.prior.get(key, 0.0) + value
+
+        found.facts = facts
+        found.queries = queries
+        found.cypher = _joined(queries)
+        return found
+
+
+def retriever_for(store: GraphStore, mode: str, llm: BaseChatModel | None = None) -> ModeRetriever:
+    """The retriever a mode string selects (raises ValueError for an unknown mode)."""
+    return ModeRetriever(store, parse_mode(mode), llm)
+
+
 def retrieve(
     store: GraphStore,
     mode: str,
@@ -107,69 +201,5 @@ def retrieve(
     llm: BaseChatModel | None = None,
     callbacks: list[Any] | None = None,
 ) -> Retrieval:
-    """Candidates for a mode (see the module docstring); scoring is the caller's (qa.py).
-
-    `llm` is used only by +reltype when the analysis holds no model pick (a capable model whose
-    analysis call failed, or a mode run without analysis); the small model path passes None.
-    """
-    spec = parse_mode(mode)
-    callbacks = callbacks if callbacks is not None else []
-    ids = analysis.ids
-    queries = [(f"{spec.base} retrieval", RETRIEVAL_QUERIES[spec.base])]
-    keys = analysis.scope.keys
-    facts = store.retrieve(spec.base, ids, keys)
-    found = Retrieval(facts, "", mode=spec.name, rerank=spec.rerank)
-
-    if spec.reltype:
-        queries.append(("relation types in the graph", q.RELATION_TYPES))
-        available = [t for t, _ in store.relation_types()]
-        found.relation_types = select_relation_types(
-            analysis.question,
-            available,
-            llm=None if analysis.relation_pick is not None else llm,
-            callbacks=callbacks,
-            names=ids,
-            model_pick=analysis.relation_pick,
-            stems=analysis.stems,
-        )
-
-    expansion: list[str] = []
-    if spec.qtype:
-        found.question_type = analysis.qtype
-        if expansion_wanted(found.question_type) and ids:
-            expansion = _expansion_types(analysis, facts, found.relation_types)
-            if expansion:
-                queries.append((f"co-members via {', '.join(expansion)}", q.RETRIEVE_CO_MEMBERS))
-                seen = {f.key for f in facts}
-                for fact in store.co_members(ids, expansion, keys):
-                    if fact.key not in seen:
-                        seen.add(fact.key)
-                        facts.append(fact)
-                        found.added.append(fact)
-
-    if found.relation_types is not None:
-        facts, found.filtered_out, note = apply_selection(facts, found.relation_types)
-        if note:
-            found.notes.append(note)
-        found.added = [f for f in found.added if f in facts]
-
-    if found.question_type is not None and facts:
-        names = sorted({n for f in facts for n in (f.start, f.end)})
-        queries.append(("entity types (question-type slot fit)", q.ENTITY_TYPES_OF))
-        node_types = store.entity_types(names)
-        added = {f.key for f in found.added}
-        for fact in facts:
-            value = fact_prior(found.question_type, fact.start, fact.end, ids, node_types)
-            if expansion and (fact.key in added or (fact.type in expansion and fact.start in ids)):
-                value += EXPANSION_BONUS
-            found.prior[fact.key] = value
-        if found.question_type.order:
-            qt = found.question_type
-            found.order = order_facts(facts, qt.order, qt.anchor_clause, ids)
-            for key, value in order_priors(facts, found.order).items():
-                found.prior[key] = found.prior.get(key, 0.0) + value
-
-    found.facts = facts
-    found.queries = queries
-    found.cypher = _joined(queries)
-    return found
+    """A mode's candidates for an analysed question, in one call (tests, benchmarks)."""
+    return retriever_for(store, mode, llm).search(analysis, callbacks or [])

@@ -8,6 +8,8 @@ A scorer is one narrow port (`Scorer.score(analysis, facts, ...) -> RerankResult
 - `FastScorer`: no model call (the small embedded model's default: one call per fact cost it
   most of a minute per question): relation words, the question's terms in the evidence
   sentence and their embedding similarity, plus the question-type prior.
+
+A mode without +rerank gets `RetrievalOrder` (no score but the prior).
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ from pydantic import BaseModel, Field
 
 from storygraph.models import Fact
 from storygraph.prompt_files import fill
-from storygraph.qa.analysis import QuestionAnalysis, content_terms
+from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.relation_words import mask_names, relation_words, type_stems, word_in
 from storygraph.text.embeddings import Embedder
 from storygraph.text.normalize import normalize_name
+from storygraph.text.terms import content_terms
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -54,10 +57,10 @@ class RerankFailed(Exception):
     """The model's scores cannot be used."""
 
 
-def lexical_scores(question: str, facts: Sequence[Fact]) -> list[float]:
+def lexical_scores(analysis: QuestionAnalysis, facts: Sequence[Fact]) -> list[float]:
     """Cheap deterministic score: relation words and names of the fact found in the question."""
-    text = normalize_name(question)
-    raw = question.lower()
+    text = analysis.folded
+    raw = analysis.lowered
     scores: list[float] = []
     for fact in facts:
         score = 2.0
@@ -124,9 +127,16 @@ class RerankResult:
     method: str
     reason: str = ""
 
+    @property
+    def warnings(self) -> list[str]:
+        """What the answer's warnings say of this scoring (a fallback, or nothing)."""
+        if not self.fell_back:
+            return []
+        return [f"rerank fell back to the lexical scorer: {self.reason}"]
+
 
 def rerank(
-    question: str,
+    analysis: QuestionAnalysis,
     facts: Sequence[Fact],
     *,
     llm: BaseChatModel | None,
@@ -148,22 +158,22 @@ def rerank(
     if not facts:
         return RerankResult([], False, "none")
     if llm is None:
-        scores = lexical_scores(question, facts)
+        scores = lexical_scores(analysis, facts)
     elif strategy == "batched":
         method = "llm-batched"
         try:
-            scores = llm_scores_batched(question, facts, llm, callbacks)
+            scores = llm_scores_batched(analysis.question, facts, llm, callbacks)
         except Exception as exc:  # noqa: BLE001 - any model fault: fall back, say so
             fell_back, reason = True, f"{type(exc).__name__}: {exc}"
-            scores = lexical_scores(question, facts)
+            scores = lexical_scores(analysis, facts)
     else:
         method = "llm-per-fact"
-        fallback = lexical_scores(question, facts)
+        fallback = lexical_scores(analysis, facts)
         scores = []
         failures = 0
         for fact, cheap in zip(facts, fallback, strict=True):
             try:
-                scores.append(llm_score_one(question, fact, llm, callbacks))
+                scores.append(llm_score_one(analysis.question, fact, llm, callbacks))
             except Exception as exc:  # noqa: BLE001
                 failures += 1
                 reason = f"{type(exc).__name__}: {exc}"
@@ -252,6 +262,25 @@ class Scorer(Protocol):
     ) -> RerankResult: ...
 
 
+class RetrievalOrder:
+    """A mode without +rerank: no scoring, retrieval order after the prior (`rank_without_model`;
+    no minimum score)."""
+
+    name = "retrieval order"
+
+    def score(
+        self,
+        analysis: QuestionAnalysis,
+        facts: Sequence[Fact],
+        *,
+        prior: Sequence[float],
+        top_k: int,
+        min_score: float,
+        callbacks: list[Any],
+    ) -> RerankResult:
+        return rank_without_model(facts, top_k=top_k, prior=prior)
+
+
 class ModelScorer:
     """The model scores every fact (batched or one call per fact); lexical fallback."""
 
@@ -271,7 +300,7 @@ class ModelScorer:
         callbacks: list[Any],
     ) -> RerankResult:
         return rerank(
-            analysis.question,
+            analysis,
             facts,
             llm=self.llm,
             strategy=self.strategy,
@@ -335,8 +364,7 @@ class FastScorer:
             elif stems & analysis.related:
                 value += RELATED_FIELD_POINTS
             if wanted:
-                language = "ja" if analysis.language == "ja" else "en"
-                have = set(content_terms(sentences[i], language))
+                have = set(content_terms(sentences[i], analysis.reply_language))
                 value += OVERLAP_POINTS * len(wanted & have) / len(wanted)
             if similarity is not None:
                 lifted = (float(similarity[i]) - EMBEDDING_FLOOR) / EMBEDDING_SPAN

@@ -50,17 +50,13 @@ from typing import Any, Protocol
 
 from storygraph.errors import ModelError
 from storygraph.models import Candidate, Citation, Fact, Support
-from storygraph.qa.analysis import QuestionAnalysis, english_words
-from storygraph.qa.answer import MAX_SOURCE_CHARS, REFUSALS, says_unknown
-from storygraph.qa.question_type import (
-    PERSON_KINDS,
-    PERSON_TYPES,
-    PLACE_TYPES,
-    THING_TYPES,
-    detect_question_type,
-)
+from storygraph.qa.analysis import QuestionAnalysis
+from storygraph.qa.answer import REFUSALS
+from storygraph.qa.checks import says_unknown
+from storygraph.qa.context import MAX_SOURCE_CHARS
+from storygraph.qa.entities import LocalEntityFinder
+from storygraph.qa.question_type import PERSON_KINDS, detect_question_type
 from storygraph.qa.relation_words import (
-    RELATION_WORDS,
     mask_names,
     question_stems,
     related_stems,
@@ -68,8 +64,12 @@ from storygraph.qa.relation_words import (
     type_stems,
     word_in,
 )
+from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
+from storygraph.text.embeddings import Embedder
 from storygraph.text.language import detect_language, is_kanji
 from storygraph.text.normalize import normalize_name, same_entity
+from storygraph.text.terms import english_words
+from storygraph.text.vocabulary import words_by_stem
 
 ROLE_KINDS = frozenset({"who_did", "who_was_done_to", "with_whom", "where", "who"})
 """Question kinds whose answer fills a slot of a relation: the role check applies."""
@@ -609,7 +609,7 @@ class GraphSupportChecker:
     ) -> bool:
         """Does a source read name a participant and use a word of the question's verb with no
         frame of that verb read from it?"""
-        words = [w for stem in analysis.stems for w in RELATION_WORDS.get(stem, ())]
+        words = [w for stem in analysis.stems for w in words_by_stem().get(stem, ())]
         for c in read:
             if not any(_names_participant(c.text, e) for e in analysis.entities):
                 continue
@@ -659,7 +659,9 @@ def _asked(analysis: QuestionAnalysis) -> QuestionAnalysis:
     missing = [e for e in analysis.entities if e.node_id not in roles and e.mention]
     qtype = analysis.qtype
     if missing:
-        by_mention = detect_question_type(analysis.question, [e.mention for e in missing])
+        by_mention = detect_question_type(
+            analysis.question, [e.mention for e in missing], language=analysis.language
+        )
         for e in missing:
             if e.mention in by_mention.roles:
                 roles[e.node_id] = by_mention.roles[e.mention]
@@ -781,3 +783,27 @@ def _content(text: str, language: str) -> list[str]:
         runs = re.findall(r"[\u3400-\u9fff々〆\u30a0-\u30ff]{1,}", normalize_name(text))
         return [r[i : i + 2] for r in runs for i in range(max(1, len(r) - 1))]
     return english_words(text)
+
+
+def graph_support_checker(
+    names: Sequence[dict[str, Any]],
+    embedder: Embedder | None,
+    frames: FrameReader | None,
+) -> GraphSupportChecker:
+    """The check over a graph's name rows (id, norm, type): the answer's names found by the
+    question's entity finder (embeddings only across languages)."""
+    local = LocalEntityFinder(None)
+    across = LocalEntityFinder(embedder)
+
+    def named(text: str) -> list[tuple[str, str]]:
+        finder = local if detect_language(text) == names_language(names) else across
+        return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
+
+    types = {str(r["id"]): str(r.get("type") or "") for r in names}
+    return GraphSupportChecker(named, frames, types)
+
+
+def names_language(names: Sequence[dict[str, Any]]) -> str:
+    """The language most of the graph's names are written in."""
+    sample = " ".join(str(r["id"]) for r in names[:50])
+    return detect_language(sample) if sample else "en"

@@ -39,3 +39,10 @@ def detect_language(text: str) -> str:
     if not letters:
         return "en"
     return "ja" if japanese / letters > JA_SHARE_THRESHOLD else "en"
+
+
+def answer_language(text: str) -> str:
+    """The language of an answer a model wrote ("ja" / "en", as `detect_language`), to compare
+    with the question's. The question's own language is read once, by the question's analysis
+    (storygraph.qa.analysis); this reads only answers."""
+    return detect_language(text)

@@ -12,6 +12,7 @@ import pytest
 
 from storygraph.llm.factory import build_chat_model
 from storygraph.qa.engine import QAOptions
+from storygraph.qa.factory import build_engine
 from storygraph.services import Services
 from tests.faults.conftest import SEED_JA, ServicesFactory, make_settings, snapshot
 from tests.helpers.faulty_models import (
@@ -224,8 +225,7 @@ QA_FAULTS: dict[str, dict[str, Any]] = {
 def test_question_survives_model_fault(seeded: Services, case: str) -> None:
     before = snapshot(seeded.store)
     model = ScriptedChatModel(faults=QA_FAULTS[case])
-    engine = seeded.qa()
-    engine.llm = model
+    engine = build_engine(seeded.store, model, seeded.info)
     answer = engine.ask("桃太郎はどこで生まれましたか？", QAOptions(top_k=5))
     assert answer.answer.strip()
     assert "桃太郎" in [e.node_id for e in answer.entities]
@@ -238,8 +238,7 @@ def test_question_survives_model_fault(seeded: Services, case: str) -> None:
 
 
 def test_wrong_language_answer_is_flagged(seeded: Services) -> None:
-    engine = seeded.qa()
-    engine.llm = EnglishAnswerModel()
+    engine = build_engine(seeded.store, EnglishAnswerModel(), seeded.info)
     answer = engine.ask("桃太郎は誰に育てられましたか？", QAOptions(top_k=5))
     assert any("language" in w.lower() for w in answer.warnings), answer.warnings
 

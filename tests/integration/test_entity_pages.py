@@ -237,13 +237,13 @@ def test_an_order_question_is_answered_in_story_order(story_services: Services) 
     # the qtype stage ranked the facts before the anchor first
     top = {f.end for f in answer.facts[:2]}
     assert top == {"Dog", "Monkey"}
-    ordered = order_for_question(question, answer.facts, ids)
+    ordered = order_for_question(question, answer.facts, ids, language="en")
     assert ordered.anchor is not None and ordered.anchor.text() == "Knight -[GOES_TO]-> Cave"
     assert [f.text() for f in ordered.facts] == [
         "Knight -[MEETS]-> Dog",
         "Knight -[MEETS]-> Monkey",
     ]
-    text = facts_answer(question, ordered.facts, answer.citations)
+    text = facts_answer("en", ordered.facts, answer.citations)
     assert text.index("Dog") < text.index("Monkey") and "Dragon" not in text
     # The engine hands an order question's sources to the answer in story order.
     placed = [c.text for c in answer.citations]

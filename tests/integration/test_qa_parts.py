@@ -14,9 +14,10 @@ from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer, Citation, Fact
 from storygraph.qa.analysis import analyse
-from storygraph.qa.answer import unsupported_names
-from storygraph.qa.engine import QAEngine, QAOptions
+from storygraph.qa.checks import unsupported_names
+from storygraph.qa.engine import QAOptions
 from storygraph.qa.entities import LocalEntityFinder
+from storygraph.qa.factory import build_engine
 from storygraph.qa.retrieval import retrieve
 from storygraph.qa.scoring import FastScorer
 from storygraph.services import Services
@@ -105,7 +106,7 @@ def test_fast_scorer_puts_the_answer_first_on_the_seed_graph(seeded: Services) -
 
 def test_small_model_answer_streams_in_one_call(seeded: Services) -> None:
     model = ScriptedChatModel()
-    engine = QAEngine(seeded.store, model, SMALL, embedder=default_embedder())
+    engine = build_engine(seeded.store, model, SMALL, embedder=default_embedder())
     pieces: list[str] = []
     answer = engine.ask("桃太郎の仲間は誰？", QAOptions(), on_token=pieces.append)
     assert model.calls == ["answer"]
@@ -133,7 +134,7 @@ def test_engine_warns_when_the_answer_names_an_unsupported_entity(
     from tests.helpers import scripted_logic
 
     monkeypatch.setattr(scripted_logic, "answer", lambda prompt: "宝物です。")
-    engine = QAEngine(seeded.store, ScriptedChatModel(), SMALL, embedder=None)
+    engine = build_engine(seeded.store, ScriptedChatModel(), SMALL, embedder=None)
     answer = engine.ask("桃太郎を倒したのは誰？", QAOptions())
     assert any("宝物" in w for w in answer.warnings), answer.warnings
     step = next(s for s in answer.steps if s.name == "answer")
@@ -205,7 +206,7 @@ def test_when_the_model_finds_no_answer_the_closest_sentence_is_shown(
     story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
     assert services.ingestor().ingest_bytes(story.name, story.read_bytes()).status == "added"
     monkeypatch.setattr(scripted_logic, "answer", lambda prompt: reply)
-    engine = QAEngine(services.store, ScriptedChatModel(), SMALL, embedder=None)
+    engine = build_engine(services.store, ScriptedChatModel(), SMALL, embedder=None)
     pieces: list[str] = []
     # the free-text answer (a chosen one would be a name: storygraph.qa.answer_choice)
     written = QAOptions()  # the default: a written answer
@@ -233,7 +234,7 @@ def test_a_worked_example_s_answer_repeated_by_the_model_is_no_answer(
     assert services.ingestor().ingest_bytes(story.name, story.read_bytes()).status == "added"
     example = answer_examples("ja", UNKNOWN["ja"])[0].answer  # 「湖の岸のあしの中です。[2]」
     monkeypatch.setattr(scripted_logic, "answer", lambda prompt: example)
-    engine = QAEngine(services.store, ScriptedChatModel(), SMALL, embedder=None)
+    engine = build_engine(services.store, ScriptedChatModel(), SMALL, embedder=None)
     pieces: list[str] = []
     answer = engine.ask("桃はどこから流れて来た？", QAOptions(), on_token=pieces.append)
     best = answer.citations[0]
@@ -255,7 +256,7 @@ def test_a_who_question_answered_with_its_own_person_is_no_answer(
     story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
     assert services.ingestor().ingest_bytes(story.name, story.read_bytes()).status == "added"
     monkeypatch.setattr(scripted_logic, "answer", lambda prompt: "桃太郎です。[1]")
-    engine = QAEngine(services.store, ScriptedChatModel(), SMALL, embedder=None)
+    engine = build_engine(services.store, ScriptedChatModel(), SMALL, embedder=None)
     answer = engine.ask("桃太郎が組みふせたのは誰？", QAOptions())
     best = answer.citations[0]
     assert answer.answer == f"{UNKNOWN['ja']} いちばん近い文：「{best.text}」[{best.number}]"
@@ -271,7 +272,7 @@ def test_asked_to_the_embedded_model_chooses_a_name_for_who_questions_only(
     story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
     assert services.ingestor().ingest_bytes(story.name, story.read_bytes()).status == "added"
     model = ScriptedChatModel()
-    engine = QAEngine(services.store, model, SMALL, embedder=None)
+    engine = build_engine(services.store, model, SMALL, embedder=None)
 
     def method(question: str, **options: object) -> str:
         answer = engine.ask(question, QAOptions(**options))  # type: ignore[arg-type]
@@ -281,9 +282,10 @@ def test_asked_to_the_embedded_model_chooses_a_name_for_who_questions_only(
     assert method("桃太郎の仲間は誰？") == "llm-compact"  # off by default (ISSUES §18.4)
     assert method("桃太郎は何をもらった？", choose_names=True) == "llm-compact"  # not a name
     # a model server that cannot enforce a grammar writes its answer
-    remote = QAEngine(services.store, model, ModelInfo("openai_compatible", "s", capable=False))
-    assert remote.parts(QAOptions()).chooser is None
-    assert engine.parts(QAOptions()).chooser is not None
+    remote = build_engine(services.store, model, ModelInfo("openai_compatible", "s", capable=False))
+    assert remote.parts_for(QAOptions(choose_names=True)).chooser is None
+    assert engine.parts_for(QAOptions(choose_names=True)).chooser is not None
+    assert engine.parts_for(QAOptions()).chooser is None  # not asked for
 
 
 def test_the_small_model_reads_the_facts_when_they_have_no_sentence(
@@ -296,7 +298,7 @@ def test_the_small_model_reads_the_facts_when_they_have_no_sentence(
 
     prompts: list[str] = []
     monkeypatch.setattr(scripted_logic, "answer", lambda p: prompts.append(p) or "鬼です。[1]")
-    engine = QAEngine(seeded.store, ScriptedChatModel(), SMALL, embedder=None)
+    engine = build_engine(seeded.store, ScriptedChatModel(), SMALL, embedder=None)
     answer = engine.ask("桃太郎を倒したのは誰？", QAOptions())
     assert len(prompts) == 1
     assert answer.citations and {c.kind for c in answer.citations} == {"graph"}
@@ -333,7 +335,7 @@ def test_a_capable_model_reads_an_imported_graphs_facts(
 
 def test_an_engine_without_an_embedder_says_so_in_the_trace(seeded: Services) -> None:
     """Running without the sentence encoder is a named fallback, not a silent one (§38)."""
-    bare = QAEngine(seeded.store, None, SMALL, embedder=None).ask("桃太郎の仲間は誰？")
+    bare = build_engine(seeded.store, None, SMALL, embedder=None).ask("桃太郎の仲間は誰？")
     assert NO_EMBEDDER in bare.warnings, bare.warnings
-    fitted = QAEngine(seeded.store, None, SMALL, embedder=default_embedder())
+    fitted = build_engine(seeded.store, None, SMALL, embedder=default_embedder())
     assert NO_EMBEDDER not in fitted.ask("桃太郎の仲間は誰？").warnings

@@ -10,9 +10,10 @@ import pytest
 
 from storygraph.llm.factory import ModelInfo
 from storygraph.qa.analysis import analyse
-from storygraph.qa.answer import SMALL_MAX_SOURCES
-from storygraph.qa.engine import QAEngine, QAOptions
+from storygraph.qa.context import SMALL_MAX_SOURCES
+from storygraph.qa.engine import QAOptions
 from storygraph.qa.entities import LocalEntityFinder
+from storygraph.qa.factory import build_engine
 from storygraph.qa.passages import BY_MEANING_ONLY, SentenceSearch
 from storygraph.services import Services
 from storygraph.text.embeddings import default_embedder
@@ -58,9 +59,10 @@ def test_only_the_documents_that_mention_the_start_entities_are_read(stories: Se
     found = _find(stories, "table soldiers", limit=5, start_entities=["桃太郎"])
     assert found and all("table" not in text for text in found)
     # no start entity: every ready document is read
-    assert "The little boy set the soldiers up on the table." in _find(
-        stories, "table soldiers", limit=1
-    )[0]
+    assert (
+        "The little boy set the soldiers up on the table."
+        in _find(stories, "table soldiers", limit=1)[0]
+    )
 
 
 def test_an_english_question_over_the_japanese_story_reads_its_entities_names(
@@ -125,7 +127,7 @@ def test_the_small_model_reads_the_found_sentences_after_the_best_facts(
         return "The same old tin spoon. [3]"
 
     monkeypatch.setattr(scripted_logic, "answer", answer)
-    engine = QAEngine(stories.store, ScriptedChatModel(), SMALL, embedder=default_embedder())
+    engine = build_engine(stories.store, ScriptedChatModel(), SMALL, embedder=default_embedder())
     answer_ = engine.ask("What were the tin soldiers made from?", QAOptions(sentence_sources=2))
     assert len(prompts) == 1
     kinds = [c.kind for c in answer_.citations]
@@ -156,7 +158,7 @@ def test_without_any_fact_the_found_sentences_still_reach_the_answer(
 
     prompts: list[str] = []
     monkeypatch.setattr(scripted_logic, "answer", lambda p: prompts.append(p) or "A spoon. [1]")
-    engine = QAEngine(stories.store, ScriptedChatModel(), SMALL, embedder=None)
+    engine = build_engine(stories.store, ScriptedChatModel(), SMALL, embedder=None)
     # No name of the graph in the question: no start entity, no fact; the sentences remain.
     answer_ = engine.ask("What old spoon were they made out of?", QAOptions())
     assert answer_.kept_facts == []

@@ -8,12 +8,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from storygraph.ingest.frames.check import choice_grammar
 from storygraph.llm.factory import build_chat_model
+from storygraph.llm.grammar import choice_grammar
 from storygraph.models import Citation, ResolvedEntity
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import UNKNOWN
 from storygraph.qa.answer_choice import CHOICE_MAX_TOKENS, ChoiceAnswerer, options
+from storygraph.qa.context import Sources, small_sources
 from storygraph.qa.question_type import detect_question_type
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import Script
@@ -29,12 +30,18 @@ SOURCES = [
 ]
 
 
+def _read(citations: list[Citation]) -> Sources:
+    """The sources as the small model's context gives them: all, and the first ones read."""
+    return Sources(list(citations), small_sources(citations))
+
+
 def _analysis(question: str, ids: list[str]) -> QuestionAnalysis:
+    language = "ja" if not question.isascii() else "en"
     return QuestionAnalysis(
         question=question,
-        language="ja" if not question.isascii() else "en",
+        language=language,
         entities=tuple(ResolvedEntity(i, i, "dictionary") for i in ids),
-        qtype=detect_question_type(question, ids),
+        qtype=detect_question_type(question, ids, language=language),
         stems=frozenset(),
         related=frozenset(),
         terms=(),
@@ -72,9 +79,9 @@ def test_the_grammar_holds_the_model_to_the_options_and_the_answer_cites_the_sou
 ) -> None:
     chooser = _chooser(server)
     analysis = _analysis("桃太郎が組みふせたのは誰？", ["桃太郎"])
-    assert chooser.fits(analysis, SOURCES)
+    assert chooser.fits(analysis, _read(SOURCES))
     tokens: list[str] = []
-    text = chooser.answer(analysis, [], SOURCES, [], tokens.append)
+    text = chooser.answer(analysis, [], _read(SOURCES), [], tokens.append)
     assert text == "鬼の大将 [1]" and tokens == [text]
     body = server.requests[-1]
     offered = options(analysis, SOURCES[:4], NAMES)
@@ -87,14 +94,14 @@ def test_the_do_not_say_option_is_the_fixed_reply(server: RunningServer) -> None
     chooser = _chooser(server)
     # no scripted triple links any option to the question's names: the model "does not know"
     analysis = _analysis("猿と一緒にいたのは誰？", ["猿"])
-    assert chooser.answer(analysis, [], SOURCES, []) == UNKNOWN["ja"]
+    assert chooser.answer(analysis, [], _read(SOURCES), []) == UNKNOWN["ja"]
 
 
 def test_only_name_questions_with_two_options_are_chosen(server: RunningServer) -> None:
     chooser = _chooser(server)
-    assert not chooser.fits(_analysis("桃太郎は何をした？", ["桃太郎"]), SOURCES)  # what
-    assert not chooser.fits(_analysis("Who went to the mountains?", []), SOURCES[2:3])  # one
-    assert chooser.fits(_analysis("鬼の大将はどこにいた？", ["鬼の大将"]), SOURCES)  # where
+    assert not chooser.fits(_analysis("桃太郎は何をした？", ["桃太郎"]), _read(SOURCES))  # what
+    assert not chooser.fits(_analysis("Who went to the mountains?", []), _read(SOURCES[2:3]))  # one
+    assert chooser.fits(_analysis("鬼の大将はどこにいた？", ["鬼の大将"]), _read(SOURCES))  # where
 
 
 def test_fits_and_answer_read_the_graphs_names_once_per_question(server: RunningServer) -> None:
@@ -107,8 +114,8 @@ def test_fits_and_answer_read_the_graphs_names_once_per_question(server: Running
 
     chooser.graph_names = names
     analysis = _analysis("桃太郎が組みふせたのは誰？", ["桃太郎"])
-    assert chooser.fits(analysis, SOURCES)
-    assert chooser.answer(analysis, [], SOURCES, []) == "鬼の大将 [1]"
+    assert chooser.fits(analysis, _read(SOURCES))
+    assert chooser.answer(analysis, [], _read(SOURCES), []) == "鬼の大将 [1]"
     assert len(reads) == 1
-    chooser.fits(_analysis("猿と一緒にいたのは誰？", ["猿"]), SOURCES)  # another question
+    chooser.fits(_analysis("猿と一緒にいたのは誰？", ["猿"]), _read(SOURCES))  # another question
     assert len(reads) == 2

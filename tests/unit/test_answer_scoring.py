@@ -86,7 +86,7 @@ def test_the_closing_leads_are_the_ones_the_app_writes() -> None:
     # sentence-search line moves the cut with it
     from storygraph.models import Citation
     from storygraph.qa.answer import sentence_line
-    from storygraph.qa.engine import CLOSEST_LEAD
+    from storygraph.qa.checks import CLOSEST_LEAD
 
     line = sentence_line([Citation(1, "c", "d", "t", "sentence")], japanese=True)[0]
     assert line.removesuffix("[1]") in CLOSING_LEADS

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from storygraph.qa.analysis import analyse
-from storygraph.qa.answer import echoed_name
+from storygraph.qa.checks import echoed_name
 from storygraph.qa.entities import LocalEntityFinder
 
 

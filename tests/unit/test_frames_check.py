@@ -20,12 +20,12 @@ from storygraph.ingest.frames.check import (
     arguments_schema,
     check_fact,
     check_facts,
-    choice_grammar,
     fill_relation_types,
     pick_arguments,
     pick_relation_type,
 )
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
+from storygraph.llm.grammar import choice_grammar
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import Script
 from tests.helpers.scripted_openai_server import RunningServer, start_in_thread

@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections import Counter
 
 from storygraph.models import Citation, Fact
-from storygraph.qa.answer import facts_answer, with_passages
-from storygraph.qa.passages import Passage, bm25, index_document, is_heading, passage_terms
+from storygraph.qa.answer import facts_answer
+from storygraph.qa.context import with_passages
+from storygraph.qa.passages import Passage, bm25, index_document, is_heading
+from storygraph.text.terms import passage_terms
 
 
 def test_japanese_terms_are_character_bigrams_without_question_words() -> None:
@@ -83,11 +85,11 @@ def test_the_facts_answer_points_at_the_sentence_sources() -> None:
     citations = with_passages(
         [Citation(1, "d:0001", "d.txt", fact.evidence)], [_passage("きびだんごをやった。")], 1
     )
-    text = facts_answer("桃太郎に誰がついて来た？", [fact], citations)
+    text = facts_answer("ja", [fact], citations)
     assert text.splitlines()[-1] == "質問に近い本文の文：[2]"
     assert "1. 犬 -[FOLLOWS]→ 桃太郎 [1]" in text
-    assert "Story sentences close to the question: [2]" in facts_answer("Who?", [fact], citations)
-    assert "close to the question" not in facts_answer("Who?", [fact], citations[:1])
+    assert "Story sentences close to the question: [2]" in facts_answer("en", [fact], citations)
+    assert "close to the question" not in facts_answer("en", [fact], citations[:1])
 
 
 def test_a_window_brings_neighbours_of_the_same_document_within_the_length_cap() -> None:

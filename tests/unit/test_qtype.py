@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from storygraph.qa.question_type import (
-    DIRECTION_BONUS,
-    detect_question_type,
-    expansion_wanted,
-    fact_prior,
-)
+from storygraph.qa.question_type import QuestionType, detect_question_type
+from storygraph.qa.type_priors import DIRECTION_BONUS, expansion_wanted, fact_prior
+from storygraph.text.language import detect_language
+
+
+def _qtype(question: str, entities: list[str]) -> QuestionType:
+    """Detection as the analysis runs it: with the question's language read once."""
+    return detect_question_type(question, entities, language=detect_language(question))
 
 
 @pytest.mark.parametrize(
@@ -31,7 +33,7 @@ from storygraph.qa.question_type import (
     ],
 )
 def test_japanese_question_types(question: str, entity: str, kind: str, direction: str) -> None:
-    found = detect_question_type(question, [entity])
+    found = _qtype(question, [entity])
     assert (found.kind, found.direction_for(entity), found.language) == (kind, direction, "ja")
 
 
@@ -54,23 +56,23 @@ def test_japanese_question_types(question: str, entity: str, kind: str, directio
     ],
 )
 def test_english_question_types(question: str, entity: str, kind: str, direction: str) -> None:
-    found = detect_question_type(question, [entity])
+    found = _qtype(question, [entity])
     assert (found.kind, found.direction_for(entity), found.language) == (kind, direction, "en")
 
 
 def test_an_entity_absent_from_the_question_has_no_preference() -> None:
-    found = detect_question_type("桃太郎を倒したのは誰？", ["犬"])
+    found = _qtype("桃太郎を倒したのは誰？", ["犬"])
     assert found.direction_for("犬") == "any"
 
 
 def test_with_whom_asks_for_an_expansion_and_who_did_does_not() -> None:
-    assert expansion_wanted(detect_question_type("おじいさんは誰と住んでいる？", ["おじいさん"]))
-    assert expansion_wanted(detect_question_type("Who does the old man live with?", ["old man"]))
-    assert not expansion_wanted(detect_question_type("桃太郎を倒したのは誰？", ["桃太郎"]))
+    assert expansion_wanted(_qtype("おじいさんは誰と住んでいる？", ["おじいさん"]))
+    assert expansion_wanted(_qtype("Who does the old man live with?", ["old man"]))
+    assert not expansion_wanted(_qtype("桃太郎を倒したのは誰？", ["桃太郎"]))
 
 
 def test_prior_prefers_edges_into_the_object_of_the_question() -> None:
-    qtype = detect_question_type("桃太郎を倒したのは誰？", ["桃太郎"])
+    qtype = _qtype("桃太郎を倒したのは誰？", ["桃太郎"])
     types = {"鬼": "Character", "桃太郎": "Character", "村": "Place"}
     into = fact_prior(qtype, "鬼", "桃太郎", ["桃太郎"], types)
     out_of = fact_prior(qtype, "桃太郎", "鬼", ["桃太郎"], types)
@@ -80,7 +82,7 @@ def test_prior_prefers_edges_into_the_object_of_the_question() -> None:
 
 
 def test_prior_for_where_prefers_places() -> None:
-    qtype = detect_question_type("Where did Momotaro go?", ["Momotaro"])
+    qtype = _qtype("Where did Momotaro go?", ["Momotaro"])
     types = {"Momotaro": "Character", "island": "Place", "dog": "Animal"}
     assert fact_prior(qtype, "Momotaro", "island", ["Momotaro"], types) > fact_prior(
         qtype, "Momotaro", "dog", ["Momotaro"], types
@@ -88,5 +90,5 @@ def test_prior_for_where_prefers_places() -> None:
 
 
 def test_prior_is_zero_for_facts_not_touching_a_start_node() -> None:
-    qtype = detect_question_type("Who defeated Momotaro?", ["Momotaro"])
+    qtype = _qtype("Who defeated Momotaro?", ["Momotaro"])
     assert fact_prior(qtype, "dog", "monkey", ["Momotaro"], {}) == 0.0

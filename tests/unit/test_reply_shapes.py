@@ -13,7 +13,8 @@ import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableLambda
 
-from storygraph.qa.entities import UnexpectedReply, find_entities, llm_names
+from storygraph.llm.replies import UnexpectedReply
+from storygraph.qa.entities import find_entities, llm_names
 from storygraph.qa.relation_types import select_relation_types
 from tests.helpers.scripted_model import ScriptedChatModel
 

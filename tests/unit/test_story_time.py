@@ -16,6 +16,7 @@ from storygraph.store.story_time import (
     story_times,
     supersession_lines,
 )
+from storygraph.text.language import detect_language
 
 
 def test_positions_sort_in_story_order_and_parse_back() -> None:
@@ -105,9 +106,9 @@ def test_a_relation_without_positions_has_no_story_time() -> None:
     ],
 )
 def test_order_cues(question: str, order: str, clause: str) -> None:
-    assert order_cue(question)[0] == order
-    assert order_cue(question)[2] == clause
-    qtype = detect_question_type(question, ["桃太郎"])
+    assert order_cue(question, language=detect_language(question))[0] == order
+    assert order_cue(question, language=detect_language(question))[2] == clause
+    qtype = detect_question_type(question, ["桃太郎"], language=detect_language(question))
     assert qtype.order == order
     if order:
         assert order in qtype.describe()
@@ -136,7 +137,7 @@ STORY = [
 
 def test_before_the_island_come_the_peach_and_the_companions_in_story_order() -> None:
     ordered = order_for_question(
-        "鬼が島へ行く前に桃太郎は誰に会った？", STORY, ["桃太郎", "鬼が島"]
+        "鬼が島へ行く前に桃太郎は誰に会った？", STORY, ["桃太郎", "鬼が島"], language="ja"
     )
     assert ordered.anchor is not None and ordered.anchor.type == "GOES_TO"
     assert [f.end for f in ordered.facts] == ["桃", "犬", "猿"]  # the oni's home is not his

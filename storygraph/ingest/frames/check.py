@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from storygraph.ingest.frames import ProposedFact
 from storygraph.llm.factory import ModelInfo
+from storygraph.llm.grammar import choice_grammar
 from storygraph.prompt_files import fill
 from storygraph.text.vocabulary import relation_types
 
@@ -40,18 +41,6 @@ NO_TYPE = "NONE"
 CHECK_MAX_TOKENS = 3
 ARGUMENTS_MAX_TOKENS = 96
 _TYPE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
-
-
-def grammar_constrained(info: ModelInfo) -> bool:
-    """True when the model server enforces a GBNF grammar (llama.cpp, the embedded model)."""
-    return info.provider == "embedded"
-
-
-def choice_grammar(choices: Sequence[str]) -> str:
-    """A GBNF grammar whose only sentences are the `choices`, spelled exactly."""
-    if not choices:
-        raise ValueError("a choice grammar needs at least one choice")
-    return "root ::= " + " | ".join(json.dumps(c, ensure_ascii=False) for c in choices)
 
 
 def arguments_schema(names: Sequence[str]) -> dict[str, Any]:
@@ -76,7 +65,7 @@ def _constrained(
     schema: dict[str, Any] | None = None,
 ) -> Any:
     """The model bound to the answer space: in the body for llama.cpp, max_tokens elsewhere."""
-    if grammar_constrained(info):
+    if info.grammar_constrained:
         body: dict[str, Any] = {"max_tokens": max_tokens}
         if grammar is not None:
             body["grammar"] = grammar

@@ -1,0 +1,156 @@
+"""Which parts answer a question: decided here, once, from what the model can do
+(`ModelInfo`) and the question's options (`QAOptions`).
+
+- capable model (OpenAI, vLLM, …): the model lists the names (and, in a +reltype mode, picks
+  the relation types in the same call), scores the candidates in one batched call (per fact
+  when `strategy` asks for it) and writes the answer from every source, streamed: 3 calls;
+- the small embedded model: names by dictionary, transliteration, words and embeddings; the
+  fast scorer (the model only when `strategy` asks for it); at most `SMALL_TOP_K` facts; one
+  streamed answer from a compact prompt over the sources `SourceBudget.small_model` leaves: 1
+  call;
+- no model (`no_llm`): as the small model, every source, and the top facts as the answer: 0
+  calls.
+
+A mode without +rerank gets `RetrievalOrder` whatever the model. `compose_answer=False` (the
+evaluation measuring retrieval) answers from the facts. `choose_names` gives the small model a
+`ChoiceAnswerer` where its server enforces grammars (`ModelInfo.grammar_constrained`).
+
+`build_engine` returns an engine that asks `PartsFactory.parts` for each question's options;
+tests and the evaluation inject a stage (`finder=`, `scorer=`, `answerer=`, `passages=`), or
+hand `QAEngine` a `QAParts` of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from storygraph.llm.factory import ModelInfo
+from storygraph.qa.analysis import QuestionReader
+from storygraph.qa.answer import Answerer, FactsAnswerer, ModelAnswerer
+from storygraph.qa.answer_choice import ChoiceAnswerer
+from storygraph.qa.context import ContextBuilder, SourceBudget
+from storygraph.qa.engine import QAEngine, QAOptions, QAParts
+from storygraph.qa.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
+from storygraph.qa.passages import PassageFinder, SentenceSearch
+from storygraph.qa.retrieval import parse_mode, retriever_for
+from storygraph.qa.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
+from storygraph.qa.support import FrameReader, SupportChecker, graph_support_checker
+from storygraph.store import GraphStore
+from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+SMALL_TOP_K = 4
+"""Facts the small model's answer keeps: its prompt shows at most this many sources anyway."""
+EXPLICIT_STRATEGIES = ("batched", "per_fact")
+
+DefaultEmbedder = Literal["default"]
+
+
+@dataclass
+class PartsFactory:
+    """Builds the parts for a question's options (see the module table)."""
+
+    store: GraphStore
+    llm: BaseChatModel | None
+    info: ModelInfo
+    embedder: Embedder | None = None
+    finder: EntityFinder | None = None
+    scorer: Scorer | None = None
+    """Used by the modes with +rerank."""
+    answerer: Answerer | None = None
+    passages: PassageFinder | None = None
+    frames: FrameReader | None = None
+    """The parser's frame reader for the support check (storygraph.services gives it; None:
+    the check reads the facts only)."""
+
+    def parts(self, options: QAOptions) -> QAParts:
+        spec = parse_mode(options.mode)  # an unknown mode: ValueError before any work
+        llm = None if options.no_llm else self.llm
+        capable = llm is not None and self.info.capable
+        small = llm is not None and not self.info.capable
+        finder = self.finder or (
+            ModelEntityFinder(llm)
+            if llm is not None and capable
+            else LocalEntityFinder(self.embedder)
+        )
+        picks = isinstance(finder, ModelEntityFinder)  # its call can pick relation types too
+        budget = SourceBudget.small_model(options.sentence_sources) if small else None
+        return QAParts(
+            reader=QuestionReader(
+                self.store, finder, pick_types=spec.reltype and picks, stories=options.stories
+            ),
+            retriever=retriever_for(self.store, spec.name, llm if capable else None),
+            scorer=self._scorer(llm, capable, options) if spec.rerank else RetrievalOrder(),
+            context=ContextBuilder(
+                self.store,
+                self.passages or SentenceSearch(self.store, self.embedder),
+                sentence_sources=options.sentence_sources,
+                budget=budget,
+            ),
+            answerer=self._answerer(llm, capable, options),
+            top_k=min(options.top_k, SMALL_TOP_K) if small else options.top_k,
+            min_score=options.min_score,
+            chooser=self._chooser(llm, options) if small else None,
+            no_model=llm is None,
+            support=self.support_checker,
+            stories_named=self._stories_named,
+            # a named fallback (storygraph.text.embeddings)
+            warnings=(NO_EMBEDDER,) if self.embedder is None else (),
+        )
+
+    def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:
+        """The support check over this graph's names (storygraph.qa.support)."""
+        return graph_support_checker(names, self.embedder, self.frames)
+
+    def _stories_named(self) -> dict[str, str]:
+        return {d.id: d.name for d in self.store.list_documents()}
+
+    def _scorer(self, llm: BaseChatModel | None, capable: bool, options: QAOptions) -> Scorer:
+        if self.scorer is not None:
+            return self.scorer
+        explicit = options.strategy in EXPLICIT_STRATEGIES
+        if llm is not None and (capable or explicit):
+            # A capable model scores in one batched call unless asked otherwise; the small one
+            # only when asked (one call per fact cost it most of a minute a question).
+            return ModelScorer(llm, options.strategy if explicit else "batched")  # type: ignore[arg-type]
+        return FastScorer(self.embedder)
+
+    def _answerer(self, llm: BaseChatModel | None, capable: bool, options: QAOptions) -> Answerer:
+        if self.answerer is not None:
+            return self.answerer
+        if llm is None or not options.compose_answer:
+            return FactsAnswerer()
+        return ModelAnswerer(llm, compact=not capable)
+
+    def _chooser(self, llm: BaseChatModel | None, options: QAOptions) -> ChoiceAnswerer | None:
+        """The small model chooses a name only when asked, on a server that holds it to the
+        names; never when the answer is not composed."""
+        wanted = options.choose_names and options.compose_answer and self.answerer is None
+        if llm is None or not wanted or not self.info.grammar_constrained:
+            return None
+        store = self.store
+        return ChoiceAnswerer(llm, lambda: [str(r["id"]) for r in store.entity_names()])
+
+
+def build_engine(
+    store: GraphStore,
+    llm: BaseChatModel | None,
+    info: ModelInfo,
+    *,
+    embedder: Embedder | DefaultEmbedder | None = "default",
+    finder: EntityFinder | None = None,
+    scorer: Scorer | None = None,
+    answerer: Answerer | None = None,
+    passages: PassageFinder | None = None,
+    frames: FrameReader | None = None,
+) -> QAEngine:
+    """The engine the app, the CLI and the evaluation use: parts per question's options (module
+    table); `embedder` "default" is the process-wide one when it is installed."""
+    chosen = default_embedder() if embedder == "default" else embedder
+    factory = PartsFactory(store, llm, info, chosen, finder, scorer, answerer, passages, frames)
+    return QAEngine(factory.parts)
+

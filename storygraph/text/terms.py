@@ -1,0 +1,81 @@
+"""The terms a text is compared by: one place for the tokenisers, the English stop words and the
+Japanese question words that the question's analysis (storygraph.qa.analysis), the scorer and
+sentence search (storygraph.qa.passages) use, and the evaluation's answer scoring.
+
+- `english_words`: English content words, stemmed (-s, -es, -ed, -ing), stop words left out;
+- `content_terms`: what a question and a sentence that answers it probably share (English word
+  stems; Japanese kanji runs and kanji bigrams), question words left out;
+- `passage_terms`: what sentence search indexes (English word stems; the character bigrams of
+  normalised Japanese, kana and kanji alike), question words left out.
+
+(The entity finder matches names with a stemmer of its own, storygraph.qa.entities: it keeps
+possessives and plurals apart differently, and changing it changes which names are found.)
+"""
+
+from __future__ import annotations
+
+import re
+
+from storygraph.text.language import is_japanese_char
+from storygraph.text.normalize import normalize_name
+
+_EN_TERM = re.compile(r"[a-z][a-z'-]+")
+EN_STOP_WORDS = frozenset(
+    """a an the of to in on at by for with from and or but is are was were be been being do does
+    did done who whom whose what which where when why how many much that this these those it its
+    he she they them his her their him there here as into out up down so not no yes one would
+    could should can will shall may might has have had having about after before""".split()  # noqa: SIM905
+)
+
+JA_QUESTION_WORDS = (
+    "どうして", "いくつ", "どちら", "どんな", "だれ", "なに", "なん", "どこ", "いつ", "どう",
+    "なぜ", "どれ", "どの", "何故", "何処", "何時", "幾つ", "誰", "何",
+)  # fmt: skip
+"""Interrogatives (a closed class) left out of a Japanese query: the answer does not repeat them."""
+JA_QUESTION_KANJI = frozenset({"誰", "何", "何故", "幾", "何処", "何時", "如何"})
+"""The kanji interrogatives: not a term of a question's kanji runs, nor a noun of a name."""
+_JA_QUESTION_RE = re.compile("|".join(JA_QUESTION_WORDS))
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_terms(text: str, language: str) -> tuple[str, ...]:
+    """The comparable content terms of a text (see `QuestionAnalysis.terms`)."""
+    folded = normalize_name(text)
+    if language == "ja":
+        runs = re.findall(r"[\u3400-\u9fff\u4e00-\u9fff々〆]+", folded)
+        terms: list[str] = []
+        for run in runs:
+            terms.append(run)
+            terms.extend(run[i : i + 2] for i in range(len(run) - 1))
+        return tuple(t for t in dict.fromkeys(terms) if t not in JA_QUESTION_KANJI)
+    return tuple(dict.fromkeys(english_words(folded)))
+
+
+def english_words(text: str) -> list[str]:
+    """The English content words of a text, stemmed, stop words left out, repeats kept."""
+    words = [w.strip("'-") for w in _EN_TERM.findall(normalize_name(text))]
+    return [_stem(w) for w in words if w and w not in EN_STOP_WORDS]
+
+
+def passage_terms(text: str, language: str) -> list[str]:
+    """The terms a sentence (or a query) is indexed by, repeats kept (see the module doc)."""
+    if language != "ja":
+        return english_words(text)
+    folded = _JA_QUESTION_RE.sub(" ", normalize_name(text))
+    terms: list[str] = []
+    run = ""
+    for ch in [*folded, " "]:
+        if is_japanese_char(ch) or ch.isalnum():
+            run += ch
+            continue
+        terms.extend(run[i : i + 2] for i in range(len(run) - 1))
+        if len(run) == 1:
+            terms.append(run)
+        run = ""
+    return terms

@@ -1,0 +1,38 @@
+"""The qa wing's shape (docs/ISSUES.md §37): it imports nothing from the ingest wing, and only
+the question's analysis reads the question's language (the support check reads the answer's and
+its sources')."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+QA = Path(__file__).resolve().parents[2] / "storygraph" / "qa"
+
+
+def _trees() -> dict[str, ast.Module]:
+    return {p.name: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(QA.glob("*.py"))}
+
+
+def test_qa_imports_nothing_from_ingest() -> None:
+    found = [
+        (name, node.module)
+        for name, tree in _trees().items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("storygraph.ingest")
+    ]
+    assert len(_trees()) > 10 and found == []
+
+
+def test_only_the_analysis_detects_the_question_s_language() -> None:
+    callers = {
+        name
+        for name, tree in _trees().items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "detect_language"
+    }
+    # The support check reads the languages of the answer, its sources and the graph's names
+    # (never the question's: it takes the analysis).
+    assert callers == {"analysis.py", "support.py"}
