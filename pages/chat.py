@@ -11,14 +11,23 @@ stopped (a newer question or a reload) is still saved, marked as stopped.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
 
 import storygraph.qa.retrieval as retrieval
-from pages.common import guarded, md_escape, model_badge, show_error, tab_is_open
-from pages.jobs import chat_notice
+from pages.common import (
+    guarded,
+    md_escape,
+    model_badge,
+    scroll_into_view,
+    show_error,
+    tab_is_open,
+)
+from pages.jobs import POLL_S, chat_notice, refresh_banner
 from storygraph.errors import StoryGraphError
 from storygraph.humanize import duration, human_date, plural, tokens_text
 from storygraph.llm.model_queue import waiting_for_the_model
@@ -54,6 +63,11 @@ CHAT_TAB = "Chat"
 EMPTY_QUESTION = "Type a question first: the message was empty."
 STOPPED = "This answer was stopped before it was finished: a new question or a reload cut it short."
 STOPPED_HINT = "Ask it again to get the answer."
+TICK_S = 0.25
+"""How often a run that is answering draws the answer's new text."""
+LATEST_KEY = "chat_latest"
+"""The container of the newest turn, scrolled into view when it starts and when it ends."""
+SCROLLED_KEY = "_chat_scrolled_to_latest"
 SOURCE_LABELS = {
     "llm": "named by the model",
     "dictionary": "found in the question by the graph's own names",
@@ -419,26 +433,60 @@ def waiting_text(ahead: int) -> str:
     return f"Waiting for the model: {plural(ahead, 'request')} ahead of yours…"
 
 
+class _Abandoned(Exception):
+    """Raised into the model's stream when the run that asked has been stopped."""
+
+
 def _streamed(services: Services, question: str, options: QAOptions) -> ChatTurn:
-    """Ask, showing the answer as it is written; the finished turn then replaces it."""
+    """Ask, showing the answer as it is written; the finished turn then replaces it.
+
+    The question is answered on a worker thread while this run draws: the text so far every
+    TICK_S, and the ingest banner above the tabs every POLL_S (Streamlit holds the banner's
+    own timer back until this run ends). When the run is stopped (a newer question, a
+    reload), the model's stream is cut at its next piece."""
     live = st.empty()
     live.caption("Finding the answer in the graph…")
     pieces: list[str] = []
+    stopped = threading.Event()
+    result: list[ChatTurn] = []
 
     def on_token(piece: str) -> None:
+        if stopped.is_set():
+            raise _Abandoned("the run that asked was stopped")
         pieces.append(piece)
-        live.markdown(md_escape("".join(pieces)) + " ▌")
 
-    def on_wait(ahead: int) -> None:  # the embedded model serves one request at a time
-        if ahead:
-            live.caption(waiting_text(ahead))
-        elif not pieces:
-            live.caption("Finding the answer in the graph…")
+    waiting = [0]  # requests ahead of this one at the embedded model (it serves one at a time)
 
-    with waiting_for_the_model(on_wait):
-        turn = ask(services, question, options, on_token)
+    def on_wait(ahead: int) -> None:  # on the worker thread: this run draws it
+        waiting[0] = ahead
+
+    def work() -> None:  # the model queue's report goes by context: set it on this thread
+        with waiting_for_the_model(on_wait):
+            result.append(ask(services, question, options, on_token))
+
+    worker = threading.Thread(target=work, name="storygraph-answer", daemon=True)
+    worker.start()
+    shown, shown_wait, banner_at = 0, 0, time.monotonic()
+    try:
+        while worker.is_alive():
+            worker.join(TICK_S)
+            if len(pieces) != shown:
+                shown = len(pieces)
+                live.markdown(md_escape("".join(pieces[:shown])) + " ▌")
+            elif not pieces and waiting[0] != shown_wait:
+                shown_wait = waiting[0]
+                live.caption(
+                    waiting_text(shown_wait) if shown_wait else "Finding the answer in the graph…"
+                )
+            if time.monotonic() - banner_at >= POLL_S or not worker.is_alive():
+                banner_at = time.monotonic()
+                refresh_banner(services)
+    finally:
+        stopped.set()
     live.empty()
-    return turn
+    if not result:  # ask() turns every Exception into a turn; this is something else
+        return ChatTurn(question, None, "Answering stopped unexpectedly.", STOPPED_HINT)
+    return result[0]
 
 
 def render(services: Services) -> None:
@@ -464,20 +512,38 @@ def render(services: Services) -> None:
         for turn in turns[: len(turns) - len(shown_in_full)]:
             show_older_turn(turn)
         for turn in shown_in_full:
-            show_turn(turn)
+            with st.container(key=LATEST_KEY):
+                show_turn(turn)
+            # After a reload (or on opening the Chat tab) the latest turn is in view, once:
+            # later reruns of this session keep wherever the reader scrolled to.
+            if tab_is_open(CHAT_TAB) and not st.session_state.get(SCROLLED_KEY):
+                st.session_state[SCROLLED_KEY] = True
+                scroll_into_view(LATEST_KEY, f"open{len(turns)}")
         if isinstance(raw, str) and not question:
             st.warning(EMPTY_QUESTION, icon=":material/edit_note:")
         if question:
-            with st.chat_message("user"):
-                st.markdown(md_escape(question))
-            reply = ChatTurn(question, None, STOPPED, STOPPED_HINT)  # until the answer is in
-            try:
-                with st.chat_message("assistant"):
-                    reply = _streamed(services, question, options)
-                    _show_reply(reply)
-            except BaseException:
-                # The run is being stopped (or drawing failed): the question, and the answer
-                # if it was complete, are saved before the interruption goes on.
-                _keep_unfinished(services, reply)
-                raise
-            _save(services, turns, reply)
+            _answer_now(services, turns, question, options)
+
+
+def _answer_now(
+    services: Services, turns: list[ChatTurn], question: str, options: QAOptions
+) -> None:
+    """The new turn: drawn, scrolled into view when it starts and again when it is done."""
+    st.session_state[SCROLLED_KEY] = True
+    nonce = f"q{len(turns)}"
+    with st.container(key=LATEST_KEY):
+        with st.chat_message("user"):
+            st.markdown(md_escape(question))
+        reply = ChatTurn(question, None, STOPPED, STOPPED_HINT)  # until the answer is in
+        try:
+            with st.chat_message("assistant"):
+                scroll_into_view(LATEST_KEY, f"{nonce}start")
+                reply = _streamed(services, question, options)
+                _show_reply(reply)
+        except BaseException:
+            # The run is being stopped (or drawing failed): the question, and the answer if
+            # it was complete, are saved before the interruption goes on.
+            _keep_unfinished(services, reply)
+            raise
+    _save(services, turns, reply)
+    scroll_into_view(LATEST_KEY, f"{nonce}end")
