@@ -30,8 +30,9 @@ from pages.common import (
 from pages.jobs import POLL_S, chat_notice, refresh_banner
 from storygraph.errors import StoryGraphError
 from storygraph.humanize import duration, human_date, plural, tokens_text
+from storygraph.library.relation_labels import relation_label
 from storygraph.llm.model_queue import waiting_for_the_model
-from storygraph.models import Answer, Citation
+from storygraph.models import Answer, Citation, Fact
 from storygraph.qa.engine import QAOptions
 from storygraph.qa.explain import (
     answer_method_text,
@@ -268,6 +269,55 @@ def _show_sources(answer: Answer) -> None:
                 _source(c)
 
 
+READER_REASONS = {
+    "below minimum score": "scored too low for this question",
+    "beyond top-k": "less relevant than the facts used (only the best few are used)",
+    "relation type does not fit the question": "not the kind of relation the question asks about",
+}
+"""The set-aside reasons of the scoring stages, in a reader's words."""
+
+
+def _fact_words(fact: Fact) -> str:
+    """One fact as a reader reads it: 桃太郎 → 家来にする → 犬 (the story's verb)."""
+    return f"{fact.start} → {relation_label(fact.type, fact.evidence)} → {fact.end}"
+
+
+def _reader_rows(facts: list[Fact], used: bool) -> list[dict[str, object]]:
+    return [
+        {
+            "fact": _fact_words(f),
+            "why": f"relevance {score_text(f.score)} of 10"
+            if used
+            else READER_REASONS.get(f.reason, f.reason or "not used"),
+            "the story says": f.evidence,
+        }
+        for f in facts
+        if f.kept == used
+    ]
+
+
+def _show_reader_details(answer: Answer) -> None:
+    """What a reader asks: what was found, which facts were used and why, which were set
+    aside, and the sentences they come from."""
+    if answer.entities:
+        found = ", ".join(
+            f"{md_escape(e.node_id)} ({SOURCE_LABELS.get(e.source, e.source)})"
+            for e in answer.entities
+        )
+        st.markdown(f"**Found in the question:** {found}")
+    else:
+        st.caption("No one and nothing the question names was found in the graph.")
+    columns = {"the story says": st.column_config.TextColumn(width="large")}
+    used = _reader_rows(answer.facts, used=True)
+    st.markdown(f"**Facts the answer was given:** {len(used)}")
+    if used:
+        st.dataframe(used, hide_index=True, column_config=columns)
+    aside = _reader_rows(answer.facts, used=False)
+    if aside:
+        st.markdown(f"**Set aside:** {len(aside)}")
+        st.dataframe(aside, hide_index=True, column_config=columns)
+
+
 def _facts_table(answer: Answer) -> list[dict[str, object]]:
     return [
         {
@@ -275,6 +325,7 @@ def _facts_table(answer: Answer) -> list[dict[str, object]]:
             "score (0-10)": score_text(f.score),
             "start": f.start,
             "relation": f.type,
+            "label": relation_label(f.type, f.evidence),
             "end": f.end,
             "why dropped": f.reason,
             "sources": ", ".join(f.chunk_ids),
@@ -285,78 +336,87 @@ def _facts_table(answer: Answer) -> list[dict[str, object]]:
 
 
 def _show_details(answer: Answer) -> None:
-    """The technical trace: mode, question type, entities with ids, every candidate with its
-    score, per-step timings and the Cypher, behind one expander."""
+    """Two levels behind one expander: first what a reader asks (`_show_reader_details`), one
+    click deeper the developer's trace (mode, question type, entities with ids, every
+    candidate with its score and type, per-step timings and the Cypher)."""
+    with st.expander("Details: how this was answered"):
+        reader, developer = st.tabs(["What the answer used", "For developers"])
+        with reader:
+            _show_reader_details(answer)
+        with developer:
+            _show_developer_details(answer)
+
+
+def _show_developer_details(answer: Answer) -> None:
     method = next((s.detail.get("method") for s in answer.steps if s.name == "answer"), "")
     rerank = next((s.detail.get("method") for s in answer.steps if s.name == "rerank"), "")
-    with st.expander("Details: how this was answered"):
-        st.markdown(
-            f"**Mode:** `{answer.mode}` · **rerank:** {rerank or '–'} · **answer:** "
-            f"{answer_method_text(str(method or ''))} · "
-            f"**LLM calls:** {answer.usage.calls} · **tokens:** {tokens_text(answer.usage)}"
-        )
-        retrieval_detail = next((s.detail for s in answer.steps if s.name == "retrieval"), {})
-        details = [
-            f"**question type:** {md_escape(str(retrieval_detail['question_type']))}"
-            if retrieval_detail.get("question_type")
-            else "",
-            f"**relation types:** {md_escape(str(retrieval_detail['relation_types']))}"
-            if retrieval_detail.get("relation_types")
-            else "",
-            f"**added by expansion:** {md_escape(', '.join(retrieval_detail['added']))}"
-            if retrieval_detail.get("added")
-            else "",
-        ]
-        if any(details):
-            st.markdown(" · ".join(d for d in details if d))
-        st.markdown("**Entities found in the question**")
-        if answer.entities:
-            st.dataframe(
-                [
-                    {
-                        "mention": e.mention,
-                        "graph node": e.node_id,
-                        "how": SOURCE_LABELS.get(e.source, e.source),
-                        "match score": round(e.score, 3),
-                    }
-                    for e in answer.entities
-                ],
-                hide_index=True,
-            )
-        else:
-            st.caption("No entity of the question was found in the graph.")
-        kept = len(answer.kept_facts)
-        st.markdown(f"**Candidate relations:** {len(answer.facts)} found, {kept} kept")
-        if answer.facts:
-            st.caption(
-                "Scores: the model's 0-10 relevance plus the question-type adjustment, shown "
-                "clamped to 0-10 (ranking uses the unclamped value); – where a relation was "
-                "never scored."
-            )
-            st.dataframe(
-                _facts_table(answer),
-                hide_index=True,
-                column_config={"evidence": st.column_config.TextColumn(width="large")},
-            )
-        st.markdown("**Steps**")
+    st.markdown(
+        f"**Mode:** `{answer.mode}` · **rerank:** {rerank or '–'} · **answer:** "
+        f"{answer_method_text(str(method or ''))} · "
+        f"**LLM calls:** {answer.usage.calls} · **tokens:** {tokens_text(answer.usage)}"
+    )
+    retrieval_detail = next((s.detail for s in answer.steps if s.name == "retrieval"), {})
+    details = [
+        f"**question type:** {md_escape(str(retrieval_detail['question_type']))}"
+        if retrieval_detail.get("question_type")
+        else "",
+        f"**relation types:** {md_escape(str(retrieval_detail['relation_types']))}"
+        if retrieval_detail.get("relation_types")
+        else "",
+        f"**added by expansion:** {md_escape(', '.join(retrieval_detail['added']))}"
+        if retrieval_detail.get("added")
+        else "",
+    ]
+    if any(details):
+        st.markdown(" · ".join(d for d in details if d))
+    st.markdown("**Entities found in the question**")
+    if answer.entities:
         st.dataframe(
             [
                 {
-                    "step": s.name,
-                    "time": duration(s.seconds),
-                    "LLM calls": s.usage.calls,
-                    "tokens": tokens_text(s.usage),
+                    "mention": e.mention,
+                    "graph node": e.node_id,
+                    "how": SOURCE_LABELS.get(e.source, e.source),
+                    "match score": round(e.score, 3),
                 }
-                for s in answer.steps
+                for e in answer.entities
             ],
             hide_index=True,
         )
-        citations = [f"[{c.number}] {c.chunk_id}" for c in answer.citations if c.chunk_id]
-        if citations:
-            st.caption("Source chunks: " + " · ".join(citations))
-        if answer.cypher:
-            st.markdown("**Retrieval query**")
-            st.code(answer.cypher, language="cypher")
+    else:
+        st.caption("No entity of the question was found in the graph.")
+    kept = len(answer.kept_facts)
+    st.markdown(f"**Candidate relations:** {len(answer.facts)} found, {kept} kept")
+    if answer.facts:
+        st.caption(
+            "Scores: the model's 0-10 relevance plus the question-type adjustment, shown "
+            "clamped to 0-10 (ranking uses the unclamped value); – where a relation was "
+            "never scored."
+        )
+        st.dataframe(
+            _facts_table(answer),
+            hide_index=True,
+            column_config={"evidence": st.column_config.TextColumn(width="large")},
+        )
+    st.markdown("**Steps**")
+    st.dataframe(
+        [
+            {
+                "step": s.name,
+                "time": duration(s.seconds),
+                "LLM calls": s.usage.calls,
+                "tokens": tokens_text(s.usage),
+            }
+            for s in answer.steps
+        ],
+        hide_index=True,
+    )
+    citations = [f"[{c.number}] {c.chunk_id}" for c in answer.citations if c.chunk_id]
+    if citations:
+        st.caption("Source chunks: " + " · ".join(citations))
+    if answer.cypher:
+        st.markdown("**Retrieval query**")
+        st.code(answer.cypher, language="cypher")
 
 
 SUPPORT_MARKS = {
