@@ -30,6 +30,10 @@ MAX_SENTENCE = 400
 """Only this much of an evidence text is searched (a chunk-long evidence is cut)."""
 
 
+def is_japanese_text(text: str) -> bool:
+    return any(is_japanese_char(ch) for ch in text)
+
+
 def type_words(rel_type: str) -> str:
     """A type as plain words: TALKS_TO → "talks to" (the label when no sentence says it)."""
     return rel_type.lower().replace("_", " ").strip()
@@ -37,7 +41,7 @@ def type_words(rel_type: str) -> str:
 
 def relation_label(rel_type: str, evidence: str = "") -> str:
     """What a reader sees for a relation of type `rel_type` stated by `evidence`."""
-    if evidence and any(is_japanese_char(ch) for ch in evidence[:MAX_SENTENCE]):
+    if evidence and is_japanese_text(evidence[:MAX_SENTENCE]):
         found = _verb_in(rel_type, evidence[:MAX_SENTENCE]) or _table_word(rel_type)
         if found:
             return found
@@ -91,6 +95,6 @@ def _verb_in(rel_type: str, sentence: str) -> str:
 
 
 def _says(text: str, rel_type: str) -> bool:
-    if not any(is_japanese_char(ch) for ch in text):
+    if not is_japanese_text(text):
         return False
     return (relation_type_for(text, "ja") or sanitize_rel_type(text)) == rel_type

@@ -133,3 +133,21 @@ def test_a_name_two_stories_use_is_listed_once_per_story(
     assert not at.exception, at.exception
     node = services.store.entity_page_node(keys[0])
     assert node is not None and node["twins"] == []
+
+
+def test_an_entity_page_reads_in_the_storys_words(services: Services) -> None:
+    """Relations and the timeline show the story's verbs (no Cypher type, no romaji), each
+    timeline row its sentence, and the summary's date is a date, not a raw timestamp."""
+    import re
+
+    at = _app(services, selected="桃太郎")
+    tables = [d.value for d in at.dataframe if {"relation", "with"} <= set(d.value.columns)]
+    labels = [str(v) for t in tables for v in t["relation"]]
+    assert labels, _texts(at)
+    assert not [v for v in labels if re.search(r"[A-Z]{3,}|_", v)], labels
+    timeline = next(e for e in at.expander if e.label.startswith("Timeline"))
+    rows = [str(m.value) for m in timeline.markdown]
+    assert rows and all("→" in r and "-[" not in r for r in rows), rows
+    assert len(timeline.caption) >= len(rows) // 2  # the rows' sentences
+    summary = next(c.value for c in at.caption if str(c.value).startswith("Summary:"))
+    assert not re.search(r"\d{4}-\d\d-\d\dT", summary), summary
