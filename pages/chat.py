@@ -6,6 +6,13 @@ while the Chat tab is open (a chat input inside a tab would scroll away with the
 The latest turn is shown in full; older turns are collapsed. `show_answer` draws one final
 Answer, so a streaming answer can hand over to it when it is complete. A question whose run is
 stopped (a newer question or a reload) is still saved, marked as stopped.
+
+The answer is worked out on a worker thread while the run draws its text and the ingest banner
+above the tabs (pages.jobs.refresh_banner: Streamlit holds the banner's own timer back while a
+run is busy). The newest turn sits in the `chat_latest` container, scrolled into view when it
+starts and when it ends, and once after a reload. Its details come in two levels: what a reader
+asks (facts used and set aside, in the story's own verbs, with their sentences), then a tab for
+developers (mode, types, ids, timings, Cypher).
 """
 
 from __future__ import annotations
