@@ -179,3 +179,19 @@ def test_a_job_that_ends_while_the_chat_answers_leaves_the_banner_in_that_run(
     assert f"job_cancel_{job.id}" not in [b.key for b in at.button]
     assert not any("chunk" in str(p.proto.text) for p in at.get("progress")), _texts(at)
     assert "Time left" not in _texts(at)
+
+
+def test_a_job_reads_queued_only_behind_another() -> None:
+    """The first sample load said "Queued: waiting for another ingest" with nothing else
+    running; a queued job with nothing ahead of it is starting."""
+    from pages.jobs import progress_text, verb
+    from storygraph.ingest.jobs import WAITING_FOR_LOCK, Job
+
+    first = Job(id="a", name="momotaro.txt", message="queued")
+    assert (verb(first, ahead=0), progress_text(first)) == ("Starting", "starting")
+    assert verb(first, ahead=1) == "Queued"  # another job of this list runs first
+    held = Job(id="b", name="story.txt", message=WAITING_FOR_LOCK)  # another process's job
+    assert (verb(held, ahead=0), progress_text(held)) == ("Queued", WAITING_FOR_LOCK)
+    running = Job(id="c", name="story.txt", state="running", stage="extract", chunks_total=4)
+    assert verb(running, ahead=0) == "Adding"
+    assert progress_text(running).startswith("chunk 1 of 4")
