@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -64,7 +65,10 @@ def test_the_entities_tab_lists_searches_and_opens_one_page(services: Services) 
     assert at.session_state[SELECTED_KEY] == key  # the key: one story's entity
     text = _texts(at)
     assert "### 桃太郎" in text
-    assert "BECOMES_COMPANION_OF" in text and "GIVES_DUMPLING_TO" in text  # both directions
+    # both directions, each relation by the label people see (the type stays in Cypher)
+    assert re.search(r"\*\*Relations from it\*\* \([1-9]", text), text
+    assert re.search(r"\*\*Relations to it\*\* \([1-9]", text), text
+    assert "gives dumpling to" in text  # a model's English type, as words
     assert "Timeline" in " ".join(e.label for e in at.expander)
     assert "momotaro_kusuyama.txt" in text  # citations / mentions name the document
 
