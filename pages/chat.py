@@ -6,23 +6,40 @@ while the Chat tab is open (a chat input inside a tab would scroll away with the
 The latest turn is shown in full; older turns are collapsed. `show_answer` draws one final
 Answer, so a streaming answer can hand over to it when it is complete. A question whose run is
 stopped (a newer question or a reload) is still saved, marked as stopped.
+
+The answer is worked out on a worker thread while the run draws its text and the ingest banner
+above the tabs (pages.jobs.refresh_banner: Streamlit holds the banner's own timer back while a
+run is busy). The newest turn sits in the `chat_latest` container, scrolled into view when it
+starts and when it ends, and once after a reload. Its details come in two levels: what a reader
+asks (facts used and set aside, in the story's own verbs, with their sentences), then a tab for
+developers (mode, types, ids, timings, Cypher).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
 
 import storygraph.qa.retrieval as retrieval
-from pages.common import guarded, md_escape, model_badge, show_error, tab_is_open
-from pages.jobs import chat_notice
+from pages.common import (
+    guarded,
+    md_escape,
+    model_badge,
+    scroll_into_view,
+    show_error,
+    tab_is_open,
+)
+from pages.jobs import POLL_S, chat_notice, refresh_banner
 from storygraph.errors import StoryGraphError
 from storygraph.humanize import duration, human_date, plural, tokens_text
+from storygraph.library.relation_labels import relation_label
 from storygraph.llm.model_queue import waiting_for_the_model
-from storygraph.models import Answer, Citation
+from storygraph.models import Answer, Citation, Fact
 from storygraph.qa.engine import QAOptions
 from storygraph.qa.explain import (
     answer_method_text,
@@ -54,6 +71,11 @@ CHAT_TAB = "Chat"
 EMPTY_QUESTION = "Type a question first: the message was empty."
 STOPPED = "This answer was stopped before it was finished: a new question or a reload cut it short."
 STOPPED_HINT = "Ask it again to get the answer."
+TICK_S = 0.25
+"""How often a run that is answering draws the answer's new text."""
+LATEST_KEY = "chat_latest"
+"""The container of the newest turn, scrolled into view when it starts and when it ends."""
+SCROLLED_KEY = "_chat_scrolled_to_latest"
 SOURCE_LABELS = {
     "llm": "named by the model",
     "dictionary": "found in the question by the graph's own names",
@@ -254,6 +276,55 @@ def _show_sources(answer: Answer) -> None:
                 _source(c)
 
 
+READER_REASONS = {
+    "below minimum score": "scored too low for this question",
+    "beyond top-k": "less relevant than the facts used (only the best few are used)",
+    "relation type does not fit the question": "not the kind of relation the question asks about",
+}
+"""The set-aside reasons of the scoring stages, in a reader's words."""
+
+
+def _fact_words(fact: Fact) -> str:
+    """One fact as a reader reads it: 桃太郎 → 家来にする → 犬 (the story's verb)."""
+    return f"{fact.start} → {relation_label(fact.type, fact.evidence)} → {fact.end}"
+
+
+def _reader_rows(facts: list[Fact], used: bool) -> list[dict[str, object]]:
+    return [
+        {
+            "fact": _fact_words(f),
+            "why": f"relevance {score_text(f.score)} of 10"
+            if used
+            else READER_REASONS.get(f.reason, f.reason or "not used"),
+            "the story says": f.evidence,
+        }
+        for f in facts
+        if f.kept == used
+    ]
+
+
+def _show_reader_details(answer: Answer) -> None:
+    """What a reader asks: what was found, which facts were used and why, which were set
+    aside, and the sentences they come from."""
+    if answer.entities:
+        found = ", ".join(
+            f"{md_escape(e.node_id)} ({SOURCE_LABELS.get(e.source, e.source)})"
+            for e in answer.entities
+        )
+        st.markdown(f"**Found in the question:** {found}")
+    else:
+        st.caption("No one and nothing the question names was found in the graph.")
+    columns = {"the story says": st.column_config.TextColumn(width="large")}
+    used = _reader_rows(answer.facts, used=True)
+    st.markdown(f"**Facts the answer was given:** {len(used)}")
+    if used:
+        st.dataframe(used, hide_index=True, column_config=columns)
+    aside = _reader_rows(answer.facts, used=False)
+    if aside:
+        st.markdown(f"**Set aside:** {len(aside)}")
+        st.dataframe(aside, hide_index=True, column_config=columns)
+
+
 def _facts_table(answer: Answer) -> list[dict[str, object]]:
     return [
         {
@@ -261,6 +332,7 @@ def _facts_table(answer: Answer) -> list[dict[str, object]]:
             "score (0-10)": score_text(f.score),
             "start": f.start,
             "relation": f.type,
+            "label": relation_label(f.type, f.evidence),
             "end": f.end,
             "why dropped": f.reason,
             "sources": ", ".join(f.chunk_ids),
@@ -271,78 +343,87 @@ def _facts_table(answer: Answer) -> list[dict[str, object]]:
 
 
 def _show_details(answer: Answer) -> None:
-    """The technical trace: mode, question type, entities with ids, every candidate with its
-    score, per-step timings and the Cypher, behind one expander."""
+    """Two levels behind one expander: first what a reader asks (`_show_reader_details`), one
+    click deeper the developer's trace (mode, question type, entities with ids, every
+    candidate with its score and type, per-step timings and the Cypher)."""
+    with st.expander("Details: how this was answered"):
+        reader, developer = st.tabs(["What the answer used", "For developers"])
+        with reader:
+            _show_reader_details(answer)
+        with developer:
+            _show_developer_details(answer)
+
+
+def _show_developer_details(answer: Answer) -> None:
     method = next((s.detail.get("method") for s in answer.steps if s.name == "answer"), "")
     rerank = next((s.detail.get("method") for s in answer.steps if s.name == "rerank"), "")
-    with st.expander("Details: how this was answered"):
-        st.markdown(
-            f"**Mode:** `{answer.mode}` · **rerank:** {rerank or '–'} · **answer:** "
-            f"{answer_method_text(str(method or ''))} · "
-            f"**LLM calls:** {answer.usage.calls} · **tokens:** {tokens_text(answer.usage)}"
-        )
-        retrieval_detail = next((s.detail for s in answer.steps if s.name == "retrieval"), {})
-        details = [
-            f"**question type:** {md_escape(str(retrieval_detail['question_type']))}"
-            if retrieval_detail.get("question_type")
-            else "",
-            f"**relation types:** {md_escape(str(retrieval_detail['relation_types']))}"
-            if retrieval_detail.get("relation_types")
-            else "",
-            f"**added by expansion:** {md_escape(', '.join(retrieval_detail['added']))}"
-            if retrieval_detail.get("added")
-            else "",
-        ]
-        if any(details):
-            st.markdown(" · ".join(d for d in details if d))
-        st.markdown("**Entities found in the question**")
-        if answer.entities:
-            st.dataframe(
-                [
-                    {
-                        "mention": e.mention,
-                        "graph node": e.node_id,
-                        "how": SOURCE_LABELS.get(e.source, e.source),
-                        "match score": round(e.score, 3),
-                    }
-                    for e in answer.entities
-                ],
-                hide_index=True,
-            )
-        else:
-            st.caption("No entity of the question was found in the graph.")
-        kept = len(answer.kept_facts)
-        st.markdown(f"**Candidate relations:** {len(answer.facts)} found, {kept} kept")
-        if answer.facts:
-            st.caption(
-                "Scores: the model's 0-10 relevance plus the question-type adjustment, shown "
-                "clamped to 0-10 (ranking uses the unclamped value); – where a relation was "
-                "never scored."
-            )
-            st.dataframe(
-                _facts_table(answer),
-                hide_index=True,
-                column_config={"evidence": st.column_config.TextColumn(width="large")},
-            )
-        st.markdown("**Steps**")
+    st.markdown(
+        f"**Mode:** `{answer.mode}` · **rerank:** {rerank or '–'} · **answer:** "
+        f"{answer_method_text(str(method or ''))} · "
+        f"**LLM calls:** {answer.usage.calls} · **tokens:** {tokens_text(answer.usage)}"
+    )
+    retrieval_detail = next((s.detail for s in answer.steps if s.name == "retrieval"), {})
+    details = [
+        f"**question type:** {md_escape(str(retrieval_detail['question_type']))}"
+        if retrieval_detail.get("question_type")
+        else "",
+        f"**relation types:** {md_escape(str(retrieval_detail['relation_types']))}"
+        if retrieval_detail.get("relation_types")
+        else "",
+        f"**added by expansion:** {md_escape(', '.join(retrieval_detail['added']))}"
+        if retrieval_detail.get("added")
+        else "",
+    ]
+    if any(details):
+        st.markdown(" · ".join(d for d in details if d))
+    st.markdown("**Entities found in the question**")
+    if answer.entities:
         st.dataframe(
             [
                 {
-                    "step": s.name,
-                    "time": duration(s.seconds),
-                    "LLM calls": s.usage.calls,
-                    "tokens": tokens_text(s.usage),
+                    "mention": e.mention,
+                    "graph node": e.node_id,
+                    "how": SOURCE_LABELS.get(e.source, e.source),
+                    "match score": round(e.score, 3),
                 }
-                for s in answer.steps
+                for e in answer.entities
             ],
             hide_index=True,
         )
-        citations = [f"[{c.number}] {c.chunk_id}" for c in answer.citations if c.chunk_id]
-        if citations:
-            st.caption("Source chunks: " + " · ".join(citations))
-        if answer.cypher:
-            st.markdown("**Retrieval query**")
-            st.code(answer.cypher, language="cypher")
+    else:
+        st.caption("No entity of the question was found in the graph.")
+    kept = len(answer.kept_facts)
+    st.markdown(f"**Candidate relations:** {len(answer.facts)} found, {kept} kept")
+    if answer.facts:
+        st.caption(
+            "Scores: the model's 0-10 relevance plus the question-type adjustment, shown "
+            "clamped to 0-10 (ranking uses the unclamped value); – where a relation was "
+            "never scored."
+        )
+        st.dataframe(
+            _facts_table(answer),
+            hide_index=True,
+            column_config={"evidence": st.column_config.TextColumn(width="large")},
+        )
+    st.markdown("**Steps**")
+    st.dataframe(
+        [
+            {
+                "step": s.name,
+                "time": duration(s.seconds),
+                "LLM calls": s.usage.calls,
+                "tokens": tokens_text(s.usage),
+            }
+            for s in answer.steps
+        ],
+        hide_index=True,
+    )
+    citations = [f"[{c.number}] {c.chunk_id}" for c in answer.citations if c.chunk_id]
+    if citations:
+        st.caption("Source chunks: " + " · ".join(citations))
+    if answer.cypher:
+        st.markdown("**Retrieval query**")
+        st.code(answer.cypher, language="cypher")
 
 
 SUPPORT_MARKS = {
@@ -419,26 +500,60 @@ def waiting_text(ahead: int) -> str:
     return f"Waiting for the model: {plural(ahead, 'request')} ahead of yours…"
 
 
+class _Abandoned(Exception):
+    """Raised into the model's stream when the run that asked has been stopped."""
+
+
 def _streamed(services: Services, question: str, options: QAOptions) -> ChatTurn:
-    """Ask, showing the answer as it is written; the finished turn then replaces it."""
+    """Ask, showing the answer as it is written; the finished turn then replaces it.
+
+    The question is answered on a worker thread while this run draws: the text so far every
+    TICK_S, and the ingest banner above the tabs every POLL_S (Streamlit holds the banner's
+    own timer back until this run ends). When the run is stopped (a newer question, a
+    reload), the model's stream is cut at its next piece."""
     live = st.empty()
     live.caption("Finding the answer in the graph…")
     pieces: list[str] = []
+    stopped = threading.Event()
+    result: list[ChatTurn] = []
 
     def on_token(piece: str) -> None:
+        if stopped.is_set():
+            raise _Abandoned("the run that asked was stopped")
         pieces.append(piece)
-        live.markdown(md_escape("".join(pieces)) + " ▌")
 
-    def on_wait(ahead: int) -> None:  # the embedded model serves one request at a time
-        if ahead:
-            live.caption(waiting_text(ahead))
-        elif not pieces:
-            live.caption("Finding the answer in the graph…")
+    waiting = [0]  # requests ahead of this one at the embedded model (it serves one at a time)
 
-    with waiting_for_the_model(on_wait):
-        turn = ask(services, question, options, on_token)
+    def on_wait(ahead: int) -> None:  # on the worker thread: this run draws it
+        waiting[0] = ahead
+
+    def work() -> None:  # the model queue's report goes by context: set it on this thread
+        with waiting_for_the_model(on_wait):
+            result.append(ask(services, question, options, on_token))
+
+    worker = threading.Thread(target=work, name="storygraph-answer", daemon=True)
+    worker.start()
+    shown, shown_wait, banner_at = 0, 0, time.monotonic()
+    try:
+        while worker.is_alive():
+            worker.join(TICK_S)
+            if len(pieces) != shown:
+                shown = len(pieces)
+                live.markdown(md_escape("".join(pieces[:shown])) + " ▌")
+            elif not pieces and waiting[0] != shown_wait:
+                shown_wait = waiting[0]
+                live.caption(
+                    waiting_text(shown_wait) if shown_wait else "Finding the answer in the graph…"
+                )
+            if time.monotonic() - banner_at >= POLL_S or not worker.is_alive():
+                banner_at = time.monotonic()
+                refresh_banner(services)
+    finally:
+        stopped.set()
     live.empty()
-    return turn
+    if not result:  # ask() turns every Exception into a turn; this is something else
+        return ChatTurn(question, None, "Answering stopped unexpectedly.", STOPPED_HINT)
+    return result[0]
 
 
 def render(services: Services) -> None:
@@ -464,20 +579,38 @@ def render(services: Services) -> None:
         for turn in turns[: len(turns) - len(shown_in_full)]:
             show_older_turn(turn)
         for turn in shown_in_full:
-            show_turn(turn)
+            with st.container(key=LATEST_KEY):
+                show_turn(turn)
+            # After a reload (or on opening the Chat tab) the latest turn is in view, once:
+            # later reruns of this session keep wherever the reader scrolled to.
+            if tab_is_open(CHAT_TAB) and not st.session_state.get(SCROLLED_KEY):
+                st.session_state[SCROLLED_KEY] = True
+                scroll_into_view(LATEST_KEY, f"open{len(turns)}")
         if isinstance(raw, str) and not question:
             st.warning(EMPTY_QUESTION, icon=":material/edit_note:")
         if question:
-            with st.chat_message("user"):
-                st.markdown(md_escape(question))
-            reply = ChatTurn(question, None, STOPPED, STOPPED_HINT)  # until the answer is in
-            try:
-                with st.chat_message("assistant"):
-                    reply = _streamed(services, question, options)
-                    _show_reply(reply)
-            except BaseException:
-                # The run is being stopped (or drawing failed): the question, and the answer
-                # if it was complete, are saved before the interruption goes on.
-                _keep_unfinished(services, reply)
-                raise
-            _save(services, turns, reply)
+            _answer_now(services, turns, question, options)
+
+
+def _answer_now(
+    services: Services, turns: list[ChatTurn], question: str, options: QAOptions
+) -> None:
+    """The new turn: drawn, scrolled into view when it starts and again when it is done."""
+    st.session_state[SCROLLED_KEY] = True
+    nonce = f"q{len(turns)}"
+    with st.container(key=LATEST_KEY):
+        with st.chat_message("user"):
+            st.markdown(md_escape(question))
+        reply = ChatTurn(question, None, STOPPED, STOPPED_HINT)  # until the answer is in
+        try:
+            with st.chat_message("assistant"):
+                scroll_into_view(LATEST_KEY, f"{nonce}start")
+                reply = _streamed(services, question, options)
+                _show_reply(reply)
+        except BaseException:
+            # The run is being stopped (or drawing failed): the question, and the answer if
+            # it was complete, are saved before the interruption goes on.
+            _keep_unfinished(services, reply)
+            raise
+    _save(services, turns, reply)
+    scroll_into_view(LATEST_KEY, f"{nonce}end")

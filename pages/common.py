@@ -78,6 +78,30 @@ def show_flashes() -> None:
             getattr(st, kind)(text)
 
 
+_SCROLL_JS = """<script>
+(() => {{
+  // Bring the element of key {key!r} into view; its answer may still be laying out, so a few
+  // tries. Streamlit scrolls inside its main element; scrollIntoView finds it.
+  const show = () => {{
+    const el = document.querySelector('.st-key-{key}');
+    if (!el) {{ return; }}
+    el.style.scrollMarginTop = '4rem';
+    el.scrollIntoView({{block: '{block}', behavior: 'instant'}});
+  }};
+  [50, 250, 600].forEach((ms) => setTimeout(show, ms));
+}})();
+</script><!-- {nonce} -->"""
+
+
+def scroll_into_view(key: str, nonce: str, block: Literal["start", "end"] = "start") -> None:
+    """Scroll the page to the container of `key` (a fixed, app-made key, never user text).
+    `nonce` makes the script new, so the browser runs it again when the call repeats."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", key):
+        raise ValueError(f"not a container key: {key!r}")
+    body = _SCROLL_JS.format(key=key, block=block, nonce=re.sub(r"[^A-Za-z0-9_]", "_", nonce))
+    st.html(body, unsafe_allow_javascript=True, width="content")
+
+
 def tab_is_open(label: str, default: str = "Ingest") -> bool:
     """True when the tab `label` is the one the user sees."""
     return (st.session_state.get(TAB_KEY) or default) == label

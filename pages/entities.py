@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.common import md_escape
+from storygraph.humanize import human_date
 from storygraph.library.entity_pages import EntityPage, EntityPages
 from storygraph.services import Services
 
@@ -44,7 +45,7 @@ def _relations_table(page: EntityPage, direction: str) -> pd.DataFrame:
             continue
         rows.append(
             {
-                "relation": rel.type,
+                "relation": rel.label,
                 "with": rel.other,
                 "evidence": rel.evidence,
                 "sources": "; ".join(
@@ -68,7 +69,8 @@ def _page(page: EntityPage) -> None:
     st.info(md_escape(page.summary) if page.summary else "(no summary)", icon=":material/article:")
     sources = ", ".join(page.summary_sources) or "-"
     st.caption(
-        f"Summary: {md_escape(page.summary_method or '-')}, {page.summary_updated_at or '-'}; "
+        f"Summary: {md_escape(page.summary_method or '-')}, "
+        f"{human_date(page.summary_updated_at) if page.summary_updated_at else '-'}; "
         f"from: {md_escape(sources)}. It is rewritten only when a document changes this entity."
     )
     for title, direction in (("Relations from it", "out"), ("Relations to it", "in")):
@@ -97,9 +99,11 @@ def _page(page: EntityPage) -> None:
             later = " — *later superseded*" if entry.superseded_at else ""
             again = f" *(stated {entry.statements}×)*" if entry.statements > 1 else ""
             st.markdown(
-                f"{i}\\. {md_escape(entry.relation)}{again}{later} — "
-                f"*{md_escape(entry.document)} \\#{entry.chunk}, offset {entry.offset}*"
+                f"{i}\\. **{md_escape(entry.words or entry.relation)}**{again}{later} — "
+                f"*{md_escape(entry.document)} \\#{entry.chunk}*"
             )
+            if entry.evidence:
+                st.caption(md_escape(entry.evidence))
         if page.unplaced:
             st.caption("Not placed in a story: " + md_escape(", ".join(page.unplaced)))
     with st.expander(f"Mentioned in ({len(page.mentions)} documents)"):

@@ -76,20 +76,29 @@ def change_stamp(lock_dir: Path) -> str:
 
 @contextmanager
 def patient_lock(
-    lock_dir: Path, name: str, give_up: Callable[[], bool], poll_s: float = 0.25
+    lock_dir: Path,
+    name: str,
+    give_up: Callable[[], bool],
+    poll_s: float = 0.25,
+    on_wait: Callable[[], None] | None = None,
 ) -> Iterator[bool]:
     """Wait for a lock of the data directory, asking `give_up` between tries.
 
     Yields True while holding the lock, or False (without it) when `give_up` said yes first:
     a queued job can be cancelled while it waits for another process's job to finish.
+    `on_wait` is called once, when the first try finds the lock held (not when it is free).
     """
     lock_dir.mkdir(parents=True, exist_ok=True)
     with open(lock_dir / name, "w", encoding="ascii") as fh:
+        waited = False
         while True:
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
+                if not waited and on_wait is not None:
+                    on_wait()
+                waited = True
                 if give_up():
                     yield False
                     return

@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 JobState = Literal["queued", "running", "done", "failed", "cancelled"]
 ACTIVE_STATES: tuple[str, ...] = ("queued", "running")
 JOBS_DIR_NAME = "jobs"
+WAITING_FOR_LOCK = "waiting for another ingest of this data directory to finish"
+"""A queued job's message while another process's job holds the data directory's lock."""
 SAVE_EVERY_S = 0.5
 """Progress is written to disk at most this often (and at every change of stage)."""
 
@@ -333,9 +335,11 @@ class JobRunner:
         def give_up() -> bool:
             return self._stopping or self._cancel_requested(job_id)
 
-        job.message = "waiting for another ingest of this data directory to finish"
-        self._save(job)
-        with patient_lock(self.dir, "jobs.lock", give_up) as held:
+        def waiting() -> None:  # only when another process's job really holds the directory
+            job.message = WAITING_FOR_LOCK
+            self._save(job)
+
+        with patient_lock(self.dir, "jobs.lock", give_up, on_wait=waiting) as held:
             if not held:
                 self._stopped(job)
                 return

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from storygraph.library.relation_labels import is_japanese_text, relation_label
 from storygraph.llm.factory import ModelInfo
 from storygraph.prompt_files import fill
 from storygraph.qa.entities import resolve_name
@@ -63,10 +64,6 @@ def document_of_chunk(chunk_id: str) -> str:
 def chunk_index(chunk_id: str) -> int | None:
     tail = chunk_id.rpartition(":")[2]
     return int(tail) if tail.isdigit() else None
-
-
-def verb(rel_type: str) -> str:
-    return rel_type.lower().replace("_", " ")
 
 
 @dataclass
@@ -105,6 +102,15 @@ class PageRelation:
     def evidence(self) -> str:
         return next((c.evidence for c in self.citations if c.evidence), "")
 
+    @property
+    def label(self) -> str:
+        """The relation as people read it: the verb its sentence writes (比べる, not KURABERU)."""
+        return relation_label(self.type, self.evidence)
+
+    def words(self) -> str:
+        """The relation in the reader's words: 桃太郎 → 家来になる → 犬."""
+        return f"{self.start} → {self.label} → {self.end}"
+
 
 @dataclass
 class Mention:
@@ -130,6 +136,10 @@ class TimelineEntry:
     offset: int | None
     relation: str
     evidence: str
+    label: str = ""
+    """The relation's label people see (`PageRelation.label`): the story's verb, no type."""
+    words: str = ""
+    """The relation in the reader's words (`PageRelation.words`): 桃太郎 → 家来になる → 犬."""
     first: bool = True
     """The statement the relation's story order stands at (False: stated again here)."""
     said: bool = False
@@ -200,11 +210,12 @@ def compose_summary(entity_id: str, entity_type: str, relations: Sequence[PageRe
     ordered = sorted(relations, key=lambda r: (r.story_order == "", r.story_order, r.text()))
     parts: list[str] = []
     for rel in ordered[:SUMMARY_FACTS]:
-        said = (
-            f"{verb(rel.type)} {rel.end}"
-            if rel.direction == "out"
-            else f"{rel.start} {verb(rel.type)} {entity_id}"
-        )
+        if is_japanese_text(rel.label):  # 比べる → 子供: no English word order for a verb
+            said = rel.words()
+        elif rel.direction == "out":
+            said = f"{rel.label} {rel.end}"
+        else:
+            said = f"{rel.start} {rel.label} {entity_id}"
         parts.append(f"{said} (at first; later no longer)" if rel.invalid_at else said)
     head = f"{entity_id} ({entity_type or 'entity'})"
     if not parts:
@@ -512,6 +523,8 @@ def _timeline(
                 offset=where.offset,
                 relation=rel.text(),
                 evidence=evidence_of.get(where.chunk_index, rel.evidence),
+                label=rel.label,
+                words=rel.words(),
                 first=value == first[0][0],
                 said=where.said,
                 statements=len(placed),

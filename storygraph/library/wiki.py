@@ -92,7 +92,7 @@ def render_page(page: EntityPage, keyed_files: dict[str, str]) -> str:
                 f"{md(c.document)} #{c.chunk}" if c.chunk is not None else md(c.document)
                 for c in rel.citations
             )
-            arrow = f"→ {md(rel.type)}" if rel.direction == "out" else f"← {md(rel.type)}"
+            arrow = f"→ {md(rel.label)}" if rel.direction == "out" else f"← {md(rel.label)}"
             if rel.invalid_at:
                 arrow += " (superseded later)"
             lines.append(
@@ -103,8 +103,8 @@ def render_page(page: EntityPage, keyed_files: dict[str, str]) -> str:
     lines += ["## Timeline", ""]
     if page.timeline:
         for i, entry in enumerate(page.timeline, start=1):
-            start, rel_type, end = _parts(entry.relation)
-            said = f"{link(start, files)} {md(rel_type)} {link(end, files)}"
+            start, _, end = _parts(entry.relation)
+            said = f"{link(start, files)} {md(entry.label)} {link(end, files)}"
             later = " — later superseded" if entry.superseded_at else ""
             if entry.statements > 1:
                 later = f" (stated {entry.statements}×){later}"

@@ -100,6 +100,19 @@ def token_readings(text: str) -> list[tuple[str, str]] | None:
     return tokens
 
 
+def word_lemmas(text: str) -> list[tuple[str, str, str]] | None:
+    """(surface, dictionary form, part of speech) per Sudachi token, spaces left out: 比べて →
+    (比べ, 比べる, 動詞), (て, て, 助詞). None without Sudachi."""
+    tokenizer = _tokenizer()
+    if tokenizer is None:
+        return None
+    return [
+        (m.surface(), m.dictionary_form(), m.part_of_speech()[0])
+        for m in tokenizer.tokenize(_clean_surrogates(text))
+        if m.part_of_speech()[0] != "空白"
+    ]
+
+
 @lru_cache(maxsize=8192)
 def written_form(name: str) -> str | None:
     """A Japanese name as a dictionary writes it (Sudachi's normalised forms: かに → 蟹,

@@ -12,7 +12,13 @@ Readability (issue 16): labels are 16-22 px; in the answer graph only kept relat
 label, in the whole graph only the LABELLED_NODES best-connected nodes do (node size grows with
 the number of relations); every other label appears on hover (`fullLabel` / `relType` in the
 data). A legend above the drawing explains the colours, and a click on a node lists what the
-drawing knows about it (its type and every relation touching it) under the drawing.
+drawing knows about it (its type and every relation touching it) under the drawing; a search
+box beside the legend centres the node it names (showing its name if it was hidden).
+
+Relation labels are the label people see (`storygraph.library.relation_labels`): the story's
+verb, never the Cypher type. In the answer's drawing the relations between the same two nodes
+share one line and one label (several labels on one spot overlapped), a pair linked both ways
+curves apart, and the layout keeps nodes apart (`avoidOverlap`) with room for the labels.
 
 No Streamlit here: the app passes the HTML to `st.iframe`.
 """
@@ -28,6 +34,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from storygraph.library.relation_labels import relation_label
 from storygraph.models import Answer, Fact
 
 START_COLOR = "#f97316"
@@ -97,7 +104,7 @@ def _fact_title(fact: Fact) -> str:
 
     state = "kept" if fact.kept else f"dropped ({fact.reason})" if fact.reason else "dropped"
     lines = [
-        f"{fact.start} -[{fact.type}]-> {fact.end}",
+        f"{fact.start} → {relation_label(fact.type, fact.evidence)} → {fact.end}",
         f"score {score_text(fact.score)} of 10 · {state}",
     ]
     if fact.evidence:
@@ -128,21 +135,32 @@ def answer_subgraph(answer: Answer) -> GraphSpec:
                 size=20 if kept else 14,
                 font={**NODE_FONT, "color": "#111827" if kept else "#64748b"},
             )
-        spec.edges.append(
-            {
-                "from": fact.start,
-                "to": fact.end,
-                # Only kept relations are labelled; a dropped one shows its type on hover.
-                "label": fact.type if fact.kept else "",
-                "relType": fact.type,
-                "title": _fact_title(fact),
-                "arrows": "to",
-                "dashes": not fact.kept,
-                "width": 3 if fact.kept else 1,
-                "color": {"color": KEPT_EDGE_COLOR if fact.kept else DROPPED_EDGE_COLOR},
-                "font": {**EDGE_FONT, "color": "#1e293b" if fact.kept else "#64748b"},
-            }
-        )
+    # One line per ordered pair of nodes: several relations between the same two nodes share
+    # it, their labels joined, so no two labels print on top of each other; a kept relation
+    # makes the line solid. A pair linked both ways curves apart (curvedCW flips with the
+    # direction), so its two labels do not meet either.
+    pairs: dict[tuple[str, str], list[Fact]] = {}
+    for fact in answer.facts:
+        pairs.setdefault((fact.start, fact.end), []).append(fact)
+    for (start, end), facts in pairs.items():
+        kept = [f for f in facts if f.kept]
+        labels = _unique(relation_label(f.type, f.evidence) for f in (kept or facts))
+        edge: dict[str, Any] = {
+            "from": start,
+            "to": end,
+            # Only kept relations are labelled; a dropped one shows its label on hover.
+            "label": " · ".join(labels) if kept else "",
+            "relType": " · ".join(labels),
+            "title": "\n\n".join(_fact_title(f) for f in facts),
+            "arrows": "to",
+            "dashes": not kept,
+            "width": 3 if kept else 1,
+            "color": {"color": KEPT_EDGE_COLOR if kept else DROPPED_EDGE_COLOR},
+            "font": {**EDGE_FONT, "color": "#1e293b" if kept else "#64748b"},
+        }
+        if (end, start) in pairs:
+            edge["smooth"] = {"enabled": True, "type": "curvedCW", "roundness": 0.25}
+        spec.edges.append(edge)
     spec.legend = [
         {"kind": "node", "color": START_COLOR, "label": "named in the question"},
         {"kind": "node", "color": NODE_COLOR, "label": "in a kept relation"},
@@ -151,6 +169,10 @@ def answer_subgraph(answer: Answer) -> GraphSpec:
         {"kind": "dashed", "color": "#94a3b8", "label": "dropped (hover for why)"},
     ]
     return spec
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
 
 
 def _as_list(value: Any) -> list[str]:
@@ -180,14 +202,16 @@ def whole_graph(rows: Iterable[Mapping[str, Any]], *, max_nodes: int) -> GraphSp
                 title=f"{node_id}\n{entity_type}" if entity_type else node_id,
                 kind=entity_type or "Entity",
             )
-        evidence = [_short(e) for e in _as_list(row.get("evidence"))[:MAX_TITLE_EVIDENCE]]
-        title = "\n".join([f"{start} -[{row['type']}]-> {end}", *(f"• {e}" for e in evidence)])
+        sentences = _as_list(row.get("evidence"))
+        evidence = [_short(e) for e in sentences[:MAX_TITLE_EVIDENCE]]
+        label = relation_label(str(row["type"]), sentences[0] if sentences else "")
+        title = "\n".join([f"{start} → {label} → {end}", *(f"• {e}" for e in evidence)])
         spec.edges.append(
             {
                 "from": start,
                 "to": end,
                 "label": "",  # on hover: a label per edge piles up in a dense graph
-                "relType": str(row["type"]),
+                "relType": label,
                 "title": title,
                 "arrows": "to",
                 "width": 1.5,
@@ -272,7 +296,13 @@ OPTIONS: dict[str, Any] = {
     "physics": {
         "enabled": True,
         "solver": "forceAtlas2Based",
-        "forceAtlas2Based": {"gravitationalConstant": -80, "springLength": 140},
+        # avoidOverlap keeps labelled nodes apart; the longer springs leave room for the
+        # relation labels between them.
+        "forceAtlas2Based": {
+            "gravitationalConstant": -120,
+            "springLength": 190,
+            "avoidOverlap": 1,
+        },
         "stabilization": {"enabled": True, "iterations": 300, "fit": True},
     },
     "interaction": {"hover": True, "tooltipDelay": 200, "navigationButtons": False},
@@ -287,6 +317,8 @@ html, body { margin: 0; padding: 0; background: #ffffff; font-family: "Noto Sans
 #sg-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 13px; color: #334155;
   padding: 2px 2px 6px 2px; min-height: 20px; max-height: 44px; overflow: auto; }
 #sg-legend span.item { display: inline-flex; align-items: center; gap: 5px; }
+#sg-search { margin-left: auto; font: inherit; font-size: 13px; padding: 1px 6px;
+  border: 1px solid #cbd5e1; border-radius: 4px; width: 150px; }
 #sg-legend i.dot { width: 12px; height: 12px; border-radius: 50%; display: inline-block; }
 #sg-legend i.line { width: 22px; height: 0; border-top: 3px solid; display: inline-block; }
 #sg-legend i.dashed { width: 22px; height: 0; border-top: 2px dashed; display: inline-block; }
@@ -323,6 +355,13 @@ div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
     item.appendChild(document.createTextNode(entry.label));
     legendBox.appendChild(item);
   });
+  var search = document.createElement("input");
+  search.id = "sg-search";
+  search.type = "search";
+  search.placeholder = "Find a node…";
+  search.setAttribute("aria-label", "Find a node");
+  search.setAttribute("data-testid", "storygraph-search");
+  legendBox.appendChild(search);
   var hint = __HINT__;
   details.textContent = hint;
   var network = new vis.Network(container, {nodes: nodes, edges: edges}, __OPTIONS__);
@@ -373,6 +412,31 @@ div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
     });
     return lines.join("\\n");
   }
+  // The search centres the first node whose name holds the text (an exact name first),
+  // shows its name if it was hidden, selects it and lists its relations under the drawing.
+  function findNode(text) {
+    var want = String(text || "").trim().toLowerCase();
+    if (!want) { return null; }
+    var all = nodes.get();
+    var hit = all.find(function (n) { return name(n.id).toLowerCase() === want; }) ||
+              all.find(function (n) { return name(n.id).toLowerCase().indexOf(want) >= 0; });
+    return hit ? hit.id : null;
+  }
+  function centre(id) {
+    var n = nodes.get(id);
+    if (n && !n.label) { nodes.update({id: id, label: String(n.fullLabel || id)}); }
+    network.selectNodes([id]);
+    network.focus(id, {scale: Math.max(network.getScale(), 1), animation: false});
+    readableFonts();
+    window.storygraph.selected = id;
+    details.textContent = describeNode(id);
+  }
+  search.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter") { return; }
+    var id = findNode(search.value);
+    if (id === null) { details.textContent = "No node called “" + search.value + "” here."; }
+    else { centre(id); }
+  });
   network.once("stabilizationIterationsDone", function () {
     network.setOptions({physics: {enabled: false}});
     fit();

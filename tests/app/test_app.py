@@ -545,3 +545,28 @@ def test_the_story_picker_scopes_answers_and_is_kept_with_the_conversation(
     assert {c.document_name for c in turn.answer.citations} == {"momotaro.txt"}
     again = _open_tab(_app(services), "Chat")  # a new session starts from the last turn's choice
     assert again.multiselect(key="chat_stories").value == [momo]
+
+
+def test_the_details_show_what_a_reader_asks_first_and_the_developer_view_one_click_deeper(
+    services: Services,
+) -> None:
+    """Reader tab first: the facts used and set aside, with the story's own verbs and their
+    sentences (no relation types, ids or Cypher); the developer tab keeps all of those."""
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    at = _ask(_app(services), "桃太郎の仲間は誰？")
+    details = next(e for e in at.chat_message[-1].expander if e.label.startswith("Details"))
+    reader, developer = details.tabs
+    assert (reader.label, developer.label) == ("What the answer used", "For developers")
+    used, aside = (d.value for d in reader.dataframe)
+    facts = list(used["fact"]) + list(aside["fact"])
+    assert facts and all(" → " in f for f in facts)
+    assert not [f for f in facts if re.search(r"[A-Z]{3,}|_", f)], facts  # no type, no romaji
+    assert all(str(s) for s in used["the story says"])  # each used fact with its sentence
+    verbs = {f.split(" → ")[1] for f in facts}
+    assert "たおす" in verbs or "退治する" in verbs, verbs  # DEFEATS, in the story's language
+    reader_text = "\n".join(str(m.value) for m in reader.markdown)
+    assert "桃太郎" in reader_text and "onehop" not in reader_text
+    assert not reader.code
+    dev_tables = "\n".join(d.value.to_csv() for d in developer.dataframe)
+    assert "BECOMES_COMPANION_OF" in dev_tables
+    assert any(c.language == "cypher" for c in developer.code)

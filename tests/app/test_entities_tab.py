@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -64,7 +65,10 @@ def test_the_entities_tab_lists_searches_and_opens_one_page(services: Services) 
     assert at.session_state[SELECTED_KEY] == key  # the key: one story's entity
     text = _texts(at)
     assert "### 桃太郎" in text
-    assert "BECOMES_COMPANION_OF" in text and "GIVES_DUMPLING_TO" in text  # both directions
+    # both directions, each relation by the label people see (the type stays in Cypher)
+    assert re.search(r"\*\*Relations from it\*\* \([1-9]", text), text
+    assert re.search(r"\*\*Relations to it\*\* \([1-9]", text), text
+    assert "gives dumpling to" in text  # a model's English type, as words
     assert "Timeline" in " ".join(e.label for e in at.expander)
     assert "momotaro_kusuyama.txt" in text  # citations / mentions name the document
 
@@ -133,3 +137,21 @@ def test_a_name_two_stories_use_is_listed_once_per_story(
     assert not at.exception, at.exception
     node = services.store.entity_page_node(keys[0])
     assert node is not None and node["twins"] == []
+
+
+def test_an_entity_page_reads_in_the_storys_words(services: Services) -> None:
+    """Relations and the timeline show the story's verbs (no Cypher type, no romaji), each
+    timeline row its sentence, and the summary's date is a date, not a raw timestamp."""
+    import re
+
+    at = _app(services, selected="桃太郎")
+    tables = [d.value for d in at.dataframe if {"relation", "with"} <= set(d.value.columns)]
+    labels = [str(v) for t in tables for v in t["relation"]]
+    assert labels, _texts(at)
+    assert not [v for v in labels if re.search(r"[A-Z]{3,}|_", v)], labels
+    timeline = next(e for e in at.expander if e.label.startswith("Timeline"))
+    rows = [str(m.value) for m in timeline.markdown]
+    assert rows and all("→" in r and "-[" not in r for r in rows), rows
+    assert len(timeline.caption) >= len(rows) // 2  # the rows' sentences
+    summary = next(c.value for c in at.caption if str(c.value).startswith("Summary:"))
+    assert not re.search(r"\d{4}-\d\d-\d\dT", summary), summary

@@ -145,3 +145,53 @@ def test_the_doctor_clears_the_saved_extractions(services: Services) -> None:
     assert not at.exception, at.exception
     assert f"Cleared {saved} saved chunk extractions" in _texts(at)
     assert cache_stats(data_dir).entries == 0
+
+
+def test_a_job_that_ends_while_the_chat_answers_leaves_the_banner_in_that_run(
+    services: Services, gate: Gate
+) -> None:
+    """Streamlit holds the banner's own timer back while a run answers; that run redraws it.
+    Here the model, asked the question, lets the job go on and finish before it answers: the
+    same run that draws the answer no longer shows the job (no later run needed)."""
+    at = _start_sample(_app(services), gate)
+    (job,) = services.job_runner().active()
+    at.session_state[TAB_KEY] = "Chat"
+    at.run()
+    assert at.button(key=f"job_cancel_{job.id}")
+    model = services.llm_override
+    assert isinstance(model, ScriptedChatModel)
+    extract_gate = model.on_call
+    finished: list[str] = []
+
+    def on_call(kind: str) -> None:
+        if kind == "extract":
+            assert extract_gate is not None
+            extract_gate(kind)
+        elif not finished:  # the question: the job runs to its end first
+            gate.release()
+            finished.append(services.job_runner().wait(job.id, WAIT_S).state)
+
+    model.on_call = on_call
+    at.chat_input(key="chat_input").set_value("桃太郎の仲間は誰？").run()
+    assert not at.exception, at.exception
+    assert finished == ["done"]
+    assert [m.name for m in at.chat_message][-2:] == ["user", "assistant"]
+    assert f"job_cancel_{job.id}" not in [b.key for b in at.button]
+    assert not any("chunk" in str(p.proto.text) for p in at.get("progress")), _texts(at)
+    assert "Time left" not in _texts(at)
+
+
+def test_a_job_reads_queued_only_behind_another() -> None:
+    """The first sample load said "Queued: waiting for another ingest" with nothing else
+    running; a queued job with nothing ahead of it is starting."""
+    from pages.jobs import progress_text, verb
+    from storygraph.ingest.jobs import WAITING_FOR_LOCK, Job
+
+    first = Job(id="a", name="momotaro.txt", message="queued")
+    assert (verb(first, ahead=0), progress_text(first)) == ("Starting", "starting")
+    assert verb(first, ahead=1) == "Queued"  # another job of this list runs first
+    held = Job(id="b", name="story.txt", message=WAITING_FOR_LOCK)  # another process's job
+    assert (verb(held, ahead=0), progress_text(held)) == ("Queued", WAITING_FOR_LOCK)
+    running = Job(id="c", name="story.txt", state="running", stage="extract", chunks_total=4)
+    assert verb(running, ahead=0) == "Adding"
+    assert progress_text(running).startswith("chunk 1 of 4")

@@ -366,3 +366,35 @@ def test_an_injected_model_without_a_name_never_gets_another_models_extractions(
         assert second.calls.count("extract") == again.chunks
     finally:
         built.close()
+
+
+def test_a_job_says_it_waits_for_another_ingest_only_while_one_holds_the_directory(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first job of a free data directory never reads "waiting for another ingest" (the
+    app showed "Queued" for the sample with nothing else running); held by another, it does."""
+    import fcntl
+
+    from storygraph.ingest.jobs import WAITING_FOR_LOCK
+
+    runner = services.job_runner()
+    saved: list[str] = []  # every message the job file was written with
+    save = runner._save
+    monkeypatch.setattr(runner, "_save", lambda job: (saved.append(job.message), save(job)))
+    free = runner.submit("story.txt", STORY.encode())
+    assert runner.wait(free.id, WAIT_S).state == "done"
+    assert saved and WAITING_FOR_LOCK not in saved
+
+    lock_path = Path(services.settings.data_dir) / "jobs" / "jobs.lock"
+    with open(lock_path, "w", encoding="ascii") as held:  # another process's ingest, in effect
+        fcntl.flock(held, fcntl.LOCK_EX)
+        waiting = runner.submit("momotaro.txt", SAMPLE.read_bytes())
+        deadline = threading.Event()
+        for _ in range(200):
+            job = runner.load(waiting.id)
+            if job is not None and job.message == WAITING_FOR_LOCK:
+                break
+            deadline.wait(0.05)
+        assert job is not None and (job.state, job.message) == ("queued", WAITING_FOR_LOCK)
+        fcntl.flock(held, fcntl.LOCK_UN)
+    assert runner.wait(waiting.id, WAIT_S).state == "done"

@@ -7,23 +7,17 @@ with the installer's output; it is never skipped.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from storygraph.qa.answer import UNKNOWN
 from storygraph.qa.engine import QAOptions
-from storygraph.services import Services, build_services
-from storygraph.settings import Settings
+from storygraph.services import Services
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-MODEL_DIR = ROOT / "data" / "models"
 # Two sentences of Kusuyama's 桃太郎 (public domain): the companions, then the oni chief.
 JAPANESE = (
     "犬と、猿と、きじと、これで三にんまで、いい家来ができたので、桃太郎はいよいよ勇み立って、"
@@ -35,45 +29,6 @@ ENGLISH = (
     "Mouse and was about to kill him, but let him go. Later the Mouse gnawed the rope and "
     "set the Lion free."
 )
-
-
-def install_model() -> None:
-    env = {**os.environ, "STORYGRAPH_MODEL_DIR": str(MODEL_DIR)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "storygraph.llm.install"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=3600,
-        check=False,
-    )
-    if proc.returncode != 0:
-        pytest.fail(
-            "The embedded model could not be installed (`python -m storygraph.llm.install` "
-            f"exited {proc.returncode}); `make test` installs it first.\n"
-            f"--- stdout ---\n{proc.stdout[-3000:]}\n--- stderr ---\n{proc.stderr[-3000:]}",
-            pytrace=False,
-        )
-
-
-@pytest.fixture(scope="module")
-def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
-    install_model()
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        data_dir=tmp_path_factory.mktemp("embedded") / "data",
-        model_dir=MODEL_DIR,
-        llm_provider="embedded",
-    )
-    built = build_services(settings)
-    try:
-        assert built.info.provider == "embedded", f"embedded model unavailable: {built.warnings}"
-        yield built
-    finally:
-        built.close()
-        if built._embedded is not None:
-            built._embedded.stop()
 
 
 def test_real_model_answers_from_the_parser_graph_in_one_streamed_call(

@@ -23,7 +23,7 @@ def _answer() -> Answer:
         "onehop",
         entities=[ResolvedEntity("桃太郎", "桃太郎", "dictionary")],
         facts=[
-            Fact("犬", "BECOMES_COMPANION_OF", "桃太郎", ["c1"], "犬が…", 13.0, True),
+            Fact("犬", "BECOMES_COMPANION_OF", "桃太郎", ["c1"], "犬は家来になりました。", 13.0, True),  # noqa: E501
             Fact("桃太郎", "GOES_TO", "鬼が島", ["c2"], "", 2.0, False, "below minimum score"),
         ],
     )
@@ -32,8 +32,8 @@ def _answer() -> Answer:
 def test_the_answer_graph_labels_kept_relations_and_explains_its_colours() -> None:
     spec = answer_subgraph(_answer())
     kept, dropped = spec.edges
-    assert kept["label"] == "BECOMES_COMPANION_OF"
-    assert dropped["label"] == "" and dropped["relType"] == "GOES_TO"  # on hover only
+    assert kept["label"] == "家来になる"  # the story's verb, not the type
+    assert dropped["label"] == "" and dropped["relType"] == "goes to"  # on hover only
     assert "score 10.0 of 10 · kept" in kept["title"]  # 13.0 shown on the documented scale
     assert "dropped (below minimum score)" in dropped["title"]
     assert {"color": START_COLOR, "label": "named in the question", "kind": "node"} in spec.legend
@@ -75,3 +75,27 @@ def test_hidden_labels_stay_hidden_in_the_page_and_the_legend_is_escaped() -> No
     assert hidden and all(n["fullLabel"] for n in hidden)
     assert "</script><b>x" not in html and "\\u003c/script\\u003e" in html
     assert 'data-testid="storygraph-legend"' in html
+
+
+def test_relations_between_the_same_two_nodes_share_one_line_and_one_label() -> None:
+    """FOLLOWS and TALKS_TO between the same pair printed on top of each other (issue 29);
+    a pair linked both ways curves apart."""
+    answer = Answer(
+        "犬は何をした？",
+        "",
+        "onehop",
+        entities=[ResolvedEntity("犬", "犬", "dictionary")],
+        facts=[
+            Fact("犬", "FOLLOWS", "桃太郎", ["c1"], "犬は桃太郎について行きました。", 9.0, True),
+            Fact("犬", "TALKS_TO", "桃太郎", ["c2"], "犬は桃太郎に話しかけました。", 8.0, True),
+            Fact("桃太郎", "GIVES", "犬", ["c3"], "桃太郎は犬にきびだんごを与えました。", 7.0, True),  # noqa: E501
+        ],
+    )
+    spec = answer_subgraph(answer)
+    assert len(spec.edges) == 2
+    pair = next(e for e in spec.edges if e["from"] == "犬")
+    assert pair["label"] == "ついて行く · 話しかける"
+    back = next(e for e in spec.edges if e["from"] == "桃太郎")
+    assert back["label"] == "与える"
+    assert pair["smooth"]["type"] == back["smooth"]["type"] == "curvedCW"
+    assert "FOLLOWS" not in json.dumps(spec.edges, ensure_ascii=False)  # the type stays inside
