@@ -140,6 +140,33 @@ def _resolve(
     return list(groups.values())
 
 
+def _entity_record(
+    node_id: str,
+    label: str,
+    names: Iterable[str],
+    chunk_ids: list[str],
+    type_votes: list[str],
+    existing: dict[str, Any] | None,
+    existing_label: str | None,
+    document_id: str,
+) -> EntityRecord:
+    """One merged entity of a story: its name's normal form and reading, its other names."""
+    norm = normalize_name(node_id)
+    return EntityRecord(
+        id=node_id,
+        label=label,
+        norm=norm,
+        rkey=reading_key(node_id, norm, is_kana_only(node_id)),
+        kana=is_kana_only(node_id),
+        chunk_ids=chunk_ids,
+        type_votes=type_votes,
+        aliases=sorted({n for n in names if n != node_id}),
+        existing=existing is not None,
+        existing_label=existing_label,
+        document_id=document_id,
+    )
+
+
 def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) -> MergePlan:
     """Turn one document's per-chunk extractions into unique entity and relation records."""
     documents = {e.chunk.document_id for e in extractions}
@@ -182,20 +209,11 @@ def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) 
         old_votes = list(existing.get("type_votes") or []) if existing else []
         existing_label = (existing.get("type") or None) if existing else None
         label = _most_common(old_votes + new_votes, prefer=existing_label)
-        record = EntityRecord(
-            id=node_id,
-            label=label,
-            norm=normalize_name(node_id),
-            rkey=reading_key(node_id, normalize_name(node_id), is_kana_only(node_id)),
-            kana=is_kana_only(node_id),
-            chunk_ids=chunk_ids,
-            type_votes=new_votes,
-            aliases=sorted({n for n in names if n != node_id}),
-            existing=existing is not None,
-            existing_label=existing_label,
-            document_id=document_id,
+        records.append(
+            _entity_record(
+                node_id, label, names, chunk_ids, new_votes, existing, existing_label, document_id
+            )
         )
-        records.append(record)
         for name in names:
             id_of_norm[normalize_name(name)] = node_id
 
@@ -317,18 +335,15 @@ def _plan_from_graph_part(
         label = existing_label or cluster.mentions[0].label
         chunk_ids = [] if existing else chunks_of.get(cluster.norm, [])
         records.append(
-            EntityRecord(
-                id=node_id,
-                label=label,
-                norm=normalize_name(node_id),
-                rkey=reading_key(node_id, normalize_name(node_id), is_kana_only(node_id)),
-                kana=is_kana_only(node_id),
-                chunk_ids=chunk_ids,
-                type_votes=[label] * len(chunk_ids),
-                aliases=sorted({n for n in names if n != node_id}),
-                existing=existing is not None,
-                existing_label=existing_label,
-                document_id=document_id,
+            _entity_record(
+                node_id,
+                label,
+                names,
+                chunk_ids,
+                [label] * len(chunk_ids),
+                existing,
+                existing_label,
+                document_id,
             )
         )
         for name in names:
