@@ -118,6 +118,9 @@ _MARK = re.compile(r"\[(\d+)\]|\((\d+)\)")
 _COPULA = re.compile(r"(?:です|でした|だ|である)?[。.!！]*$")
 _EN_LEAD = re.compile(r"^(?:it was|it is|they were|the answer is)\s+", re.IGNORECASE)
 _SHORT_JA = 12
+_QUESTION_WORD = re.compile(r"(誰|だれ|どこ|何|なに)(から|まで|より|へ|に|で|を|が|と)")
+_KANJI_RUN = re.compile(r"[\u4e00-\u9fff々]+")
+_PARTICLE_TAIL = re.compile(r"(?:から|まで|より|へ|に|で|を|が|は|と|の)$")
 _SHORT_EN = 5
 
 
@@ -175,6 +178,48 @@ def _core(answer: str) -> str:
     text = _MARK.sub("", answer).strip()
     text = _COPULA.sub("", text).strip()
     return _EN_LEAD.sub("", text).strip(" 、,.。")
+
+
+def _own_part(core: str, question: str) -> str:
+    """A Japanese answer without the tail it repeats from the question, and the particle before
+    that tail: 「川上から流れて来た」 for 「どこから流れて来た？」 names 川上 (the English branch
+    drops the question's words the same way)."""
+    folded = normalize_name(question)
+    for start in range(len(core) - 1):
+        tail = core[start:]
+        if len(tail) >= 2 and normalize_name(tail) in folded:
+            own = _PARTICLE_TAIL.sub("", core[:start]).strip(" 、,")
+            return own or core
+    return core
+
+
+def _cloze(
+    analysis: QuestionAnalysis, name: str, sources: Sequence[Citation]
+) -> tuple[Citation, str] | None:
+    """A source that says the Japanese question with the answer in the question word's place:
+    the answer with the question word's particle (川上から for どこから), the question's
+    participants, and its predicate's first kanji (流 of 流れて来た); with the phrase found."""
+    if analysis.language != "ja":
+        return None
+    asked = _QUESTION_WORD.search(analysis.question)
+    if asked is None:
+        return None
+    rest = analysis.question[asked.end() :]
+    for entity in analysis.entities:
+        rest = rest.replace(entity.mention, "").replace(entity.node_id, "")
+    verb = _KANJI_RUN.search(rest)
+    if verb is None:
+        return None
+    phrase = name + asked.group(2)
+    filled = normalize_name(phrase)
+    for source in sources:
+        if (
+            filled in normalize_name(source.text)
+            and verb.group(0) in source.text
+            and all(_holds(source.text, e.node_id) for e in analysis.entities if e.node_id)
+        ):
+            return source, phrase
+    return None
 
 
 def _holds(text: str, name: str) -> bool:
@@ -304,6 +349,7 @@ class GraphSupportChecker:
             return fitting or found
         core = _core(answer)
         if analysis.language == "ja":
+            core = _own_part(core, analysis.question)
             return [core] if core and len(core) <= _SHORT_JA else []
         asked = set(english_words(analysis.question))
         asked |= {w for e in analysis.entities for w in english_words(e.mention)}
@@ -396,6 +442,14 @@ class GraphSupportChecker:
         for name in named:
             link = self._fills(analysis, name, links)
             if link is None:
+                cloze = _cloze(analysis, name, holding[name])
+                if cloze is not None:
+                    # no frame or fact has the slot (a から-phrase the parser reads as no
+                    # argument), but the source says the question with the answer in its place
+                    cited_source, phrase = cloze
+                    source = source or cited_source.number
+                    said.append(f"「{phrase}」")
+                    continue
                 slot = self._slot_words(analysis)
                 return fail(f"the sentences name {name} but not as {slot}", "role", named)
             source = source or link.source or holding[name][0].number

@@ -227,3 +227,31 @@ def test_a_long_answer_quoting_a_source_about_the_participant_is_supported_by_it
         _sources(raised),
     )
     assert other.check != "quote"
+
+
+def test_a_japanese_answer_is_read_without_the_words_it_repeats_from_the_question() -> None:
+    # 「川上から流れて来た。」 answers 「どこから流れて来た？」 with 川上: the repeated predicate
+    # and its particle are no name the sources must hold
+    from storygraph.qa.support import _own_part
+
+    assert _own_part("川上から流れて来た", "大きな桃はどこから流れて来た？") == "川上"
+    assert _own_part("犬", "桃太郎の家来は誰？") == "犬"  # nothing repeated: unchanged
+    assert _own_part("流れて来た", "大きな桃はどこから流れて来た？") == "流れて来た"  # all of it
+
+
+FLOWED = "すると、川上から、大きな桃が一つ、ドンブラコッコ、スッコッコと流れて来ました。"
+
+
+def test_a_source_saying_the_question_with_the_answer_in_its_place_supports_a_where_answer():
+    # the parser reads no argument from 川上から: the source still says 「川上から…桃…流れて」
+    graph = [*MOMOTARO_NAMES, "桃", "川上"]
+    _, right = _check(
+        "桃はどこから流れて来た？", ["桃"], "川上から流れて来た。[1]", _sources(FLOWED), graph=graph
+    )
+    assert right.verdict == "supported", right.reason
+    assert right.source == 1 and "川上から" in right.reason
+    # another place of the story, not in that phrase of the source: still not supported
+    _, wrong = _check(
+        "桃はどこから流れて来た？", ["桃"], "山から流れて来た。[1]", _sources(FLOWED), graph=graph
+    )
+    assert wrong.verdict != "supported"
