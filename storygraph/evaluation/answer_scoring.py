@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from storygraph.models import Citation
-from storygraph.qa.answer import CLOSEST_LEAD, REFUSALS, UNKNOWN, sentence_line
+from storygraph.qa.answer import CLOSEST_LEAD, REFUSALS, sentence_line
 from storygraph.qa.checks import says_unknown
 from storygraph.text.language import is_japanese_char, is_kana
 from storygraph.text.normalize import (
@@ -222,9 +222,6 @@ def _closing_leads() -> tuple[str, ...]:
 
 CLOSING_LEADS = _closing_leads()
 _CLOSING_COPULA = re.compile(r"(?:です|でした|でしょう|である|だった|だ|[。.!！\s])+$")
-_DECLINE_MARKERS = (*(u.rstrip("。.").lower() for u in UNKNOWN.values()), *REFUSALS)
-"""The refusal forms: the app's own (`qa.answer.UNKNOWN`, the "nothing found" lines of
-`qa.engine` and `qa.answer.facts_answer`) and the model's usual "not sure" wordings."""
 
 
 def answer_core(answer: str) -> str:
@@ -242,7 +239,7 @@ def answer_core(answer: str) -> str:
 def declines(answer: str) -> bool:
     """Does the answer itself say the story does not tell / the app does not know?"""
     core = answer_core(answer).lower()
-    return says_unknown(core) or any(marker in core for marker in _DECLINE_MARKERS)
+    return says_unknown(core) or any(marker in core for marker in REFUSALS)
 
 
 @dataclass(frozen=True)
@@ -375,6 +372,6 @@ def score_lenient(
     never had, is right when the answer declines anywhere in what the user reads."""
     if unanswerable:
         folded = unicodedata.normalize("NFKC", answer or "").lower()
-        said = says_unknown(folded) or any(m in folded for m in _DECLINE_MARKERS)
+        said = says_unknown(folded) or any(m in folded for m in REFUSALS)
         return AnswerScore(said, "declined" if said else "answered:unanswerable")
     return score_answer(answer, accepted, wrong)
