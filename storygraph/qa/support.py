@@ -848,9 +848,10 @@ def graph_support_checker(
     question's entity finder (embeddings only across languages)."""
     local = LocalEntityFinder(None)
     across = LocalEntityFinder(embedder)
+    language = names_language(names)
 
     def named(text: str) -> list[tuple[str, str]]:
-        finder = local if detect_language(text) == names_language(names) else across
+        finder = local if detect_language(text) == language else across
         return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
 
     types = {str(r["id"]): str(r.get("type") or "") for r in names}
