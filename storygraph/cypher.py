@@ -98,7 +98,8 @@ RETURN d.id AS id
 CHUNKS_BY_IDS = """
 MATCH (c:Chunk)-[:PART_OF]->(d:Document)
 WHERE c.id IN $ids
-RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS document_id
+RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS document_id,
+       d.language AS language
 """
 
 # Sentence search (storygraph.qa.passages): the ready documents that mention the start entities,

@@ -177,6 +177,9 @@ class Citation:
     document_name: str
     text: str
     kind: CitationKind = "fact"
+    language: str = ""
+    """The language of the cited chunk's document, as stored at ingest ("ja" / "en"); "" for a
+    fact with no chunk (kind "graph") and for answers saved before it was kept."""
 
 
 SupportVerdict = Literal["supported", "not supported", "no premise", "declined", "not checked"]

@@ -25,7 +25,7 @@ from storygraph.qa.scope import Scope, names_in_scope, narrow
 from storygraph.store import GraphStore
 from storygraph.text.language import detect_language, is_kanji
 from storygraph.text.normalize import normalize_name
-from storygraph.text.terms import content_terms, passage_terms
+from storygraph.text.terms import content_terms, english_words, passage_terms
 
 _QUOTED = re.compile(r"「[^」]*」|『[^』]*』|\"[^\"]*\"")
 
@@ -55,6 +55,10 @@ class QuestionAnalysis:
     """The graph's entity names (every story's: the answer checks read them all)."""
     name_rows: tuple[dict[str, Any], ...] = ()
     """The graph's entity rows (id, norm, type) behind `graph_names`, for the support check."""
+    qtype_by_mention: QuestionType | None = None
+    """The question's type read with the mentions (not the graph names) of the entities
+    `qtype` gives no role, when there are any (Momotaro → 桃太郎: the role of the name as the
+    question writes it); the support check reads the roles from it."""
 
     @property
     def ids(self) -> list[str]:
@@ -78,6 +82,11 @@ class QuestionAnalysis:
     @cached_property
     def _index_terms(self) -> dict[str, tuple[str, ...]]:
         return {lang: tuple(passage_terms(self.question, lang)) for lang in ("ja", "en")}
+
+    @cached_property
+    def words(self) -> tuple[str, ...]:
+        """The question's English content words, stemmed (storygraph.text.terms.english_words)."""
+        return tuple(english_words(self.question))
 
     @cached_property
     def lowered(self) -> str:
@@ -127,11 +136,16 @@ def analyse(
     language = detect_language(question)
     terms = content_terms(unnamed, language)
     scope = narrow(ids, names, stories, terms)
+    qtype = detect_question_type(question, ids, language=language)
+    unroled = [e.mention for e in entities if e.node_id not in qtype.roles and e.mention]
     return QuestionAnalysis(
         question=question,
         language=language,
         entities=entities,
-        qtype=detect_question_type(question, ids, language=language),
+        qtype=qtype,
+        qtype_by_mention=(
+            detect_question_type(question, unroled, language=language) if unroled else None
+        ),
         stems=stems,
         related=frozenset(related_stems(set(stems))),
         terms=terms,

@@ -128,6 +128,8 @@ class Judged:
     text: str
     added: str
     warnings: tuple[str, ...]
+    language: str
+    """The language `text` is written in: the reply's as read here, or the fixed reply's."""
 
 
 def judge_reply(
@@ -141,13 +143,13 @@ def judge_reply(
         warnings.append(
             f"the model answered in {got}, not in the question's language ({analysis.language})"
         )
-    text = reply
+    text, written_in = reply, got
     rejected = not_an_answer(reply, analysis, sources.read, worked_examples=worked_examples)
     if rejected is not None:
         warnings.append(f"{rejected}: treated as no answer")
-        text = UNKNOWN[language]
+        text, written_in = UNKNOWN[language], language
     added = closest_sentence(sources, language) if says_unknown(text) else ""
-    return Judged(text + added, added, tuple(warnings))
+    return Judged(text + added, added, tuple(warnings), written_in)
 
 
 def unsupported_names(
@@ -155,21 +157,19 @@ def unsupported_names(
     graph_names: Sequence[str],
     facts: Sequence[Fact],
     citations: Sequence[Citation],
-    question: str,
+    folded_question: str,
 ) -> list[str]:
     """Graph names the answer mentions that neither the kept facts, their evidence sentences,
-    the cited sources nor the question contain (a name the model brought in unsupported). The
-    fixed "the sentences do not say" reply is not the model's own words and is left out."""
+    the cited sources nor the question (`folded_question`: as the analysis folded it) contain
+    (a name the model brought in unsupported). The fixed "the sentences do not say" reply is
+    not the model's own words and is left out."""
     for fixed in UNKNOWN.values():
         answer = answer.replace(fixed, " ")
     said = normalize_name(answer)
-    support = normalize_name(
-        " ".join(
-            [question]
-            + [f"{f.start} {f.end} {f.evidence}" for f in facts]
-            + [c.text for c in citations]
-        )
+    told = normalize_name(
+        " ".join([f"{f.start} {f.end} {f.evidence}" for f in facts] + [c.text for c in citations])
     )
+    support = f"{folded_question} {told}"
     found: list[str] = []
     for name in graph_names:
         key = normalize_name(name)

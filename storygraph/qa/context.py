@@ -18,7 +18,7 @@ answer for the user.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from storygraph.models import Citation, CitationKind, Fact
@@ -77,13 +77,14 @@ def build_citations(facts: Sequence[Fact], chunks: dict[str, dict[str, Any]]) ->
         for chunk_id, text in keys or [("", fact.text())]:
             if (chunk_id, text) in citations:
                 continue
-            document = str(chunks[chunk_id].get("document") or "") if chunk_id else ""
+            row = chunks[chunk_id] if chunk_id else {}
             citations[(chunk_id, text)] = Citation(
                 number=len(citations) + 1,
                 chunk_id=chunk_id,
-                document_name=document,
+                document_name=str(row.get("document") or ""),
                 text=text,
                 kind=kind,
+                language=str(row.get("language") or ""),
             )
     return list(citations.values())
 
@@ -96,16 +97,13 @@ def with_passages(
     fact sources is left out), then the other fact sources."""
     have = {normalize_name(c.text) for c in citations}
     found = [
-        Citation(0, p.chunk_id, p.document_name, p.text[:MAX_SOURCE_CHARS], "sentence")
+        Citation(0, p.chunk_id, p.document_name, p.text[:MAX_SOURCE_CHARS], "sentence", p.language)
         for p in passages
         if normalize_name(p.text[:MAX_SOURCE_CHARS]) not in have
     ]
     split = len(citations) if fact_slots is None else fact_slots
     ordered = [*citations[:split], *found, *citations[split:]]
-    return [
-        Citation(i, c.chunk_id, c.document_name, c.text, c.kind)
-        for i, c in enumerate(ordered, start=1)
-    ]
+    return [replace(c, number=i) for i, c in enumerate(ordered, start=1)]
 
 
 def small_sources(citations: Sequence[Citation]) -> list[Citation]:

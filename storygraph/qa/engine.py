@@ -126,6 +126,9 @@ class Written:
     read: int
     warnings: tuple[str, ...] = ()
     unsupported: tuple[str, ...] = ()
+    language: str = ""
+    """The language the text is written in, as the checks read a model's reply; "": the
+    question's reply language (the facts' answer and the fixed replies are written in it)."""
 
 
 PartsFor = Callable[["QAOptions"], QAParts]
@@ -219,7 +222,14 @@ def check_support(
     role? (storygraph.qa.support_text.support_step: one that fails is replaced by "not sure".)"""
     checker = parts.support(analysis.name_rows) if parts.support is not None else None
     return support_step(
-        checker, analysis, written.method, written.text, sources.citations, facts, written.read
+        checker,
+        analysis,
+        written.method,
+        written.text,
+        sources.citations,
+        facts,
+        written.read,
+        written.language or None,
     )
 
 
@@ -280,7 +290,7 @@ def write(
             method = f"{answerer.name}, {CLOSEST_SHOWN}" if judged.added else answerer.name
             names = analysis.graph_names
             unsupported = unsupported_names(
-                judged.text, names, kept, sources.citations, analysis.question
+                judged.text, names, kept, sources.citations, analysis.folded
             )
             if unsupported:
                 warnings.append(
@@ -288,7 +298,9 @@ def write(
                     + ", ".join(unsupported)
                 )
             read = len(sources.read)
-            return Written(judged.text, method, read, tuple(warnings), tuple(unsupported))
+            return Written(
+                judged.text, method, read, tuple(warnings), tuple(unsupported), judged.language
+            )
     if kept:
         text = facts_answer(analysis.language, kept, sources.citations)
     else:

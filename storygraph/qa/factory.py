@@ -36,7 +36,12 @@ from storygraph.qa.entities import EntityFinder, LocalEntityFinder, ModelEntityF
 from storygraph.qa.passages import PassageFinder, SentenceSearch
 from storygraph.qa.retrieval import parse_mode, retriever_for
 from storygraph.qa.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
-from storygraph.qa.support import FrameReader, SupportChecker, graph_support_checker
+from storygraph.qa.support import (
+    FrameReader,
+    SupportChecker,
+    graph_support_checker,
+    names_language,
+)
 from storygraph.store import GraphStore
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
 
@@ -103,8 +108,12 @@ class PartsFactory:
         )
 
     def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:
-        """The support check over this graph's names (storygraph.qa.support)."""
-        return graph_support_checker(names, self.embedder, self.frames)
+        """The support check over this graph's names (storygraph.qa.support), written in the
+        language of most of their documents (as stored at ingest)."""
+        languages = {d.id: d.language for d in self.store.list_documents()}
+        return graph_support_checker(
+            names, self.embedder, self.frames, names_language(names, languages)
+        )
 
     def _stories_named(self) -> dict[str, str]:
         return {d.id: d.name for d in self.store.list_documents()}
@@ -153,4 +162,3 @@ def build_engine(
     chosen = default_embedder() if embedder == "default" else embedder
     factory = PartsFactory(store, llm, info, chosen, finder, scorer, answerer, passages, frames)
     return QAEngine(factory.parts)
-

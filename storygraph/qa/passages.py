@@ -76,6 +76,8 @@ class Passage:
     """"words": BM25 found it (re-scored by meaning when an embedder is installed);
     `BY_MEANING_ONLY`: no sentence shared a term with the question, it is among the nearest by
     embedding."""
+    language: str = ""
+    """The language of the sentence's document, as stored at ingest ("ja" / "en")."""
 
 
 class PassageFinder(Protocol):
@@ -93,6 +95,7 @@ class _Sentence:
     document_name: str
     text: str
     terms: Counter[str]
+    language: str
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,7 @@ def index_document(rows: Sequence[Row], language: str) -> _DocumentIndex:
                     str(row.get("document") or ""),
                     sentence,
                     terms,
+                    language,
                 )
             )
     return _DocumentIndex(tuple(sentences), frequency)
@@ -318,6 +322,7 @@ def _passages(
                 lexical=round(lexical[i], 4),
                 semantic=round(semantic[i], 4) if i in semantic else None,
                 found_by=found_by,
+                language=sentences[i].language,
             )
         )
     return found

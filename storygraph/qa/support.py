@@ -44,6 +44,7 @@ from storygraph.ingest.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -55,7 +56,7 @@ from storygraph.qa.answer import REFUSALS
 from storygraph.qa.checks import says_unknown
 from storygraph.qa.context import MAX_SOURCE_CHARS
 from storygraph.qa.entities import LocalEntityFinder
-from storygraph.qa.question_type import PERSON_KINDS, detect_question_type
+from storygraph.qa.question_type import PERSON_KINDS
 from storygraph.qa.relation_words import (
     mask_names,
     question_stems,
@@ -66,7 +67,7 @@ from storygraph.qa.relation_words import (
 )
 from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.text.embeddings import Embedder
-from storygraph.text.language import detect_language, is_kanji
+from storygraph.text.language import is_kanji
 from storygraph.text.normalize import normalize_name, same_entity
 from storygraph.text.terms import english_words
 from storygraph.text.vocabulary import words_by_stem
@@ -94,8 +95,8 @@ class Frame(Protocol):
 
 FrameReader = Callable[[str, str], Sequence[Frame]]
 """(sentence, language) → the parser's frames of that sentence."""
-NameFinder = Callable[[str], Sequence[tuple[str, str]]]
-"""An answer text → the graph entities it names, as (mention, node id)."""
+NameFinder = Callable[[str, str], Sequence[tuple[str, str]]]
+"""(an answer text, its language) → the graph entities it names, as (mention, node id)."""
 
 
 class SupportChecker(Protocol):
@@ -108,9 +109,11 @@ class SupportChecker(Protocol):
         citations: Sequence[Citation],
         facts: Sequence[Fact],
         read: Sequence[Citation],
+        language: str | None = None,
     ) -> Support:
         """`facts`: every candidate of retrieval (kept ones marked); `read`: the citations the
-        model read (the first ones)."""
+        model read (the first ones); `language`: the answer's ("ja" / "en"), as the answer
+        step read it; None: the question's reply language."""
         ...
 
 
@@ -139,20 +142,19 @@ class _Link:
     predicate: str = ""
     """The frame's verb as the sentence writes it (組みふせる); "" for a fact."""
 
-    def said_in(self, question: str) -> bool:
+    def said_in(self, analysis: QuestionAnalysis) -> bool:
         """Does the question use this link's verb: the frame's predicate (its first two
         characters in Japanese, an English stem), else the words of the fact's type?"""
-        folded = normalize_name(question)
+        folded = analysis.folded
         if self.predicate:
             head = normalize_name(self.predicate)
             if head.isascii():
-                return any(w.startswith(head[:4]) for w in english_words(folded))
+                return any(w.startswith(head[:4]) for w in analysis.words)
             return head[:2] in folded
         if any(word_in(w, folded) for w in relation_words(self.relation)):
             return True
         own = english_words(self.relation.replace("_", " "))  # a type the table lacks: WRAPS
-        asked = english_words(folded)
-        return any(a.startswith(w[:4]) for w in own for a in asked if len(w) > 2)
+        return any(a.startswith(w[:4]) for w in own for a in analysis.words if len(w) > 2)
 
     def locative(self) -> bool:
         """Does it say where: a place particle or preposition, or a fact type of place?"""
@@ -180,11 +182,10 @@ def _core(answer: str) -> str:
     return _EN_LEAD.sub("", text).strip(" 、,.。")
 
 
-def _own_part(core: str, question: str) -> str:
-    """A Japanese answer without the tail it repeats from the question, and the particle before
-    that tail: 「川上から流れて来た」 for 「どこから流れて来た？」 names 川上 (the English branch
-    drops the question's words the same way)."""
-    folded = normalize_name(question)
+def _own_part(core: str, folded: str) -> str:
+    """A Japanese answer without the tail it repeats from the question (`folded`: the
+    analysis's), and the particle before that tail: 「川上から流れて来た」 for 「どこから流れて
+    来た？」 names 川上 (the English branch drops the question's words the same way)."""
     for start in range(len(core) - 1):
         tail = core[start:]
         if len(tail) >= 2 and normalize_name(tail) in folded:
@@ -298,7 +299,7 @@ class GraphSupportChecker:
         for c in read:
             if c.kind == "graph":
                 continue
-            for f in self._frames_of(c.text, _language_of(c.text, language)):
+            for f in self._frames_of(c.text, c.language or language):
                 links.append(
                     _Link(
                         f.subject,
@@ -331,13 +332,13 @@ class GraphSupportChecker:
             )
         return links
 
-    def _named(self, analysis: QuestionAnalysis, answer: str) -> list[str]:
-        """What the answer names (module docstring, step 1)."""
+    def _named(self, analysis: QuestionAnalysis, answer: str, language: str) -> list[str]:
+        """What the answer (written in `language`) names (module docstring, step 1)."""
         in_question = {e.node_id for e in analysis.entities}
-        question = normalize_name(analysis.question)
+        question = analysis.folded
         found: list[str] = []
         unnamed = mask_names(answer, [m for e in analysis.entities for m in (e.node_id, e.mention)])
-        for mention, node in self.names(unnamed):
+        for mention, node in self.names(unnamed, language):
             if node in in_question or normalize_name(mention) in question:
                 continue
             if node not in found and not any(_holds(other, node) for other in found):
@@ -349,9 +350,9 @@ class GraphSupportChecker:
             return fitting or found
         core = _core(answer)
         if analysis.language == "ja":
-            core = _own_part(core, analysis.question)
+            core = _own_part(core, analysis.folded)
             return [core] if core and len(core) <= _SHORT_JA else []
-        asked = set(english_words(analysis.question))
+        asked = set(analysis.words)
         asked |= {w for e in analysis.entities for w in english_words(e.mention)}
         own = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", core) if english_words(w)]
         own = [w for w in own if english_words(w)[0] not in asked]
@@ -365,10 +366,12 @@ class GraphSupportChecker:
         citations: Sequence[Citation],
         facts: Sequence[Fact],
         read: Sequence[Citation],
+        language: str | None = None,
     ) -> Support:
         if not answer.strip():
             return Support("not checked", reason="no answer was written")
         analysis = _asked(analysis)
+        answer_language = language or analysis.reply_language
         if declines(answer):
             return self._declined(analysis, read or citations, citations, facts)
         cited = _cited(answer, citations)
@@ -392,7 +395,7 @@ class GraphSupportChecker:
             return Support("not supported", None, tuple(named), reason, check, offered)
 
         quoted = _quoted(analysis, answer, sources, links)
-        if quoted is not None and not self._names_asked_kind(analysis, answer):
+        if quoted is not None and not self._names_asked_kind(analysis, answer, answer_language):
             quoted = None
         if quoted is not None:
             # the answer is the story's own sentence (most of it word for word), about the
@@ -403,7 +406,7 @@ class GraphSupportChecker:
                 reason=f"the answer quotes [{quoted.number}]",
                 check="quote",
             )
-        named = self._named(analysis, answer)
+        named = self._named(analysis, answer, answer_language)
         if not named:
             if analysis.qtype.kind in PERSON_KINDS | {"where"} and analysis.stems:
                 return fail("the answer names no character, place or thing of the story", "name")
@@ -489,7 +492,7 @@ class GraphSupportChecker:
         stand in one source that also names the question's participants."""
         language = "ja" if analysis.language == "ja" else "en"
         words = _content(_core(answer), language)
-        question = set(_content(analysis.question, language))
+        question = set(_content(analysis.folded, language))
         own = [w for w in words if w not in question] or words
         if not own:
             return Support("not checked", reason="the answer has no words to check")
@@ -524,12 +527,12 @@ class GraphSupportChecker:
                 slots.append((entity, "any"))
         return slots
 
-    def _names_asked_kind(self, analysis: QuestionAnalysis, answer: str) -> bool:
+    def _names_asked_kind(self, analysis: QuestionAnalysis, answer: str, language: str) -> bool:
         """Does a who / where answer name someone (somewhere) of the story of the asked kind?
         Other questions: yes."""
         if analysis.qtype.kind not in PERSON_KINDS | {"where"}:
             return True
-        return any(self._asked_kind(analysis, n) for n in self._named(analysis, answer))
+        return any(self._asked_kind(analysis, n) for n in self._named(analysis, answer, language))
 
     def _asked_kind(self, analysis: QuestionAnalysis, name: str) -> bool:
         """Is the node of the kind the question asks for, by its type (a person for who, a
@@ -555,7 +558,7 @@ class GraphSupportChecker:
         (or its field of meaning); for a question whose verb the table lacks, a link whose
         own verb the question uses."""
         if not analysis.stems:
-            return link.said_in(analysis.question)
+            return link.said_in(analysis)
         return bool(type_stems(link.relation) & (analysis.related or analysis.stems))
 
     def _fills(self, analysis: QuestionAnalysis, name: str, links: Sequence[_Link]) -> _Link | None:
@@ -712,10 +715,8 @@ def _asked(analysis: QuestionAnalysis) -> QuestionAnalysis:
         stems = frozenset(s for noun in nouns for s in question_stems(noun))
     missing = [e for e in analysis.entities if e.node_id not in roles and e.mention]
     qtype = analysis.qtype
-    if missing:
-        by_mention = detect_question_type(
-            analysis.question, [e.mention for e in missing], language=analysis.language
-        )
+    by_mention = analysis.qtype_by_mention
+    if missing and by_mention is not None:
         for e in missing:
             if e.mention in by_mention.roles:
                 roles[e.node_id] = by_mention.roles[e.mention]
@@ -784,11 +785,6 @@ def _verb_words(relation: str) -> str:
     return words + "s"
 
 
-def _language_of(text: str, fallback: str) -> str:
-    got = detect_language(text)
-    return got if got in ("ja", "en") else fallback
-
-
 QUOTE_SHARE = 0.8
 """Share of an answer's character pairs (English: content words) one source must hold for the
 answer to count as a quote of it."""
@@ -843,22 +839,25 @@ def graph_support_checker(
     names: Sequence[dict[str, Any]],
     embedder: Embedder | None,
     frames: FrameReader | None,
+    language: str,
 ) -> GraphSupportChecker:
-    """The check over a graph's name rows (id, norm, type): the answer's names found by the
-    question's entity finder (embeddings only across languages)."""
+    """The check over a graph's name rows (id, norm, type), whose names are written in
+    `language` (`names_language`): the answer's names found by the question's entity finder,
+    with embeddings only when the answer is in another language ("the dog" finds 犬)."""
     local = LocalEntityFinder(None)
     across = LocalEntityFinder(embedder)
-    language = names_language(names)
 
-    def named(text: str) -> list[tuple[str, str]]:
-        finder = local if detect_language(text) == language else across
+    def named(text: str, written_in: str) -> list[tuple[str, str]]:
+        finder = local if written_in == language else across
         return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
 
     types = {str(r["id"]): str(r.get("type") or "") for r in names}
     return GraphSupportChecker(named, frames, types)
 
 
-def names_language(names: Sequence[dict[str, Any]]) -> str:
-    """The language most of the graph's names are written in."""
-    sample = " ".join(str(r["id"]) for r in names[:50])
-    return detect_language(sample) if sample else "en"
+def names_language(names: Sequence[dict[str, Any]], documents: Mapping[str, str]) -> str:
+    """The language most of the graph's names are written in: that of their documents
+    (`documents`: document id → its language, as stored at ingest); "en" for no names."""
+    counts = Counter(documents.get(str(r.get("document_id") or ""), "") for r in names)
+    counts.pop("", None)
+    return counts.most_common(1)[0][0] if counts else "en"

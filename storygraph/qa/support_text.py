@@ -111,15 +111,17 @@ def support_step(
     citations: Sequence[Citation],
     facts: Sequence[Fact],
     read: int,
+    language: str | None = None,
 ) -> SupportStep:
-    """Check a model-written answer (`method` "llm…") and replace one that fails (not sure,
-    the graph's candidate marked as such; `support_reply`); the facts list and "nothing found"
-    are not checked, nor anything when there is no checker."""
+    """Check a model-written answer (`method` "llm…", written in `language`; None: the
+    question's reply language) and replace one that fails (not sure, the graph's candidate
+    marked as such; `support_reply`); the facts list and "nothing found" are not checked, nor
+    anything when there is no checker."""
     if checker is None or not method.startswith("llm"):
         why = "no support check" if checker is None else f"the answer is the {method} list"
         support = Support("not checked", reason=why)
         return SupportStep(support, written, (), {"verdict": "not checked", "reason": why})
-    support = checker.check(analysis, written, citations, facts, citations[:read])
+    support = checker.check(analysis, written, citations, facts, citations[:read], language)
     warnings: list[str] = []
     problem = getattr(checker, "problem", "")
     if problem:

@@ -33,6 +33,6 @@ def test_only_the_analysis_detects_the_question_s_language() -> None:
         and isinstance(node.func, ast.Name)
         and node.func.id == "detect_language"
     }
-    # The support check reads the languages of the answer, its sources and the graph's names
-    # (never the question's: it takes the analysis).
-    assert callers == {"analysis.py", "support.py"}
+    # The other languages the stages read are handed to them: the answer's by the answer step
+    # (checks.judge_reply), a source's and the graph names' by their documents (stored at ingest).
+    assert callers == {"analysis.py"}

@@ -31,7 +31,7 @@ def _names(graph: list[str]) -> GraphSupportChecker:
     rows = [{"id": n, "norm": normalize_name(n), "type": "Character"} for n in graph]
     finder = LocalEntityFinder()
 
-    def named(text: str) -> list[tuple[str, str]]:
+    def named(text: str, language: str) -> list[tuple[str, str]]:
         return [(e.mention, e.node_id) for e in finder.find(text, rows, []).entities]
 
     return GraphSupportChecker(named, _frames)
@@ -167,7 +167,7 @@ def test_without_the_parser_the_check_names_it_and_reads_the_facts():
     def broken(text: str, language: str) -> Sequence[Frame]:
         raise ModelError("no parser here")
 
-    checker = GraphSupportChecker(lambda text: [], broken)
+    checker = GraphSupportChecker(lambda text, language: [], broken)
     analysis = analyse("桃太郎の家来は誰？", [], LocalEntityFinder(), [], start_entities=["桃太郎"])
     facts = [Fact("犬", "FOLLOWS", "桃太郎", ["c1"], FOLLOW, kept=True)]
     support = checker.check(analysis, "犬です。[1]", _sources(FOLLOW), facts, _sources(FOLLOW))
@@ -199,7 +199,7 @@ def test_the_verdict_is_in_the_answer_json_and_survives_the_saved_conversation()
 def test_the_story_does_not_say_is_not_claimed_where_a_source_uses_the_verb_unparsed() -> None:
     """A source naming the participant with the question's verb, of which the parser read no
     frame: the parser may have missed it, so the verdict is "not sure", not "no premise"."""
-    silent = GraphSupportChecker(lambda text: [], lambda text, language: [])
+    silent = GraphSupportChecker(lambda text, language: [], lambda text, language: [])
     analysis = analyse("白を殺したのは誰？", [], LocalEntityFinder(), [], start_entities=["白"])
     said = _sources("となりのじいさんは、白をくわでなぐり殺してしまいました。")
     other = _sources("白はおじいさんにとてもなついていました。")
