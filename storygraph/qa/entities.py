@@ -43,7 +43,7 @@ from storygraph.text.normalize import (
     written_form,
 )
 from storygraph.text.sanitize import romanize
-from storygraph.text.terms import JA_QUESTION_KANJI
+from storygraph.text.terms import JA_QUESTION_KANJI, NAME_WORD, name_words
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -236,14 +236,6 @@ class ModelEntityFinder:
         return find_entities(question, names, self.llm, callbacks, relation_types=relation_types)
 
 
-_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_EN_STOP = frozenset(
-    """a an the of to in on at by for with from and or but is are was were be been do does did
-    who whom whose what which where when why how many much that this these those it its he she
-    they them his her their him""".split()  # noqa: SIM905 - a word list reads better as text
-)
-
-
 ROMAJI_CACHED = 1 << 19
 """Readings kept (about 100 MB when full): a graph's every name, so that the names index
 rebuilt after a write reads only the new names (333,333 names: 11 s on two loaded cores)."""
@@ -263,21 +255,6 @@ def _romaji(name: str) -> str:
     return roman
 
 
-def _en_stem(word: str) -> str:
-    word = word.lower().removesuffix("'s").removesuffix("'")
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def _content_words(text: str) -> list[str]:
-    return [w for w in (_en_stem(m) for m in _EN_WORD.findall(text)) if w not in _EN_STOP]
-
-
 class LocalEntityFinder:
     """No model call: dictionary, transliteration, word match, then embeddings (module doc)."""
 
@@ -294,7 +271,7 @@ class LocalEntityFinder:
         found: dict[str, ResolvedEntity] = {
             m.node_id: m for m in dictionary_match(question, names)
         }
-        words = _content_words(question)
+        words = name_words(question)
         if words:
             for match in self._by_words(question, words, names):
                 found.setdefault(match.node_id, match)
@@ -309,9 +286,9 @@ class LocalEntityFinder:
     def _by_words(
         question: str, words: list[str], names: Sequence[dict[str, Any]]
     ) -> list[ResolvedEntity]:
-        joined = "".join(w.lower() for w in _EN_WORD.findall(question))
+        joined = "".join(w.lower() for w in NAME_WORD.findall(question))
         index = name_index(names)
-        by_romaji, by_first_word = index.word_tables(_romaji, _content_words)
+        by_romaji, by_first_word = index.word_tables(_romaji, name_words)
         found: dict[int, ResolvedEntity] = {}
         # a reading found among the question's words, or across them (momo taro)
         for start in range(len(joined)):
@@ -324,10 +301,10 @@ class LocalEntityFinder:
                     )
         wordset = set(words)
         for word in wordset:
-            for position, name_words in by_first_word.get(word, ()):
-                if all(w in wordset for w in name_words):
+            for position, of_name in by_first_word.get(word, ()):
+                if all(w in wordset for w in of_name):
                     found[position] = ResolvedEntity(
-                        " ".join(name_words), index.ids[position], "normalised", 0.95
+                        " ".join(of_name), index.ids[position], "normalised", 0.95
                     )
         matches = [found[position] for position in sorted(found)]
         # A name inside a longer matched name (devil inside "chief of the devils") gives way.

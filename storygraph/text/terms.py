@@ -63,6 +63,28 @@ def english_words(text: str) -> list[str]:
     return [_stem(w) for w in words if w and w not in EN_STOP_WORDS]
 
 
+def name_words(text: str) -> list[str]:
+    """The English words a name is matched by, in the text's order: lower case, a plural
+    folded to its singular (wolves stays, foxes → fox, berries → berry, "'s" dropped), stop
+    words left out. Names are matched whole, so this folds less than `english_words`."""
+    return [w for w in (_name_stem(m) for m in NAME_WORD.findall(text)) if w not in EN_STOP_WORDS]
+
+
+NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+"""An English word as it may stand in a name (case kept)."""
+
+
+def _name_stem(word: str) -> str:
+    word = word.lower().removesuffix("'s").removesuffix("'")
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
 def passage_terms(text: str, language: str) -> list[str]:
     """The terms a sentence (or a query) is indexed by, repeats kept (see the module doc)."""
     if language != "ja":
