@@ -236,6 +236,14 @@ FIELDS: tuple[frozenset[str], ...] = (
 )
 """Stems that belong to one field of meaning; a question about one is about the others."""
 
+CHARACTER_RELATIONS = frozenset(
+    {"MEETS", "TALKS_TO", "FOLLOWS", "ACCOMPANIES", "SERVES", "HELPS", "THANKS", "DEFEATS",
+     "FIGHTS", "ATTACKS", "KILLS", "RAISES", "LOVES", "BECOMES_COMPANION_OF", "COMPANION_OF",
+     "SURRENDERS_TO", "DECEIVES", "PUNISHES", "RESCUES"}
+)
+"""Types whose doer is someone (a person, or an animal or thing the story makes act): a
+name that meets, talks to, follows or fights another is a Character, as is one it is done to."""
+
 
 @lru_cache(maxsize=1)
 def words_by_stem() -> dict[str, tuple[str, ...]]:

@@ -44,7 +44,7 @@ from typing import Any
 
 from storygraph.errors import ModelError
 from storygraph.ingest.frames import ProposedFact
-from storygraph.text.vocabulary import japanese_forms, relation_type_for
+from storygraph.text.vocabulary import CHARACTER_RELATIONS, japanese_forms, relation_type_for
 
 MODEL_PACKAGE = "ja_ginza"
 
@@ -520,29 +520,6 @@ _OBJECT_TYPES = frozenset(
         "WANTS",
     )
 )
-_SOCIAL = frozenset(
-    (
-        "MEETS",
-        "TALKS_TO",
-        "FOLLOWS",
-        "ACCOMPANIES",
-        "SERVES",
-        "HELPS",
-        "THANKS",
-        "DEFEATS",
-        "FIGHTS",
-        "ATTACKS",
-        "KILLS",
-        "RAISES",
-        "LOVES",
-        "BECOMES_COMPANION_OF",
-        "COMPANION_OF",
-        "SURRENDERS_TO",
-        "DECEIVES",
-        "PUNISHES",
-        "RESCUES",
-    )
-)
 
 
 @dataclass
@@ -857,9 +834,9 @@ def _entity_type(arg: _Arg, relation: str, role: str) -> str:
         return "Place"
     if role == "object" and relation in _OBJECT_TYPES and arg.particle == "を":
         return "Object"
-    if role == "subject" and relation in _SOCIAL:
+    if role == "subject" and relation in CHARACTER_RELATIONS:
         return "Character"
-    if role == "object" and relation in _SOCIAL and relation not in _OBJECT_TYPES:
+    if role == "object" and relation in CHARACTER_RELATIONS and relation not in _OBJECT_TYPES:
         return "Character"
     return "Entity"
 
