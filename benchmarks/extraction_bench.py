@@ -37,14 +37,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import REPO, SHARED, BenchResult, Table, machine_info
+from benchmarks.common import REPO, SHARED, STORIES, BenchResult, Table, machine_info
+from benchmarks.extraction_entities import (
+    EntityAudit,
+    audit,
+    entity_table,
+    fresh_stories,
+    story_files,
+)
 from storygraph.errors import StoryGraphError
 from storygraph.ingest.frames.extractor import ParserExtractor, reader_for
 from storygraph.ingest.llm_extraction import DocumentReader, Extractor, TransformerExtractor
 from storygraph.ingest.triple_lines import SmallModelExtractor
 from storygraph.llm.factory import build_chat_model
 from storygraph.llm.usage import UsageCounter
-from storygraph.models import ExtractedRelation
+from storygraph.models import ChunkExtraction, ExtractedRelation
 from storygraph.settings import Settings
 from storygraph.text.chunking import chunk_text
 from storygraph.text.normalize import normalize_name
@@ -97,6 +104,8 @@ class GoldSet:
     language: str
     text: str
     triples: list[GoldTriple]
+    story: str = ""
+    """The story's path under ../shared/stories (ja/momotaro_kusuyama.txt)."""
 
 
 def entity_key(name: str) -> str:
@@ -131,7 +140,8 @@ def load_gold(path: Path) -> GoldSet:
         )
         for item in raw["triples"]
     ]
-    return GoldSet(path.stem, raw["language"], passages(story, raw["passages"]), triples)
+    text = passages(story, raw["passages"])
+    return GoldSet(path.stem, raw["language"], text, triples, raw["story"].removeprefix("stories/"))
 
 
 @dataclass
@@ -249,6 +259,8 @@ class Run:
     verb_named: int = 0
     verb_named_correct: int = 0
     relations: list[tuple[str, str, str]] = field(default_factory=list)
+    extractions: list[ChunkExtraction] = field(default_factory=list, repr=False)
+    """Every chunk's extraction (for the entity audit; not saved with --json)."""
 
 
 def embedded_chunking() -> tuple[int, int]:
@@ -270,9 +282,12 @@ def run_extractor(
         extractor.begin_document(gold.text, gold.language)
     for chunk in chunks:
         try:
-            relations.extend(extractor.extract(chunk, gold.language, [counter]).relations)
+            extraction = extractor.extract(chunk, gold.language, [counter])
         except StoryGraphError:
             run.failures += 1
+            continue
+        run.extractions.append(extraction)
+        relations.extend(extraction.relations)
     run.seconds = time.perf_counter() - started
     usage = counter.snapshot()
     run.chunks = len(chunks)
@@ -306,6 +321,48 @@ def measure_parser(extractors: list[str], golds: list[GoldSet]) -> list[Run]:
                 runs.append(run_extractor(PARSER_EXTRACTORS[key](), gold, size, overlap, key))
                 print(_line(runs[-1]), flush=True)
     return runs
+
+
+def gold_audit(run: Run, gold: GoldSet) -> EntityAudit:
+    """The entity audit of a run on a gold passage, with the gold's names and facts."""
+
+    def correct(source: str, rel_type: str, target: str) -> bool:
+        key = (entity_key(source), type_key(rel_type), entity_key(target))
+        return any(g.matches(*key) for g in gold.triples)
+
+    names = [n for g in gold.triples for n in (*g.sources, *g.targets)]
+    return audit(gold.name, gold.language, "gold", run.extractions, correct, names, entity_key)
+
+
+def measure_stories(golds: list[GoldSet], languages: list[str]) -> list[EntityAudit]:
+    """`ParserExtractor()` (as ingest uses it) over every whole story of ../shared/stories whose
+    language has a reader: the entity audit of each (no gold: junk and types only)."""
+    size, overlap = embedded_chunking()
+    with_gold = {g.story for g in golds}
+    fresh = fresh_stories()
+    audits = []
+    for story, language in story_files():
+        if language not in languages:
+            continue
+        text = (STORIES / story).read_text(encoding="utf-8").strip()
+        whole = GoldSet(story, language, text, [], story)
+        run = run_extractor(ParserExtractor(), whole, size, overlap, "parser")
+        group = "gold story" if story in with_gold else "fresh" if story in fresh else "in-sample"
+        audits.append(audit(story, language, group, run.extractions))
+        print(f"{story}: {audits[-1].entities} entities, {len(audits[-1].junk)} junk", flush=True)
+    return audits
+
+
+def entity_tables(runs: list[Run], golds: list[GoldSet], stories: list[EntityAudit]) -> list[Table]:
+    """The entity audits of the `parser` runs on the gold passages and of the whole stories."""
+    by_name = {g.name: g for g in golds}
+    passages = [gold_audit(r, by_name[r.story]) for r in runs if r.extractor == "parser"]
+    tables = []
+    if passages:
+        tables.append(entity_table(passages, "Entities per gold passage: junk and types (parser)"))
+    if stories:
+        tables.append(entity_table(stories, "Entities per whole story: junk and types (parser)"))
+    return tables
 
 
 def measure(
@@ -429,7 +486,8 @@ def language_table(runs: list[Run]) -> Table:
         "Chunks of 200 characters with 25 overlap (the app's chunking for the embedded model); "
         "chars / s counts the passage's characters once. The parser's time includes reading the "
         "whole passage once (`begin_document`, as ingest does), not loading its parser model. "
-        "Passages per language: " + ", ".join(
+        "Passages per language: "
+        + ", ".join(
             f"{lang}: {', '.join(sorted({r.story for r in runs if r.language == lang}))}"
             for lang in sorted({r.language for r in runs})
         )
@@ -501,10 +559,13 @@ def table(runs: list[Run]) -> Table:
 
 def run_all(
     extractors: list[str], threads: list[int], model_dir: Path, model_gold: list[str]
-) -> tuple[list[Run], list[str]]:
-    """The parser and model runs; the notes say what was not run and why."""
+) -> tuple[list[Run], list[str], list[Table]]:
+    """The parser and model runs; the notes say what was not run and why; the entity tables
+    (the `parser` extractor's, on the gold passages and the whole stories)."""
     golds = [load_gold(GOLD_DIR / name) for name in gold_files()]
     runs = measure_parser([e for e in extractors if e in PARSER_EXTRACTORS], golds)
+    languages = sorted({r.language for r in runs if r.extractor == "parser"})
+    entities = entity_tables(runs, golds, measure_stories(golds, languages))
     notes = []
     model_keys = [e for e in extractors if e in MODEL_EXTRACTORS]
     model_golds = [g for g in golds if f"{g.name}.json" in model_gold]
@@ -517,7 +578,7 @@ def run_all(
         runs += measure(threads, model_keys, model_dir, model_golds)
     except StoryGraphError as exc:
         notes.append(f"{', '.join(model_keys)} not run: {exc}")
-    return runs, notes
+    return runs, notes, entities
 
 
 def run(quick: bool) -> BenchResult:
@@ -526,20 +587,21 @@ def run(quick: bool) -> BenchResult:
     settings = Settings()
     model_dir = settings.model_dir or DEFAULT_MODEL_DIR
     model_gold = list(ORIGINAL_GOLD) if quick else gold_files()
-    runs, notes = run_all(
+    runs, notes, entities = run_all(
         list(DEFAULT_EXTRACTORS), [settings.embedded_threads], model_dir, model_gold
     )
     summary = language_table(runs)
     summary.notes[:0] = notes
     return BenchResult(
         "extraction",
-        [summary, table(runs)],
+        [summary, table(runs), *entities],
         data={"runs": [_run_json(r) for r in runs]},
     )
 
 
 def _run_json(run: Run) -> dict[str, Any]:
     data = dict(vars(run))
+    data.pop("extractions")
     data["score"] = vars(run.score) if run.score else None
     return data
 
@@ -585,16 +647,19 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     notes: list[str] = []
+    entities: list[Table] = []
     if args.rescore:
         runs = [rescore(item) for path in args.rescore for item in json.loads(path.read_text())]
     else:
         model_gold = list(ORIGINAL_GOLD) if args.model_gold == "original" else gold_files()
         extractors = args.extractor or list(DEFAULT_EXTRACTORS)
-        runs, notes = run_all(extractors, args.threads, args.model_dir, model_gold)
+        runs, notes, entities = run_all(extractors, args.threads, args.model_dir, model_gold)
     summary = language_table(runs)
     summary.notes[:0] = notes
     print(summary.render() + "\n")
     print(table(runs).render())
+    for entity in entities:
+        print("\n" + entity.render())
     print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
     if args.json:
         args.json.write_text(
