@@ -470,6 +470,8 @@ _LEXICAL_CAUSATIVES = {"従える": "従う", "したがえる": "従う", "乗�
 """Verbs that are the causative of another verb by their own form (従える: make follow)."""
 _TOWARD_CAUSER = frozenset(("FOLLOWS", "SERVES", "ACCOMPANIES"))
 _EXISTENTIAL = frozenset(("ある", "いる", "居る", "有る"))
+_RESULTATIVE = frozenset(("ある", "有る"))
+"""〜てある (船がつないであった: the boat had been tied): a state someone left, no doer named."""
 _PASSIVE_AUX = frozenset(("れる", "られる"))
 _CAUSATIVE_AUX = frozenset(("せる", "させる"))
 _RECIPROCAL = frozenset(("MEETS", "FIGHTS", "SPOUSE_OF", "FRIEND_OF", "TRADES", "ALLY_OF"))
@@ -551,6 +553,7 @@ class _Pred:
     lexical_causative: bool = False  # 従える: causative by its own form, its を noun the doer
     gap_is_object: bool = False  # a relative clause whose modified noun is its object
     negated: bool = False
+    resultative: bool = False  # 〜てある: its が noun is what was acted on, by no one named
 
 
 def _role_particle(tok: Any) -> tuple[str, bool]:
@@ -645,11 +648,24 @@ def _chain_link(child: Any) -> bool:
     return "連用形" in str(child.morph)
 
 
+def _compound_stem(tok: Any) -> bool:
+    """A verb's 連用形 written onto the noun after it (かくれ笠, 焼き魚): a part of that word,
+    not a relative clause (which takes the 連体形: かくれる笠)."""
+    head = tok.head
+    return (
+        tok.dep_ == "acl"
+        and head.i == tok.i + 1
+        and _is_noun(head)
+        and "連用形" in str(tok.morph)
+        and not any(c.dep_ in ("mark", "aux") for c in tok.children)
+    )
+
+
 def _predicates(sent: Any) -> list[_Pred]:
     merged_into: dict[int, int] = {}
     preds: dict[int, _Pred] = {}
     for tok in sent:
-        if not _is_predicate(tok):
+        if not _is_predicate(tok) or _compound_stem(tok):
             continue
         parts = _merged_left(tok)
         for part in parts:
@@ -674,6 +690,10 @@ def _predicates(sent: Any) -> list[_Pred]:
             pred.causative = True
         if any(a in _NEGATIVE_AUX for a in auxes):
             pred.negated = True
+        if _te_mark(pred.head) is not None and any(a in _RESULTATIVE for a in auxes):
+            pred.resultative = True
+        if pred.subsidiary is not None and pred.subsidiary.lemma_ in _RESULTATIVE:
+            pred.resultative = True
         base = _LEXICAL_CAUSATIVES.get(pred.head.lemma_) or _LEXICAL_CAUSATIVES.get(pred.head.norm_)
         if base and len(pred.tokens) == 1:
             pred.causative = pred.lexical_causative = True
@@ -749,11 +769,14 @@ def _relational_noun(pred: _Pred) -> None:
 
 
 def _light_verb(pred: _Pred) -> None:
-    """おじぎをする / お供をする: the verbal noun is the predicate (おじぎする), not an object."""
-    if pred.head.lemma_ != "する":
+    """おじぎをする / 見はりをする: the verbal noun is the predicate (おじぎする), not an object.
+
+    Any other noun that is a bare する's only argument names the act too (力だめしをする,
+    様子をする): it is the predicate's, never a participant."""
+    if pred.head.lemma_ != "する" or len(pred.tokens) != 1:
         return
     for arg in pred.args:
-        if arg.particle == "を" and "サ変可能" in arg.head.tag_:
+        if arg.particle == "を" and (_verbal_noun(arg.head) or len(pred.args) == 1):
             pred.args.remove(arg)
             pred.text = arg.name + "する"
             pred.variants = []
@@ -830,7 +853,8 @@ def _entity_type(arg: _Arg, relation: str, role: str) -> str:
         return "Character"
     if "地名" in tag:
         return "Place"
-    if role == "object" and (relation in _MOTION or relation in _LOCATED):
+    if role == "object" and (relation in _MOTION or relation in _LOCATED) and relation != "RIDES":
+        # what is ridden (a boat, a horse, an oni's back) is a mount, not a place
         return "Place"
     if role == "object" and relation in _OBJECT_TYPES and arg.particle == "を":
         return "Object"
@@ -892,8 +916,8 @@ def _pairs(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tuple[_
                 continue
             if particle == "を" and relation == "TALKS_TO":
                 continue  # 声を聞く, わけを話す: what is said or heard, not who
-            if particle == "に" and relation in _MOTION and "サ変可能" in other.head.tag_:
-                continue  # 洗濯に行く, 見物に行く: a purpose, not a place
+            if particle == "に" and relation in _MOTION and _verbal_noun(other.head):
+                continue  # 洗濯に行く, しば刈りに行く, 馬乗りにまたがる: a purpose or manner
             if particle in ("を", "に", "へ"):
                 yield subject, other, f"{subject.particle}-{particle}"
             elif particle == "から" and relation == "FOLLOWS":
@@ -904,6 +928,30 @@ def _pairs(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tuple[_
                 yield subject, other, f"{subject.particle}-で"
             elif particle == "から" and relation == "LEAVES":
                 yield subject, other, f"{subject.particle}-から"
+
+
+_I_TO_U = dict(zip("いきぎしちにびみり", "うくぐすつぬぶむる", strict=True))
+
+
+@lru_cache(maxsize=4096)
+def _is_verb(text: str) -> bool:
+    tokens = parser().tokenizer(text)
+    return len(tokens) == 1 and tokens[0].tag_.startswith("動詞") and tokens[0].lemma_ == text
+
+
+def _verbal_noun(tok: Any) -> bool:
+    """A noun that names an act: a サ変 noun (洗濯, 見物) or a verb's 連用形 used as a noun
+    (刈り of 刈る, 乗り of 乗る: its last two characters read as the verb's 連用形)."""
+    if "サ変可能" in tok.tag_:
+        return True
+    stem, last = tok.text[-2:-1], tok.text[-1:]
+    if not stem or last not in _I_TO_U or _is_kana(stem):
+        return False
+    return _is_verb(stem + _I_TO_U[last])
+
+
+def _is_kana(text: str) -> bool:
+    return all("\u3040" <= ch <= "\u30ff" for ch in text)
 
 
 def _companions(pred: _Pred, subjects: list[_Arg], relation: str) -> Iterator[tuple[_Arg, _Arg]]:
@@ -1094,7 +1142,8 @@ def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, 
                 _entity_type(s, "", "subject") == "Character" for s in subjects
             )
             relation = "LIVES_IN" if animate and subjects else ""
-        if pred.negated:  # 居ませんでした, 降参しない: what did not happen is no fact
+        if pred.negated or pred.resultative:
+            # 居ませんでした, 降参しない: what did not happen is no fact; 〜てある names no doer
             if pred.relative_to is None:
                 speakers.extend(pred.subjects)
                 topic.see(pred.subjects)
