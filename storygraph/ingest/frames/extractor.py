@@ -26,6 +26,7 @@ from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, Extracted
 from storygraph.text.sanitize import sanitize_rel_type
 
 GENERIC_TYPE = "Entity"
+CHARACTER_TYPE = "Character"
 Reader = Callable[[str], list[ProposedFact]]
 
 _READERS = {"ja": "storygraph.ingest.frames.ja", "en": "storygraph.ingest.frames.en"}
@@ -54,7 +55,11 @@ def reader_for(language: str) -> Reader:
 
 
 def facts_to_extraction(
-    chunk: Chunk, facts: list[ProposedFact], *, verb_types: bool = False
+    chunk: Chunk,
+    facts: list[ProposedFact],
+    *,
+    verb_types: bool = False,
+    story_kinds: dict[str, str] | None = None,
 ) -> ChunkExtraction:
     """Typed facts as relations (with evidence) and their ends as entities; untyped counted.
 
@@ -62,20 +67,20 @@ def facts_to_extraction(
     after its own verb (流れる → NAGARERU, flow → FLOW, through the same sanitiser a model's
     relation names go through) instead of being dropped: its evidence sentence is what answers
     questions, and a type no question word maps to still ranks by that sentence.
+
+    An entity's type is `story_kinds`' (see `entity_kinds`: one type per name in the whole
+    story) when given, else what this chunk's facts say of it.
     """
     result = ChunkExtraction(chunk=chunk)
     result.untyped = sum(1 for f in facts if not f.relation)
     if verb_types:
         facts = [
-            f if f.relation else replace(f, relation=sanitize_rel_type(f.predicate))
-            for f in facts
+            f if f.relation else replace(f, relation=sanitize_rel_type(f.predicate)) for f in facts
         ]
     typed = [f for f in facts if f.relation]
-    votes: dict[str, Counter[str]] = {}
-    for fact in typed:
-        votes.setdefault(fact.subject, Counter())[fact.subject_type] += 1
-        votes.setdefault(fact.object, Counter())[fact.object_type] += 1
-    kinds = {name: _entity_type(counter) for name, counter in votes.items()}
+    kinds = entity_kinds(typed)
+    if story_kinds is not None:
+        kinds = {name: story_kinds.get(name, kind) for name, kind in kinds.items()}
     result.entities = [ExtractedEntity(n, k, chunk.id, origin="parser") for n, k in kinds.items()]
     seen_relations: set[tuple[str, str, str]] = set()
     for fact in typed:
@@ -98,10 +103,36 @@ def facts_to_extraction(
     return result
 
 
+def entity_kinds(facts: list[ProposedFact]) -> dict[str, str]:
+    """One type per name the facts mention: Character when any fact has it act as one (a name,
+    an honorific, the doer of a meeting, a talk, a fight: the dog that follows and the monkey
+    that talks are both characters, even where another sentence has them just take a
+    dumpling); else the most frequent specific type the facts gave it (a tie goes to Place,
+    then Object: a castle attacked is still where the oni live); else "Entity"."""
+    votes: dict[str, Counter[str]] = {}
+    acts: set[str] = set()
+    for fact in facts:
+        votes.setdefault(fact.subject, Counter())[fact.subject_type] += 1
+        votes.setdefault(fact.object, Counter())[fact.object_type] += 1
+        if fact.subject_type == CHARACTER_TYPE:
+            acts.add(fact.subject)
+    return {
+        name: CHARACTER_TYPE if name in acts else _entity_type(counter)
+        for name, counter in votes.items()
+    }
+
+
+_TIE_ORDER = ("Place", "Object", CHARACTER_TYPE)
+
+
 def _entity_type(votes: Counter[str]) -> str:
-    """The most frequent specific type the facts gave a name, else the generic one."""
-    specific = [(count, kind) for kind, count in votes.items() if kind != GENERIC_TYPE]
-    return max(specific)[1] if specific else GENERIC_TYPE
+    """The most frequent specific type the votes give, else the generic one."""
+    specific = [
+        (count, -_TIE_ORDER.index(kind) if kind in _TIE_ORDER else -len(_TIE_ORDER), kind)
+        for kind, count in votes.items()
+        if kind != GENERIC_TYPE
+    ]
+    return max(specific)[2] if specific else GENERIC_TYPE
 
 
 class ParserExtractor:
@@ -118,18 +149,25 @@ class ParserExtractor:
         self.verb_types = verb_types
         self.name = "parser+verbs" if verb_types else "parser"
         self._document: tuple[str, str, list[ProposedFact]] | None = None
+        self._kinds: dict[str, str] = {}
 
     def begin_document(self, text: str, language: str) -> None:
         """Parse the whole document once: each chunk then gets the facts whose sentence starts
-        inside it, read with the story around it (topics and pronouns carry across chunks)."""
-        self._document = (text, language, reader_for(language)(text))
+        inside it, read with the story around it (topics and pronouns carry across chunks),
+        and every entity the type the whole story gives it (`entity_kinds`)."""
+        facts = reader_for(language)(text)
+        self._document = (text, language, facts)
+        kept = [f for f in facts if f.relation or self.verb_types]
+        self._kinds = entity_kinds(kept)
 
     def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
         document = self._document
         if document is not None and document[1] == language and _inside(chunk, document[0]):
             facts = [f for f in document[2] if chunk.start <= f.start < chunk.end]
-        else:
-            facts = reader_for(language)(chunk.text)
+            return facts_to_extraction(
+                chunk, facts, verb_types=self.verb_types, story_kinds=self._kinds
+            )
+        facts = reader_for(language)(chunk.text)
         return facts_to_extraction(chunk, facts, verb_types=self.verb_types)
 
 
