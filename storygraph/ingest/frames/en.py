@@ -41,7 +41,9 @@ sentence: the fable's Lion), and a subject pronoun continues the most recent *su
 matches ("The lion chased the mouse. He caught the hare": the lion). An object pronoun never
 refers to its own clause's subject (then it would be "himself"). First and second person (I,
 you, we) are dropped. Negated clauses ("never drank") and clauses under "if" / "unless" / "lest"
-give no fact.
+give no fact, and so do clauses under a modal of possibility or obligation ("the victor who could
+strip a man") and a past participle with no auxiliary ("overcome with heat": what was done to its
+subject; without a "by" agent, no fact).
 
 The relation type comes from the one verb table (`storygraph.text.vocabulary.relation_type_for`):
 first the verb with its particle or preposition ("laugh at", "pick up"), then the lemma alone;
@@ -111,6 +113,9 @@ THEY = frozenset({"they", "them", "themselves"})
 QUOTES = frozenset({'"', "\u201c", "\u201d", "''", "``"})
 RELATIVE = frozenset({"who", "whom", "which", "that"})
 CONDITIONAL_MARKS = frozenset({"if", "unless", "lest"})
+HYPOTHETICAL_MODALS = frozenset({"would", "could", "should", "might", "may", "must"})
+"""Modals that say what may, might or ought to happen ("the victor who could strip a man"),
+not what did: their clauses give no fact."""
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n\s*")
 SKIPPED_LEMMAS = frozenset({"be"})
 """Copulas say what a thing is, not what it does to another; their clauses give no fact."""
@@ -254,12 +259,13 @@ class FrameReader:
                 continue
             if verb.pos_ == "AUX" and verb.dep_ in ("aux", "auxpass"):
                 continue
-            if _negated(verb) or _conditional(verb):
+            if _negated(verb) or _conditional(verb) or _hypothetical(verb):
                 continue
             yield from self._verb_facts(verb, sent)
 
     def _verb_facts(self, verb: Token, sent: Span) -> Iterator[ProposedFact]:
         passive = any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children)
+        passive = passive or _participle(verb)
         lead = "passive:agent-" if passive else "nsubj-"
         objects: list[tuple[str, str, str | None]] = []  # (name, pattern, preposition)
         if passive:
@@ -578,6 +584,24 @@ def _negated(verb: Token) -> bool:
 
 def _conditional(verb: Token) -> bool:
     return any(c.dep_ == "mark" and c.lower_ in CONDITIONAL_MARKS for c in verb.children)
+
+
+def _hypothetical(verb: Token) -> bool:
+    return any(c.dep_ == "aux" and c.lower_ in HYPOTHETICAL_MODALS for c in verb.children)
+
+
+def _participle(verb: Token) -> bool:
+    """A past participle with no auxiliary of its own or of the verb it is coordinated with
+    ("took off his coat and, overcome with heat, bathed"): it says what was done to its
+    subject, as a passive does ("had eaten and drunk" is no participle: "had" is shared)."""
+    if verb.tag_ != "VBN" or any(c.dep_ in ("aux", "auxpass") for c in verb.children):
+        return False
+    head = verb.head
+    while verb.dep_ == "conj" and head is not verb and head.pos_ in ("VERB", "AUX"):
+        if any(c.dep_ in ("aux", "auxpass") for c in head.children):
+            return False
+        verb, head = head, head.head
+    return True
 
 
 def _is_plural(token: Token) -> bool:
