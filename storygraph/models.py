@@ -305,6 +305,8 @@ class IngestReport:
     relations_merged: int = 0
     extractor: str = ""
     untyped_dropped: int = 0
+    entities_unlinked: int = 0
+    """Extracted names in no fact, left out of the graph (storygraph.ingest.merge)."""
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
     message: str = ""

@@ -8,6 +8,8 @@
 - A node's type is the most frequent type voted by the chunks that mention it.
 - One edge per (source, type, target); `chunk_ids` lists the chunks that stated it and
   `evidence` the sentence each of them gave (aligned by index), so weight = len(chunk_ids).
+- An extracted entity that takes part in no fact (a model's list of names, the end of a
+  self-loop) is not stored: the plan lists it in `unlinked`.
 - Labels and relation types are sanitised here, before anything reaches Cypher.
 
 FalkorDB does not show a SET to later rows of the same UNWIND (docs/ISSUES.md), so every record
@@ -245,7 +247,13 @@ def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) 
             )
             if at not in record.positions:
                 record.positions.append(at)
-    return MergePlan(entities=records, relations=list(relations.values()), dropped=dropped)
+    linked = {end for key in relations for end in (key[0], key[2])}
+    return MergePlan(
+        entities=[r for r in records if r.id in linked],
+        relations=list(relations.values()),
+        dropped=dropped,
+        unlinked=[r.id for r in records if r.id not in linked],
+    )
 
 
 def imported_rel_type(raw: str) -> str:

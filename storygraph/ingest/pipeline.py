@@ -271,6 +271,7 @@ class Ingestor:
                 self.store.delete_document(prepared.document_id)
             plan = build_plan(extractions, self.store.entity_candidates)
             report.warnings.extend(plan.dropped[:20])
+            report.entities_unlinked = len(plan.unlinked)
             try:
                 counts = self.store.write_document(doc, chunks, plan)
             except Exception:
@@ -285,8 +286,11 @@ class Ingestor:
         report.relations_merged = counts.relations_merged
         saved = report.chunks_cached
         resumed = f" ({saved} from saved extractions)" if saved else ""
+        unlinked = report.entities_unlinked
+        left_out = f"; {plural(unlinked, 'name')} in no fact left out" if unlinked else ""
         report.message = (
             f"{plural(report.chunks, 'chunk')}{resumed}, "
             f"{plural(counts.entities_added, 'entity')} added, {counts.entities_merged} merged, "
             f"{plural(counts.relations_added, 'relation')} added, {counts.relations_merged} merged"
+            f"{left_out}"
         )

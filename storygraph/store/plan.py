@@ -66,3 +66,6 @@ class MergePlan:
     entities: list[EntityRecord]
     relations: list[RelationRecord]
     dropped: list[str] = field(default_factory=list)
+    unlinked: list[str] = field(default_factory=list)
+    """Names an extractor gave that take part in no fact: not stored (a node with no edge
+    answers nothing and crowds the entity pages)."""
