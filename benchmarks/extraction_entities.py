@@ -8,8 +8,8 @@ build_plan`, into an empty store), and the merged entities are checked:
   language's parser and its last word that is not a suffix is read: in Japanese (Sudachi's
   classes through GiNZA) an interjection (感動詞), adverb (副詞), adjectival noun (形状詞),
   adverbial noun (名詞-普通名詞-副詞可能), pronoun (代名詞), number (名詞-数詞), pre-noun
-  (連体詞), conjunction, particle, auxiliary, verb or adjective; in English a head that is not
-  tagged as a noun;
+  (連体詞), conjunction, particle, auxiliary, verb or adjective; in English (spaCy, the name read
+  after "the") a head that is not tagged as a noun;
 - `wrong only` (gold passages only): entities that no gold triple names and whose every
   extracted fact matches no gold triple: they are in the graph only through wrong facts.
 
@@ -133,8 +133,8 @@ def names_a_thing(name: str, language: str) -> bool:
         return not any(tag.startswith(c) or c in tag for c in _JA_NON_THING)
     from storygraph.ingest.frames.en import load_pipeline
 
-    doc = load_pipeline()(name)
-    return bool(len(doc)) and doc[-1].tag_.startswith("NN")
+    doc = load_pipeline()(f"the {name}")  # a noun phrase, so that "cook" is read as a noun
+    return len(doc) > 1 and doc[-1].tag_.startswith("NN")
 
 
 @lru_cache(maxsize=1)
