@@ -10,6 +10,7 @@ import pytest
 from storygraph.ingest.frames.extractor import ParserExtractor
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
+from storygraph.text.vocabulary import CHARACTER_RELATIONS
 
 
 @pytest.fixture
@@ -47,3 +48,22 @@ def test_momotaro_without_a_model_has_the_companions_with_provenance(
     # the passive read right: 桃太郎 defeats the oni chief, not the other way round
     defeats = {(r["source"], r["target"]) for r in rels if r["type"] == "DEFEATS"}
     assert ("桃太郎", "鬼の大将") in defeats and ("鬼の大将", "桃太郎") not in defeats
+
+
+def test_momotaro_nodes_each_take_part_in_a_fact_and_acting_animals_are_characters(
+    parser_services: Services, shared_dir: Path
+) -> None:
+    """Issue 29: the dog and the pheasant were "Entity" beside the monkey's Character; ぐあい,
+    様子, 刈り, 馬乗り were stored as entities (刈り and 馬乗り as places)."""
+    data = (shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt").read_bytes()
+    report = parser_services.ingestor().ingest_bytes("momotaro_kusuyama.txt", data)
+    assert report.status == "added", report.message
+    export = parser_services.store.export_graph()
+    types = {n["id"]: n["type"] for n in export["nodes"]}
+    rels = export["relationships"]
+    in_facts = {end for r in rels for end in (r["source"], r["target"])}
+    assert set(types) == in_facts  # no node without a fact
+    actors = {r["source"] for r in rels if r["type"] in CHARACTER_RELATIONS}
+    assert {name for name in actors if types[name] != "Character"} == set()
+    assert {types[a] for a in ("犬", "猿", "きじ", "桃太郎")} == {"Character"}
+    assert not {"ぐあい", "様子", "刈り", "しば刈り", "馬乗り", "力だめし"} & set(types)

@@ -254,3 +254,16 @@ def test_parser_extractor_reads_a_chunk_with_the_story_before_it() -> None:
     read = extractor.extract(second, "en", [])
     assert ("Momotaro", "GIVES", "dog") in {(r.source, r.type, r.target) for r in read.relations}
     assert all(r.evidence == "He gave the dog a cake." for r in read.relations)
+
+
+def test_hypothetical_clauses_and_bare_participles_give_no_fact() -> None:
+    # issue 29: "victor STRIP man" and "Traveler DEFEATS heat" in the North Wind fable
+    text = (
+        "The North Wind and the Sun agreed that he should be declared the victor who could "
+        "first strip a wayfaring man of his clothes."
+    )
+    assert not [f for f in read_facts(text) if f.subject == "victor"]
+    bathed = "The Traveler took off his cloak, and at last, fairly overcome with heat, bathed."
+    assert ("Traveler", "DEFEATS", "heat") not in triples(bathed)
+    # a participle that shares its auxiliary is an active verb
+    assert ("wolf", "EATS", "lamb") in triples("The wolf had caught and eaten the lamb.")

@@ -287,3 +287,56 @@ def test_the_parser_extractor_version_is_a_stable_hash_of_its_sources() -> None:
     assert version.startswith("2-") and len(version) > 8
     extractor.reader_version.cache_clear()
     assert extractor.reader_version() == version  # stable while the source is the same
+
+
+# --- issue 29: junk entities and one type per entity ---------------------------------------
+
+
+def test_a_bare_suru_act_noun_is_no_participant() -> None:
+    # 力だめしをする / 見はりをする: the noun names what is done, it is nobody's object
+    assert not {"力だめし"} & names("桃太郎は外国へ出かけて、力だめしをしてみたくなりました。")
+    watching = "鬼の兵隊は、とくいらしい様子をして、見はりをしていました。"
+    assert not {"見はり", "様子"} & names(watching)
+    # a verbal noun's する still reads as its verb, and other facts stay
+    found = triples("犬はおじぎをして、桃太郎について行きました。")
+    assert ("犬", "FOLLOWS", "桃太郎") in found
+
+
+def test_a_resultative_te_aru_names_no_doer() -> None:
+    # 船がつないであった: someone tied the boat; the boat tied nothing, least of all ぐあい
+    assert read_facts("そこには、ちょうどいいぐあいに、船が一そうつないでありました。") == []
+
+
+def test_a_verb_stem_written_onto_a_noun_is_part_of_that_word() -> None:
+    # かくれ笠 is a hat of invisibility, not a hat that hides in something
+    text = (
+        "鬼の大将は約束のとおり、お城から、かくれみのに、かくれ笠、うちでの小づちに如意宝珠、"
+        "世界でいちばん貴い宝物を山のように車に積んで出してきました。"
+    )
+    facts = read_facts(text)
+    assert not [f for f in facts if "笠" in (f.subject, f.object)]
+    assert ("鬼の大将", "宝物") in {(f.subject, f.object) for f in facts}
+
+
+def test_a_purpose_or_manner_noun_is_no_place() -> None:
+    assert triples("おじいさんは山へ草刈りに行きました。") == {("おじいさん", "GOES_TO", "山")}
+    assert triples("おじいさんは海へ魚釣りに出かけました。") == {("おじいさん", "GOES_TO", "海")}
+    assert not {"刈り", "しば刈り"} & names("おじいさんは山へしば刈りに行きました。")
+    ridden = read_facts("桃太郎は鬼の背中に、馬乗りにまたがりました。")
+    assert "馬乗り" not in {f.object for f in ridden}
+    assert {f.object_type for f in ridden if f.object == "鬼"} <= {"Entity", "Character"}
+
+
+def test_one_type_per_entity_for_the_whole_story() -> None:
+    # the dog only takes a dumpling in the second chunk: still the Character the first makes it
+    first = "犬は桃太郎について行きました。"
+    text = first + "犬はきびだんごをもらいました。"
+    extractor = ParserExtractor()
+    extractor.begin_document(text, "ja")
+    chunks = [
+        Chunk("doc:0000", "doc", 0, first, 0, len(first)),
+        Chunk("doc:0001", "doc", 1, text[len(first) :], len(first), len(text)),
+    ]
+    kinds = [{e.name: e.type for e in extractor.extract(c, "ja", []).entities} for c in chunks]
+    assert kinds[0]["犬"] == kinds[1]["犬"] == "Character"
+    assert kinds[1]["きびだんご"] == "Object"
