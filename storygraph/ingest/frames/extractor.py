@@ -107,19 +107,32 @@ def entity_kinds(facts: list[ProposedFact]) -> dict[str, str]:
     """One type per name the facts mention: Character when any fact has it act as one (a name,
     an honorific, the doer of a meeting, a talk, a fight: the dog that follows and the monkey
     that talks are both characters, even where another sentence has them just take a
-    dumpling); else the most frequent specific type the facts gave it (a tie goes to Place,
-    then Object: a castle attacked is still where the oni live); else "Entity"."""
+    dumpling), or when it does something to a direct object in at least `ACTING_SENTENCES`
+    sentences (the hare and the badger that trick, carry and burn); else the most frequent
+    specific type the facts gave it (a tie goes to Place, then Object: a castle attacked is
+    still where the oni live); else "Entity"."""
     votes: dict[str, Counter[str]] = {}
     acts: set[str] = set()
+    transitive: dict[str, set[int]] = {}
     for fact in facts:
         votes.setdefault(fact.subject, Counter())[fact.subject_type] += 1
         votes.setdefault(fact.object, Counter())[fact.object_type] += 1
         if fact.subject_type == CHARACTER_TYPE:
             acts.add(fact.subject)
+        if fact.pattern.endswith(DIRECT_OBJECT_PATTERNS):
+            transitive.setdefault(fact.subject, set()).add(fact.start)
+    acts |= {name for name, starts in transitive.items() if len(starts) >= ACTING_SENTENCES}
     return {
         name: CHARACTER_TYPE if name in acts else _entity_type(counter)
         for name, counter in votes.items()
     }
+
+
+ACTING_SENTENCES = 2
+"""In how many sentences a name must act on a direct object to be a Character by that alone:
+one is often a thing the parse made a doer (a tree that bears fruit), a character acts again."""
+DIRECT_OBJECT_PATTERNS = ("-を", "nsubj-dobj")
+"""The readers' patterns (`ProposedFact.pattern`) of a doer acting on a direct object."""
 
 
 _TIE_ORDER = ("Place", "Object", CHARACTER_TYPE)
