@@ -15,6 +15,10 @@ prints recall, precision, seconds per chunk, characters per second and model cal
 The parser reads the whole passage once (`begin_document`, as the Ingestor calls it) and then
 each chunk; that parse is inside the timing, the parser's one-off model load is not.
 
+With the `parser` extractor, two more tables audit the entities it stores (junk and type
+agreement, `benchmarks/extraction_entities.py`): on the gold passages, and on every whole story
+of `../shared/stories` (the fresh ones of eval/e2e/*_fresh.jsonl marked apart).
+
     python -m benchmarks --only extraction            # small, parser, parser-typed
     python -m benchmarks.extraction_bench --extractor small --extractor transformer --threads 1 2
     python -m benchmarks.extraction_bench --extractor parser --model-gold original
