@@ -170,13 +170,18 @@ def _entity_record(
 
 
 def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) -> MergePlan:
-    """Turn one document's per-chunk extractions into unique entity and relation records."""
+    """Turn one document's per-chunk extractions into unique entity and relation records.
+
+    Only names that end a fact are merged: a name listed without one, or whose every fact
+    turns out a self-loop, is left out before the names are clustered (and the clustering run
+    again without it), so that the stored graph, exported and imported again, merges the same
+    way (a kana name joins a kanji one only when no other kanji name has its reading).
+    """
     documents = {e.chunk.document_id for e in extractions}
     if len(documents) > 1:
         raise ValueError(f"one plan is one document's, got chunks of {sorted(documents)}")
     document_id = documents.pop() if documents else ""
     mentions: list[_Mention] = []
-    dropped: list[str] = []
     for extraction in extractions:
         chunk_id = extraction.chunk.id
         for entity in extraction.entities:
@@ -190,7 +195,38 @@ def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) 
             mentions.append(
                 _Mention(clean_name(rel.target), sanitize_label(rel.target_type), chunk_id)
             )
-    clusters = _cluster(m for m in mentions if m.name)
+    ends = {
+        normalize_name(clean_name(name))
+        for extraction in extractions
+        for rel in extraction.relations
+        for name in (rel.source, rel.target)
+    }
+    first: MergePlan | None = None
+    while True:
+        kept = [m for m in mentions if m.name and normalize_name(m.name) in ends]
+        plan = _plan(extractions, kept, lookup, document_id)
+        first = first or plan
+        unlinked = [e for e in plan.entities if e.id in plan.unlinked]
+        if not unlinked:
+            break
+        ends -= {normalize_name(n) for e in unlinked for n in (e.id, *e.aliases)}
+    plan.dropped = first.dropped  # said of every fact as first read (a self-loop is one)
+    plan.unlinked = list(
+        dict.fromkeys(m.name for m in mentions if m.name and normalize_name(m.name) not in ends)
+    )
+    return plan
+
+
+def _plan(
+    extractions: Sequence[ChunkExtraction],
+    mentions: Sequence[_Mention],
+    lookup: CandidateLookup,
+    document_id: str,
+) -> MergePlan:
+    """One merge of `mentions`; `entities` holds every record, `unlinked` the ids of those that
+    end no fact (build_plan leaves them out and merges again)."""
+    dropped: list[str] = []
+    clusters = _cluster(mentions)
 
     norms = [c.norm for c in clusters]
     rkeys = sorted({c.rkey for c in clusters if c.rkey} | {c.norm for c in clusters if c.kana})
@@ -249,7 +285,7 @@ def build_plan(extractions: Sequence[ChunkExtraction], lookup: CandidateLookup) 
                 record.positions.append(at)
     linked = {end for key in relations for end in (key[0], key[2])}
     return MergePlan(
-        entities=[r for r in records if r.id in linked],
+        entities=records,
         relations=list(relations.values()),
         dropped=dropped,
         unlinked=[r.id for r in records if r.id not in linked],
