@@ -5,7 +5,9 @@ Japanese goes through `storygraph.ingest.frames.ja` (GiNZA), English through
 when that reader is installed. Every fact whose predicate the verb table types becomes an
 `ExtractedRelation` with its evidence sentence and `origin="parser"`; facts the table has no
 type for are counted in `ChunkExtraction.untyped` (the ingest report shows it) and, by default,
-kept under a type named after their own verb (`verb_types`), else dropped.
+kept under a type named after their own verb (`verb_types`), else dropped. With the whole
+document read first (`begin_document`), every name gets one type for the whole story
+(`entity_kinds`).
 """
 
 from __future__ import annotations

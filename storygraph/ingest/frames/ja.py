@@ -25,12 +25,16 @@ What stories do, and what the reader does about it:
   the に (or によって / から) noun the doer — 鬼の大将も桃太郎に組みふせられて is 桃太郎 →
   鬼の大将; in a causative (〜せる / 〜させる) the に (or, alone, を) noun is the doer;
 - a relational noun with a の-owner as predicate (AはBの家来になる / AはBの家来だ) reads the
-  noun through the verb table (家来になる → BECOMES_COMPANION_OF, 家来 → COMPANION_OF).
+  noun through the verb table (家来になる → BECOMES_COMPANION_OF, 家来 → COMPANION_OF);
+- what is no participant gives no fact: the act noun of a bare する (力だめしをする, 見はりを
+  する), 〜てある (船がつないであった: no doer named), a verb's 連用形 written onto a noun
+  (かくれ笠 is one word), a verbal noun in に with a motion verb (しば刈りに行く: a purpose).
 
 The GiNZA model (`ja_ginza`, an installed package) is loaded once per process, lazily, from
 site-packages; nothing is ever downloaded. Its named-entity component is left out: it costs
 about as much as the parser itself, and entity types come from the part-of-speech tags and the
-relation instead (Character / Place / Object, else "Entity").
+relation instead (Character / Place / Object, else "Entity"; `ParserExtractor` then gives each
+name one type for the whole story, `storygraph.ingest.frames.extractor.entity_kinds`).
 """
 
 from __future__ import annotations
