@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
+from collections.abc import Sequence
 from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+"""The folder holding the `storygraph` package (the idle reapers run as `python -m` from there)."""
 
 
 def pid_alive(pid: int) -> bool:
@@ -23,3 +29,26 @@ def pid_alive(pid: int) -> bool:
             if line.startswith("State:"):
                 return "Z" not in line.split()[1]
     return True
+
+
+def start_detached_module(module: str, args: Sequence[str], log_path: Path) -> int:
+    """Start `python -m <module> <args>` in its own session, its output appended to `log_path`;
+    it outlives the caller (an idle reaper). Its pid."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", module, *args],
+            cwd=PROJECT_ROOT,  # `-m storygraph…` must import whatever the caller's cwd is
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    return process.pid
+
+
+def poll_interval(idle_s: float) -> float:
+    """How often an idle reaper looks: often enough to stop its server within a quarter of the
+    idle time (1-15 s). A look takes the server's start lock, and a reaper looks for as long as
+    the app runs."""
+    return max(1.0, min(15.0, idle_s / 4))

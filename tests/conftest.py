@@ -2,7 +2,8 @@
 dirs, the scripted model, ../shared.
 
 Every test runs hermetically (`hermetic`, autouse): the developer's `STORYGRAPH_*`, `OPENAI_*`,
-`AZURE_*` and `NEO4J_*` variables are cleared and the working directory is an empty temporary one,
+`AZURE_*` and `NEO4J_*` variables are cleared (STORYGRAPH_STORE_IDLE_S is set to 0: a command stops
+the store's server it started) and the working directory is an empty temporary one,
 so no `.env` is read and nothing reaches a configured model or database. Tests marked `neo4j`
 (deselected unless `-m neo4j`) get the `NEO4J_*` values of the shell that started pytest through
 `neo4j_env`, and only they.
@@ -43,6 +44,10 @@ def _clear_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith(HERMETIC_PREFIXES):
             monkeypatch.delenv(name)
+    # A CLI command keeps the store's server it started running for STORYGRAPH_STORE_IDLE_S
+    # (300 s by default): no test leaves one behind unless it asks for it
+    # (tests/integration/test_kept_store_server.py).
+    monkeypatch.setenv("STORYGRAPH_STORE_IDLE_S", "0")
 
 
 @pytest.fixture(scope="session", autouse=True)
