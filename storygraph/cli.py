@@ -164,7 +164,11 @@ def _built_by(report: IngestReport) -> str:
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from storygraph.qa.preload import preload_in_background
 
-    # The encoder and Sudachi load while the store's server starts.
+    if settings.encoder_idle_s > 0:  # the encoder is held by a helper process the next finds
+        from storygraph.text.embeddings import use_encoder_server
+
+        use_encoder_server(Path(settings.data_dir), settings.encoder_idle_s)
+    # The encoder (or its helper) and Sudachi load while the store's server starts.
     preload_in_background(Path(settings.data_dir))
     from storygraph.qa.engine import QAOptions
     from storygraph.qa.support_text import support_line
@@ -417,6 +421,10 @@ def cmd_reset(args: argparse.Namespace, settings: Settings) -> int:
     data_dir = Path(settings.data_dir)
     if (pid := stop_recorded_server(data_dir)) is not None:
         print(f"stopped the model server of this data directory (pid {pid})")
+    from storygraph.text.encoder_server import stop_encoder_server
+
+    if stop_encoder_server(data_dir):
+        print("stopped the sentence encoder's helper of this data directory")
     if not settings.uses_neo4j:
         from storygraph.store.falkordb_server import stop_running_server
 

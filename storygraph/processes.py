@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -52,3 +54,16 @@ def poll_interval(idle_s: float) -> float:
     idle time (1-15 s). A look takes the server's start lock, and a reaper looks for as long as
     the app runs."""
     return max(1.0, min(15.0, idle_s / 4))
+
+
+MAX_SOCKET_PATH = 100
+"""Linux limits a unix socket's path to 107 bytes."""
+
+
+def short_socket_path(wanted: Path, tag: str = "") -> Path:
+    """`wanted`, or, when its path is too long for a unix socket (a deep data directory), a
+    short alias in the temporary directory named after its folder (and `tag`)."""
+    if len(str(wanted)) <= MAX_SOCKET_PATH:
+        return wanted
+    digest = hashlib.sha256(str(wanted.parent).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"storygraph-{digest}{tag}.sock"

@@ -71,6 +71,7 @@ class Settings(BaseSettings):
         300.0, ge=0, validation_alias=_env("STORYGRAPH_EMBEDDED_IDLE_S")
     )
     model_dir: Path | None = Field(None, validation_alias=_env("STORYGRAPH_MODEL_DIR"))
+    encoder_idle_s: float = Field(300.0, ge=0, validation_alias=_env("STORYGRAPH_ENCODER_IDLE_S"))
 
     # --- ingestion ---------------------------------------------------------------------
     chunk_size: int = Field(0, ge=0, validation_alias=_env("STORYGRAPH_CHUNK_SIZE"))

@@ -19,12 +19,10 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
-import hashlib
 import logging
 import os
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -33,12 +31,9 @@ from typing import IO, Literal
 
 from storygraph.errors import StoreError
 from storygraph.locks import exclusive_lock, hold_shared
-from storygraph.processes import pid_alive, start_detached_module
+from storygraph.processes import pid_alive, short_socket_path, start_detached_module
 
 log = logging.getLogger(__name__)
-
-# Linux limits a unix socket path to 107 bytes; deep data dirs get a short alias in /tmp.
-_MAX_SOCKET_PATH = 100
 
 
 @dataclass(frozen=True)
@@ -55,10 +50,7 @@ class ServerPaths:
     @classmethod
     def for_data_dir(cls, data_dir: Path) -> ServerPaths:
         root = data_dir.resolve() / "falkordb"
-        socket = root / "falkordb.sock"
-        if len(str(socket)) > _MAX_SOCKET_PATH:
-            digest = hashlib.sha256(str(root).encode()).hexdigest()[:12]
-            socket = Path(tempfile.gettempdir()) / f"storygraph-{digest}.sock"
+        socket = short_socket_path(root / "falkordb.sock")
         return cls(
             root=root,
             socket=socket,
