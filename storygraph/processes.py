@@ -8,7 +8,8 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +55,20 @@ def poll_interval(idle_s: float) -> float:
     idle time (1-15 s). A look takes the server's start lock, and a reaper looks for as long as
     the app runs."""
     return max(1.0, min(15.0, idle_s / 4))
+
+
+REAPER_DONE = frozenset({"stopped", "orphan stopped", "gone", "replaced"})
+"""An idle reaper's outcomes that leave it nothing to watch."""
+
+
+def watch_until_done(look: Callable[[], str], idle_s: float) -> str:
+    """An idle reaper's loop: `look()` every `poll_interval(idle_s)` until it says the server
+    was stopped or is gone or replaced (`REAPER_DONE`); that last outcome."""
+    while True:
+        outcome = look()
+        if outcome in REAPER_DONE:
+            return outcome
+        time.sleep(poll_interval(idle_s))
 
 
 MAX_SOCKET_PATH = 100

@@ -21,16 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from storygraph.llm.embedded_server import stop_if_idle
-from storygraph.processes import poll_interval
+from storygraph.processes import watch_until_done
 
 
 def watch(data_dir: Path, pid: int, port: int, idle_s: float) -> str:
     """Look until there is nothing left to watch; return the last outcome."""
-    while True:
-        outcome = stop_if_idle(data_dir, pid, port, idle_s)
-        if outcome in ("stopped", "orphan stopped", "gone", "replaced"):
-            return outcome
-        time.sleep(poll_interval(idle_s))
+    return watch_until_done(lambda: stop_if_idle(data_dir, pid, port, idle_s), idle_s)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

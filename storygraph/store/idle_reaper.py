@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from storygraph.locks import exclusive_lock
-from storygraph.processes import poll_interval
+from storygraph.processes import watch_until_done
 from storygraph.store.falkordb_server import (
     EmbeddedFalkorDB,
     ServerPaths,
@@ -31,7 +31,6 @@ from storygraph.store.falkordb_server import (
 )
 
 IdleOutcome = Literal["stopped", "orphan stopped", "idle too short", "in use", "gone", "replaced"]
-FINAL = ("stopped", "orphan stopped", "gone", "replaced")
 
 
 def stop_if_idle(
@@ -65,13 +64,9 @@ def stop_if_idle(
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def watch(data_dir: Path, pid: int, idle_s: float) -> IdleOutcome:
+def watch(data_dir: Path, pid: int, idle_s: float) -> str:
     """Look until there is nothing left to watch; the last outcome."""
-    while True:
-        outcome = stop_if_idle(data_dir, pid, idle_s)
-        if outcome in FINAL:
-            return outcome
-        time.sleep(poll_interval(idle_s))
+    return watch_until_done(lambda: stop_if_idle(data_dir, pid, idle_s), idle_s)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

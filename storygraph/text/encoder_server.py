@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from storygraph.processes import short_socket_path, start_detached_module
+from storygraph.processes import pid_alive, short_socket_path, start_detached_module
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +105,9 @@ def _handle(conn: socket.socket, encode: Callable[[list[str]], np.ndarray]) -> N
 def serve(path: Path, idle_s: float, encode: Callable[[list[str]], np.ndarray]) -> str:
     """Answer requests on `path` until none came for `idle_s` seconds; why it stopped."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)  # a socket left by a helper that died (the caller holds the
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # start lock)
+    # A socket file left by a helper that died; the client that started us holds the start lock.
+    path.unlink(missing_ok=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(path))
     os.chmod(path, 0o700)
     listener.listen(16)
@@ -234,8 +235,6 @@ def _alive(pid: int) -> bool:
         done, _ = os.waitpid(pid, os.WNOHANG)  # our child: reap it if it exited
         if done:
             return False
-    from storygraph.processes import pid_alive
-
     return pid_alive(pid)
 
 
