@@ -15,9 +15,9 @@ terminal with no app open: a checkout whose CLI keeps the store's server and the
 running (STORYGRAPH_STORE_IDLE_S, STORYGRAPH_ENCODER_IDLE_S, docs/ISSUES.md §45) has them from
 its warm-up on, one that does not (the baseline) starts and stops the store's server in every
 command; `--store-running` times the store commands again with the store's server already
-running (as while the app is open). Whatever a command left running is stopped at the end. `--encoder` times
-the parts of loading the sentence encoder in a new process (what `ask` pays before its first
-step).
+running (as while the app is open). Whatever a command left running is stopped at the end.
+`--encoder` times the parts of loading the sentence encoder in a new process (what `ask` pays
+before its first step, unless the encoder helper holds it).
 
 Bytecode: the subprocesses write and read `.pyc` files under a private PYTHONPYCACHEPREFIX (the
 warm-up fills it), as an installed package would have them; a shell with PYTHONDONTWRITEBYTECODE
