@@ -6,14 +6,18 @@ to its exit, and the app's first render, for a baseline checkout against this on
     python -m benchmarks --only startup          # this checkout's commands, no model
 
 Each command runs as its own process (`python -m storygraph …`, the checkout on PYTHONPATH, an
-empty working directory so no `.env` is read) on one data directory holding four Japanese stories
-read by the parser (ingested once, by this checkout, before the timing). After one warm-up run of
-every command in every checkout, the runs alternate baseline / current (A B A B) and the table
-shows medians with min–max. The store's server is not left running between commands: each
-command starts it and stops it, as from a terminal with no app open; `--store-running` times the
-store commands again with the server kept running (as while the app is open). `--encoder` times
-the parts of loading the sentence encoder in a new process (what `ask` pays before its first
-step).
+empty working directory so no `.env` is read) on a data directory holding four Japanese stories
+read by the parser (ingested once, by this checkout, before the timing, then copied: each
+checkout has its own copy, so that a server one checkout keeps running never serves the other).
+After one warm-up run of every command in every checkout, the runs alternate baseline / current
+(A B A B) and the table shows medians with min–max. The commands run one after another as from a
+terminal with no app open: a checkout whose CLI keeps the store's server and the encoder helper
+running (STORYGRAPH_STORE_IDLE_S, STORYGRAPH_ENCODER_IDLE_S, docs/ISSUES.md §45) has them from
+its warm-up on, one that does not (the baseline) starts and stops the store's server in every
+command; `--store-running` times the store commands again with the store's server already
+running (as while the app is open). Whatever a command left running is stopped at the end.
+`--encoder` times the parts of loading the sentence encoder in a new process (what `ask` pays
+before its first step, unless the encoder helper holds it).
 
 Bytecode: the subprocesses write and read `.pyc` files under a private PYTHONPYCACHEPREFIX (the
 warm-up fills it), as an installed package would have them; a shell with PYTHONDONTWRITEBYTECODE
@@ -78,18 +82,31 @@ class Checkout:
 
     label: str
     root: Path
+    data_dir: Path = Path()
+    """Its own copy of the seeded data directory: a server one checkout keeps running (the
+    store's, the encoder helper) must not serve the other's commands."""
     seconds: dict[str, list[float]] = field(default_factory=dict)
     engine: dict[str, list[float]] = field(default_factory=dict)
 
 
-def command_env(checkout: Checkout, data_dir: Path, pycache: Path) -> dict[str, str]:
+def command_env(checkout: Checkout, pycache: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(
         PYTHONPATH=str(checkout.root),
         PYTHONPYCACHEPREFIX=str(pycache),
-        STORYGRAPH_DATA_DIR=str(data_dir),
+        STORYGRAPH_DATA_DIR=str(checkout.data_dir),
     )
     return env
+
+
+def stop_kept_servers(data_dir: Path) -> None:
+    """Stop what a command left running in `data_dir` (the store's server and the encoder
+    helper, kept by the CLI since docs/ISSUES.md §45; a baseline keeps neither)."""
+    from storygraph.store.falkordb_server import stop_running_server
+    from storygraph.text.encoder_server import stop_encoder_server
+
+    stop_encoder_server(data_dir)
+    stop_running_server(data_dir)
 
 
 def run_command(
@@ -134,7 +151,6 @@ def time_commands(
     checkouts: Sequence[Checkout],
     commands: dict[str, tuple[str, ...]],
     runs: int,
-    data_dir: Path,
     pycache: Path,
     cwd: Path,
 ) -> None:
@@ -143,7 +159,7 @@ def time_commands(
     for rnd in range(runs + 1):
         for name, argv in commands.items():
             for checkout in checkouts:
-                env = command_env(checkout, data_dir, pycache)
+                env = command_env(checkout, pycache)
                 seconds, out = run_command(checkout, argv, env, cwd)
                 if rnd == 0:
                     continue  # the warm-up: bytecode written, model server started
@@ -356,9 +372,7 @@ def first_render(browser: Any, checkout: Checkout, env: dict[str, str], cwd: Pat
     return {"tabs shown": tabs, "Chat tab usable": chat, "first run over": idle}
 
 
-def time_app(
-    checkouts: Sequence[Checkout], runs: int, data_dir: Path, pycache: Path, cwd: Path
-) -> Table:
+def time_app(checkouts: Sequence[Checkout], runs: int, pycache: Path, cwd: Path) -> Table:
     from playwright.sync_api import sync_playwright
 
     found: dict[str, dict[str, list[float]]] = {c.label: {} for c in checkouts}
@@ -370,7 +384,7 @@ def time_app(
         try:
             for rnd in range(runs + 1):
                 for checkout in checkouts:
-                    env = command_env(checkout, data_dir, pycache)
+                    env = command_env(checkout, pycache)
                     row = first_render(browser, checkout, env, cwd)
                     if rnd:
                         for key, value in row.items():
@@ -394,6 +408,66 @@ def time_app(
 
 
 # --- entry points --------------------------------------------------------------------------
+def _measure_in(
+    checkouts: Sequence[Checkout],
+    runs: int,
+    tables: list[Table],
+    pycache: Path,
+    cwd: Path,
+    *,
+    with_model: bool,
+    app: bool,
+    importtime: bool,
+    store_running: bool,
+    encoder: bool,
+    store_commands: bool,
+) -> dict[str, str]:
+    """The timings `measure` asked for, each checkout on its own data directory."""
+    texts: dict[str, str] = {}
+    if app:  # first: the commands' `ask` would leave a warm model server behind
+        for c in checkouts:
+            stop_model_server(c.data_dir)
+        app_table = time_app(checkouts, runs, pycache, cwd)
+    commands = {
+        **(COMMANDS if store_commands else {}),
+        **(MODEL_COMMANDS if with_model else {}),
+    }
+    if commands:
+        time_commands(checkouts, commands, runs, pycache, cwd)
+        tables.append(
+            commands_table(
+                checkouts,
+                list(commands),
+                runs,
+                "one after another from a terminal (the baseline starts and stops the store's "
+                "server in every command; the current CLI keeps it, and the encoder helper)",
+            )
+        )
+    if store_running:  # as while the app is open: the commands reuse its store's server
+        from storygraph.store.falkordb_server import EmbeddedFalkorDB
+
+        servers = [EmbeddedFalkorDB(c.data_dir) for c in checkouts]
+        for server in servers:
+            server.ensure_running()
+        try:
+            running = {f"{name}{STORE_RUNNING}": argv for name, argv in COMMANDS.items()}
+            time_commands(checkouts, running, runs, pycache, cwd)
+        finally:
+            for server in servers:
+                server.stop()
+        tables.append(
+            commands_table(checkouts, list(running), runs, "the store's server already running")
+        )
+    if encoder:
+        tables.append(encoder_table(runs, command_env(checkouts[-1], pycache), cwd))
+    if importtime:
+        for c in checkouts:
+            texts[c.label] = importtime_tail(c, command_env(c, pycache), cwd)
+    if app:
+        tables.append(app_table)
+    return texts
+
+
 def measure(
     baseline: Path | None,
     runs: int,
@@ -409,46 +483,23 @@ def measure(
     if baseline is not None:
         checkouts.insert(0, Checkout("baseline", baseline.resolve()))
     tables: list[Table] = []
-    texts: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="storygraph-startup-") as tmp:
         root = Path(tmp)
-        data_dir, pycache, cwd = root / "data", root / "pycache", root / "cwd"
+        seeded, pycache, cwd = root / "data", root / "pycache", root / "cwd"
         cwd.mkdir()
-        seed(data_dir, command_env(checkouts[-1], data_dir, pycache), cwd)
-        if app:  # first: the commands' `ask` would leave a warm model server behind
-            stop_model_server(data_dir)
-            app_table = time_app(checkouts, runs, data_dir, pycache, cwd)
-        commands = {
-            **(COMMANDS if store_commands else {}),
-            **(MODEL_COMMANDS if with_model else {}),
-        }
-        if commands:
-            time_commands(checkouts, commands, runs, data_dir, pycache, cwd)
-            tables.append(
-                commands_table(
-                    checkouts, list(commands), runs, "the store's server started by each command"
-                )
-            )
-        if store_running:  # as while the app is open: the commands reuse its store's server
-            from storygraph.store.falkordb_server import EmbeddedFalkorDB
-
-            server = EmbeddedFalkorDB(data_dir)
-            server.ensure_running()
-            try:
-                running = {f"{name}{STORE_RUNNING}": argv for name, argv in COMMANDS.items()}
-                time_commands(checkouts, running, runs, data_dir, pycache, cwd)
-            finally:
-                server.stop()
-            tables.append(
-                commands_table(checkouts, list(running), runs, "the store's server already running")
-            )
-        if encoder:
-            tables.append(encoder_table(runs, command_env(checkouts[-1], data_dir, pycache), cwd))
-        if importtime:
+        seed_env = {**command_env(Checkout("seed", REPO, seeded), pycache)}
+        seed(seeded, {**seed_env, "STORYGRAPH_STORE_IDLE_S": "0"}, cwd)
+        for c in checkouts:
+            c.data_dir = root / f"data-{c.label}"
+            shutil.copytree(seeded, c.data_dir)
+        try:
+            texts = _measure_in(checkouts, runs, tables, pycache, cwd, with_model=with_model,
+                                app=app, importtime=importtime, store_running=store_running,
+                                encoder=encoder, store_commands=store_commands)  # fmt: skip
+        finally:
             for c in checkouts:
-                texts[c.label] = importtime_tail(c, command_env(c, data_dir, pycache), cwd)
-        if app:
-            tables.append(app_table)
+                stop_kept_servers(c.data_dir)
+                stop_model_server(c.data_dir)
         shutil.rmtree(cwd, ignore_errors=True)
     return BenchResult("startup", tables, data={"importtime": texts})
 

@@ -35,10 +35,11 @@ def _say(message: str) -> None:
 
 
 def _services(settings: Settings) -> Services:
-    # A model server started here stays warm for the next command (STORYGRAPH_EMBEDDED_IDLE_S);
-    # one the app (or an earlier command) runs is reused through its state file.
+    # A model server started here stays warm for the next command (STORYGRAPH_EMBEDDED_IDLE_S),
+    # and so does the graph store's server (STORYGRAPH_STORE_IDLE_S); ones the app (or an earlier
+    # command) runs are reused.
     starter = embedded_starter(keep_alive_s=settings.embedded_idle_s, on_loading=_say)
-    services = build_services(settings, embedded=starter)
+    services = build_services(settings, embedded=starter, keep_store_s=settings.store_idle_s)
     for warning in services.warnings:
         print(f"note: {warning}", file=sys.stderr)
     return services
@@ -163,7 +164,11 @@ def _built_by(report: IngestReport) -> str:
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from storygraph.qa.preload import preload_in_background
 
-    # The encoder and Sudachi load while the store's server starts.
+    if settings.encoder_idle_s > 0:  # the encoder is held by a helper process the next finds
+        from storygraph.text.embeddings import use_encoder_server
+
+        use_encoder_server(Path(settings.data_dir), settings.encoder_idle_s)
+    # The encoder (or its helper) and Sudachi load while the store's server starts.
     preload_in_background(Path(settings.data_dir))
     from storygraph.qa.engine import QAOptions
     from storygraph.qa.support_text import support_line
@@ -409,13 +414,26 @@ def cmd_reset(args: argparse.Namespace, settings: Settings) -> int:
     try:
         services.store.reset()
         print("graph emptied")
-        from storygraph.llm.embedded_server import stop_recorded_server
-
-        if (pid := stop_recorded_server(Path(settings.data_dir))) is not None:
-            print(f"stopped the model server of this data directory (pid {pid})")
-        return 0
     finally:
         services.close()
+    from storygraph.llm.embedded_server import stop_recorded_server
+
+    data_dir = Path(settings.data_dir)
+    if (pid := stop_recorded_server(data_dir)) is not None:
+        print(f"stopped the model server of this data directory (pid {pid})")
+    from storygraph.text.encoder_server import stop_encoder_server
+
+    if stop_encoder_server(data_dir):
+        print("stopped the sentence encoder's helper of this data directory")
+    if not settings.uses_neo4j:
+        from storygraph.store.falkordb_server import stop_running_server
+
+        outcome, pid = stop_running_server(data_dir)
+        if outcome == "stopped":
+            print(f"stopped the graph store's server of this data directory (pid {pid})")
+        elif outcome == "in use":
+            print(f"the graph store's server (pid {pid}) is left running: another process uses it")
+    return 0
 
 
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:

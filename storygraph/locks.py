@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 _held = threading.local()
 
@@ -125,3 +126,14 @@ def exclusive_lock(path: Path, *, wait: bool) -> Iterator[bool]:
             yield True
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def hold_shared(path: Path) -> IO[str]:
+    """Take a shared lock on `path` (waiting while someone holds it exclusively) and return the
+    open file that holds it: closing it drops the lock, and so does the holder's death. A
+    process using an embedded server holds one, so that the server's idle reaper (which takes
+    it exclusively, without waiting) leaves the server be."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = path.open("a")
+    fcntl.flock(handle, fcntl.LOCK_SH)
+    return handle

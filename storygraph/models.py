@@ -6,7 +6,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 EntitySource = Literal[
-    "llm", "dictionary", "normalised", "transliteration", "contained", "fuzzy", "given",
+    "llm",
+    "dictionary",
+    "normalised",
+    "transliteration",
+    "contained",
+    "fuzzy",
+    "given",
     "embedding",
 ]
 ExtractionOrigin = Literal["model", "parser"]
@@ -151,6 +157,16 @@ class Usage:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.unreported += other.unreported
+
+
+def usage_delta(before: Usage, after: Usage) -> Usage:
+    """What was used between two snapshots."""
+    return Usage(
+        after.calls - before.calls,
+        after.prompt_tokens - before.prompt_tokens,
+        after.completion_tokens - before.completion_tokens,
+        after.unreported - before.unreported,
+    )
 
 
 @dataclass

@@ -75,8 +75,10 @@ def secret_values(settings: Settings) -> list[str]:
     return [s.get_secret_value() for s in found if s is not None and s.get_secret_value()]
 
 
-def open_store(settings: Settings) -> GraphStore:
-    """The configured graph store, schema ensured and crashed ingests cleaned up.
+def open_store(settings: Settings, *, keep_store_s: float = 0.0) -> GraphStore:
+    """The configured graph store, schema ensured and crashed ingests cleaned up. An embedded
+    store's server started here outlives the process for `keep_store_s` seconds without use
+    (the CLI's STORYGRAPH_STORE_IDLE_S; storygraph.store.falkordb_server); 0 stops it at close.
 
     Cleanup runs under the data directory's write lock (inside `cleanup_pending`), so opening a
     store while another process is writing a document never deletes that document."""
@@ -93,7 +95,8 @@ def open_store(settings: Settings) -> GraphStore:
         from storygraph.store.falkordb_runner import FalkorDBRunner
         from storygraph.store.falkordb_server import EmbeddedFalkorDB
 
-        runner = FalkorDBRunner(EmbeddedFalkorDB(Path(settings.data_dir)), settings.graph_name)
+        server = EmbeddedFalkorDB(Path(settings.data_dir), keep_alive_s=keep_store_s)
+        runner = FalkorDBRunner(server, settings.graph_name)
     store = GraphStore(runner, lock_dir=Path(settings.data_dir))
     store.ensure_schema()
     split_legacy_entities(store)  # once: a store of the old shape gets per-story entities
@@ -387,10 +390,13 @@ def build_services(
     extractor: Extractor | None = None,
     info: ModelInfo | None = None,
     embedded: EmbeddedStarter = _start_embedded,
+    keep_store_s: float = 0.0,
 ) -> Services:
     """Build the services. `llm` / `extractor` inject a model (tests, benchmarks); `embedded`
-    starts the embedded model's server, now or, while it is being installed, once it is ready."""
-    store = open_store(settings)
+    starts the embedded model's server, now or, while it is being installed, once it is ready;
+    `keep_store_s` keeps an embedded store's server started here running after `close()` until
+    it has been idle that long (`open_store`)."""
+    store = open_store(settings, keep_store_s=keep_store_s)
     resolved = info or (
         ModelInfo("scripted", type(llm).__name__, capable=True)
         if llm is not None

@@ -37,6 +37,7 @@ class Settings(BaseSettings):
     # --- storage -------------------------------------------------------------------
     data_dir: Path = Field(Path("data"), validation_alias=_env("STORYGRAPH_DATA_DIR"))
     graph_name: str = Field("storygraph", validation_alias=_env("STORYGRAPH_GRAPH_NAME"))
+    store_idle_s: float = Field(300.0, ge=0, validation_alias=_env("STORYGRAPH_STORE_IDLE_S"))
     neo4j_uri: str | None = Field(None, validation_alias=_env("NEO4J_URI"))
     neo4j_username: str = Field("neo4j", validation_alias=_env("NEO4J_USERNAME"))
     neo4j_password: SecretStr = Field(SecretStr(""), validation_alias=_env("NEO4J_PASSWORD"))
@@ -70,6 +71,7 @@ class Settings(BaseSettings):
         300.0, ge=0, validation_alias=_env("STORYGRAPH_EMBEDDED_IDLE_S")
     )
     model_dir: Path | None = Field(None, validation_alias=_env("STORYGRAPH_MODEL_DIR"))
+    encoder_idle_s: float = Field(300.0, ge=0, validation_alias=_env("STORYGRAPH_ENCODER_IDLE_S"))
 
     # --- ingestion ---------------------------------------------------------------------
     chunk_size: int = Field(0, ge=0, validation_alias=_env("STORYGRAPH_CHUNK_SIZE"))

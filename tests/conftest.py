@@ -3,9 +3,10 @@ dirs, the scripted model, ../shared.
 
 Every test runs hermetically (`hermetic`, autouse): the developer's `STORYGRAPH_*`, `OPENAI_*`,
 `AZURE_*` and `NEO4J_*` variables are cleared and the working directory is an empty temporary one,
-so no `.env` is read and nothing reaches a configured model or database. Tests marked `neo4j`
-(deselected unless `-m neo4j`) get the `NEO4J_*` values of the shell that started pytest through
-`neo4j_env`, and only they.
+so no `.env` is read and nothing reaches a configured model or database. STORYGRAPH_STORE_IDLE_S
+and STORYGRAPH_ENCODER_IDLE_S are set to 0: a command stops the store's server it started and
+starts no encoder helper. Tests marked `neo4j` (deselected unless `-m neo4j`) get the `NEO4J_*`
+values of the shell that started pytest through `neo4j_env`, and only they.
 
 Under `CI=true` a skipped test fails the run, and the summary lists the deselected tests
 (`tests.helpers.ci_skips`).
@@ -43,6 +44,11 @@ def _clear_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith(HERMETIC_PREFIXES):
             monkeypatch.delenv(name)
+    # A CLI command keeps the store's server it started running for STORYGRAPH_STORE_IDLE_S
+    # (300 s by default): no test leaves one behind unless it asks for it
+    # (tests/integration/test_kept_store_server.py).
+    monkeypatch.setenv("STORYGRAPH_STORE_IDLE_S", "0")
+    monkeypatch.setenv("STORYGRAPH_ENCODER_IDLE_S", "0")  # and `ask` starts no encoder helper
 
 
 @pytest.fixture(scope="session", autouse=True)

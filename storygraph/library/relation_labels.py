@@ -95,6 +95,15 @@ def _verb_in(rel_type: str, sentence: str) -> str:
 
 
 def _says(text: str, rel_type: str) -> bool:
+    said = _type_said(text)
+    return said is not None and said == rel_type
+
+
+@lru_cache(maxsize=16384)
+def _type_said(text: str) -> str | None:
+    """The relation type a run of words says (None: not Japanese). Kept per text: a sentence's
+    runs are checked against every type of an entity's relations, and the table lookup is the
+    most of the time an entity page takes (`entity NAME`, docs/ISSUES.md §45)."""
     if not is_japanese_text(text):
-        return False
-    return (relation_type_for(text, "ja") or sanitize_rel_type(text)) == rel_type
+        return None
+    return relation_type_for(text, "ja") or sanitize_rel_type(text)

@@ -38,8 +38,8 @@ from typing import IO, TYPE_CHECKING, Any, Literal, Self
 
 from storygraph.errors import ModelError
 from storygraph.llm.model_files import MODEL_ALIAS, model_path
-from storygraph.locks import exclusive_lock
-from storygraph.processes import pid_alive
+from storygraph.locks import exclusive_lock, hold_shared
+from storygraph.processes import PROJECT_ROOT, pid_alive, start_detached_module
 
 if TYPE_CHECKING:
     from storygraph.settings import Settings
@@ -355,8 +355,6 @@ def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-"""The folder holding the `storygraph` package (the reaper runs as `python -m` from there)."""
 
 
 # --- the server --------------------------------------------------------------------------
@@ -499,14 +497,9 @@ class EmbeddedServer:
     # --- internals -----------------------------------------------------------------------
     def _attach(self) -> None:
         """Hold the users lock shared for this object's life: the reaper leaves the server be."""
-        if self._users is not None:
-            return
-        import fcntl
-
-        self._data_dir.mkdir(parents=True, exist_ok=True)
-        fh = (self._data_dir / USERS_FILE).open("a")
-        fcntl.flock(fh, fcntl.LOCK_SH)  # waits while the reaper is stopping the server
-        self._users = fh
+        if self._users is None:
+            self._data_dir.mkdir(parents=True, exist_ok=True)
+            self._users = hold_shared(self._data_dir / USERS_FILE)  # waits while it is stopped
 
     def _detach(self) -> None:
         if self._users is not None:
@@ -517,29 +510,9 @@ class EmbeddedServer:
         """The server's reaper, started with it (module doc): while this process lives it holds
         the users lock, so the reaper only looks; once it is gone, however it went, the reaper
         stops the server after `keep_alive_s` without use."""
-        cmd = [
-            sys.executable,
-            "-m",
-            "storygraph.llm.idle_reaper",
-            "--data-dir",
-            str(self._data_dir.resolve()),
-            "--pid",
-            str(state.pid),
-            "--port",
-            str(state.port),
-            "--idle-s",
-            str(self._keep_alive_s),
-        ]
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.log_path.open("ab") as logf:
-            subprocess.Popen(
-                cmd,
-                cwd=PROJECT_ROOT,  # `-m storygraph…` must import whatever the caller's cwd is
-                stdin=subprocess.DEVNULL,
-                stdout=logf,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        args = ["--data-dir", str(self._data_dir.resolve()), "--pid", str(state.pid)]
+        args += ["--port", str(state.port), "--idle-s", str(self._keep_alive_s)]
+        start_detached_module("storygraph.llm.idle_reaper", args, self.log_path)
         log.info(
             "Model server pid %s: its reaper stops it %.0f s after its last user is gone",
             state.pid,

@@ -21,22 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from storygraph.llm.embedded_server import stop_if_idle
-
-
-def poll_interval(idle_s: float) -> float:
-    """How often to look: often enough to stop within a quarter of the idle time (1-15 s). A
-    look takes the start lock and checks the port, and the reaper looks for as long as the
-    app runs."""
-    return max(1.0, min(15.0, idle_s / 4))
+from storygraph.processes import watch_until_done
 
 
 def watch(data_dir: Path, pid: int, port: int, idle_s: float) -> str:
     """Look until there is nothing left to watch; return the last outcome."""
-    while True:
-        outcome = stop_if_idle(data_dir, pid, port, idle_s)
-        if outcome in ("stopped", "orphan stopped", "gone", "replaced"):
-            return outcome
-        time.sleep(poll_interval(idle_s))
+    return watch_until_done(lambda: stop_if_idle(data_dir, pid, port, idle_s), idle_s)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

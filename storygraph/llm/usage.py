@@ -10,7 +10,9 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
 
 from storygraph.llm.attempts import track_call
-from storygraph.models import Usage
+from storygraph.models import Usage, usage_delta
+
+__all__ = ["UsageCounter", "usage_delta"]
 
 
 class UsageCounter(BaseCallbackHandler):
@@ -66,12 +68,3 @@ def _tokens(response: LLMResult) -> tuple[int, int]:
         return prompt, completion
     token_usage = (response.llm_output or {}).get("token_usage") or {}
     return int(token_usage.get("prompt_tokens", 0)), int(token_usage.get("completion_tokens", 0))
-
-
-def usage_delta(before: Usage, after: Usage) -> Usage:
-    return Usage(
-        after.calls - before.calls,
-        after.prompt_tokens - before.prompt_tokens,
-        after.completion_tokens - before.completion_tokens,
-        after.unreported - before.unreported,
-    )

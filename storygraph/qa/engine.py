@@ -163,7 +163,7 @@ class QAEngine:
         on_token: TokenFn | None = None,
     ) -> Answer:
         parts = self.parts_for(options)
-        trace = Trace()
+        trace = Trace(model=not parts.no_model)
         analysis = parts.reader.read(question, trace.callbacks, start_entities=start_entities)
         trace.record("entities", **entities_detail(analysis))
         found = parts.retriever.search(analysis, trace.callbacks)

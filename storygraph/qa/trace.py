@@ -8,8 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from storygraph.llm.usage import UsageCounter, usage_delta
-from storygraph.models import TraceStep, Usage
+from storygraph.models import TraceStep, Usage, usage_delta
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.passages import Passage
 from storygraph.qa.retrieval import Retrieval
@@ -26,27 +25,37 @@ class Mark:
 
 class Trace:
     """Counts the model's calls and tokens (`callbacks`) and records the steps: each step's time
-    and usage run from the end of the one before (the first's from the trace's start)."""
+    and usage run from the end of the one before (the first's from the trace's start).
 
-    def __init__(self) -> None:
-        self.counter = UsageCounter()
-        self.callbacks: list[Any] = [self.counter]
+    `model` False (the question's parts have no model, `QAParts.no_model`): nothing can call a
+    model, so there is nothing to count; `callbacks` is empty and every usage is zero, and the
+    LangChain callback machinery is not imported (0.6 s of `ask --no-llm`'s imports at load ~14,
+    docs/ISSUES.md §45)."""
+
+    def __init__(self, *, model: bool = True) -> None:
+        self.callbacks: list[Any] = []
+        self._counter: Any = None
+        if model:
+            from storygraph.llm.usage import UsageCounter
+
+            self._counter = UsageCounter()
+            self.callbacks.append(self._counter)
         self.steps: list[TraceStep] = []
         self._since = self.mark()
 
+    def usage(self) -> Usage:
+        """The calls and tokens counted so far."""
+        return self._counter.snapshot() if self._counter is not None else Usage()
+
     def mark(self) -> Mark:
-        return Mark(time.perf_counter(), self.counter.snapshot())
+        return Mark(time.perf_counter(), self.usage())
 
     def record(self, name: str, **detail: Any) -> None:
         """The step that ends now, with what it found."""
         since = self._since
         elapsed = time.perf_counter() - since.started
-        used = usage_delta(since.usage, self.counter.snapshot())
-        self.steps.append(TraceStep(name, elapsed, detail, used))
+        self.steps.append(TraceStep(name, elapsed, detail, usage_delta(since.usage, self.usage())))
         self._since = self.mark()
-
-    def usage(self) -> Usage:
-        return self.counter.snapshot()
 
 
 def entities_detail(analysis: QuestionAnalysis) -> dict[str, Any]:

