@@ -10,10 +10,8 @@ of them. Within that choice:
   stories, so their おじいさん, not 瘤とり's); among stories that tie, the ones whose entity names
   hold most of the question's other content words (「おじいさんが灰をまいたのは？」: 灰 is an
   entity of 花咲かじじい only) are kept; a tie left after that keeps them all (at most
-  MAX_STORIES), the answer draws on each and its warnings name them (the engine). Settling the
-  tie by sentence search instead (the story with the best-matching sentence) was measured: it
-  halved the answers citing another story (48 → 30 of 210) but lost 5 correct answers of 210
-  (docs/ISSUES.md §42), so the figures favour drawing on each;
+  MAX_STORIES, `Scope.tied`) and the answer is written per story, each part under its story's
+  name (qa/per_story.py; docs/ISSUES.md §47 has the variants measured);
 - retrieval starts from the kept stories' entities only (their keys) and sentence search reads
   only the kept stories, so an answer never cites a story outside its scope.
 
@@ -45,6 +43,14 @@ class Scope:
     """The stories the answer may cite (empty: every story)."""
     note: str = ""
     """Why the scope is what it is, for the trace (empty when nothing was narrowed)."""
+    tied: tuple[str, ...] = ()
+    """The stories the question's names and words could not tell apart (2 to MAX_STORIES;
+    empty when one story was kept): the answer is written per story (qa/per_story.py)."""
+
+
+def key_story(key: str) -> str:
+    """The document id of an entity key (document id + ':' + name; store/plan.py)."""
+    return key.partition(":")[0]
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
@@ -117,12 +123,12 @@ def narrow(
         for row in rows
         if str(row.get("document_id") or "") in kept
         for t in row.get("twins") or []
-        if not allowed or t.partition(":")[0] in allowed
+        if not allowed or key_story(t) in allowed
     ]
-    documents = list(dict.fromkeys([*kept, *(t.partition(":")[0] for t in twins)]))
+    documents = list(dict.fromkeys([*kept, *(key_story(t) for t in twins)]))
     note = ""
     if len(kept) > 1:
-        note = f"{len(by_names)} stories have its names; the answer may draw on {len(kept)}"
+        note = f"{len(by_names)} stories have its names; the answer is written for {len(kept)}"
     elif len(holders) > 1:
         how = "its names" if len(by_names) == 1 else "its names and words"
         note = f"scoped by {how} to 1 of the {len(holders)} stories that have its names"
@@ -130,4 +136,5 @@ def narrow(
         keys=tuple(dict.fromkeys([*keys, *twins])),
         documents=tuple(d for d in documents if d) or tuple(stories),
         note=note,
+        tied=tied if len(tied := tuple(d for d in kept if d)) > 1 else (),
     )

@@ -4,6 +4,7 @@ scripted model at the model boundary."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from storygraph.cli import main
 from storygraph.errors import StoryGraphError
 from storygraph.qa.engine import QAOptions
+from storygraph.qa.per_story import misplaced_citations, split_by_story
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import Script
@@ -76,14 +78,25 @@ def test_a_chosen_story_is_the_only_source(library: tuple[Services, str, str]) -
     only_peach = services.qa().ask(question, QAOptions(no_llm=True, stories=(peach,)))
     assert _documents(only_peach) <= {"peach.txt"}
     assert all(f.type != "HAS" for f in only_peach.facts)
-    # a shared name asked of every story draws on both, and the warnings name them
+    # a shared name asked of every story is answered per story: each part under its story's
+    # name, each citation under its own story's part, and the warnings name the stories
     both = services.qa().ask(question, QAOptions(no_llm=True))
     entities = next(s for s in both.steps if s.name == "entities")
     assert sorted(entities.detail["stories"]) == sorted([peach, lump])
     assert "2 stories have its names" in entities.detail["scope"]
     assert _documents(both) == {"peach.txt", "lump.txt"}
-    said = "2 stories fit this question; the answer draws on each of them: "
+    parts = split_by_story(both.answer)
+    assert sorted(name or "" for name, _ in parts) == ["lump.txt", "peach.txt"]
+    for name, part in parts:
+        marks = {int(n) for n in re.findall(r"\[(\d+)\]", part)}
+        assert marks and {c.document_name for c in both.citations if c.number in marks} == {name}
+    numbers = [c.number for c in both.citations]
+    assert numbers == list(range(1, len(numbers) + 1))  # numbered on across the parts
+    assert misplaced_citations(both.answer, both.citations, "peach.txt") == []
+    said = "2 stories fit this question equally; the answer is written for each of them"
     assert any(w.startswith(said) and "lump.txt" in w for w in both.warnings)
+    retrievals = [s for s in both.steps if s.name == "retrieval"]
+    assert len(retrievals) == 2  # one retrieval per story
 
 
 def test_the_cli_story_option_names_unknown_stories(
