@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from storygraph.models import Citation, Support
-from storygraph.qa.scope import Scope, key_story
+from storygraph.qa.scope import Scope
+from storygraph.store.plan import key_document
 
 _HEAD = re.compile(r"^(?:【(?P<ja>[^】\n]+)】|── (?P<en>[^\n]+) ──)$", re.M)
 _MARK = re.compile(r"\[(\d+)\]")
@@ -38,11 +39,11 @@ def story_scopes(scope: Scope) -> list[Scope]:
     if len(scope.tied) < 2:
         return [scope]
     tied = set(scope.tied)
-    twins = [k for k in scope.keys if key_story(k) not in tied]
+    twins = [k for k in scope.keys if key_document(k) not in tied]
     return [
         Scope(
-            keys=(*(k for k in scope.keys if key_story(k) == story), *twins),
-            documents=tuple(dict.fromkeys([story, *(key_story(k) for k in twins)])),
+            keys=(*(k for k in scope.keys if key_document(k) == story), *twins),
+            documents=tuple(dict.fromkeys([story, *(key_document(k) for k in twins)])),
             note=f"one of the {len(scope.tied)} stories that fit, answered on its own",
         )
         for story in scope.tied

@@ -28,6 +28,7 @@ from typing import Any
 
 from storygraph.errors import InputError
 from storygraph.models import DocumentInfo
+from storygraph.store.plan import key_document
 
 MAX_STORIES = 3
 """Stories a question the names cannot settle may draw on (the first ones by document id)."""
@@ -46,11 +47,6 @@ class Scope:
     tied: tuple[str, ...] = ()
     """The stories the question's names and words could not tell apart (2 to MAX_STORIES;
     empty when one story was kept): the answer is written per story (qa/per_story.py)."""
-
-
-def key_story(key: str) -> str:
-    """The document id of an entity key (document id + ':' + name; store/plan.py)."""
-    return key.partition(":")[0]
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
@@ -123,9 +119,9 @@ def narrow(
         for row in rows
         if str(row.get("document_id") or "") in kept
         for t in row.get("twins") or []
-        if not allowed or key_story(t) in allowed
+        if not allowed or key_document(t) in allowed
     ]
-    documents = list(dict.fromkeys([*kept, *(key_story(t) for t in twins)]))
+    documents = list(dict.fromkeys([*kept, *(key_document(t) for t in twins)]))
     note = ""
     if len(kept) > 1:
         note = f"{len(by_names)} stories have its names; the answer is written for {len(kept)}"
