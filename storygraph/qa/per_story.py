@@ -91,16 +91,24 @@ def misplaced_citations(
     text: str, citations: Sequence[Citation], own: str
 ) -> list[Citation]:
     """The citations of a story other than `own` that the reader does not see under that
-    story's head line: marked in a part headed by another story or by none, or listed without a
-    mark. An answer about one story (no head line) cites another story only by mistake."""
+    story's head line: marked in a part headed by another story or by none. A source listed
+    without a mark belongs to the part its number falls in (each part's numbers follow the
+    part before), or to none in an answer about one story (no head line), which cites another
+    story only by mistake."""
     under: dict[int, str | None] = {}
     for name, part in split_by_story(text):
         for mark in _MARK.finditer(part):
             under.setdefault(int(mark.group(1)), name)
+    marked = sorted(under)
+
+    def part_of(number: int) -> str | None:
+        if number in under:
+            return under[number]
+        earlier = [m for m in marked if m < number]
+        return under[earlier[-1]] if earlier else under[marked[0]] if marked else None
+
     return [
         c
         for c in citations
-        if c.document_name
-        and c.document_name != own
-        and under.get(c.number, own) != c.document_name
+        if c.document_name and c.document_name != own and part_of(c.number) != c.document_name
     ]

@@ -63,9 +63,11 @@ def test_a_citation_is_misplaced_unless_it_is_under_its_own_storys_name() -> Non
         f"{story_head('b.txt', japanese=True)}\n答え[2][3]"
     )
     cited = [_cite(1, "a.txt"), _cite(2, "b.txt"), _cite(3, "a.txt"), _cite(4, "b.txt")]
-    # [3] is a.txt's but under b.txt; [4] is listed with no mark at all
-    assert [c.number for c in misplaced_citations(text, cited, "a.txt")] == [4]
+    # [3] is a.txt's but under b.txt; [4], listed with no mark, falls in b.txt's part
+    assert misplaced_citations(text, cited, "a.txt") == []
     assert [c.number for c in misplaced_citations(text, cited, "b.txt")] == [3]
+    wrong_part = [_cite(1, "a.txt"), _cite(2, "b.txt"), _cite(3, "b.txt"), _cite(4, "a.txt")]
+    assert [c.number for c in misplaced_citations(text, wrong_part, "b.txt")] == [4]
     # an answer about one story: any other story's citation is misplaced
     assert misplaced_citations("答え[1][2]", cited[:2], "a.txt") == [cited[1]]
     assert misplaced_citations("答え[1]", cited[:1], "a.txt") == []
