@@ -7,11 +7,12 @@ of them. Within that choice:
 - the question's names then narrow it (`narrow`): each story is counted by how many of the
   question's found names it has, and the stories with the most are kept. A name only one story
   has scopes the question to that story (「桃太郎のおじいさん」: 桃太郎 is only in the 桃太郎
-  stories, so their おじいさん, not 瘤とり's); among stories that tie, the ones whose entity names
-  hold most of the question's other content words (「おじいさんが灰をまいたのは？」: 灰 is an
-  entity of 花咲かじじい only) are kept; a tie left after that keeps them all (at most
-  MAX_STORIES, `Scope.tied`) and the answer is written per story, each part under its story's
-  name (qa/per_story.py; docs/ISSUES.md §47 has the variants measured);
+  stories, so their おじいさん, not 瘤とり's). Stories that tie are all kept (`Scope.tied`) and
+  the answer is written per story, each part under its story's name (qa/per_story.py), the
+  stories whose entity names hold most of the question's other content words first
+  (「おじいさんが灰をまいたのは？」: 灰 is an entity of 花咲かじじい only); of more than
+  MAX_STORIES, those first ones. The words used to drop the other tied stories: they picked the
+  wrong one as often as the right one (docs/ISSUES.md §47 has the variants measured);
 - retrieval starts from the kept stories' entities only (their keys) and sentence search reads
   only the kept stories, so an answer never cites a story outside its scope.
 
@@ -76,17 +77,18 @@ def names_in_scope(names: Sequence[dict[str, Any]], stories: Sequence[str]) -> l
 
 
 def _by_words(kept: list[str], names: Sequence[dict[str, Any]], terms: Sequence[str]) -> list[str]:
-    """The stories of `kept` whose entity names hold the most of `terms` (all when none do)."""
+    """`kept` ordered by how many of `terms` their entity names hold (most first, then by
+    document id): the order a per-story answer takes and which MAX_STORIES of more are kept."""
     if len(kept) < 2 or not terms:
         return kept
+    wanted = set(kept)
     norms: dict[str, list[str]] = {}
     for row in names:
         document = str(row.get("document_id") or "")
-        if document in kept:
+        if document in wanted:
             norms.setdefault(document, []).append(str(row.get("norm") or ""))
     hits = {d: sum(any(t in n for n in norms.get(d, [])) for t in terms) for d in kept}
-    best = max(hits.values())
-    return [d for d in kept if hits[d] == best] if best > 0 else kept
+    return sorted(kept, key=lambda d: (-hits[d], d))
 
 
 def narrow(
@@ -125,9 +127,10 @@ def narrow(
     note = ""
     if len(kept) > 1:
         note = f"{len(by_names)} stories have its names; the answer is written for {len(kept)}"
+        if len(by_names) > len(kept):
+            note += ", those whose names hold most of its words"
     elif len(holders) > 1:
-        how = "its names" if len(by_names) == 1 else "its names and words"
-        note = f"scoped by {how} to 1 of the {len(holders)} stories that have its names"
+        note = f"scoped by its names to 1 of the {len(holders)} stories that have its names"
     return Scope(
         keys=tuple(dict.fromkeys([*keys, *twins])),
         documents=tuple(d for d in documents if d) or tuple(stories),
