@@ -377,6 +377,12 @@ WHERE e.id IN $ids AND (size($keys) = 0 OR e.key IN $keys)
 RETURN e.id AS id, e.type AS type
 """
 
+ENTITY_TYPES_BY_KEYS = """
+MATCH (e:__Entity__)
+WHERE e.key IN $keys
+RETURN e.id AS id, e.type AS type
+"""
+
 STATS = """
 OPTIONAL MATCH (d:Document)
 WITH count(d) AS documents

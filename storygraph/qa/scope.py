@@ -68,10 +68,14 @@ def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[
     return tuple(dict.fromkeys(found))
 
 
-def names_in_scope(names: Sequence[dict[str, Any]], stories: Sequence[str]) -> list[dict[str, Any]]:
-    """The entity-name rows of the chosen stories (all rows when `stories` is empty)."""
+def names_in_scope(
+    names: Sequence[dict[str, Any]], stories: Sequence[str]
+) -> Sequence[dict[str, Any]]:
+    """The entity-name rows of the chosen stories (`names` itself when `stories` is empty: the
+    same list, so the name index built from it is kept between questions; a copy rebuilt it
+    every question, 0.2 s at 70,000 names)."""
     if not stories:
-        return list(names)
+        return names
     chosen = set(stories)
     return [row for row in names if row.get("document_id") in chosen]
 
