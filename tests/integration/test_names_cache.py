@@ -1,16 +1,21 @@
 """The graph's names are read once and kept until the graph changes (issue 30): another
 session's write on the same data directory shows up at the next question, with no wait, and
-an unchanged graph is not read again."""
+an unchanged graph is not read again. The relation-type count is kept the same way, and a
+story's entity types are read by key (issue 28: a library's speed)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from storygraph import cypher as q
 from storygraph.services import build_services
 from storygraph.settings import Settings
+from storygraph.store.graph_store import NAMES_CACHE_SECONDS
 from tests.faults.conftest import SEED_EN, SEED_JA, stop_server
 from tests.helpers.scripted_model import ScriptedChatModel
+
+SAMPLE = Path(__file__).resolve().parents[2] / "storygraph" / "samples" / "momotaro_kusuyama.txt"
 
 
 def test_names_are_kept_until_another_session_writes(tmp_path: Path) -> None:
@@ -43,4 +48,64 @@ def test_names_are_kept_until_another_session_writes(tmp_path: Path) -> None:
     finally:
         reader.close()
         writer.close()
+        stop_server(tmp_path)
+
+
+def test_relation_types_are_kept_until_another_session_writes(tmp_path: Path) -> None:
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=tmp_path, llm_provider="none", neo4j_uri=None, chunk_size=200,
+        chunk_overlap=0,
+    )  # fmt: skip
+    reader = build_services(settings, llm=ScriptedChatModel())
+    writer = build_services(settings, llm=ScriptedChatModel())
+    try:
+        assert writer.ingestor().ingest_bytes("ja.txt", SEED_JA.encode()).status == "added"
+        first = dict(reader.store.relation_types())
+        reads: list[str] = []
+        original = reader.store.runner.run
+
+        def counting(query: str, params: dict[str, object] | None = None) -> list[dict]:
+            if query == q.RELATION_TYPES:
+                reads.append(query)
+            return original(query, params)
+
+        reader.store.runner.run = counting  # type: ignore[method-assign]
+        time.sleep(NAMES_CACHE_SECONDS + 0.5)  # past the old expiry: still not read again
+        assert dict(reader.store.relation_types()) == first and reads == []
+        assert writer.ingestor().ingest_bytes("en.txt", SEED_EN.encode()).status == "added"
+        after = dict(reader.store.relation_types())  # at once: the stamp moved
+        assert len(reads) == 1
+        assert after == dict(writer.store.relation_types()) and after != first
+    finally:
+        reader.close()
+        writer.close()
+        stop_server(tmp_path)
+
+
+def test_the_types_of_a_storys_entities_are_read_by_key(tmp_path: Path) -> None:
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=tmp_path, llm_provider="none", neo4j_uri=None,
+    )  # fmt: skip
+    services = build_services(settings, llm=ScriptedChatModel())
+    try:
+        ingest = services.ingestor()
+        sample = SAMPLE.read_bytes()
+        one = ingest.ingest_bytes("a.txt", sample).document_id
+        two = ingest.ingest_bytes("b.txt", sample + "\nめでたし。\n".encode()).document_id
+        names = ["おじいさん", "山", "桃太郎"]
+        assert services.store.entity_types_in(names, [one]) == services.store.entity_types(names)
+        assert set(services.store.entity_types_in(names, [one])) == set(names)
+        rows: list[dict[str, object]] = []
+        original = services.store.runner.run
+
+        def keeping(query: str, params: dict[str, object] | None = None) -> list[dict]:
+            found = original(query, params)
+            rows.extend(found)
+            return found
+
+        services.store.runner.run = keeping  # type: ignore[method-assign]
+        services.store.entity_types_in(names, [two])
+        assert len(rows) == len(names)  # one story's entities, not every story's of a name
+    finally:
+        services.close()
         stop_server(tmp_path)
