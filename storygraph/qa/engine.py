@@ -25,6 +25,7 @@ from storygraph.qa.answer import Answerer, TokenFn, facts_answer, sentence_line
 from storygraph.qa.answer_choice import ChoiceAnswerer
 from storygraph.qa.checks import judge_reply, nothing_found, unsupported_names
 from storygraph.qa.context import ContextBuilder, Sources
+from storygraph.qa.passages import unsearched_warning
 from storygraph.qa.per_story import moved_support, renumbered, story_head, story_scopes
 from storygraph.qa.retrieval import DEFAULT_MODE, Retrieval, Retriever
 from storygraph.qa.scope import Scope
@@ -182,7 +183,12 @@ class QAEngine:
             steps=trace.steps,
             usage=trace.usage(),
             rerank_fell_back=one.ranked.fell_back,
-            warnings=[*parts.warnings, *analysis.warnings, *one.warnings],
+            warnings=[
+                *parts.warnings,
+                *unread_warning(analysis, parts),
+                *analysis.warnings,
+                *one.warnings,
+            ],
             cypher=one.found.cypher,
             support=one.checked.support,
         )
@@ -289,6 +295,14 @@ def per_story_answer(
         cypher="\n\n".join(dict.fromkeys(a.found.cypher for a in answered if a.found.cypher)),
         support=least_supported(supports),
     )
+
+
+def unread_warning(analysis: QuestionAnalysis, parts: QAParts) -> list[str]:
+    """A question naming no one in a library too big for sentence search to read whole
+    (storygraph.qa.passages.MAX_SEARCHED_STORIES) is told so."""
+    if analysis.scope.keys or parts.stories_named is None:
+        return []
+    return unsearched_warning(analysis, len(parts.stories_named()))
 
 
 def least_supported(supports: Sequence[Support]) -> Support:

@@ -133,3 +133,20 @@ def test_merging_two_stories_entities_is_recorded_and_undoable(
     assert {r.type for r in page.relations} == {"GOES_TO", "FINDS"}
     answer = services.qa().ask("What did Momotaro's old man have?", QAOptions(no_llm=True))
     assert all(f.type != "HAS" for f in answer.facts)
+
+
+def test_a_question_naming_no_one_in_a_library_too_big_to_read_is_told_so(
+    library: tuple[Services, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from storygraph.qa import passages
+
+    services, _, _ = library
+    question = "Where did he go?"
+    read = services.qa().ask(question, QAOptions(no_llm=True))
+    assert not read.entities and read.citations  # both stories read by sentence search
+    assert not any("sentence search reads at most" in w for w in read.warnings)
+    monkeypatch.setattr(passages, "MAX_SEARCHED_STORIES", 1)
+    unread = services.qa().ask(question, QAOptions(no_llm=True))
+    assert not unread.citations
+    said = "sentence search reads at most 1 stories for a question that names no one, and 2"
+    assert any(w.startswith(said) for w in unread.warnings), unread.warnings
