@@ -254,7 +254,6 @@ def per_story_answer(
 ) -> Answer:
     """Several stories fit the question equally: an answer for each, in turn, each under its
     story's head line with its citations numbered on (storygraph.qa.per_story)."""
-    emit = on_token if on_token is not None else (lambda _: None)
     named = parts.stories_named() if parts.stories_named is not None else {}
     japanese = analysis.reply_language == "ja"
     texts: list[str] = []
@@ -266,8 +265,9 @@ def per_story_answer(
     for scope in scopes:
         story = scope.documents[0]
         head = story_head(named.get(story, story), japanese=japanese)
-        emit(("\n\n" if texts else "") + head + "\n")
-        one = answer_within(replace(analysis, scope=scope), parts, trace, on_token)
+        lead = ("\n\n" if texts else "") + head + "\n"
+        streamed = headed(on_token, lead) if on_token is not None else None
+        one = answer_within(replace(analysis, scope=scope), parts, trace, streamed)
         offset = len(citations)
         text, cited = renumbered(one.checked.text, one.sources.citations, offset)
         texts.append(f"{head}\n{text}")
@@ -303,6 +303,21 @@ def unread_warning(analysis: QuestionAnalysis, parts: QAParts) -> list[str]:
     if analysis.scope.keys or parts.stories_named is None:
         return []
     return unsearched_warning(analysis, len(parts.stories_named()))
+
+
+def headed(on_token: TokenFn, head: str) -> TokenFn:
+    """`on_token` with `head` sent just before the first piece (so a part's head line is not
+    a "first token" before its story's retrieval has run)."""
+    said = False
+
+    def piece(text: str) -> None:
+        nonlocal said
+        if not said:
+            said = True
+            on_token(head)
+        on_token(text)
+
+    return piece
 
 
 def least_supported(supports: Sequence[Support]) -> Support:

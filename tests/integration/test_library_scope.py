@@ -7,13 +7,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from storygraph.cli import main
 from storygraph.errors import StoryGraphError
 from storygraph.qa.engine import QAOptions
-from storygraph.qa.per_story import misplaced_citations, split_by_story
+from storygraph.qa.per_story import misplaced_citations, split_by_story, story_head
+from storygraph.qa.retrieval import ModeRetriever
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import Script
@@ -69,7 +71,9 @@ def test_a_name_only_one_story_has_scopes_the_question(
     assert all(f.type != "HAS" for f in answer.facts)
 
 
-def test_a_chosen_story_is_the_only_source(library: tuple[Services, str, str]) -> None:
+def test_a_chosen_story_is_the_only_source(
+    library: tuple[Services, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     services, peach, lump = library
     question = "What did the old man have?"
     only_lump = services.qa().ask(question, QAOptions(no_llm=True, stories=(lump,)))
@@ -86,7 +90,8 @@ def test_a_chosen_story_is_the_only_source(library: tuple[Services, str, str]) -
     assert "2 stories have its names" in entities.detail["scope"]
     assert _documents(both) == {"peach.txt", "lump.txt"}
     parts = split_by_story(both.answer)
-    assert sorted(name or "" for name, _ in parts) == ["lump.txt", "peach.txt"]
+    names = [name or "" for name, _ in parts]
+    assert sorted(names) == ["lump.txt", "peach.txt"]
     for name, part in parts:
         marks = {int(n) for n in re.findall(r"\[(\d+)\]", part)}
         assert marks and {c.document_name for c in both.citations if c.number in marks} == {name}
@@ -97,6 +102,23 @@ def test_a_chosen_story_is_the_only_source(library: tuple[Services, str, str]) -
     assert any(w.startswith(said) and "lump.txt" in w for w in both.warnings)
     retrievals = [s for s in both.steps if s.name == "retrieval"]
     assert len(retrievals) == 2  # one retrieval per story
+    # streamed: each story's head line comes with its part's first piece, after its retrieval
+    pieces: list[str] = []
+    search = ModeRetriever.search
+
+    def searching(self: ModeRetriever, *args: Any, **kwargs: Any) -> Any:
+        pieces.append("(retrieval)")
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(ModeRetriever, "search", searching)
+    services.qa().ask(question, QAOptions(no_llm=True), on_token=pieces.append)
+    heads = {story_head(n, japanese=False) for n in names}
+    shape = [
+        "head" if p.strip() in heads else p
+        for p in pieces
+        if p == "(retrieval)" or p.strip() in heads
+    ]
+    assert shape == ["(retrieval)", "head", "(retrieval)", "head"], pieces
 
 
 def test_the_cli_story_option_names_unknown_stories(
