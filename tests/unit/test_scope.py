@@ -69,3 +69,8 @@ def test_of_more_stories_than_an_answer_takes_those_holding_the_words_are_kept()
     scope = narrow(["おじいさん"], rows, (), terms=("灰",))
     assert scope.tied == ("e", "a", "b") and len(scope.tied) == MAX_STORIES
     assert "5 stories have its names; the answer is written for 3" in scope.note
+
+
+def test_every_story_in_scope_keeps_the_names_list_itself() -> None:
+    # the name index is cached by the list's identity: a copy rebuilt it every question
+    assert names_in_scope(NAMES, ()) is NAMES
