@@ -8,6 +8,10 @@ A click on a node inside a picture lists what that picture knows about it; a pla
 report the click back to Python, so "What the graph knows about…" below the whole graph picks
 an entity for the app: its choice is `st.session_state["selected_entity"]` (SELECTED_ENTITY_KEY),
 which other pages may read to open that entity.
+
+The whole graph draws each story's entity as its own node (a name several stories have, once
+per story) and is coloured by story when a library is shown whole ("Colour by", issue #28), by
+entity type otherwise; the "Story" filter draws one story.
 """
 
 from __future__ import annotations
@@ -18,13 +22,14 @@ from pages.chat import last_answer
 from pages.common import guarded, md_escape
 from storygraph.humanize import plural
 from storygraph.services import Services
-from storygraph.ui.visualize import answer_graph_html, whole_graph_html
+from storygraph.ui.visualize import answer_graph_html, names, whole_graph_html
 
 ANSWER_HEIGHT = 560
 WHOLE_HEIGHT = 720
 ALL_DOCUMENTS = ""
 SELECTED_ENTITY_KEY = "selected_entity"
 MAX_LISTED_RELATIONS = 50
+COLOUR_BY = ("story", "type")
 
 
 def _answer_section(services: Services) -> None:
@@ -49,7 +54,7 @@ def _whole_graph_section(services: Services) -> None:
     store = services.store
     types = sorted({str(r["type"]) for r in store.entity_names() if r.get("type")})
     documents = {d.id: d.name for d in store.list_documents()}
-    cols = st.columns([1, 2, 2, 2])
+    cols = st.columns([1, 2, 2, 2, 1])
     cap = cols[0].number_input(
         "Max nodes", min_value=5, max_value=1000, value=150, step=25, key="graph_cap"
     )
@@ -63,20 +68,33 @@ def _whole_graph_section(services: Services) -> None:
         key="graph_document",
     )
     search = cols[3].text_input("Name contains", key="graph_search", placeholder="e.g. 桃太郎")
+    # A library shown whole is coloured by story first (a name several stories share is one
+    # node per story); one story, by entity type.
+    colour_by = cols[4].selectbox(
+        "Colour by",
+        COLOUR_BY,
+        index=0 if len(documents) > 1 and not document else 1,
+        key="graph_colour_by",
+    )
     rows = store.graph_view(
         limit=int(cap) * 4, document_id=document or "", types=chosen_types, search=search
     )
     if not rows:
         st.info("No relations match. Add a story in the Ingest tab, or loosen the filters.")
         return
-    html, spec = whole_graph_html(rows, max_nodes=int(cap), height=WHOLE_HEIGHT)
+    html, spec = whole_graph_html(
+        rows,
+        max_nodes=int(cap),
+        height=WHOLE_HEIGHT,
+        stories=documents if colour_by == "story" else None,
+    )
     st.caption(
         f"{plural(spec.node_count(), 'node')} and {plural(len(spec.edges), 'relation')} shown; "
         "the best-connected nodes are labelled, hover any other for its name and any line for "
         "its relation; click a node for what the drawing knows about it."
     )
     st.iframe(html, height=WHOLE_HEIGHT)
-    _entity_section(services, sorted(spec.nodes))
+    _entity_section(services, names(spec))
 
 
 def _entity_section(services: Services, names: list[str]) -> None:

@@ -367,13 +367,19 @@ WHERE NOT type(r) IN $structural
   AND ($search = '' OR a.norm CONTAINS $search OR b.norm CONTAINS $search)
 RETURN a.id AS start, a.type AS start_type, type(r) AS type, b.id AS end, b.type AS end_type,
        r.chunk_ids AS chunk_ids, r.evidence AS evidence, a.key AS start_key, b.key AS end_key,
-       a.document_id AS document_id
+       a.document_id AS document_id, b.document_id AS end_document_id
 LIMIT $limit
 """
 
 ENTITY_TYPES_OF = """
 MATCH (e:__Entity__)
 WHERE e.id IN $ids AND (size($keys) = 0 OR e.key IN $keys)
+RETURN e.id AS id, e.type AS type
+"""
+
+ENTITY_TYPES_BY_KEYS = """
+MATCH (e:__Entity__)
+WHERE e.key IN $keys
 RETURN e.id AS id, e.type AS type
 """
 

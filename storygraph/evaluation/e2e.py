@@ -35,12 +35,15 @@ from storygraph.llm.factory import ModelInfo
 from storygraph.llm.model_files import model_path
 from storygraph.models import (
     CLOSEST_SHOWN,
+    Answer,
     Chunk,
     ChunkExtraction,
+    Citation,
     ExtractedEntity,
     ExtractedRelation,
 )
 from storygraph.qa.engine import QAOptions
+from storygraph.qa.per_story import misplaced_citations
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 
@@ -242,6 +245,11 @@ class E2EResult:
     other_stories: list[str] = field(default_factory=list)
     """Stories other than the question's that the answer cites (`--library`: one store holds
     every story; always empty when each story has its own store)."""
+    misplaced_stories: list[str] = field(default_factory=list)
+    """Of `other_stories`, those cited where the reader does not see the citation under that
+    story's name (qa/per_story.misplaced_citations): outside a per-story answer's part for it,
+    or in an answer about one story. An answer written per story cites the other stories that
+    fit the question, each in its own part: in `other_stories`, not here."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -343,6 +351,7 @@ def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) 
         "ingest_chars_per_second": round(chars / ingest_seconds, 1) if ingest_seconds else None,
         "ingest_seconds": round(ingest_seconds, 1),
         "citing_other_stories": sum(bool(r.other_stories) for r in results),
+        "citing_other_stories_misplaced": sum(bool(r.misplaced_stories) for r in results),
     }
 
 
@@ -480,8 +489,7 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
     step = next((s for s in answer.steps if s.name == "answer"), None)
     names = [s.name for s in answer.steps]
     before = answer.steps[: names.index("answer")] if "answer" in names else answer.steps
-    read = int(step.detail.get("sources_read", len(answer.citations))) if step else 0
-    sentences = [c.text for c in answer.citations[:read]]
+    sentences = [c.text for c in read_citations(answer)]
     return E2EResult(
         id=case.id,
         story=case.story,
@@ -506,7 +514,27 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
             {c.document_name for c in answer.citations if c.document_name}
             - {Path(case.story).name}
         ),
+        misplaced_stories=sorted(
+            {
+                c.document_name
+                for c in misplaced_citations(answer.answer, answer.citations, Path(case.story).name)
+            }
+        ),
     )
+
+
+def read_citations(answer: Answer) -> list[Citation]:
+    """The citations the answer step read: the first `sources_read` of each answer step's
+    (a per-story answer has one step per story, its citations numbered on; qa/per_story.py)."""
+    read: list[Citation] = []
+    offset = 0
+    steps = [s for s in answer.steps if s.name == "answer"]
+    for step in steps:
+        count = int(step.detail.get("citations", len(answer.citations)))
+        took = int(step.detail.get("sources_read", count))
+        read.extend(answer.citations[offset : offset + min(took, count)])
+        offset += count
+    return read
 
 
 def support_verdict(answer: object) -> bool | None:

@@ -19,13 +19,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from storygraph.errors import error_text
-from storygraph.models import CLOSEST_SHOWN, Answer, Fact
+from storygraph.models import CLOSEST_SHOWN, Answer, Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis, QuestionReader
 from storygraph.qa.answer import Answerer, TokenFn, facts_answer, sentence_line
 from storygraph.qa.answer_choice import ChoiceAnswerer
 from storygraph.qa.checks import judge_reply, nothing_found, unsupported_names
 from storygraph.qa.context import ContextBuilder, Sources
+from storygraph.qa.passages import unsearched_warning
+from storygraph.qa.per_story import moved_support, renumbered, story_head, story_scopes
 from storygraph.qa.retrieval import DEFAULT_MODE, Retrieval, Retriever
+from storygraph.qa.scope import Scope
 from storygraph.qa.scoring import RerankResult, Scorer, keep_fitting
 from storygraph.qa.support import SupportChecker
 from storygraph.qa.support_text import SupportStep, support_step
@@ -97,7 +100,7 @@ class QAParts:
     """Builds the support check over the graph's name rows (storygraph.qa.support), run on the
     written answer; None: no check (the answer's support says "not checked")."""
     stories_named: Callable[[], dict[str, str]] | None = None
-    """The stories' names by document id, for the warning that several stories fit."""
+    """The stories' names by document id, for the head lines of a per-story answer."""
     warnings: tuple[str, ...] = ()
     """Fallbacks these parts run on, named in every answer's warnings (no sentence encoder:
     storygraph.text.embeddings.NO_EMBEDDER)."""
@@ -166,49 +169,161 @@ class QAEngine:
         trace = Trace(model=not parts.no_model)
         analysis = parts.reader.read(question, trace.callbacks, start_entities=start_entities)
         trace.record("entities", **entities_detail(analysis))
-        found = parts.retriever.search(analysis, trace.callbacks)
-        trace.record("retrieval", **retrieval_detail(found))
-        ranked = parts.rank(analysis, found, trace.callbacks)
-        facts = ranked.facts + set_aside(found.filtered_out)
-        fitting = 0
-        if parts.no_model and found.relation_types is not None:
-            fitting = keep_fitting(facts, found.relation_types.lexical_types)
-        kept = [f for f in facts if f.kept]
-        trace.record(
-            "rerank", **rerank_detail(ranked, len(kept), fitting, parts.top_k, parts.min_score)
-        )
-        passages = parts.context.sentences(analysis)
-        trace.record("sentences", **sentences_detail(parts.context.method, passages))
-        sources = parts.context.sources(kept, passages, story_order=found.order is not None)
-        written = write(analysis, parts, kept, facts, sources, trace.callbacks, on_token)
-        trace.record(
-            "answer", method=written.method, citations=len(sources.citations),
-            sources_read=written.read, unsupported_names=list(written.unsupported),
-        )  # fmt: skip
-        checked = check_support(analysis, parts, written, sources, facts)
-        trace.record("support", **checked.detail)
+        scopes = story_scopes(analysis.scope)
+        if len(scopes) > 1:
+            return per_story_answer(analysis, scopes, parts, trace, on_token)
+        one = answer_within(analysis, parts, trace, on_token)
         return Answer(
             question=analysis.question,
-            answer=checked.text,
-            mode=found.mode,
+            answer=one.checked.text,
+            mode=one.found.mode,
             entities=list(analysis.entities),
-            facts=facts,
-            citations=sources.citations,
+            facts=one.facts,
+            citations=one.sources.citations,
             steps=trace.steps,
             usage=trace.usage(),
-            rerank_fell_back=ranked.fell_back,
+            rerank_fell_back=one.ranked.fell_back,
             warnings=[
                 *parts.warnings,
-                *stories_warning(analysis, parts),
+                *unread_warning(analysis, parts),
                 *analysis.warnings,
-                *found.notes,
-                *ranked.warnings,
-                *written.warnings,
-                *checked.warnings,
+                *one.warnings,
             ],
-            cypher=found.cypher,
-            support=checked.support,
+            cypher=one.found.cypher,
+            support=one.checked.support,
         )
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One answer's values from retrieval to the support check (a story's, in a per-story
+    answer)."""
+
+    found: Retrieval
+    ranked: RerankResult
+    facts: list[Fact]
+    sources: Sources
+    written: Written
+    checked: SupportStep
+
+    @property
+    def warnings(self) -> list[str]:
+        return [
+            *self.found.notes,
+            *self.ranked.warnings,
+            *self.written.warnings,
+            *self.checked.warnings,
+        ]
+
+
+def answer_within(
+    analysis: QuestionAnalysis, parts: QAParts, trace: Trace, on_token: TokenFn | None
+) -> Answered:
+    """Retrieval, scoring, sources, the answer and its support check within `analysis.scope`,
+    each step recorded in `trace`."""
+    found = parts.retriever.search(analysis, trace.callbacks)
+    trace.record("retrieval", **retrieval_detail(found))
+    ranked = parts.rank(analysis, found, trace.callbacks)
+    facts = ranked.facts + set_aside(found.filtered_out)
+    fitting = 0
+    if parts.no_model and found.relation_types is not None:
+        fitting = keep_fitting(facts, found.relation_types.lexical_types)
+    kept = [f for f in facts if f.kept]
+    trace.record(
+        "rerank", **rerank_detail(ranked, len(kept), fitting, parts.top_k, parts.min_score)
+    )
+    passages = parts.context.sentences(analysis)
+    trace.record("sentences", **sentences_detail(parts.context.method, passages))
+    sources = parts.context.sources(kept, passages, story_order=found.order is not None)
+    written = write(analysis, parts, kept, facts, sources, trace.callbacks, on_token)
+    trace.record(
+        "answer", method=written.method, citations=len(sources.citations),
+        sources_read=written.read, unsupported_names=list(written.unsupported),
+    )  # fmt: skip
+    checked = check_support(analysis, parts, written, sources, facts)
+    trace.record("support", **checked.detail)
+    return Answered(found, ranked, facts, sources, written, checked)
+
+
+def per_story_answer(
+    analysis: QuestionAnalysis,
+    scopes: Sequence[Scope],
+    parts: QAParts,
+    trace: Trace,
+    on_token: TokenFn | None,
+) -> Answer:
+    """Several stories fit the question equally: an answer for each, in turn, each under its
+    story's head line with its citations numbered on (storygraph.qa.per_story)."""
+    named = parts.stories_named() if parts.stories_named is not None else {}
+    japanese = analysis.reply_language == "ja"
+    texts: list[str] = []
+    citations: list[Citation] = []
+    facts: list[Fact] = []
+    warnings: list[str] = []
+    supports: list[Support] = []
+    answered: list[Answered] = []
+    for scope in scopes:
+        story = scope.documents[0]
+        head = story_head(named.get(story, story), japanese=japanese)
+        lead = ("\n\n" if texts else "") + head + "\n"
+        streamed = headed(on_token, lead) if on_token is not None else None
+        one = answer_within(replace(analysis, scope=scope), parts, trace, streamed)
+        offset = len(citations)
+        text, cited = renumbered(one.checked.text, one.sources.citations, offset)
+        texts.append(f"{head}\n{text}")
+        citations.extend(cited)
+        facts.extend(one.facts)
+        warnings.extend(w for w in one.warnings if w not in warnings)
+        supports.append(moved_support(one.checked.support, offset))
+        answered.append(one)
+    stories = ", ".join(named.get(s.documents[0], s.documents[0]) for s in scopes)
+    told = (
+        f"{len(scopes)} stories fit this question equally; the answer is written for each of "
+        f"them, under its name: {stories}. Pick the stories to ask about one."
+    )
+    return Answer(
+        question=analysis.question,
+        answer="\n\n".join(texts),
+        mode=answered[0].found.mode,
+        entities=list(analysis.entities),
+        facts=facts,
+        citations=citations,
+        steps=trace.steps,
+        usage=trace.usage(),
+        rerank_fell_back=any(a.ranked.fell_back for a in answered),
+        warnings=[*parts.warnings, told, *analysis.warnings, *warnings],
+        cypher="\n\n".join(dict.fromkeys(a.found.cypher for a in answered if a.found.cypher)),
+        support=least_supported(supports),
+    )
+
+
+def unread_warning(analysis: QuestionAnalysis, parts: QAParts) -> list[str]:
+    """A question naming no one in a library too big for sentence search to read whole
+    (storygraph.qa.passages.MAX_SEARCHED_STORIES) is told so."""
+    if analysis.scope.keys or parts.stories_named is None:
+        return []
+    return unsearched_warning(analysis, len(parts.stories_named()))
+
+
+def headed(on_token: TokenFn, head: str) -> TokenFn:
+    """`on_token` with `head` sent just before the first piece (so a part's head line is not
+    a "first token" before its story's retrieval has run)."""
+    said = False
+
+    def piece(text: str) -> None:
+        nonlocal said
+        if not said:
+            said = True
+            on_token(head)
+        on_token(text)
+
+    return piece
+
+
+def least_supported(supports: Sequence[Support]) -> Support:
+    """A per-story answer's verdict: the first part's that is not supported, else the first
+    (every part supported)."""
+    return next((s for s in supports if not s.supported), supports[0])
 
 
 def check_support(
@@ -231,20 +346,6 @@ def check_support(
         written.read,
         written.language or None,
     )
-
-
-def stories_warning(analysis: QuestionAnalysis, parts: QAParts) -> list[str]:
-    """Several stories fit the question's names and words equally (qa/scope.py): the answer
-    draws on each of them (at most three); say which, so the user can pick one."""
-    scope = analysis.scope
-    if len(scope.documents) < 2 or not scope.keys or parts.stories_named is None:
-        return []
-    names = parts.stories_named()
-    stories = ", ".join(names.get(d, d) for d in scope.documents)
-    return [
-        f"{len(scope.documents)} stories fit this question; the answer draws on each of "
-        f"them: {stories}. Pick the stories to ask about one."
-    ]
 
 
 def set_aside(facts: Sequence[Fact]) -> list[Fact]:

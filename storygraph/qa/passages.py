@@ -55,6 +55,11 @@ BY_MEANING_ONLY = "meaning only: no sentence shares a word with the question"
 MAX_HEADING_CHARS = 40
 """A line this short or shorter with no punctuation at all is a heading (see `is_heading`)."""
 MAX_INDEXED_DOCUMENTS = 64
+MAX_SEARCHED_STORIES = MAX_INDEXED_DOCUMENTS
+"""A question that names no one reads every story in its scope; in a library of more stories
+than this sentence search reads none (a minute a question at 1,000 stories: every story indexed
+again, the cache holds MAX_INDEXED_DOCUMENTS) and the answer asks the user to name someone or
+pick stories (`unsearched_warning`; docs/ISSUES.md §47)."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -217,9 +222,11 @@ class SentenceSearch:
     ) -> list[tuple[str, _DocumentIndex]]:
         """The sentence indexes of the documents mentioning the start entities, else of the
         question's stories (`scope`; every story when empty)."""
-        documents = self.store.passage_documents(entity_keys)
+        documents = self.store.passage_documents(entity_keys) if entity_keys else []
         if not documents:
             documents = self.store.passage_documents([], scope)
+            if len(documents) > MAX_SEARCHED_STORIES:
+                return []  # named in the answer's warnings: `unsearched_warning`
         # The name is part of the version: the same text uploaded under another name (in
         # another store of this process) must not cite the first name.
         keys = {
@@ -290,6 +297,19 @@ class SentenceSearch:
         scored = sorted(semantic, key=lambda i: -semantic[i])[:POOL]
         lexical = [0.0] * len(sentences)
         return _passages(sentences, scored, semantic, lexical, semantic, limit, BY_MEANING_ONLY)
+
+
+def unsearched_warning(analysis: QuestionAnalysis, stories: int) -> list[str]:
+    """The warning for a question sentence search did not read: it names no one, and its scope
+    holds more than MAX_SEARCHED_STORIES of the library's `stories`."""
+    scope = analysis.scope
+    if scope.keys or not 0 < MAX_SEARCHED_STORIES < (len(scope.documents) or stories):
+        return []
+    return [
+        f"sentence search reads at most {MAX_SEARCHED_STORIES} stories for a question that "
+        f"names no one, and {len(scope.documents) or stories} are in scope: name a character "
+        "or a place of the story, or pick the stories to ask about."
+    ]
 
 
 def _passages(

@@ -166,8 +166,12 @@ class ModeRetriever:
 
         if found.question_type is not None and facts:
             names = sorted({n for f in facts for n in (f.start, f.end)})
-            queries.append(("entity types (question-type slot fit)", q.ENTITY_TYPES_OF))
-            node_types = store.entity_types(names)
+            documents = analysis.scope.documents
+            by_keys = q.ENTITY_TYPES_BY_KEYS if documents else q.ENTITY_TYPES_OF
+            queries.append(("entity types (question-type slot fit)", by_keys))
+            node_types = (
+                store.entity_types_in(names, documents) if documents else store.entity_types(names)
+            )
             added = {f.key for f in found.added}
             for fact in facts:
                 value = fact_prior(found.question_type, fact.start, fact.end, ids, node_types)

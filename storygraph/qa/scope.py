@@ -7,13 +7,12 @@ of them. Within that choice:
 - the question's names then narrow it (`narrow`): each story is counted by how many of the
   question's found names it has, and the stories with the most are kept. A name only one story
   has scopes the question to that story (「桃太郎のおじいさん」: 桃太郎 is only in the 桃太郎
-  stories, so their おじいさん, not 瘤とり's); among stories that tie, the ones whose entity names
-  hold most of the question's other content words (「おじいさんが灰をまいたのは？」: 灰 is an
-  entity of 花咲かじじい only) are kept; a tie left after that keeps them all (at most
-  MAX_STORIES), the answer draws on each and its warnings name them (the engine). Settling the
-  tie by sentence search instead (the story with the best-matching sentence) was measured: it
-  halved the answers citing another story (48 → 30 of 210) but lost 5 correct answers of 210
-  (docs/ISSUES.md §42), so the figures favour drawing on each;
+  stories, so their おじいさん, not 瘤とり's). Stories that tie are all kept (`Scope.tied`) and
+  the answer is written per story, each part under its story's name (qa/per_story.py), the
+  stories whose entity names hold most of the question's other content words first
+  (「おじいさんが灰をまいたのは？」: 灰 is an entity of 花咲かじじい only); of more than
+  MAX_STORIES, those first ones. The words used to drop the other tied stories: they picked the
+  wrong one as often as the right one (docs/ISSUES.md §47 has the variants measured);
 - retrieval starts from the kept stories' entities only (their keys) and sentence search reads
   only the kept stories, so an answer never cites a story outside its scope.
 
@@ -30,6 +29,7 @@ from typing import Any
 
 from storygraph.errors import InputError
 from storygraph.models import DocumentInfo
+from storygraph.store.plan import key_document
 
 MAX_STORIES = 3
 """Stories a question the names cannot settle may draw on (the first ones by document id)."""
@@ -45,6 +45,9 @@ class Scope:
     """The stories the answer may cite (empty: every story)."""
     note: str = ""
     """Why the scope is what it is, for the trace (empty when nothing was narrowed)."""
+    tied: tuple[str, ...] = ()
+    """The stories the question's names and words could not tell apart (2 to MAX_STORIES;
+    empty when one story was kept): the answer is written per story (qa/per_story.py)."""
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
@@ -65,26 +68,31 @@ def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[
     return tuple(dict.fromkeys(found))
 
 
-def names_in_scope(names: Sequence[dict[str, Any]], stories: Sequence[str]) -> list[dict[str, Any]]:
-    """The entity-name rows of the chosen stories (all rows when `stories` is empty)."""
+def names_in_scope(
+    names: Sequence[dict[str, Any]], stories: Sequence[str]
+) -> Sequence[dict[str, Any]]:
+    """The entity-name rows of the chosen stories (`names` itself when `stories` is empty: the
+    same list, so the name index built from it is kept between questions; a copy rebuilt it
+    every question, 0.2 s at 70,000 names)."""
     if not stories:
-        return list(names)
+        return names
     chosen = set(stories)
     return [row for row in names if row.get("document_id") in chosen]
 
 
 def _by_words(kept: list[str], names: Sequence[dict[str, Any]], terms: Sequence[str]) -> list[str]:
-    """The stories of `kept` whose entity names hold the most of `terms` (all when none do)."""
+    """`kept` ordered by how many of `terms` their entity names hold (most first, then by
+    document id): the order a per-story answer takes and which MAX_STORIES of more are kept."""
     if len(kept) < 2 or not terms:
         return kept
+    wanted = set(kept)
     norms: dict[str, list[str]] = {}
     for row in names:
         document = str(row.get("document_id") or "")
-        if document in kept:
+        if document in wanted:
             norms.setdefault(document, []).append(str(row.get("norm") or ""))
     hits = {d: sum(any(t in n for n in norms.get(d, [])) for t in terms) for d in kept}
-    best = max(hits.values())
-    return [d for d in kept if hits[d] == best] if best > 0 else kept
+    return sorted(kept, key=lambda d: (-hits[d], d))
 
 
 def narrow(
@@ -117,17 +125,19 @@ def narrow(
         for row in rows
         if str(row.get("document_id") or "") in kept
         for t in row.get("twins") or []
-        if not allowed or t.partition(":")[0] in allowed
+        if not allowed or key_document(t) in allowed
     ]
-    documents = list(dict.fromkeys([*kept, *(t.partition(":")[0] for t in twins)]))
+    documents = list(dict.fromkeys([*kept, *(key_document(t) for t in twins)]))
     note = ""
     if len(kept) > 1:
-        note = f"{len(by_names)} stories have its names; the answer may draw on {len(kept)}"
+        note = f"{len(by_names)} stories have its names; the answer is written for {len(kept)}"
+        if len(by_names) > len(kept):
+            note += ", those whose names hold most of its words"
     elif len(holders) > 1:
-        how = "its names" if len(by_names) == 1 else "its names and words"
-        note = f"scoped by {how} to 1 of the {len(holders)} stories that have its names"
+        note = f"scoped by its names to 1 of the {len(holders)} stories that have its names"
     return Scope(
         keys=tuple(dict.fromkeys([*keys, *twins])),
         documents=tuple(d for d in documents if d) or tuple(stories),
         note=note,
+        tied=tied if len(tied := tuple(d for d in kept if d)) > 1 else (),
     )

@@ -94,7 +94,8 @@ class GraphStore:
         self._names_read_at = 0.0
         self._types_cache: list[tuple[str, int]] | None = None
         self._types_read_at = 0.0
-        self._names_stamp = ""
+        self._types_stamp: str | None = None
+        self._names_stamp: str | None = None
 
     # --- lifecycle -----------------------------------------------------------------------------
     @property
@@ -515,22 +516,41 @@ class GraphStore:
         stamp moved: a graph of 333,333 names took 3-20 s to read (docs/ISSUES.md §43), which
         a 5 s expiry made nearly every question pay. Elsewhere they expire after
         NAMES_CACHE_SECONDS; own writes clear them either way."""
-        stamped = self.lock_dir is not None and self.engine == "falkordb"
-        stamp = change_stamp(self.lock_dir) if stamped and self.lock_dir else ""
-        if self._names_cache is not None and (
-            stamp == self._names_stamp
-            if stamped
-            else time.monotonic() - self._names_read_at <= NAMES_CACHE_SECONDS
-        ):
+        stamp = self._stamp()
+        fresh = self._fresh(stamp, self._names_stamp, self._names_read_at)
+        if self._names_cache is not None and fresh:
             return self._names_cache
         self._names_cache = self.runner.run(q.ENTITY_NAMES)
         self._names_read_at = time.monotonic()
         self._names_stamp = stamp  # read before the names: a write meanwhile reads them again
         return self._names_cache
 
+    def _stamp(self) -> str | None:
+        """The data directory's change stamp (embedded FalkorDB, where every writer stamps it);
+        None where writes are not stamped (Neo4j, no data directory)."""
+        if self.lock_dir is None or self.engine != "falkordb":
+            return None
+        return change_stamp(self.lock_dir)
+
+    @staticmethod
+    def _fresh(stamp: str | None, read_stamp: str | None, read_at: float) -> bool:
+        """Whether a whole-graph read made at `read_stamp` / `read_at` still holds: the stamp
+        has not moved, or (unstamped) it is at most NAMES_CACHE_SECONDS old."""
+        if stamp is not None:
+            return stamp == read_stamp
+        return time.monotonic() - read_at <= NAMES_CACHE_SECONDS
+
     def entity_types(self, ids: Sequence[str], keys: Sequence[str] = ()) -> dict[str, str]:
         """Type by name; `keys` (when given) limits the names to those entities."""
         rows = self.runner.run(q.ENTITY_TYPES_OF, {"ids": list(ids), "keys": list(keys)})
+        return {row["id"]: row["type"] or "" for row in rows}
+
+    def entity_types_in(self, ids: Sequence[str], documents: Sequence[str]) -> dict[str, str]:
+        """Type by name of the entities so named in `documents` (and imported ones, of no
+        document), found by key: in a library a name such as 山 is an entity of every story,
+        and reading all of them took ~2 s a question at 1,000 stories (docs/ISSUES.md §47)."""
+        keys = [entity_key(d, name) for d in (*documents, "") for name in ids]
+        rows = self.runner.run(q.ENTITY_TYPES_BY_KEYS, {"keys": keys})
         return {row["id"]: row["type"] or "" for row in rows}
 
     def set_same_as(self, a: str, b: str, *, same: bool, history: dict[str, str], at: str) -> None:
@@ -605,13 +625,18 @@ class GraphStore:
         return list(facts.values())
 
     def relation_types(self) -> list[tuple[str, int]]:
-        """Every relation type with its count (a whole-graph count: cached like the names, for
-        NAMES_CACHE_SECONDS; own writes clear it)."""
-        stale = time.monotonic() - self._types_read_at > NAMES_CACHE_SECONDS
-        if self._types_cache is None or stale:
+        """Every relation type with its count (a whole-graph count: cached like the names,
+        until the data directory's change stamp moves, or for NAMES_CACHE_SECONDS where writes
+        are not stamped; own writes clear it). At 1,000 stories the count took 0.35 s a
+        question when it expired every 5 s (docs/ISSUES.md §47)."""
+        stamp = self._stamp()
+        if self._types_cache is None or not self._fresh(
+            stamp, self._types_stamp, self._types_read_at
+        ):
             rows = self.runner.run(q.RELATION_TYPES, {"structural": list(q.STRUCTURAL_TYPES)})
             self._types_cache = [(row["type"], int(row["count"])) for row in rows]
             self._types_read_at = time.monotonic()
+            self._types_stamp = stamp
         return list(self._types_cache)
 
     def chunks(self, ids: Sequence[str]) -> dict[str, Row]:

@@ -20,6 +20,10 @@ verb, never the Cypher type. In the answer's drawing the relations between the s
 share one line and one label (several labels on one spot overlapped), a pair linked both ways
 curves apart, and the layout keeps nodes apart (`avoidOverlap`) with room for the labels.
 
+In the whole graph a node is one story's entity (its key), so a name several stories have is
+drawn once per story; it is coloured by entity type or, for a library, by story (the legend
+names each story drawn; issue #28).
+
 No Streamlit here: the app passes the HTML to `st.iframe`.
 """
 
@@ -183,29 +187,62 @@ def _as_list(value: Any) -> list[str]:
     return [str(v) for v in value if v]
 
 
-def whole_graph(rows: Iterable[Mapping[str, Any]], *, max_nodes: int) -> GraphSpec:
-    """Rows of `GraphStore.graph_view` as a graph of at most `max_nodes` nodes."""
+def story_colors(document_ids: Iterable[str]) -> dict[str, str]:
+    """A colour per story, in the order given (the palette repeats after its 10 colours)."""
+    ordered = _unique(document_ids)
+    return {d: TYPE_PALETTE[i % len(TYPE_PALETTE)] for i, d in enumerate(ordered)}
+
+
+def whole_graph(
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    max_nodes: int,
+    stories: Mapping[str, str] | None = None,
+) -> GraphSpec:
+    """Rows of `GraphStore.graph_view` as a graph of at most `max_nodes` nodes.
+
+    A node is one story's entity (its key when the row has one), so a name several stories
+    have is drawn once per story, each labelled with the name. `stories` (document id → the
+    story's name): colour the nodes by story, the legend naming each story drawn; without it
+    the nodes are coloured by entity type."""
     spec = GraphSpec()
     types: dict[str, str] = {}
+    drawn_stories: list[str] = []
     for row in rows:
-        start, end = str(row["start"]), str(row["end"])
-        new = {start, end} - set(spec.nodes)
+        ends = (
+            (row.get("start_key") or row["start"], row["start"], row.get("start_type"),
+             row.get("document_id")),
+            (row.get("end_key") or row["end"], row["end"], row.get("end_type"),
+             row.get("end_document_id", row.get("document_id"))),
+        )  # fmt: skip
+        new = {str(node_id) for node_id, *_ in ends} - set(spec.nodes)
         if spec.node_count() + len(new) > max_nodes:
             continue
-        for node_id, node_type in ((start, row.get("start_type")), (end, row.get("end_type"))):
+        for node_id, name, node_type, document in ends:
             entity_type = str(node_type or "")
+            story = str(document or "")
             types.setdefault(entity_type or "Entity", type_color(entity_type))
+            drawn_stories.append(story)
+            lines = [str(name), *([entity_type] if entity_type else [])]
+            if stories is not None:
+                lines.append(stories.get(story, "no story (imported)"))
             spec.add_node(
-                node_id,
+                str(node_id),
+                label=str(name),
+                fullLabel=str(name),
                 color=type_color(entity_type),
                 font=dict(NODE_FONT),
-                title=f"{node_id}\n{entity_type}" if entity_type else node_id,
+                title="\n".join(lines),
                 kind=entity_type or "Entity",
+                story=story,
             )
+        start, end = str(ends[0][0]), str(ends[1][0])
         sentences = _as_list(row.get("evidence"))
         evidence = [_short(e) for e in sentences[:MAX_TITLE_EVIDENCE]]
         label = relation_label(str(row["type"]), sentences[0] if sentences else "")
-        title = "\n".join([f"{start} → {label} → {end}", *(f"• {e}" for e in evidence)])
+        title = "\n".join(
+            [f"{row['start']} → {label} → {row['end']}", *(f"• {e}" for e in evidence)]
+        )
         spec.edges.append(
             {
                 "from": start,
@@ -220,11 +257,31 @@ def whole_graph(rows: Iterable[Mapping[str, Any]], *, max_nodes: int) -> GraphSp
             }
         )
     _size_and_label_by_degree(spec)
-    spec.legend = [
-        {"kind": "node", "color": color, "label": name} for name, color in sorted(types.items())
-    ]
+    if stories is None:
+        spec.legend = [
+            {"kind": "node", "color": color, "label": name}
+            for name, color in sorted(types.items())
+        ]
+    else:
+        ordered = sorted(set(drawn_stories), key=lambda d: (stories.get(d, "\uffff"), d))
+        colors = story_colors(ordered)
+        for attrs in spec.nodes.values():
+            attrs["color"] = colors[attrs["story"]]
+        spec.legend = [
+            {"kind": "node", "color": colors[d], "label": stories.get(d, "no story (imported)")}
+            for d in ordered
+        ]
+        if len(ordered) > len(TYPE_PALETTE):
+            spec.legend.append(
+                {"kind": "note", "color": "", "label": f"colours repeat after {len(TYPE_PALETTE)}"}
+            )
     spec.legend.append({"kind": "note", "color": "", "label": "bigger node: more relations"})
     return spec
+
+
+def names(spec: GraphSpec) -> list[str]:
+    """The entity names drawn (a name several stories share, once)."""
+    return sorted({str(attrs["fullLabel"]) for attrs in spec.nodes.values()})
 
 
 def _size_and_label_by_degree(spec: GraphSpec, labelled: int = LABELLED_NODES) -> None:
@@ -524,7 +581,11 @@ def answer_graph_html(answer: Answer, *, height: int = 520) -> str:
 
 
 def whole_graph_html(
-    rows: Sequence[Mapping[str, Any]], *, max_nodes: int, height: int = 600
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    max_nodes: int,
+    height: int = 600,
+    stories: Mapping[str, str] | None = None,
 ) -> tuple[str, GraphSpec]:
-    spec = whole_graph(rows, max_nodes=max_nodes)
+    spec = whole_graph(rows, max_nodes=max_nodes, stories=stories)
     return render_html(spec, height=height), spec

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -570,3 +572,53 @@ def test_the_details_show_what_a_reader_asks_first_and_the_developer_view_one_cl
     dev_tables = "\n".join(d.value.to_csv() for d in developer.dataframe)
     assert "BECOMES_COMPANION_OF" in dev_tables
     assert any(c.language == "cypher" for c in developer.code)
+
+
+def _whole_graph_nodes(at: AppTest) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The whole graph's drawn nodes and legend (the Graph tab's last iframe)."""
+    html = str(at.get("iframe")[-1].proto.srcdoc)
+    nodes = json.loads(re.search(r"new vis\.DataSet\((\[.*?\])\);", html, re.S)[1])  # type: ignore[index]
+    legend = json.loads(re.search(r"var legend = (\[.*?\]);", html, re.S)[1])  # type: ignore[index]
+    return nodes, legend
+
+
+def test_the_graph_tab_colours_a_library_by_story_and_filters_one_story(
+    services: Services,
+) -> None:
+    ingest = services.ingestor()
+    momo = ingest.ingest_bytes("momotaro.txt", SAMPLE.read_bytes()).document_id
+    # A second story with the same characters (the scripted model extracts the sample's text)
+    again = SAMPLE.read_bytes() + "\nめでたし、めでたし。\n".encode()
+    other = ingest.ingest_bytes("momotaro_again.txt", again).document_id
+    at = _open_tab(_app(services), "Graph")
+    at.number_input(key="graph_cap").set_value(1000).run()
+    assert at.selectbox(key="graph_colour_by").value == "story"  # a library shown whole
+    nodes, legend = _whole_graph_nodes(at)
+    jiji = [n for n in nodes if n["fullLabel"] == "おじいさん"]
+    assert sorted(n["story"] for n in jiji) == sorted([momo, other])  # one per story
+    assert jiji[0]["color"] != jiji[1]["color"]
+    named = {e["label"]: e["color"] for e in legend if e["kind"] == "node"}
+    assert set(named) == {"momotaro.txt", "momotaro_again.txt"}
+    stories = {momo: "momotaro.txt", other: "momotaro_again.txt"}
+    assert all(named[stories[n["story"]]] == n["color"] for n in nodes)
+
+    at.selectbox(key="graph_document").set_value(momo).run()
+    assert not at.exception, at.exception
+    nodes, legend = _whole_graph_nodes(at)
+    assert nodes and {n["story"] for n in nodes} == {momo}
+    assert [e["label"] for e in legend if e["kind"] == "node"] == ["momotaro.txt"]
+
+    at.selectbox(key="graph_colour_by").set_value("type").run()
+    assert not at.exception, at.exception
+    nodes, legend = _whole_graph_nodes(at)
+    assert "Character" in {e["label"] for e in legend if e["kind"] == "node"}
+    assert "momotaro.txt" not in {e["label"] for e in legend}
+
+
+def test_one_story_is_coloured_by_type_as_before(services: Services) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    at = _open_tab(_app(services), "Graph")
+    assert at.selectbox(key="graph_colour_by").value == "type"
+    nodes, legend = _whole_graph_nodes(at)
+    assert "Character" in {e["label"] for e in legend if e["kind"] == "node"}
+    assert len({n["fullLabel"] for n in nodes}) == len(nodes)

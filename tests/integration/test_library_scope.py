@@ -4,14 +4,18 @@ scripted model at the model boundary."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from storygraph.cli import main
 from storygraph.errors import StoryGraphError
 from storygraph.qa.engine import QAOptions
+from storygraph.qa.per_story import misplaced_citations, split_by_story, story_head
+from storygraph.qa.retrieval import ModeRetriever
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import Script
@@ -67,7 +71,9 @@ def test_a_name_only_one_story_has_scopes_the_question(
     assert all(f.type != "HAS" for f in answer.facts)
 
 
-def test_a_chosen_story_is_the_only_source(library: tuple[Services, str, str]) -> None:
+def test_a_chosen_story_is_the_only_source(
+    library: tuple[Services, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     services, peach, lump = library
     question = "What did the old man have?"
     only_lump = services.qa().ask(question, QAOptions(no_llm=True, stories=(lump,)))
@@ -76,14 +82,43 @@ def test_a_chosen_story_is_the_only_source(library: tuple[Services, str, str]) -
     only_peach = services.qa().ask(question, QAOptions(no_llm=True, stories=(peach,)))
     assert _documents(only_peach) <= {"peach.txt"}
     assert all(f.type != "HAS" for f in only_peach.facts)
-    # a shared name asked of every story draws on both, and the warnings name them
+    # a shared name asked of every story is answered per story: each part under its story's
+    # name, each citation under its own story's part, and the warnings name the stories
     both = services.qa().ask(question, QAOptions(no_llm=True))
     entities = next(s for s in both.steps if s.name == "entities")
     assert sorted(entities.detail["stories"]) == sorted([peach, lump])
     assert "2 stories have its names" in entities.detail["scope"]
     assert _documents(both) == {"peach.txt", "lump.txt"}
-    said = "2 stories fit this question; the answer draws on each of them: "
+    parts = split_by_story(both.answer)
+    names = [name or "" for name, _ in parts]
+    assert sorted(names) == ["lump.txt", "peach.txt"]
+    for name, part in parts:
+        marks = {int(n) for n in re.findall(r"\[(\d+)\]", part)}
+        assert marks and {c.document_name for c in both.citations if c.number in marks} == {name}
+    numbers = [c.number for c in both.citations]
+    assert numbers == list(range(1, len(numbers) + 1))  # numbered on across the parts
+    assert misplaced_citations(both.answer, both.citations, "peach.txt") == []
+    said = "2 stories fit this question equally; the answer is written for each of them"
     assert any(w.startswith(said) and "lump.txt" in w for w in both.warnings)
+    retrievals = [s for s in both.steps if s.name == "retrieval"]
+    assert len(retrievals) == 2  # one retrieval per story
+    # streamed: each story's head line comes with its part's first piece, after its retrieval
+    pieces: list[str] = []
+    search = ModeRetriever.search
+
+    def searching(self: ModeRetriever, *args: Any, **kwargs: Any) -> Any:
+        pieces.append("(retrieval)")
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(ModeRetriever, "search", searching)
+    services.qa().ask(question, QAOptions(no_llm=True), on_token=pieces.append)
+    heads = {story_head(n, japanese=False) for n in names}
+    shape = [
+        "head" if p.strip() in heads else p
+        for p in pieces
+        if p == "(retrieval)" or p.strip() in heads
+    ]
+    assert shape == ["(retrieval)", "head", "(retrieval)", "head"], pieces
 
 
 def test_the_cli_story_option_names_unknown_stories(
@@ -120,3 +155,20 @@ def test_merging_two_stories_entities_is_recorded_and_undoable(
     assert {r.type for r in page.relations} == {"GOES_TO", "FINDS"}
     answer = services.qa().ask("What did Momotaro's old man have?", QAOptions(no_llm=True))
     assert all(f.type != "HAS" for f in answer.facts)
+
+
+def test_a_question_naming_no_one_in_a_library_too_big_to_read_is_told_so(
+    library: tuple[Services, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from storygraph.qa import passages
+
+    services, _, _ = library
+    question = "Where did he go?"
+    read = services.qa().ask(question, QAOptions(no_llm=True))
+    assert not read.entities and read.citations  # both stories read by sentence search
+    assert not any("sentence search reads at most" in w for w in read.warnings)
+    monkeypatch.setattr(passages, "MAX_SEARCHED_STORIES", 1)
+    unread = services.qa().ask(question, QAOptions(no_llm=True))
+    assert not unread.citations
+    said = "sentence search reads at most 1 stories for a question that names no one, and 2"
+    assert any(w.startswith(said) for w in unread.warnings), unread.warnings

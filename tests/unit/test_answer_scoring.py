@@ -14,6 +14,7 @@ from storygraph.evaluation.answer_scoring import (
     score_lenient,
     score_strict,
 )
+from storygraph.models import Citation
 from storygraph.qa.answer import UNKNOWN
 
 
@@ -152,3 +153,17 @@ def test_declines_reads_the_answer_itself_not_the_closest_sentence() -> None:
     quoted = "犬です。 いちばん近い文：「鬼は知りませんでした。」[1]"
     assert not declines(quoted)
     assert declines(REFUSAL_WITH_CLOSEST)
+
+
+def test_an_answer_written_per_story_is_read_part_by_part() -> None:
+    from storygraph.qa.answer import sentence_line
+    from storygraph.qa.per_story import story_head
+
+    def part(story: str, said: str) -> str:
+        closing = sentence_line([Citation(9, "c", story, "…", "sentence")], japanese=True)
+        return "\n".join([story_head(story, japanese=True), said, *closing])
+
+    text = "\n\n".join([part("a.txt", "しば刈りです。[1]"), part("b.txt", "木を切りに。[2]")])
+    assert answer_core(text) == "しば刈り\n木を切りに"  # both parts, no closing line
+    assert score_strict(text, ["木を切り"]).correct  # the second story's answer is read
+    assert not score_strict(text, ["木を切り"], ["しば刈り"]).correct  # any part's wrong one

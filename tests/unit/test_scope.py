@@ -6,7 +6,7 @@ import pytest
 
 from storygraph.errors import InputError
 from storygraph.models import DocumentInfo
-from storygraph.qa.scope import names_in_scope, narrow, story_ids
+from storygraph.qa.scope import MAX_STORIES, names_in_scope, narrow, story_ids
 
 NAMES = [
     {"id": "おじいさん", "key": "m:おじいさん", "document_id": "m", "twins": []},
@@ -52,10 +52,25 @@ def test_stories_are_named_by_file_name_stem_or_id() -> None:
         story_ids(["kobutori"], docs)
 
 
-def test_a_tie_is_broken_by_the_questions_other_words_in_a_storys_names() -> None:
-    names = [*NAMES, {"id": "灰", "norm": "灰", "key": "h:灰", "document_id": "h", "twins": []}]
+def test_stories_that_tie_are_all_kept_the_one_whose_names_hold_the_words_first() -> None:
+    names = [*NAMES, {"id": "灰", "norm": "灰", "key": "m:灰", "document_id": "m", "twins": []}]
     names = [{**r, "norm": r.get("norm", r["id"])} for r in names]
     scope = narrow(["おじいさん"], names, (), terms=("灰",))
-    assert scope.documents == ("h",) and scope.keys == ("h:おじいさん",)
-    assert "names and words" in scope.note
-    assert narrow(["おじいさん"], names, (), terms=("金",)).documents == ("h", "m")
+    assert scope.tied == ("m", "h") and scope.documents == ("m", "h")  # m holds 灰: first
+    assert narrow(["おじいさん"], names, (), terms=("金",)).tied == ("h", "m")  # by id
+
+
+def test_of_more_stories_than_an_answer_takes_those_holding_the_words_are_kept() -> None:
+    rows = [
+        {"id": "おじいさん", "norm": "おじいさん", "key": f"{d}:おじいさん", "document_id": d}
+        for d in "abcde"
+    ]
+    rows.append({"id": "灰", "norm": "灰", "key": "e:灰", "document_id": "e"})
+    scope = narrow(["おじいさん"], rows, (), terms=("灰",))
+    assert scope.tied == ("e", "a", "b") and len(scope.tied) == MAX_STORIES
+    assert "5 stories have its names; the answer is written for 3" in scope.note
+
+
+def test_every_story_in_scope_keeps_the_names_list_itself() -> None:
+    # the name index is cached by the list's identity: a copy rebuilt it every question
+    assert names_in_scope(NAMES, ()) is NAMES

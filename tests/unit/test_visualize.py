@@ -99,3 +99,49 @@ def test_relations_between_the_same_two_nodes_share_one_line_and_one_label() -> 
     assert back["label"] == "与える"
     assert pair["smooth"]["type"] == back["smooth"]["type"] == "curvedCW"
     assert "FOLLOWS" not in json.dumps(spec.edges, ensure_ascii=False)  # the type stays inside
+
+
+def _library_rows() -> list[dict[str, object]]:
+    """Two stories, each with its own おじいさん (keys: document id + ':' + name)."""
+    return [
+        {"start": "おじいさん", "start_type": "Character", "type": "GOES_TO", "end": "山",
+         "end_type": "Place", "evidence": ["おじいさんは山へしば刈りに行きました。"],
+         "start_key": "d1:おじいさん", "end_key": "d1:山", "document_id": "d1",
+         "end_document_id": "d1"},
+        {"start": "おじいさん", "start_type": "Character", "type": "SCATTERS", "end": "灰",
+         "end_type": "Object", "evidence": ["おじいさんは灰をまきました。"],
+         "start_key": "d2:おじいさん", "end_key": "d2:灰", "document_id": "d2",
+         "end_document_id": "d2"},
+    ]  # fmt: skip
+
+
+def test_a_name_two_stories_share_is_one_node_per_story_coloured_by_its_story() -> None:
+    stories = {"d1": "momotaro.txt", "d2": "hanasaka.txt"}
+    spec = whole_graph(_library_rows(), max_nodes=50, stories=stories)
+    jiji = [n for n in spec.nodes.values() if n["fullLabel"] == "おじいさん"]
+    assert sorted(n["story"] for n in jiji) == ["d1", "d2"]
+    assert jiji[0]["color"] != jiji[1]["color"]
+    by_story = {n["story"]: n["color"] for n in spec.nodes.values()}
+    assert all(n["color"] == by_story[n["story"]] for n in spec.nodes.values())
+    legend = {e["label"]: e["color"] for e in spec.legend if e["kind"] == "node"}
+    assert legend == {"hanasaka.txt": by_story["d2"], "momotaro.txt": by_story["d1"]}
+    assert all("momotaro.txt" in n["title"] for n in spec.nodes.values() if n["story"] == "d1")
+    edge = next(e for e in spec.edges if e["relType"])
+    assert edge["from"] in spec.nodes and edge["to"] in spec.nodes
+
+
+def test_coloured_by_type_the_legend_names_types_and_many_stories_repeat_colours() -> None:
+    by_type = whole_graph(_library_rows(), max_nodes=50)
+    assert {e["label"] for e in by_type.legend if e["kind"] == "node"} == {
+        "Character", "Object", "Place"
+    }  # fmt: skip
+    assert by_type.node_count() == 4  # still one おじいさん per story
+    rows = [
+        {"start": f"a{i}", "type": "MEETS", "end": f"b{i}", "start_key": f"s{i}:a{i}",
+         "end_key": f"s{i}:b{i}", "document_id": f"s{i}", "end_document_id": f"s{i}"}
+        for i in range(12)
+    ]  # fmt: skip
+    spec = whole_graph(rows, max_nodes=100, stories={f"s{i}": f"story{i:02}" for i in range(12)})
+    notes = [e["label"] for e in spec.legend if e["kind"] == "note"]
+    assert "colours repeat after 10" in notes
+    assert len({e["color"] for e in spec.legend if e["kind"] == "node"}) == 10
