@@ -236,6 +236,16 @@ RETURN e.id AS id, e.norm AS norm, e.type AS type, e.key AS key, e.document_id A
        collect(t.key) AS twins
 """
 
+# The rows of ENTITY_NAMES of one story, read again after another session wrote it
+# (storygraph.store.change_log). A scan of the label: FalkorDB has no index on document_id.
+ENTITY_NAMES_OF_DOCUMENT = """
+MATCH (e:__Entity__)
+WHERE e.document_id = $document_id
+OPTIONAL MATCH (e)-[:SAME_AS]-(t:__Entity__)
+RETURN e.id AS id, e.norm AS norm, e.type AS type, e.key AS key, e.document_id AS document_id,
+       collect(t.key) AS twins
+"""
+
 # --- relations ------------------------------------------------------------------------------
 
 RELATION_UPSERT = """

@@ -13,6 +13,7 @@ commit that finds its document gone is an error, never a silent "added".
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -24,8 +25,15 @@ from typing import Any
 
 from storygraph import cypher as q
 from storygraph.errors import StoreError
-from storygraph.locks import bump_change_stamp, change_stamp, write_lock
+from storygraph.locks import write_lock
 from storygraph.models import Chunk, DocumentInfo, Fact
+from storygraph.store.change_log import (
+    ANY,
+    NO_NAMES,
+    ChangeLog,
+    ChangeReader,
+    document_change,
+)
 from storygraph.store.history import HistoryEntry, entity_history, history_entry
 from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord, entity_key
 from storygraph.store.runner import Row, Runner, Statement
@@ -94,7 +102,10 @@ class GraphStore:
         self._names_read_at = 0.0
         self._types_cache: list[tuple[str, int]] | None = None
         self._types_read_at = 0.0
-        self._names_stamp = ""
+        self._names_lock = threading.Lock()
+        logged = lock_dir is not None and runner.engine == "falkordb"
+        self._change_log = ChangeLog(lock_dir) if logged and lock_dir else None
+        self._change_reader = ChangeReader(lock_dir) if logged and lock_dir else None
 
     # --- lifecycle -----------------------------------------------------------------------------
     @property
@@ -116,19 +127,22 @@ class GraphStore:
         self.runner.close()
 
     def _changed(self) -> None:
-        self._names_cache = None
+        if self._change_reader is None:  # else the change record says what to read again
+            self._names_cache = None
         self._types_cache = None
 
     @contextmanager
-    def writing(self) -> Iterator[None]:
+    def writing(self, change: str = ANY) -> Iterator[None]:
         """Hold the data directory's write lock (re-entrant): every mutation runs inside it, and
-        a caller can hold it across a read-check-write sequence."""
+        a caller can hold it across a read-check-write sequence. `change` says which entity
+        names the write may change (storygraph.store.change_log: ANY, NO_NAMES or
+        `document_change(id)`); on embedded FalkorDB it is recorded for every session."""
         with write_lock(self.lock_dir):
-            try:
+            if self._change_log is None:
                 yield
-            finally:
-                if self.lock_dir is not None:
-                    bump_change_stamp(self.lock_dir)
+                return
+            with self._change_log.record(change):
+                yield
 
     # --- documents -----------------------------------------------------------------------------
     def find_document_by_sha(self, sha256: str) -> Row | None:
@@ -159,7 +173,7 @@ class GraphStore:
         """Write a document, its chunks, entities and relations; `ready` only at the very end.
 
         Raises StoreError when the commit finds no document (it was removed meanwhile)."""
-        with self.writing():
+        with self.writing(document_change(doc.id)):
             return self._write_document(doc, chunks, plan)
 
     def _write_document(
@@ -367,7 +381,7 @@ class GraphStore:
     def refresh_story_time(self, keys: Sequence[str]) -> None:
         """Recompute story_order / story_order_last / invalid_at of relations touching the
         entities of these keys."""
-        with self.writing():
+        with self.writing(NO_NAMES):
             statements = self._time_set_statements(self._time_context(keys), keys)
             if statements:
                 self.runner.run_batch(statements)
@@ -390,7 +404,7 @@ class GraphStore:
 
     def mark_summaries_stale(self, keys: Sequence[str]) -> None:
         if keys:
-            with self.writing():
+            with self.writing(NO_NAMES):
                 self.runner.run(q.ENTITIES_MARK_STALE, {"keys": list(keys)})
 
     def entity_page_node(self, key: str) -> Row | None:
@@ -409,7 +423,7 @@ class GraphStore:
     ) -> None:
         """Store summaries: rows of key, summary, method, updated_at, sources."""
         query = q.ENTITY_SUMMARY_IMPORT if only_missing else q.ENTITY_SUMMARY_SET
-        with self.writing():
+        with self.writing(NO_NAMES):
             for batch in _batched(rows):
                 self.runner.run(query, {"rows": batch})
 
@@ -510,23 +524,45 @@ class GraphStore:
         """Every entity's id (name), normalised name, type, key, document and SAME_AS twins' keys:
         one row per story that has a name, one list kept until the graph changes.
 
-        On embedded FalkorDB every writer goes through a GraphStore on the same data directory
-        and stamps it on each write (`writing`), so the names are read again only when the
-        stamp moved: a graph of 333,333 names took 3-20 s to read (docs/ISSUES.md §43), which
-        a 5 s expiry made nearly every question pay. Elsewhere they expire after
-        NAMES_CACHE_SECONDS; own writes clear them either way."""
-        stamped = self.lock_dir is not None and self.engine == "falkordb"
-        stamp = change_stamp(self.lock_dir) if stamped and self.lock_dir else ""
-        if self._names_cache is not None and (
-            stamp == self._names_stamp
-            if stamped
-            else time.monotonic() - self._names_read_at <= NAMES_CACHE_SECONDS
-        ):
+        On embedded FalkorDB every write on the data directory is recorded as it starts and
+        ends (storygraph.store.change_log): the names are kept while the record does not move,
+        and after another session wrote a document only that document's names are read again
+        (a graph of 333,333 names took 3-20 s to read whole, docs/ISSUES.md §43, §48). The
+        record is read before the names, and a write still open is read again at the next
+        call, so no list older than a commit this store can see is kept. Elsewhere (Neo4j,
+        which other machines may write) the names expire after NAMES_CACHE_SECONDS and own
+        writes clear them."""
+        with self._names_lock:
+            if self._change_reader is None:
+                fresh = time.monotonic() - self._names_read_at <= NAMES_CACHE_SECONDS
+                if self._names_cache is None or not fresh:
+                    self._names_cache = self.runner.run(q.ENTITY_NAMES)
+                    self._names_read_at = time.monotonic()
+                return self._names_cache
+            changes = self._change_reader.changes()
+            if changes.whole or self._names_cache is None:
+                self._names_cache = self.runner.run(q.ENTITY_NAMES)
+            elif changes.documents:
+                self._names_cache = self._names_with_documents(
+                    self._names_cache, changes.documents
+                )
             return self._names_cache
-        self._names_cache = self.runner.run(q.ENTITY_NAMES)
-        self._names_read_at = time.monotonic()
-        self._names_stamp = stamp  # read before the names: a write meanwhile reads them again
-        return self._names_cache
+
+    def _names_with_documents(self, names: list[Row], document_ids: Sequence[str]) -> list[Row]:
+        """`names` with the rows of these documents read again (the same list when they are
+        unchanged, so nothing built from it is built again)."""
+        wanted = set(document_ids)
+        fresh = [
+            row
+            for document_id in document_ids
+            for row in self.runner.run(q.ENTITY_NAMES_OF_DOCUMENT, {"document_id": document_id})
+        ]
+        kept = [row for row in names if row.get("document_id") not in wanted]
+        if len(kept) + len(fresh) == len(names) and fresh == [
+            row for row in names if row.get("document_id") in wanted
+        ]:
+            return names
+        return kept + fresh
 
     def entity_types(self, ids: Sequence[str], keys: Sequence[str] = ()) -> dict[str, str]:
         """Type by name; `keys` (when given) limits the names to those entities."""
