@@ -208,9 +208,10 @@ class GraphStore:
         ]
         for rows in _batched(mention_rows):
             statements.append((q.MENTIONS_CREATE, {"rows": rows}))
-        existing_keys = self._existing_relation_keys(plan.relations)
+        existing_keys = self._existing_relation_keys(plan)
         history = entity_history(plan, self._entity_state(plan), existing_keys)
-        statements.extend(self._relation_statements(plan.relations, now))
+        rows_by_type = self._relation_rows_by_type(plan.relations)
+        statements.extend(self._relation_statements(rows_by_type, now))
         statements.extend(self._story_time_statements(plan.relations))
         statements.extend(self._history_statements(doc, history, now))
         statements.append((q.DOCUMENT_COMMIT, {"id": doc.id}))
@@ -265,12 +266,11 @@ class GraphStore:
     def _relation_rows_by_type(
         relations: Sequence[RelationRecord],
     ) -> dict[str, list[dict[str, Any]]]:
+        """RELATION_UPSERT's rows by relation type, each computed once per write."""
         by_type: dict[str, list[dict[str, Any]]] = {}
         for rel in relations:
             by_type.setdefault(rel.type, []).append(
                 {
-                    "source": rel.source,
-                    "target": rel.target,
                     "source_key": rel.source_key,
                     "target_key": rel.target_key,
                     "chunk_ids": rel.chunk_ids,
@@ -279,29 +279,45 @@ class GraphStore:
             )
         return by_type
 
+    @staticmethod
     def _relation_statements(
-        self, relations: Sequence[RelationRecord], now: str
+        rows_by_type: dict[str, list[dict[str, Any]]], now: str
     ) -> list[Statement]:
         statements: list[Statement] = []
-        for rel_type, type_rows in sorted(self._relation_rows_by_type(relations).items()):
+        for rel_type, type_rows in sorted(rows_by_type.items()):
             query = q.render(q.RELATION_UPSERT, rel_type=rel_type)
             for rows in _batched(type_rows):
                 statements.append((query, {"rows": rows, "now": now}))
         return statements
 
-    def _existing_relations(self, relations: Sequence[RelationRecord]) -> int:
-        return len(self._existing_relation_keys(relations))
+    def _existing_relation_keys(self, plan: MergePlan) -> set[tuple[str, str, str]]:
+        """The plan's relations already in the graph, as (source, type, target).
 
-    def _existing_relation_keys(
-        self, relations: Sequence[RelationRecord]
-    ) -> set[tuple[str, str, str]]:
+        Only relations between two entities the graph already has are looked up: an edge with
+        a new end cannot exist yet (every relation of a new document, every relation of an
+        import into new entities: 4.5 s of a 1M-edge import, docs/ISSUES.md §48). Should the
+        plan be wrong about an entity (another machine wrote it meanwhile, on Neo4j),
+        RELATION_UPSERT still keeps the edge once with both provenances; only the counts of
+        added and merged relations would be off."""
+        new_ends = {e.key for e in plan.entities if not e.existing}
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        for rel in plan.relations:
+            source_key, target_key = rel.source_key, rel.target_key
+            if source_key in new_ends or target_key in new_ends:
+                continue
+            by_type.setdefault(rel.type, []).append(
+                {
+                    "source": rel.source,
+                    "target": rel.target,
+                    "source_key": source_key,
+                    "target_key": target_key,
+                }
+            )
         found: set[tuple[str, str, str]] = set()
-        for rel_type, type_rows in self._relation_rows_by_type(relations).items():
+        for rel_type, type_rows in by_type.items():
             query = q.render(q.RELATIONS_EXISTING, rel_type=rel_type)
             for rows in _batched(type_rows):
-                ends = ("source", "target", "source_key", "target_key")
-                params = {"rows": [{k: r[k] for k in ends} for r in rows]}
-                for row in self.runner.run(query, params):
+                for row in self.runner.run(query, {"rows": rows}):
                     found.add((row["source"], rel_type, row["target"]))
         return found
 
@@ -719,9 +735,10 @@ class GraphStore:
         """Write entities and relations that belong to no document (graph import)."""
         with self.writing():
             now = _now()
-            existing_keys = self._existing_relation_keys(plan.relations)
+            existing_keys = self._existing_relation_keys(plan)
             statements = self._entity_statements(plan.entities, now)
-            statements.extend(self._relation_statements(plan.relations, now))
+            rows_by_type = self._relation_rows_by_type(plan.relations)
+            statements.extend(self._relation_statements(rows_by_type, now))
             statements.extend(self._story_time_statements(plan.relations))
             # Existing entities that gained a relation need a new summary (new ones have none).
             existing = {e.key for e in plan.entities if e.existing}
