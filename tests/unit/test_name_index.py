@@ -93,7 +93,8 @@ def test_a_mention_resolves_through_the_index_as_a_walk_resolves_it() -> None:
 
 
 def _state(index: Any) -> tuple[Any, ...]:
-    from storygraph.qa.entities import _content_words, _romaji
+    from storygraph.qa.entities import _romaji
+    from storygraph.text.terms import name_words as _content_words
 
     return (
         index.ids, index.norms, index.by_norm, index.longest, index.first_by_id,
@@ -114,7 +115,8 @@ def _fields(index: Any) -> Any:
 def test_names_with_rows_added_at_the_end_extend_the_last_index_as_a_build_would() -> None:
     """Another session's document read alone gives the last list plus its rows: the index is
     extended (the last one left as it was), and equals one built from nothing."""
-    from storygraph.qa.entities import _content_words, _romaji
+    from storygraph.qa.entities import _romaji
+    from storygraph.text.terms import name_words as _content_words
 
     base = _names([f"人物{i:05d}" for i in range(300)] + ["桃太郎", "old man", "鬼"])
     added = _names(["桃太郎", "Old Man", "ももたろう", "人物00010", "犬", "old dog", "Momo"])
