@@ -253,8 +253,8 @@ RETURN e.id AS id, e.norm AS norm, e.type AS type, e.key AS key, e.document_id A
 # the chunk ids it lacks with their evidence, in order. The ON MATCH items read r.chunk_ids only
 # before its own item changes it, so they mean the same whether an engine applies SET items one
 # by one or all at once. The former form (a WITH pipeline computing the union for every row)
-# made a new edge pay for the union too: the one-statement form writes the same graph in about
-# 10 % less time (docs/ISSUES.md §48). Rows: source_key, target_key, chunk_ids, evidence.
+# made a new edge pay for the union too: the one-statement form wrote the same 100k edges in
+# 10-14 % less time (docs/ISSUES.md §48). Rows: source_key, target_key, chunk_ids, evidence.
 RELATION_UPSERT = """
 UNWIND $rows AS row
 MATCH (a:__Entity__ {key: row.source_key})

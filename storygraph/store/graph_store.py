@@ -295,7 +295,7 @@ class GraphStore:
 
         Only relations between two entities the graph already has are looked up: an edge with
         a new end cannot exist yet (every relation of a new document, every relation of an
-        import into new entities: 4.5 s of a 1M-edge import, docs/ISSUES.md §48). Should the
+        import into new entities: 4.5-15 s of a 1M-edge import here, docs/ISSUES.md §48). Should the
         plan be wrong about an entity (another machine wrote it meanwhile, on Neo4j),
         RELATION_UPSERT still keeps the edge once with both provenances; only the counts of
         added and merged relations would be off."""
