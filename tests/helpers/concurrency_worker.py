@@ -82,7 +82,10 @@ def _wait_for(path: Path) -> None:
 def warm_up(settings: Settings, first: int, *, ask: bool) -> None:
     """Load what the first document (and, with `ask`, the first question that finds something)
     loads, on a scratch graph of this process, so that the shared graph's counts stay exact."""
-    scratch = settings.model_copy(update={"graph_name": f"{settings.graph_name}_warm_{first}"})
+    role = "ask" if ask else "ingest"
+    scratch = settings.model_copy(
+        update={"graph_name": f"{settings.graph_name}_warm_{role}_{first}"}
+    )
     services = build_services(scratch, llm=ScriptedChatModel())
     try:
         services.ingestor().ingest_bytes(f"warm-{first}.txt", story(first).encode())

@@ -28,8 +28,12 @@ from tests.helpers.scripted_model import ScriptedChatModel
 
 WRITERS = 2
 READERS = 2
-DOCUMENTS_PER_WRITER = 6
-MIN_ANSWERS_WHILE_WRITING = 2
+DOCUMENTS_PER_WRITER = 10  # a writing window of several answers (4-8 s warm, loaded machine)
+MIN_ANSWERS_WHILE_WRITING = 3
+"""Answers of all readers whose question overlapped the writing (from the first document's commit
+to the last), and each reader at least one: with warm writers the writing lasts a few answers
+(2-3 per reader in the runs of docs/ISSUES.md §48), so a per-reader 2 would fail whenever one
+answer outlasts it."""
 
 
 @pytest.mark.timeout(900)
@@ -108,11 +112,12 @@ def test_two_writers_and_two_readers_on_one_data_directory(tmp_path: Path) -> No
             while_writing = [
                 a for a in answers if a["from"] < last_commit and a["at"] > first_commit
             ]
-            assert len(while_writing) >= MIN_ANSWERS_WHILE_WRITING, (i, len(answers))
+            assert while_writing, (i, len(answers))
             during.append(len(while_writing))
             after = [a for a in answers if a["from"] > written]
             assert after, "no question was asked after the writes"
             assert all(a["facts"] > 0 for a in after), ("found no fact after the writes", after)
+        assert sum(during) >= MIN_ANSWERS_WHILE_WRITING, during
         print(
             f"ingest while asking: {WRITERS} writers, {READERS} readers, {len(reports)} documents "
             f"once each, {counts}; answers "
