@@ -34,6 +34,7 @@ from storygraph.store.change_log import (
     ChangeReader,
     document_change,
 )
+from storygraph.store.gc_pause import collector_paused
 from storygraph.store.history import HistoryEntry, entity_history, history_entry
 from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord, entity_key
 from storygraph.store.runner import Row, Runner, Statement
@@ -173,7 +174,7 @@ class GraphStore:
         """Write a document, its chunks, entities and relations; `ready` only at the very end.
 
         Raises StoreError when the commit finds no document (it was removed meanwhile)."""
-        with self.writing(document_change(doc.id)):
+        with self.writing(document_change(doc.id)), collector_paused():
             return self._write_document(doc, chunks, plan)
 
     def _write_document(
@@ -733,7 +734,7 @@ class GraphStore:
 
     def write_plan(self, plan: MergePlan) -> WriteCounts:
         """Write entities and relations that belong to no document (graph import)."""
-        with self.writing():
+        with self.writing(), collector_paused():
             now = _now()
             existing_keys = self._existing_relation_keys(plan)
             statements = self._entity_statements(plan.entities, now)
