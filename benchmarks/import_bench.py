@@ -37,8 +37,13 @@ def _upsert_seconds(ts: TempStore, edges: list[RelationRecord], batch: int) -> f
     """Seconds spent in RELATION_UPSERT writing `edges`, `batch` rows per call."""
     rel_type = edges[0].type
     query = q.render(q.RELATION_UPSERT, rel_type=rel_type)
-    rows = [
-        {"source": r.source, "target": r.target, "chunk_ids": r.chunk_ids, "evidence": r.evidence}
+    rows = [  # RELATION_UPSERT's rows (GraphStore._relation_rows_by_type)
+        {
+            "source_key": r.source_key,
+            "target_key": r.target_key,
+            "chunk_ids": r.chunk_ids,
+            "evidence": r.evidence,
+        }
         for r in edges
     ]
     started = time.perf_counter()

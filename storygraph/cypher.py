@@ -236,20 +236,40 @@ RETURN e.id AS id, e.norm AS norm, e.type AS type, e.key AS key, e.document_id A
        collect(t.key) AS twins
 """
 
+# The rows of ENTITY_NAMES of one story, read again after another session wrote it
+# (storygraph.store.change_log). A scan of the label: FalkorDB has no index on document_id.
+ENTITY_NAMES_OF_DOCUMENT = """
+MATCH (e:__Entity__)
+WHERE e.document_id = $document_id
+OPTIONAL MATCH (e)-[:SAME_AS]-(t:__Entity__)
+RETURN e.id AS id, e.norm AS norm, e.type AS type, e.key AS key, e.document_id AS document_id,
+       collect(t.key) AS twins
+"""
+
 # --- relations ------------------------------------------------------------------------------
 
+# One statement for new and existing edges: MERGE keeps an edge once (and a retried statement
+# finds the edge it made), a new edge gets its properties in one SET, and an existing one gains
+# the chunk ids it lacks with their evidence, in order. The ON MATCH items read r.chunk_ids only
+# before its own item changes it, so they mean the same whether an engine applies SET items one
+# by one or all at once. The former form (a WITH pipeline computing the union for every row)
+# made a new edge pay for the union too: the one-statement form wrote the same 100k edges in
+# 10-14 % less time (docs/ISSUES.md §48). Rows: source_key, target_key, chunk_ids, evidence.
 RELATION_UPSERT = """
 UNWIND $rows AS row
 MATCH (a:__Entity__ {key: row.source_key})
 MATCH (b:__Entity__ {key: row.target_key})
 MERGE (a)-[r:<<rel_type>>]->(b)
-ON CREATE SET r.created_at = $now
-WITH r, row, coalesce(r.chunk_ids, []) AS old_ids, coalesce(r.evidence, []) AS old_evidence
-WITH r, row, old_ids, old_evidence,
-     [i IN range(0, size(row.chunk_ids) - 1) WHERE NOT row.chunk_ids[i] IN old_ids] AS fresh
-WITH r, old_ids + [i IN fresh | row.chunk_ids[i]] AS ids,
-     old_evidence + [i IN fresh | row.evidence[i]] AS evidence
-SET r.chunk_ids = ids, r.evidence = evidence, r.weight = size(ids), r.updated_at = $now
+ON CREATE SET r.created_at = $now, r.chunk_ids = row.chunk_ids, r.evidence = row.evidence,
+    r.weight = size(row.chunk_ids), r.updated_at = $now
+ON MATCH SET
+    r.evidence = coalesce(r.evidence, []) + [i IN range(0, size(row.chunk_ids) - 1)
+        WHERE NOT row.chunk_ids[i] IN coalesce(r.chunk_ids, []) | row.evidence[i]],
+    r.weight = size(coalesce(r.chunk_ids, []) + [c IN row.chunk_ids
+        WHERE NOT c IN coalesce(r.chunk_ids, [])]),
+    r.chunk_ids = coalesce(r.chunk_ids, []) + [c IN row.chunk_ids
+        WHERE NOT c IN coalesce(r.chunk_ids, [])],
+    r.updated_at = $now
 """
 
 RELATIONS_EXISTING = """

@@ -10,7 +10,6 @@ call the store's mutations inside without deadlocking on its own lock.
 from __future__ import annotations
 
 import fcntl
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -53,26 +52,6 @@ def write_lock(lock_dir: Path | None, name: str = "ingest.lock") -> Iterator[Non
         finally:
             depths[path] = 0
             fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-CHANGE_STAMP = "graph.changed"
-
-
-def bump_change_stamp(lock_dir: Path) -> None:
-    """Say that the data directory's graph changed: a new random stamp, written whole."""
-    lock_dir.mkdir(parents=True, exist_ok=True)
-    path = lock_dir / CHANGE_STAMP
-    temporary = path.with_name(f"{CHANGE_STAMP}.{os.getpid()}.{threading.get_ident()}")
-    temporary.write_text(os.urandom(8).hex(), encoding="ascii")
-    temporary.replace(path)
-
-
-def change_stamp(lock_dir: Path) -> str:
-    """The stamp of the data directory's last graph write ("" before the first)."""
-    try:
-        return (lock_dir / CHANGE_STAMP).read_text(encoding="ascii")
-    except FileNotFoundError:
-        return ""
 
 
 @contextmanager

@@ -23,6 +23,7 @@ from storygraph.ingest.merge import build_plan
 from storygraph.llm.usage import UsageCounter
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
 from storygraph.store import GraphStore
+from storygraph.store.change_log import document_change
 from storygraph.text.aozora import is_aozora, strip_aozora
 from storygraph.text.chunking import chunk_text
 from storygraph.text.decode import decode_bytes
@@ -261,7 +262,8 @@ class Ingestor:
             language=prepared.language,
             chars=len(prepared.text),
         )
-        with self.store.writing():  # the "stored meanwhile?" check and the write, as one
+        # the "stored meanwhile?" check and the write, as one, changing this document's names
+        with self.store.writing(document_change(prepared.document_id)):
             existing = self.store.find_document_by_sha(prepared.sha256)
             if existing and existing.get("status") == "ready":
                 report.status = "unchanged"

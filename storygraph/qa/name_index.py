@@ -16,12 +16,18 @@ docs/ISSUES.md §43). The index turns both into look-ups of the question's own s
 
 `name_index(names)` keeps the index of the last names list it was given and returns it while
 the same list comes back (`GraphStore.entity_names` returns one list until the graph changes),
-so a question on an unchanged graph builds nothing.
+so a question on an unchanged graph builds nothing. When the new list is the last one with rows
+added at its end (another session's document, read alone: storygraph.store.change_log), the
+index is extended with those rows instead of built again: the lookups are copied (the last
+index stays as it was, for questions still using it) and only the new names are read, also for
+the word tables when the last index had them (1.7 s to build at 333,333 names, docs/ISSUES.md
+§48); the joined string of `holding` is built again on its first use.
 """
 
 from __future__ import annotations
 
 import bisect
+import operator
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +35,7 @@ from typing import Any
 
 MIN_ROMAJI_CHARS = 4
 _SEPARATOR = "\x00"
+_WordTables = tuple[dict[str, list[int]], dict[str, list[tuple[int, list[str]]]]]
 
 
 @dataclass
@@ -40,32 +47,67 @@ class NameIndex:
     first_by_id: dict[str, int]
     first_by_norm: dict[str, int]
     _joined: tuple[str, list[int]] | None = field(default=None, repr=False)
-    _words: tuple[dict[str, list[int]], dict[str, list[tuple[int, list[str]]]]] | None = field(
-        default=None, repr=False
-    )
+    _words: _WordTables | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _base_words: tuple[_WordTables, int] | None = field(default=None, repr=False)
+    """The word tables of the index this one extends, and how many names they cover."""
 
     def word_tables(
         self, romaji: Callable[[str], str], content_words: Callable[[str], list[str]]
-    ) -> tuple[dict[str, list[int]], dict[str, list[tuple[int, list[str]]]]]:
+    ) -> _WordTables:
         """(romaji → name positions, first word → (position, words) of ASCII names), built on
-        first use with the finder's own `romaji` and `content_words`."""
+        first use with the finder's own `romaji` and `content_words` (from the extended index's
+        tables, when it had them, reading only the added names)."""
         with self._lock:
             if self._words is None:
-                by_romaji: dict[str, list[int]] = {}
-                by_first_word: dict[str, list[tuple[int, list[str]]]] = {}
-                for position, name in enumerate(self.ids):
+                if self._base_words is not None:
+                    (romaji_base, first_base), start = self._base_words
+                    by_romaji, by_first_word = dict(romaji_base), dict(first_base)
+                else:
+                    by_romaji, by_first_word, start = {}, {}, 0
+                # a list of the base's is copied before it grows: the base stays as it was
+                own_romaji: set[str] = set()
+                own_first: set[str] = set()
+                for position in range(start, len(self.ids)):
+                    name = self.ids[position]
                     roman = romaji(name)
                     if len(roman) >= MIN_ROMAJI_CHARS:
-                        by_romaji.setdefault(roman, []).append(position)
+                        if roman not in own_romaji:
+                            by_romaji[roman] = list(by_romaji.get(roman, ()))
+                            own_romaji.add(roman)
+                        by_romaji[roman].append(position)
                         continue
                     if not name.isascii():
                         continue
                     words = content_words(name)
                     if words:
-                        by_first_word.setdefault(words[0], []).append((position, words))
+                        if words[0] not in own_first:
+                            by_first_word[words[0]] = list(by_first_word.get(words[0], ()))
+                            own_first.add(words[0])
+                        by_first_word[words[0]].append((position, words))
                 self._words = (by_romaji, by_first_word)
+                self._base_words = None
             return self._words
+
+    def extended(self, rows: Sequence[dict[str, Any]]) -> NameIndex:
+        """The index of this index's names followed by `rows`; this one is left unchanged."""
+        start = len(self.ids)
+        ids = self.ids + [str(row["id"]) for row in rows]
+        norms = self.norms + [str(row.get("norm") or "") for row in rows]
+        by_norm = dict(self.by_norm)
+        first_by_id, first_by_norm = dict(self.first_by_id), dict(self.first_by_norm)
+        for position in range(start, len(ids)):
+            node_id, norm = ids[position], norms[position]
+            first_by_id.setdefault(node_id, position)
+            if norm:
+                by_norm[norm] = [*by_norm.get(norm, ()), node_id]
+                first_by_norm.setdefault(norm, position)
+        longest = max([self.longest, *(len(n) for n in norms[start:])])
+        index = NameIndex(ids, norms, by_norm, longest, first_by_id, first_by_norm)
+        with self._lock:
+            if self._words is not None:
+                index._base_words = (self._words, start)
+        return index
 
     def holding(self, part: str) -> Iterator[int]:
         """Positions of the names whose normalised form contains `part`, in order (a name
@@ -94,8 +136,14 @@ _last: tuple[Sequence[dict[str, Any]], NameIndex] | None = None
 _last_lock = threading.Lock()
 
 
+def _appended_to(names: Sequence[dict[str, Any]], last: Sequence[dict[str, Any]]) -> bool:
+    """Whether `names` is `last` (the very rows, in order) with rows added at its end."""
+    return len(names) > len(last) and all(map(operator.is_, last, names))
+
+
 def name_index(names: Sequence[dict[str, Any]]) -> NameIndex:
-    """The index of `names` (the last one built, when `names` is the same list)."""
+    """The index of `names` (the last one built, when `names` is the same list; the last one
+    extended, when `names` is that list with rows added at its end)."""
     global _last
     cached = _last
     if cached is not None and cached[0] is names:
@@ -103,6 +151,10 @@ def name_index(names: Sequence[dict[str, Any]]) -> NameIndex:
     with _last_lock:
         if _last is not None and _last[0] is names:
             return _last[1]
+        if _last is not None and _appended_to(names, _last[0]):
+            index = _last[1].extended(names[len(_last[0]) :])
+            _last = (names, index)
+            return index
         ids = [str(row["id"]) for row in names]
         norms = [str(row.get("norm") or "") for row in names]
         by_norm: dict[str, list[str]] = {}

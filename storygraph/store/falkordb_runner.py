@@ -11,6 +11,7 @@ from falkordb import FalkorDB
 
 from storygraph.cypher import SCHEMA_FALKORDB
 from storygraph.errors import StoreError
+from storygraph.store.falkordb_params import params_header
 from storygraph.store.falkordb_server import EmbeddedFalkorDB
 from storygraph.store.runner import Row, Statement
 
@@ -43,7 +44,8 @@ class FalkorDBRunner:
         self._graph = self._db.select_graph(self.graph_name)
 
     def _query(self, query: str, params: dict[str, Any] | None) -> list[Row]:
-        result = self._graph.query(query, params or {})
+        # the parameters' header built here, as the client would, only faster (falkordb_params)
+        result = self._graph.query(params_header(params) + query)
         names = [str(column[1]) for column in (result.header or [])]
         return [dict(zip(names, row, strict=False)) for row in result.result_set or []]
 

@@ -13,6 +13,7 @@ commit that finds its document gone is an error, never a silent "added".
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -24,8 +25,16 @@ from typing import Any
 
 from storygraph import cypher as q
 from storygraph.errors import StoreError
-from storygraph.locks import bump_change_stamp, change_stamp, write_lock
+from storygraph.locks import write_lock
 from storygraph.models import Chunk, DocumentInfo, Fact
+from storygraph.store.change_log import (
+    ANY,
+    NO_NAMES,
+    ChangeLog,
+    ChangeReader,
+    document_change,
+)
+from storygraph.store.gc_pause import collector_paused
 from storygraph.store.history import HistoryEntry, entity_history, history_entry
 from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord, entity_key
 from storygraph.store.runner import Row, Runner, Statement
@@ -94,8 +103,11 @@ class GraphStore:
         self._names_read_at = 0.0
         self._types_cache: list[tuple[str, int]] | None = None
         self._types_read_at = 0.0
-        self._types_stamp: str | None = None
-        self._names_stamp: str | None = None
+        self._names_lock = threading.Lock()
+        logged = lock_dir is not None and runner.engine == "falkordb"
+        self._change_log = ChangeLog(lock_dir) if logged and lock_dir else None
+        self._change_reader = ChangeReader(lock_dir) if logged and lock_dir else None
+        self._types_reader = ChangeReader(lock_dir) if logged and lock_dir else None
 
     # --- lifecycle -----------------------------------------------------------------------------
     @property
@@ -117,19 +129,22 @@ class GraphStore:
         self.runner.close()
 
     def _changed(self) -> None:
-        self._names_cache = None
+        if self._change_reader is None:  # else the change record says what to read again
+            self._names_cache = None
         self._types_cache = None
 
     @contextmanager
-    def writing(self) -> Iterator[None]:
+    def writing(self, change: str = ANY) -> Iterator[None]:
         """Hold the data directory's write lock (re-entrant): every mutation runs inside it, and
-        a caller can hold it across a read-check-write sequence."""
+        a caller can hold it across a read-check-write sequence. `change` says which entity
+        names the write may change (storygraph.store.change_log: ANY, NO_NAMES or
+        `document_change(id)`); on embedded FalkorDB it is recorded for every session."""
         with write_lock(self.lock_dir):
-            try:
+            if self._change_log is None:
                 yield
-            finally:
-                if self.lock_dir is not None:
-                    bump_change_stamp(self.lock_dir)
+                return
+            with self._change_log.record(change):
+                yield
 
     # --- documents -----------------------------------------------------------------------------
     def find_document_by_sha(self, sha256: str) -> Row | None:
@@ -160,7 +175,7 @@ class GraphStore:
         """Write a document, its chunks, entities and relations; `ready` only at the very end.
 
         Raises StoreError when the commit finds no document (it was removed meanwhile)."""
-        with self.writing():
+        with self.writing(document_change(doc.id)), collector_paused():
             return self._write_document(doc, chunks, plan)
 
     def _write_document(
@@ -195,9 +210,10 @@ class GraphStore:
         ]
         for rows in _batched(mention_rows):
             statements.append((q.MENTIONS_CREATE, {"rows": rows}))
-        existing_keys = self._existing_relation_keys(plan.relations)
+        existing_keys = self._existing_relation_keys(plan)
         history = entity_history(plan, self._entity_state(plan), existing_keys)
-        statements.extend(self._relation_statements(plan.relations, now))
+        rows_by_type = self._relation_rows_by_type(plan.relations)
+        statements.extend(self._relation_statements(rows_by_type, now))
         statements.extend(self._story_time_statements(plan.relations))
         statements.extend(self._history_statements(doc, history, now))
         statements.append((q.DOCUMENT_COMMIT, {"id": doc.id}))
@@ -252,12 +268,11 @@ class GraphStore:
     def _relation_rows_by_type(
         relations: Sequence[RelationRecord],
     ) -> dict[str, list[dict[str, Any]]]:
+        """RELATION_UPSERT's rows by relation type, each computed once per write."""
         by_type: dict[str, list[dict[str, Any]]] = {}
         for rel in relations:
             by_type.setdefault(rel.type, []).append(
                 {
-                    "source": rel.source,
-                    "target": rel.target,
                     "source_key": rel.source_key,
                     "target_key": rel.target_key,
                     "chunk_ids": rel.chunk_ids,
@@ -266,29 +281,45 @@ class GraphStore:
             )
         return by_type
 
+    @staticmethod
     def _relation_statements(
-        self, relations: Sequence[RelationRecord], now: str
+        rows_by_type: dict[str, list[dict[str, Any]]], now: str
     ) -> list[Statement]:
         statements: list[Statement] = []
-        for rel_type, type_rows in sorted(self._relation_rows_by_type(relations).items()):
+        for rel_type, type_rows in sorted(rows_by_type.items()):
             query = q.render(q.RELATION_UPSERT, rel_type=rel_type)
             for rows in _batched(type_rows):
                 statements.append((query, {"rows": rows, "now": now}))
         return statements
 
-    def _existing_relations(self, relations: Sequence[RelationRecord]) -> int:
-        return len(self._existing_relation_keys(relations))
+    def _existing_relation_keys(self, plan: MergePlan) -> set[tuple[str, str, str]]:
+        """The plan's relations already in the graph, as (source, type, target).
 
-    def _existing_relation_keys(
-        self, relations: Sequence[RelationRecord]
-    ) -> set[tuple[str, str, str]]:
+        Only relations between two entities the graph already has are looked up: an edge with
+        a new end cannot exist yet (every relation of a new document, every relation of an
+        import into new entities: 4.5-15 s of a 1M-edge import here, docs/ISSUES.md §48). Should the
+        plan be wrong about an entity (another machine wrote it meanwhile, on Neo4j),
+        RELATION_UPSERT still keeps the edge once with both provenances; only the counts of
+        added and merged relations would be off."""
+        new_ends = {e.key for e in plan.entities if not e.existing}
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        for rel in plan.relations:
+            source_key, target_key = rel.source_key, rel.target_key
+            if source_key in new_ends or target_key in new_ends:
+                continue
+            by_type.setdefault(rel.type, []).append(
+                {
+                    "source": rel.source,
+                    "target": rel.target,
+                    "source_key": source_key,
+                    "target_key": target_key,
+                }
+            )
         found: set[tuple[str, str, str]] = set()
-        for rel_type, type_rows in self._relation_rows_by_type(relations).items():
+        for rel_type, type_rows in by_type.items():
             query = q.render(q.RELATIONS_EXISTING, rel_type=rel_type)
             for rows in _batched(type_rows):
-                ends = ("source", "target", "source_key", "target_key")
-                params = {"rows": [{k: r[k] for k in ends} for r in rows]}
-                for row in self.runner.run(query, params):
+                for row in self.runner.run(query, {"rows": rows}):
                     found.add((row["source"], rel_type, row["target"]))
         return found
 
@@ -368,7 +399,7 @@ class GraphStore:
     def refresh_story_time(self, keys: Sequence[str]) -> None:
         """Recompute story_order / story_order_last / invalid_at of relations touching the
         entities of these keys."""
-        with self.writing():
+        with self.writing(NO_NAMES):
             statements = self._time_set_statements(self._time_context(keys), keys)
             if statements:
                 self.runner.run_batch(statements)
@@ -391,7 +422,7 @@ class GraphStore:
 
     def mark_summaries_stale(self, keys: Sequence[str]) -> None:
         if keys:
-            with self.writing():
+            with self.writing(NO_NAMES):
                 self.runner.run(q.ENTITIES_MARK_STALE, {"keys": list(keys)})
 
     def entity_page_node(self, key: str) -> Row | None:
@@ -410,7 +441,7 @@ class GraphStore:
     ) -> None:
         """Store summaries: rows of key, summary, method, updated_at, sources."""
         query = q.ENTITY_SUMMARY_IMPORT if only_missing else q.ENTITY_SUMMARY_SET
-        with self.writing():
+        with self.writing(NO_NAMES):
             for batch in _batched(rows):
                 self.runner.run(query, {"rows": batch})
 
@@ -511,34 +542,45 @@ class GraphStore:
         """Every entity's id (name), normalised name, type, key, document and SAME_AS twins' keys:
         one row per story that has a name, one list kept until the graph changes.
 
-        On embedded FalkorDB every writer goes through a GraphStore on the same data directory
-        and stamps it on each write (`writing`), so the names are read again only when the
-        stamp moved: a graph of 333,333 names took 3-20 s to read (docs/ISSUES.md §43), which
-        a 5 s expiry made nearly every question pay. Elsewhere they expire after
-        NAMES_CACHE_SECONDS; own writes clear them either way."""
-        stamp = self._stamp()
-        fresh = self._fresh(stamp, self._names_stamp, self._names_read_at)
-        if self._names_cache is not None and fresh:
+        On embedded FalkorDB every write on the data directory is recorded as it starts and
+        ends (storygraph.store.change_log): the names are kept while the record does not move,
+        and after another session wrote a document only that document's names are read again
+        (a graph of 333,333 names took 3-20 s to read whole, docs/ISSUES.md §43, §48). The
+        record is read before the names, and a write still open is read again at the next
+        call, so no list older than a commit this store can see is kept. Elsewhere (Neo4j,
+        which other machines may write) the names expire after NAMES_CACHE_SECONDS and own
+        writes clear them."""
+        with self._names_lock:
+            if self._change_reader is None:
+                fresh = time.monotonic() - self._names_read_at <= NAMES_CACHE_SECONDS
+                if self._names_cache is None or not fresh:
+                    self._names_cache = self.runner.run(q.ENTITY_NAMES)
+                    self._names_read_at = time.monotonic()
+                return self._names_cache
+            changes = self._change_reader.changes()
+            if changes.whole or self._names_cache is None:
+                self._names_cache = self.runner.run(q.ENTITY_NAMES)
+            elif changes.documents:
+                self._names_cache = self._names_with_documents(
+                    self._names_cache, changes.documents
+                )
             return self._names_cache
-        self._names_cache = self.runner.run(q.ENTITY_NAMES)
-        self._names_read_at = time.monotonic()
-        self._names_stamp = stamp  # read before the names: a write meanwhile reads them again
-        return self._names_cache
 
-    def _stamp(self) -> str | None:
-        """The data directory's change stamp (embedded FalkorDB, where every writer stamps it);
-        None where writes are not stamped (Neo4j, no data directory)."""
-        if self.lock_dir is None or self.engine != "falkordb":
-            return None
-        return change_stamp(self.lock_dir)
-
-    @staticmethod
-    def _fresh(stamp: str | None, read_stamp: str | None, read_at: float) -> bool:
-        """Whether a whole-graph read made at `read_stamp` / `read_at` still holds: the stamp
-        has not moved, or (unstamped) it is at most NAMES_CACHE_SECONDS old."""
-        if stamp is not None:
-            return stamp == read_stamp
-        return time.monotonic() - read_at <= NAMES_CACHE_SECONDS
+    def _names_with_documents(self, names: list[Row], document_ids: Sequence[str]) -> list[Row]:
+        """`names` with the rows of these documents read again (the same list when they are
+        unchanged, so nothing built from it is built again)."""
+        wanted = set(document_ids)
+        fresh = [
+            row
+            for document_id in document_ids
+            for row in self.runner.run(q.ENTITY_NAMES_OF_DOCUMENT, {"document_id": document_id})
+        ]
+        kept = [row for row in names if row.get("document_id") not in wanted]
+        if len(kept) + len(fresh) == len(names) and fresh == [
+            row for row in names if row.get("document_id") in wanted
+        ]:
+            return names
+        return kept + fresh
 
     def entity_types(self, ids: Sequence[str], keys: Sequence[str] = ()) -> dict[str, str]:
         """Type by name; `keys` (when given) limits the names to those entities."""
@@ -626,18 +668,20 @@ class GraphStore:
 
     def relation_types(self) -> list[tuple[str, int]]:
         """Every relation type with its count (a whole-graph count: cached like the names,
-        until the data directory's change stamp moves, or for NAMES_CACHE_SECONDS where writes
-        are not stamped; own writes clear it). At 1,000 stories the count took 0.35 s a
-        question when it expired every 5 s (docs/ISSUES.md §47)."""
-        stamp = self._stamp()
-        if self._types_cache is None or not self._fresh(
-            stamp, self._types_stamp, self._types_read_at
-        ):
-            rows = self.runner.run(q.RELATION_TYPES, {"structural": list(q.STRUCTURAL_TYPES)})
-            self._types_cache = [(row["type"], int(row["count"])) for row in rows]
-            self._types_read_at = time.monotonic()
-            self._types_stamp = stamp
-        return list(self._types_cache)
+        until the data directory's record of writes moves, or for NAMES_CACHE_SECONDS where
+        writes are not recorded; own writes clear it). At 1,000 stories the count took 0.35 s
+        a question when it expired every 5 s (docs/ISSUES.md §47)."""
+        with self._names_lock:
+            if self._types_reader is not None:
+                changes = self._types_reader.changes()
+                fresh = changes.none and changes.settled
+            else:
+                fresh = time.monotonic() - self._types_read_at <= NAMES_CACHE_SECONDS
+            if self._types_cache is None or not fresh:
+                rows = self.runner.run(q.RELATION_TYPES, {"structural": list(q.STRUCTURAL_TYPES)})
+                self._types_cache = [(row["type"], int(row["count"])) for row in rows]
+                self._types_read_at = time.monotonic()
+            return list(self._types_cache)
 
     def chunks(self, ids: Sequence[str]) -> dict[str, Row]:
         if not ids:
@@ -706,11 +750,12 @@ class GraphStore:
 
     def write_plan(self, plan: MergePlan) -> WriteCounts:
         """Write entities and relations that belong to no document (graph import)."""
-        with self.writing():
+        with self.writing(), collector_paused():
             now = _now()
-            existing_keys = self._existing_relation_keys(plan.relations)
+            existing_keys = self._existing_relation_keys(plan)
             statements = self._entity_statements(plan.entities, now)
-            statements.extend(self._relation_statements(plan.relations, now))
+            rows_by_type = self._relation_rows_by_type(plan.relations)
+            statements.extend(self._relation_statements(rows_by_type, now))
             statements.extend(self._story_time_statements(plan.relations))
             # Existing entities that gained a relation need a new summary (new ones have none).
             existing = {e.key for e in plan.entities if e.existing}

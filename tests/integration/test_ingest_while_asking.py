@@ -5,8 +5,10 @@ Four processes share one data directory and its embedded FalkorDB, as four sessi
 `QAEngine` for as long as the ingests last. The model is scripted (the model boundary); the
 chunking, the store, its write lock and the retrieval are real. Counted at the end: every
 document is in the graph exactly once, with the same chunks, entities and relations as a run of
-one process alone; every question got an answer to itself, none raised, and answers kept coming
-while the documents were being written.
+one process alone; every question got an answer to itself, none raised, answers kept coming
+while the documents were being written, and no answer was read with names older than a
+document it could already see (docs/ISSUES.md §48). The readers ask back to back, with no pause:
+that is what found the stale names.
 """
 
 from __future__ import annotations
@@ -26,9 +28,12 @@ from tests.helpers.scripted_model import ScriptedChatModel
 
 WRITERS = 2
 READERS = 2
-DOCUMENTS_PER_WRITER = 6
-MIN_ANSWERS_WHILE_WRITING = 2
-AFTER_WRITES_S = 2.0
+DOCUMENTS_PER_WRITER = 10  # a writing window of several answers (4-8 s warm, loaded machine)
+MIN_ANSWERS_WHILE_WRITING = 3
+"""Answers of all readers whose question overlapped the writing (from the first document's commit
+to the last), and each reader at least one: with warm writers the writing lasts a few answers
+(2-3 per reader in the runs of docs/ISSUES.md §48), so a per-reader 2 would fail whenever one
+answer outlasts it."""
 
 
 @pytest.mark.timeout(900)
@@ -56,15 +61,13 @@ def test_two_writers_and_two_readers_on_one_data_directory(tmp_path: Path) -> No
             assert time.monotonic() < deadline, "the asking processes never got ready"
             assert all(r.poll() is None for r in readers), "an asking process ended early"
             time.sleep(0.1)
-        time.sleep(1.0)  # the writers are ready long before (no model to load)
+        time.sleep(1.0)  # the writers warm up on a scratch graph before `go` too
         (tmp_path / "go").touch()
-        started = time.time()
         for worker in writers:
             output, _ = worker.communicate(timeout=600)
             assert worker.returncode == 0, output.decode(errors="replace")[-3000:]
         written = time.time()
-        time.sleep(AFTER_WRITES_S)  # the readers go on a little: what was written is found
-        (tmp_path / "stop").touch()
+        (tmp_path / "stop").touch()  # each reader asks once more, after every write
         for worker in readers:
             output, _ = worker.communicate(timeout=240)
             assert worker.returncode == 0, output.decode(errors="replace")[-3000:]
@@ -74,6 +77,7 @@ def test_two_writers_and_two_readers_on_one_data_directory(tmp_path: Path) -> No
             r for i in range(WRITERS) for r in json.loads((out / f"ingest-{i}.json").read_text())
         ]
         assert len(reports) == WRITERS * DOCUMENTS_PER_WRITER
+        first_commit, last_commit = min(r["at"] for r in reports), max(r["at"] for r in reports)
         assert [r for r in reports if r["status"] != "added"] == [], reports
         shared = build_services(make_settings(tmp_path, graph_name=graph))
         alone = build_services(make_settings(tmp_path), llm=ScriptedChatModel())
@@ -94,7 +98,8 @@ def test_two_writers_and_two_readers_on_one_data_directory(tmp_path: Path) -> No
             shared.close()
             alone.close()
 
-        # every question answered, to itself, and answers kept coming during the writes
+        # every question answered, to itself, with names as new as the documents it could see,
+        # and answers kept coming during the writes
         during: list[int] = []
         for i in range(READERS):
             answers = json.loads((out / f"ask-{i}.json").read_text())
@@ -102,18 +107,24 @@ def test_two_writers_and_two_readers_on_one_data_directory(tmp_path: Path) -> No
             assert all(a["answered_question"] == a["question"] for a in answers)
             mixed = [a for a in answers if a["entities"] and a["name"] not in a["entities"]]
             assert mixed == [], mixed
-            while_writing = [a for a in answers if started <= a["at"] <= written]
-            assert len(while_writing) >= MIN_ANSWERS_WHILE_WRITING, (i, len(answers))
+            stale = [a for a in answers if a["stale"]]
+            assert stale == [], f"{len(stale)} answers read names older than a seen commit"
+            while_writing = [
+                a for a in answers if a["from"] < last_commit and a["at"] > first_commit
+            ]
+            assert while_writing, (i, len(answers))
             during.append(len(while_writing))
-            after = [a for a in answers if a["at"] > written]
-            assert any(a["facts"] > 0 for a in after), "no answer after the writes found a fact"
+            after = [a for a in answers if a["from"] > written]
+            assert after, "no question was asked after the writes"
+            assert all(a["facts"] > 0 for a in after), ("found no fact after the writes", after)
+        assert sum(during) >= MIN_ANSWERS_WHILE_WRITING, during
         print(
             f"ingest while asking: {WRITERS} writers, {READERS} readers, {len(reports)} documents "
             f"once each, {counts}; answers "
             + ", ".join(
                 str(len(json.loads((out / f"ask-{i}.json").read_text()))) for i in range(READERS)
             )
-            + f", {during} of them during the {written - started:.1f} s of writing"
+            + f", {during} of them during the {last_commit - first_commit:.1f} s of writing"
         )
     finally:
         server.stop()

@@ -11,6 +11,7 @@ from pathlib import Path
 from storygraph.ingest.graph_io import import_graph
 from storygraph.services import Services
 from storygraph.store import GraphStore
+from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord
 
 Triple = tuple[str, str, str]
 
@@ -103,3 +104,31 @@ def test_names_with_quotes_and_backticks_are_stored_verbatim(store: GraphStore) 
     assert [(f.start, f.end) for f in facts] == [(nasty, "桃太郎")]
     assert all(c.isalnum() or c == "_" for c in facts[0].type)
     assert store.stats()["entities"] == 2
+
+
+def _relation_plan(chunk_ids: list[str], evidence: list[str], *, existing: bool) -> MergePlan:
+    entities = [
+        EntityRecord(id=name, label="Character", norm=name, rkey=None, kana=False,
+                     chunk_ids=["import:0"], type_votes=["Character"], existing=existing)
+        for name in ("桃太郎", "犬")
+    ]  # fmt: skip
+    relation = RelationRecord("桃太郎", "MEETS", "犬", chunk_ids=chunk_ids, evidence=evidence)
+    return MergePlan(entities=entities, relations=[relation])
+
+
+def test_a_relation_written_again_gains_only_the_sources_it_lacks(store: GraphStore) -> None:
+    """RELATION_UPSERT (one statement for new and existing edges): an edge is kept once, a
+    second write adds the chunk ids it lacks with their own evidence, in order, and a third
+    identical write changes nothing."""
+    first = store.write_plan(_relation_plan(["a:1"], ["一つ目。"], existing=False))
+    assert (first.relations_added, first.relations_merged) == (1, 0)
+    sources = ["a:1", "b:2", "c:3"]
+    again = _relation_plan(sources, ["別の文。", "二つ目。", "三つ目。"], existing=True)
+    second = store.write_plan(again)
+    assert (second.relations_added, second.relations_merged) == (0, 1)
+    store.write_plan(again)
+    rels = store.export_graph()["relationships"]
+    assert len(rels) == 1
+    assert rels[0]["chunk_ids"] == ["a:1", "b:2", "c:3"]
+    assert rels[0]["evidence"] == ["一つ目。", "二つ目。", "三つ目。"]
+    assert rels[0]["weight"] == 3
