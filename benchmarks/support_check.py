@@ -191,6 +191,7 @@ def replay(
         "strict_correct": right,
         "declined": declined,
         "verdict": support.verdict,
+        "check": support.check,
         "reason": support.reason,
     }
 
