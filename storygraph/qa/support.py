@@ -476,6 +476,20 @@ class GraphSupportChecker:
         if not named:
             if analysis.qtype.kind in PERSON_KINDS | {"where"} and analysis.stems:
                 return fail("the answer names no character, place or thing of the story", "name")
+            own = self._own_words(analysis, answer) if role else []
+            filled = [self._fills(analysis, n, links) for n in own]
+            if own and all(filled) and filled[0] is not None:
+                # a thing the graph has no node for, in the asked slot of a frame of a source
+                # read (おじいさん makes うす)
+                link = filled[0]
+                return Support(
+                    "supported",
+                    source=link.source,
+                    named=tuple(own),
+                    reason=f"{link.start} {_verb_words(link.relation)} {link.end} "
+                    f"in [{link.source}]",
+                    check="role",
+                )
             return self._words_check(analysis, answer, sources, cites, links, fail)
         if analysis.qtype.kind in PERSON_KINDS | {"where"} and not role:
             # no participant of the story in the question: nothing to check the role against

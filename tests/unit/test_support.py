@@ -301,6 +301,8 @@ def test_a_what_answer_naming_nothing_of_the_graph_is_checked_by_its_words() -> 
         _sources(mortar),
     )
     assert kana.verdict == "supported", kana.reason
+    # no node of the graph, but the frame has it in the asked slot: the role check says so
+    assert kana.check == "role" and "うす" in kana.reason, kana.reason
     # words no source about them holds: not supported
     _, wrong = _check(
         "犬は猿をどうしようとした？", ["犬", "猿"], "犬は猿と踊ろうとした。[1]", _sources(bite)
