@@ -814,8 +814,13 @@ def _asked(analysis: QuestionAnalysis) -> QuestionAnalysis:
 def _asks_role(analysis: QuestionAnalysis) -> bool:
     """A role question: a who / whom / with-whom / where question about a participant (with
     no verb, any relation between the two), or a what question whose verb and participant's
-    role are known (「おじいさんは何を見つけた」)."""
-    return analysis.qtype.kind in ROLE_KINDS | {"what"} and bool(analysis.qtype.roles)
+    role are known (「おじいさんは何を見つけた」); also one of no known kind whose verb and a
+    participant's direction are (「かにが川のそばで拾ったものは？」: the thing かに picks up)."""
+    kind = analysis.qtype.kind
+    if kind == "unknown":
+        directed = any(d in ("in", "out") for d in analysis.qtype.roles.values())
+        return bool(analysis.stems) and directed
+    return kind in ROLE_KINDS | {"what"} and bool(analysis.qtype.roles)
 
 
 def _on_topic(text: str, analysis: QuestionAnalysis) -> bool:

@@ -360,3 +360,23 @@ def test_a_source_stopping_at_a_speech_is_read_to_the_end_of_its_sentence() -> N
     assert told.verdict == "supported", told.reason
     alone = _names(graph).check(analysis, "川上です。[1]", source, [], source)
     assert alone.verdict != "supported"
+
+
+def test_a_question_of_no_known_kind_with_a_verb_and_a_doer_gets_the_role_check() -> None:
+    # 「かにが川のそばで拾ったものは？」 is typed "unknown"; its verb and its doer are known, so
+    # a name of the source the doer does not pick up is not confirmed by being in it
+    picked = "かには川のそばでおむすびを拾いました。猿は柿の種を拾いました。"
+    graph = ["かに", "猿", "おむすび", "柿の種"]
+    analysis, wrong = _check(
+        "かにが川のそばで拾ったものは？", ["かに"], "柿の種です。[1]", _sources(picked), graph=graph
+    )
+    assert analysis.qtype.kind == "unknown"
+    assert wrong.verdict == "not supported" and wrong.check == "role", wrong.reason
+    _, right = _check(
+        "かにが川のそばで拾ったものは？",
+        ["かに"],
+        "おむすびです。[1]",
+        _sources(picked),
+        graph=graph,
+    )
+    assert right.verdict == "supported", right.reason
