@@ -47,6 +47,7 @@ from typing import Any
 
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
+from storygraph.evaluation.answer_scoring import score_strict
 from storygraph.evaluation.e2e import ingest_story, story_services
 from storygraph.evaluation.harness import read_jsonl
 from storygraph.llm.factory import ModelInfo
@@ -167,17 +168,30 @@ def replay(
     row: dict[str, Any],
 ) -> dict[str, Any]:
     """A real model's saved answer (an `eval-e2e --json` row, with the strict scorer's
-    verdict) checked over the same sources the model read (they do not depend on the model)."""
-    text = str(row.get("answer", ""))
+    verdict) checked over the same sources the model read (they do not depend on the model).
+    A run made with the check saved the model's own words (`model_answer`) where the check
+    replaced them: those are checked, and scored strictly, instead of the text shown."""
+    text = str(row.get("model_answer") or row.get("answer", ""))
+    if row.get("model_answer"):
+        strict = score_strict(
+            text,
+            [str(a) for a in case.get("answers") or []],
+            [str(w) for w in case.get("wrong") or []],
+            unanswerable=bool(case.get("unanswerable")),
+        )
+        right, declined = strict.correct, strict.declined
+    else:
+        right, declined = bool(row.get("strict_correct")), bool(row.get("declined"))
     support = checker.check(analysis, text, answer.citations, answer.facts, read)
     return {
         "id": case.get("id", ""),
         "kind": case.get("type", ""),
         "unanswerable": bool(case.get("unanswerable")),
         "answer": text,
-        "strict_correct": bool(row.get("strict_correct")),
-        "declined": bool(row.get("declined")),
+        "strict_correct": right,
+        "declined": declined,
         "verdict": support.verdict,
+        "check": support.check,
         "reason": support.reason,
     }
 

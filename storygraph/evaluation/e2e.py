@@ -242,6 +242,10 @@ class E2EResult:
     supported: bool | None = None
     """The support check's verdict on the answer (`Answer.support`); None where the engine
     has no support check."""
+    model_answer: str | None = None
+    """What the model wrote when the support check replaced it (the trace's support step), so
+    a saved run can be checked again without the model (`benchmarks.support_check --answers`);
+    None when the answer shown is the model's own."""
     other_stories: list[str] = field(default_factory=list)
     """Stories other than the question's that the answer cites (`--library`: one store holds
     every story; always empty when each story has its own store)."""
@@ -509,6 +513,7 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         method=str(step.detail.get("method", "")) if step else "",
         before_answer_seconds=sum(s.seconds for s in before),
         supported=support_verdict(answer),
+        model_answer=_model_answer(answer.steps),
         **verdicts(answer.answer, case),
         other_stories=sorted(
             {c.document_name for c in answer.citations if c.document_name}
@@ -535,6 +540,13 @@ def read_citations(answer: Answer) -> list[Citation]:
         read.extend(answer.citations[offset : offset + min(took, count)])
         offset += count
     return read
+
+
+def _model_answer(steps: Sequence[Any]) -> str | None:
+    """The model's own words when the support step replaced them (else None)."""
+    step = next((s for s in steps if s.name == "support"), None)
+    written = step.detail.get("model_answer") if step else None
+    return str(written) if written else None
 
 
 def support_verdict(answer: object) -> bool | None:

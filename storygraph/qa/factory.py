@@ -22,8 +22,9 @@ hand `QAEngine` a `QAParts` of their own.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from storygraph.llm.factory import ModelInfo
@@ -71,6 +72,12 @@ class PartsFactory:
     frames: FrameReader | None = None
     """The parser's frame reader for the support check (storygraph.services gives it; None:
     the check reads the facts only)."""
+    _checker: tuple[Sequence[dict[str, Any]], SupportChecker] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    _checker_lock: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
 
     def parts(self, options: QAOptions) -> QAParts:
         spec = parse_mode(options.mode)  # an unknown mode: ValueError before any work
@@ -109,11 +116,28 @@ class PartsFactory:
 
     def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:
         """The support check over this graph's names (storygraph.qa.support), written in the
-        language of most of their documents (as stored at ingest)."""
-        languages = {d.id: d.language for d in self.store.list_documents()}
-        return graph_support_checker(
-            names, self.embedder, self.frames, names_language(names, languages)
-        )
+        language of most of their documents (as stored at ingest), reading each source with the
+        story around it. The checker is built once per names list and returned again while the
+        same list comes back (`GraphStore.entity_names` returns one list until the graph
+        changes), as storygraph.qa.name_index does: its node-type map over every name, the
+        documents' languages and the frames it has read are not rebuilt for every answer."""
+        with self._checker_lock:
+            if self._checker is not None and self._checker[0] is names:
+                return self._checker[1]
+            languages = {d.id: d.language for d in self.store.list_documents()}
+            checker = graph_support_checker(
+                names,
+                self.embedder,
+                self.frames,
+                names_language(names, languages),
+                self._chunk_text,
+            )
+            self._checker = (names, checker)
+            return checker
+
+    def _chunk_text(self, chunk_id: str) -> str:
+        """A chunk's text (the story around a source the support check reads)."""
+        return str(self.store.chunks([chunk_id]).get(chunk_id, {}).get("text") or "")
 
     def _stories_named(self) -> dict[str, str]:
         return {d.id: d.name for d in self.store.list_documents()}

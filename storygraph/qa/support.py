@@ -75,6 +75,8 @@ from storygraph.text.vocabulary import words_by_stem
 ROLE_KINDS = frozenset({"who_did", "who_was_done_to", "with_whom", "where", "who"})
 """Question kinds whose answer fills a slot of a relation: the role check applies."""
 MAX_CANDIDATES = 3
+MAX_CACHED_FRAMES = 4096
+"""Sentences whose frames a checker keeps (it is reused while the graph is unchanged)."""
 
 
 class Frame(Protocol):
@@ -91,12 +93,23 @@ class Frame(Protocol):
     def predicate(self) -> str: ...
     @property
     def pattern(self) -> str: ...
+    @property
+    def sentence(self) -> str: ...
+    @property
+    def start(self) -> int:
+        """The frame's sentence's offset in the text read."""
+        ...
 
 
 FrameReader = Callable[[str, str], Sequence[Frame]]
 """(sentence, language) → the parser's frames of that sentence."""
 NameFinder = Callable[[str, str], Sequence[tuple[str, str]]]
 """(an answer text, its language) → the graph entities it names, as (mention, node id)."""
+ChunkText = Callable[[str], str]
+"""A chunk id → the chunk's text ("" when the store has none): the story around a source."""
+CONTEXT_CHARS = 240
+"""Characters of the story before a source the parser reads with it (from a sentence start):
+enough for the paragraph's topic, which a Japanese sentence leaves unsaid."""
 
 
 class SupportChecker(Protocol):
@@ -123,6 +136,7 @@ _EN_LEAD = re.compile(r"^(?:it was|it is|they were|the answer is)\s+", re.IGNORE
 _SHORT_JA = 12
 _QUESTION_WORD = re.compile(r"(誰|だれ|どこ|何|なに)(から|まで|より|へ|に|で|を|が|と)")
 _KANJI_RUN = re.compile(r"[\u4e00-\u9fff々]+")
+_CASE_PARTICLE = re.compile(r"(?:を|が|に|へ|で|と|から)")
 _PARTICLE_TAIL = re.compile(r"(?:から|まで|より|へ|に|で|を|が|は|と|の)$")
 _SHORT_EN = 5
 
@@ -191,15 +205,31 @@ def _own_part(core: str, folded: str) -> str:
         if len(tail) >= 2 and normalize_name(tail) in folded:
             own = _PARTICLE_TAIL.sub("", core[:start]).strip(" 、,")
             return own or core
+    # the question's verb in another form (こしらえました for こしらえた): the words before
+    # the particle it follows, less a topic the question names (おじいさんは)
+    for found in _CASE_PARTICLE.finditer(core):
+        rest = normalize_name(core[found.end() :])
+        head = rest[:2] if rest and is_kanji(rest[0]) else rest[:3]
+        if len(head) >= 2 and head in folded:
+            own = core[: found.start()]
+            topic = own.split("は", 1)
+            if len(topic) == 2 and topic[0] and normalize_name(topic[0]) in folded:
+                own = topic[1]
+            return own.strip(" 、,") or core
     return core
 
 
 def _cloze(
-    analysis: QuestionAnalysis, name: str, sources: Sequence[Citation]
+    analysis: QuestionAnalysis,
+    name: str,
+    sources: Sequence[Citation],
+    after: Callable[[Citation], str] = lambda c: "",
 ) -> tuple[Citation, str] | None:
     """A source that says the Japanese question with the answer in the question word's place:
     the answer with the question word's particle (川上から for どこから), the question's
-    participants, and its predicate's first kanji (流 of 流れて来た); with the phrase found."""
+    participants, and its predicate's first kanji (流 of 流れて来た), in the source or the rest
+    of its sentence (`rest`: 「…」と流れて来ました after a source stopping at a speech); with
+    the phrase found."""
     if analysis.language != "ja":
         return None
     asked = _QUESTION_WORD.search(analysis.question)
@@ -216,7 +246,7 @@ def _cloze(
     for source in sources:
         if (
             filled in normalize_name(source.text)
-            and verb.group(0) in source.text
+            and verb.group(0) in source.text + after(source)
             and all(_holds(source.text, e.node_id) for e in analysis.entities if e.node_id)
         ):
             return source, phrase
@@ -260,9 +290,13 @@ class GraphSupportChecker:
         names: NameFinder,
         frames: FrameReader | None = None,
         types: Mapping[str, str] | None = None,
+        chunks: ChunkText | None = None,
     ) -> None:
         self.names = names
         self.frames = frames
+        self.chunks = chunks
+        """The story around a source: its frames are read with the text before it, so a zero
+        subject gets its paragraph's topic as at ingest (None: each source alone)."""
         self.types = {normalize_name(k): v.lower() for k, v in (types or {}).items()}
         """Node types by normalised name: a person question is not answered by a place, nor
         a where question by a person."""
@@ -270,6 +304,7 @@ class GraphSupportChecker:
         """Why the frames could not be read ("" when they could): the check then reads the
         facts only, and the engine names that in the trace."""
         self._frame_cache: dict[tuple[str, str], tuple[Frame, ...]] = {}
+        self._chunk_cache: dict[str, str] = {}
 
     # --- reading ------------------------------------------------------------------------------
     def _frames_of(self, text: str, language: str) -> tuple[Frame, ...]:
@@ -277,6 +312,8 @@ class GraphSupportChecker:
             return ()
         key = (text, language)
         if key not in self._frame_cache:
+            if len(self._frame_cache) >= MAX_CACHED_FRAMES:  # the checker lives per graph
+                self._frame_cache.clear()
             try:
                 self._frame_cache[key] = tuple(self.frames(text, language))
             except ModelError as exc:  # the parser is not installed: the facts only
@@ -284,6 +321,18 @@ class GraphSupportChecker:
                 self.frames = None
                 return ()
         return self._frame_cache[key]
+
+    def _around(self, source: Citation) -> tuple[str, str]:
+        """The story's text just before a source in its chunk (`text_around`), ("", "") when
+        the chunk does not hold the source as written."""
+        if self.chunks is None or not source.chunk_id:
+            return "", ""
+        chunk = self._chunk_cache.get(source.chunk_id)
+        if chunk is None:
+            if len(self._chunk_cache) >= MAX_CACHED_FRAMES:
+                self._chunk_cache.clear()
+            chunk = self._chunk_cache[source.chunk_id] = self.chunks(source.chunk_id)
+        return text_around(chunk, source.text)
 
     def _links(
         self,
@@ -299,7 +348,10 @@ class GraphSupportChecker:
         for c in read:
             if c.kind == "graph":
                 continue
-            for f in self._frames_of(c.text, c.language or language):
+            before, after = self._around(c)
+            for f in self._frames_of(before + c.text + after, c.language or language):
+                if f.start + len(f.sentence) <= len(before) or f.start >= len(before + c.text):
+                    continue  # a frame of the story around the source, not of the source
                 links.append(
                     _Link(
                         f.subject,
@@ -333,7 +385,12 @@ class GraphSupportChecker:
         return links
 
     def _named(self, analysis: QuestionAnalysis, answer: str, language: str) -> list[str]:
-        """What the answer (written in `language`) names (module docstring, step 1)."""
+        """What the answer (written in `language`) names (module docstring, step 1): the
+        graph's names, else a short answer's own words."""
+        return self._graph_names(analysis, answer, language) or self._own_words(analysis, answer)
+
+    def _graph_names(self, analysis: QuestionAnalysis, answer: str, language: str) -> list[str]:
+        """The graph's names in the answer, less the question's (of the asked kind when any)."""
         in_question = {e.node_id for e in analysis.entities}
         question = analysis.folded
         found: list[str] = []
@@ -348,6 +405,10 @@ class GraphSupportChecker:
             # of the asked kind are its answer, when there are any
             fitting = [n for n in found if self._asked_kind(analysis, n)]
             return fitting or found
+        return []
+
+    def _own_words(self, analysis: QuestionAnalysis, answer: str) -> list[str]:
+        """A short answer's own words (「三にんの家」), less what it repeats of the question."""
         core = _core(answer)
         if analysis.language == "ja":
             core = _own_part(core, analysis.folded)
@@ -406,10 +467,29 @@ class GraphSupportChecker:
                 reason=f"the answer quotes [{quoted.number}]",
                 check="quote",
             )
-        named = self._named(analysis, answer, answer_language)
+        # the graph's names in the answer, else (who / where) its own words; a what / how
+        # answer naming nothing of the graph (「噛み殺そうとした」, "He fell fast asleep.") is
+        # checked by its words, as a sentence answer is: the role check reads names
+        named = self._graph_names(analysis, answer, answer_language)
+        if not named and analysis.qtype.kind in PERSON_KINDS | {"where"}:
+            named = self._own_words(analysis, answer)
         if not named:
             if analysis.qtype.kind in PERSON_KINDS | {"where"} and analysis.stems:
                 return fail("the answer names no character, place or thing of the story", "name")
+            own = self._own_words(analysis, answer) if role else []
+            filled = [self._fills(analysis, n, links) for n in own]
+            if own and all(filled) and filled[0] is not None:
+                # a thing the graph has no node for, in the asked slot of a frame of a source
+                # read (おじいさん makes うす)
+                link = filled[0]
+                return Support(
+                    "supported",
+                    source=link.source,
+                    named=tuple(own),
+                    reason=f"{link.start} {_verb_words(link.relation)} {link.end} "
+                    f"in [{link.source}]",
+                    check="role",
+                )
             return self._words_check(analysis, answer, sources, cites, links, fail)
         if analysis.qtype.kind in PERSON_KINDS | {"where"} and not role:
             # no participant of the story in the question: nothing to check the role against
@@ -420,7 +500,7 @@ class GraphSupportChecker:
             holding[name] = [
                 c
                 for c in sources
-                if _holds(c.text, name)
+                if (_holds(c.text, name) or _in_frame(c, name, links))
                 and _beside(c, participants, role, links)
                 and (role or _on_topic(c.text, analysis))
             ]
@@ -445,7 +525,7 @@ class GraphSupportChecker:
         for name in named:
             link = self._fills(analysis, name, links)
             if link is None:
-                cloze = _cloze(analysis, name, holding[name])
+                cloze = _cloze(analysis, name, holding[name], lambda c: self._around(c)[1])
                 if cloze is not None:
                     # no frame or fact has the slot (a から-phrase the parser reads as no
                     # argument), but the source says the question with the answer in its place
@@ -491,8 +571,10 @@ class GraphSupportChecker:
         """A what / how / why answer in a sentence of its own: most of its content words
         stand in one source that also names the question's participants."""
         language = "ja" if analysis.language == "ja" else "en"
-        words = _content(_core(answer), language)
-        question = set(_content(analysis.folded, language))
+        core = _core(answer)
+        own_part = _own_part(core, analysis.folded) if language == "ja" else core
+        words = _content(own_part, language)
+        question = set(_content(analysis.folded, language)) | _kana_pairs(analysis.folded, language)
         own = [w for w in words if w not in question] or words
         if not own:
             return Support("not checked", reason="the answer has no words to check")
@@ -500,7 +582,7 @@ class GraphSupportChecker:
         for c in sources:
             if not _beside(c, analysis.entities, False, links) or not _on_topic(c.text, analysis):
                 continue
-            held = set(_content(c.text, language))
+            held = set(_content(c.text, language)) | _kana_pairs(c.text, language)
             share = sum(w in held for w in own) / len(own)
             if share > best[0]:
                 best = (share, c)
@@ -732,8 +814,13 @@ def _asked(analysis: QuestionAnalysis) -> QuestionAnalysis:
 def _asks_role(analysis: QuestionAnalysis) -> bool:
     """A role question: a who / whom / with-whom / where question about a participant (with
     no verb, any relation between the two), or a what question whose verb and participant's
-    role are known (「おじいさんは何を見つけた」)."""
-    return analysis.qtype.kind in ROLE_KINDS | {"what"} and bool(analysis.qtype.roles)
+    role are known (「おじいさんは何を見つけた」); also one of no known kind whose verb and a
+    participant's direction are (「かにが川のそばで拾ったものは？」: the thing かに picks up)."""
+    kind = analysis.qtype.kind
+    if kind == "unknown":
+        directed = any(d in ("in", "out") for d in analysis.qtype.roles.values())
+        return bool(analysis.stems) and directed
+    return kind in ROLE_KINDS | {"what"} and bool(analysis.qtype.roles)
 
 
 def _on_topic(text: str, analysis: QuestionAnalysis) -> bool:
@@ -765,6 +852,18 @@ def _beside(
         for e in participants
     ]
     return any(named) if role else all(named)
+
+
+def _in_frame(source: Citation, name: str, links: Sequence[_Link]) -> bool:
+    """Does a frame of the source have the name in a slot: a subject the sentence leaves
+    unsaid and its paragraph's topic gives (「そして、桃太郎のあとから、ついて行きました」
+    after 「犬は…」)?"""
+    return any(
+        link.how == "frame"
+        and link.source == source.number
+        and (_same(link.start, name) or _same(link.end, name))
+        for link in links
+    )
 
 
 def _names_participant(text: str, entity: Any) -> bool:
@@ -810,6 +909,11 @@ def _quoted(
             return None
     if not mine:
         return None
+    if analysis.qtype.kind in PERSON_KINDS | {"where"} and not _on_topic(core, analysis):
+        # a quote answering who / where must itself say the question's terms (its verb): a
+        # sentence beside the asked event (「…ながめながら」 for who rescued the hare) names
+        # someone, not the one asked for
+        return None
     for c in sources:
         held = set(_pairs(c.text)) if analysis.language == "ja" else set(english_words(c.text))
         share = sum(x in held for x in mine) / len(mine)
@@ -828,11 +932,55 @@ def _pairs(text: str) -> list[str]:
     return [flat[i : i + 2] for i in range(len(flat) - 1)]
 
 
+def _kana_pairs(text: str, language: str) -> set[str]:
+    """A Japanese text's character pairs (what a kana answer's words are compared with)."""
+    return set(_pairs(text)) if language == "ja" else set()
+
+
 def _content(text: str, language: str) -> list[str]:
+    """The words an answer and a source are compared by: English content words; Japanese
+    kanji and katakana runs as pairs, else (an answer in kana alone, 「うすをこしらえました」)
+    the character pairs of the whole text."""
     if language == "ja":
         runs = re.findall(r"[\u3400-\u9fff々〆\u30a0-\u30ff]{1,}", normalize_name(text))
-        return [r[i : i + 2] for r in runs for i in range(max(1, len(r) - 1))]
+        return [r[i : i + 2] for r in runs for i in range(max(1, len(r) - 1))] or _pairs(text)
     return english_words(text)
+
+
+_SENTENCE_END = re.compile(r"[。！？!?」\n]|\.\s")
+_CLOSED = re.compile(r"[。！？!?.」]$")
+
+
+def text_around(chunk: str, source: str) -> tuple[str, str]:
+    """The text before `source` in `chunk` (its last `CONTEXT_CHARS` characters, starting after
+    a sentence end so that no sentence is read from its middle) and, when the source stops
+    inside a sentence (「川上から、大きな桃が一つ、」 before a speech), the rest of that sentence
+    (「…」と流れて来ました。); ("", "") when `source` is not in the chunk."""
+    at = chunk.find(source) if source else -1
+    if at < 0:
+        return "", ""
+    window = chunk[max(0, at - CONTEXT_CHARS) : at]
+    if at > CONTEXT_CHARS:
+        cut = _SENTENCE_END.search(window)
+        window = window[cut.end() :] if cut else ""
+    end = at + len(source)
+    after = ""
+    if not _CLOSED.search(source.rstrip()):
+        after = _rest_of_sentence(chunk[end : end + CONTEXT_CHARS])
+    return window, after
+
+
+def _rest_of_sentence(text: str) -> str:
+    """`text` up to its first sentence end outside speech 「…」 ("" when there is none)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "「":
+            depth += 1
+        elif ch == "」":
+            depth = max(0, depth - 1)
+        elif depth == 0 and ch in "。！？!?.":
+            return text[: i + 1]
+    return ""
 
 
 def graph_support_checker(
@@ -840,10 +988,13 @@ def graph_support_checker(
     embedder: Embedder | None,
     frames: FrameReader | None,
     language: str,
+    chunks: ChunkText | None = None,
 ) -> GraphSupportChecker:
     """The check over a graph's name rows (id, norm, type), whose names are written in
     `language` (`names_language`): the answer's names found by the question's entity finder,
-    with embeddings only when the answer is in another language ("the dog" finds 犬)."""
+    with embeddings only when the answer is in another language ("the dog" finds 犬); each
+    source's frames read with the story around it when `chunks` gives its chunk's text. The
+    factory builds it once per names list (storygraph.qa.factory)."""
     local = LocalEntityFinder(None)
     across = LocalEntityFinder(embedder)
 
@@ -852,7 +1003,7 @@ def graph_support_checker(
         return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
 
     types = {str(r["id"]): str(r.get("type") or "") for r in names}
-    return GraphSupportChecker(named, frames, types)
+    return GraphSupportChecker(named, frames, types, chunks)
 
 
 def names_language(names: Sequence[dict[str, Any]], documents: Mapping[str, str]) -> str:

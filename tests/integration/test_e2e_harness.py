@@ -11,6 +11,7 @@ from storygraph.evaluation.e2e import load_e2e_questions, run_e2e
 from storygraph.ingest.llm_extraction import TransformerExtractor
 from storygraph.llm.factory import ModelInfo
 from storygraph.qa.engine import QAOptions
+from storygraph.qa.support import declines
 from storygraph.settings import Settings
 from tests.helpers.scripted_model import ScriptedChatModel
 
@@ -85,6 +86,10 @@ def test_harness_ingests_asks_scores_and_reuses_its_cache(
     assert unanswerable["unanswerable"] and unanswerable["declined"], unanswerable["answer"]
     assert unanswerable["strict_rule"] == "declined"
     assert unanswerable["strict_correct"] and unanswerable["correct"]
+    # the row keeps what the model wrote, so the run can be checked again without the model
+    assert unanswerable["model_answer"] and not declines(unanswerable["model_answer"])
+    replaced = [q for q in first["questions"] if any("not shown" in w for w in q["warnings"])]
+    assert all(q["model_answer"] is None for q in first["questions"] if q not in replaced)
     # every answer carries the check's yes / no verdict
     assert all(isinstance(q["supported"], bool) for q in first["questions"])
     # The scripted answer names 桃太郎 too, so the `wrong` string fires.

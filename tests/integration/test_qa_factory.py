@@ -146,6 +146,14 @@ def test_the_support_check_is_built_with_the_given_frame_reader(seeded: Services
         assert parts.support is not None
         checker = parts.support(names)
         assert getattr(checker, "frames", None) is frames
+        # built once per names list: the node-type map over every name is not read again for
+        # every answer, while a changed graph (a new names list) gets a new checker
+        assert parts.support(names) is checker
+    changed = [*names, {"id": "川上", "norm": "川上", "type": "Place", "document_id": ""}]
+    fresh = engine.parts_for(QAOptions()).support
+    assert fresh is not None
+    other = fresh(changed)
+    assert other is not checker and getattr(other, "types", {}).get("川上") == "place"
     answer = engine.ask("桃太郎を倒したのは誰？")
     assert answer.steps[-1].name == "support"
     # with no model the answer is the facts list, which the check leaves as it is

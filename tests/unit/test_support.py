@@ -212,21 +212,44 @@ def test_the_story_does_not_say_is_not_claimed_where_a_source_uses_the_verb_unpa
 def test_a_long_answer_quoting_a_source_about_the_participant_is_supported_by_it() -> None:
     raised = "おじいさんとおばあさんは、それはそれはだいじにして桃太郎を育てました。"
     _, support = _check(
+        "おじいさんとおばあさんは桃太郎をどのように育てた？",
+        ["おじいさん", "おばあさん", "桃太郎"],
+        "それはそれはだいじにして桃太郎を育てました。[2]",
+        _sources(FOLLOW, raised),
+    )
+    assert support.verdict == "supported" and support.check == "quote", support.reason
+    assert support.source == 2
+    # the same words about someone the question does not name: no quote of a source about it
+    _, other = _check(
+        "猿をどのように育てた？",
+        ["猿"],
+        "それはそれはだいじにして桃太郎を育てました。[1]",
+        _sources(raised),
+    )
+    assert other.check != "quote"
+
+
+def test_a_quote_must_say_the_questions_own_terms() -> None:
+    # a who question answered with the story's sentence of the asked event: supported
+    raised = "おじいさんとおばあさんは、それはそれはだいじにして桃太郎を育てました。"
+    _, right = _check(
         "桃太郎を育てたのは誰？",
         ["桃太郎"],
         "おじいさんとおばあさんは、桃太郎を育てました。[2]",
         _sources(FOLLOW, raised),
     )
-    assert support.verdict == "supported" and support.check == "quote"
-    assert support.source == 2
-    # the same words about someone the question does not name: no quote of a source about it
-    _, other = _check(
-        "猿を育てたのは誰？",
-        ["猿"],
-        "おじいさんとおばあさんは、桃太郎を育てました。[1]",
-        _sources(raised),
+    assert right.verdict == "supported", right.reason
+    assert right.source == 2
+    # a quote of a sentence beside the asked event, without the question's verb, is no answer
+    watched = "うさぎはたぬきのあわてる様子をおもしろそうにながめながら、舟をこいで行きました。"
+    _, beside = _check(
+        "沈みかけたうさぎを舟から助け出したのは誰？",
+        ["うさぎ"],
+        "うさぎはたぬきのあわてる様子をおもしろそうにながめながら、[1]",
+        _sources(watched),
+        graph=["うさぎ", "たぬき", "おじいさん"],
     )
-    assert other.check != "quote"
+    assert beside.check != "quote" and beside.verdict != "supported", beside.reason
 
 
 def test_a_japanese_answer_is_read_without_the_words_it_repeats_from_the_question() -> None:
@@ -237,6 +260,11 @@ def test_a_japanese_answer_is_read_without_the_words_it_repeats_from_the_questio
     assert _own_part("川上から流れて来た", "大きな桃はどこから流れて来た？") == "川上"
     assert _own_part("犬", "桃太郎の家来は誰？") == "犬"  # nothing repeated: unchanged
     assert _own_part("流れて来た", "大きな桃はどこから流れて来た？") == "流れて来た"  # all of it
+    # the question's verb in another form, and a topic the question names, are cut too
+    made = "おじいさんは何をこしらえた？"
+    assert _own_part("おじいさんはうすをこしらえました", made) == "うす"
+    assert _own_part("うすをこしらえました", made) == "うす"
+    assert _own_part("おとうさんです", made) == "おとうさんです"  # と inside a word: no cut
 
 
 FLOWED = "すると、川上から、大きな桃が一つ、ドンブラコッコ、スッコッコと流れて来ました。"
@@ -255,3 +283,100 @@ def test_a_source_saying_the_question_with_the_answer_in_its_place_supports_a_wh
         "桃はどこから流れて来た？", ["桃"], "山から流れて来た。[1]", _sources(FLOWED), graph=graph
     )
     assert wrong.verdict != "supported"
+
+
+def test_a_what_answer_naming_nothing_of_the_graph_is_checked_by_its_words() -> None:
+    # 「噛み殺そうとした」, 「うすをこしらえました」: no name of the graph, the answer's own
+    # words (kana alone too) stand in a source about the question's participants
+    bite = "犬は猿を噛み殺そうとした。"
+    mortar = "おじいさんはその木でうすをこしらえました。"
+    _, kanji = _check(
+        "犬は猿をどうしようとした？", ["犬", "猿"], "犬は猿を噛み殺そうとした。[1]", _sources(bite)
+    )
+    assert kanji.verdict == "supported", kanji.reason
+    _, kana = _check(
+        "おじいさんはその木で何をこしらえた？",
+        ["おじいさん"],
+        "うすをこしらえました。[1]",
+        _sources(mortar),
+    )
+    assert kana.verdict == "supported", kana.reason
+    # no node of the graph, but the frame has it in the asked slot: the role check says so
+    assert kana.check == "role" and "うす" in kana.reason, kana.reason
+    # words no source about them holds: not supported
+    _, wrong = _check(
+        "犬は猿をどうしようとした？", ["犬", "猿"], "犬は猿と踊ろうとした。[1]", _sources(bite)
+    )
+    assert wrong.verdict != "supported"
+
+
+def _with_story(story: str, graph: list[str] = MOMOTARO_NAMES) -> GraphSupportChecker:
+    rows = [{"id": n, "norm": normalize_name(n), "type": "Character"} for n in graph]
+    finder = LocalEntityFinder()
+
+    def named(text: str, language: str) -> list[tuple[str, str]]:
+        return [(e.mention, e.node_id) for e in finder.find(text, rows, []).entities]
+
+    return GraphSupportChecker(named, _frames, None, {"c1": story}.get)
+
+
+def test_a_source_is_read_with_the_topic_its_paragraph_carries() -> None:
+    # the source has no subject of its own: 犬 is the paragraph's topic, as at ingest
+    story = "犬はきびだんごを一つもらいました。そして、桃太郎のあとから、ついて行きました。"
+    source = [Citation(1, "c1", "story", "そして、桃太郎のあとから、ついて行きました。")]
+    analysis = analyse("桃太郎の家来は誰？", [], LocalEntityFinder(), [], start_entities=["桃太郎"])
+    alone = _names(MOMOTARO_NAMES).check(analysis, "犬です。[1]", source, [], source)
+    assert alone.verdict != "supported"
+    told = _with_story(story).check(analysis, "犬です。[1]", source, [], source)
+    assert told.verdict == "supported", told.reason
+    assert told.source == 1
+    # the story before the source lends its topic, not its frames: 犬 follows no one there
+    before = [Citation(1, "c1", "story", "犬はきびだんごを一つもらいました。")]
+    assert _with_story(story).check(analysis, "犬です。[1]", before, [], before).verdict != (
+        "supported"
+    )
+
+
+def test_a_source_stopping_at_a_speech_is_read_to_the_end_of_its_sentence() -> None:
+    from storygraph.qa.support import text_around
+
+    story = (
+        "おばあさんが洗濯をしていますと、川上から、大きな桃が一つ、\n\n"
+        "「ドンブラコッコ、スッコッコ。」\n\n　と流れて来ました。\nおばあさんは桃を拾いました。"
+    )
+    part = "おばあさんが洗濯をしていますと、川上から、大きな桃が一つ、"
+    assert text_around(story, part) == (
+        "",
+        "\n\n「ドンブラコッコ、スッコッコ。」\n\n　と流れて来ました。",
+    )
+    assert text_around(story, "おばあさんは桃を拾いました。")[1] == ""  # a whole sentence
+    assert text_around(story, "川上から山へ") == ("", "")  # not in the chunk
+    graph = [*MOMOTARO_NAMES, "桃", "川上"]
+    analysis = analyse(
+        "桃はどこから流れて来た？", [], LocalEntityFinder(), [], start_entities=["桃"]
+    )
+    source = [Citation(1, "c1", "story", part)]
+    told = _with_story(story, graph).check(analysis, "川上です。[1]", source, [], source)
+    assert told.verdict == "supported", told.reason
+    alone = _names(graph).check(analysis, "川上です。[1]", source, [], source)
+    assert alone.verdict != "supported"
+
+
+def test_a_question_of_no_known_kind_with_a_verb_and_a_doer_gets_the_role_check() -> None:
+    # 「かにが川のそばで拾ったものは？」 is typed "unknown"; its verb and its doer are known, so
+    # a name of the source the doer does not pick up is not confirmed by being in it
+    picked = "かには川のそばでおむすびを拾いました。猿は柿の種を拾いました。"
+    graph = ["かに", "猿", "おむすび", "柿の種"]
+    analysis, wrong = _check(
+        "かにが川のそばで拾ったものは？", ["かに"], "柿の種です。[1]", _sources(picked), graph=graph
+    )
+    assert analysis.qtype.kind == "unknown"
+    assert wrong.verdict == "not supported" and wrong.check == "role", wrong.reason
+    _, right = _check(
+        "かにが川のそばで拾ったものは？",
+        ["かに"],
+        "おむすびです。[1]",
+        _sources(picked),
+        graph=graph,
+    )
+    assert right.verdict == "supported", right.reason
