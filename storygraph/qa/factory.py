@@ -42,6 +42,7 @@ from storygraph.qa.support import (
     graph_support_checker,
     names_language,
 )
+from storygraph.qa.translation import translator_for
 from storygraph.store import GraphStore
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
 
@@ -86,7 +87,11 @@ class PartsFactory:
         budget = SourceBudget.small_model(options.sentence_sources) if small else None
         return QAParts(
             reader=QuestionReader(
-                self.store, finder, pick_types=spec.reltype and picks, stories=options.stories
+                self.store,
+                finder,
+                pick_types=spec.reltype and picks,
+                stories=options.stories,
+                translator=translator_for(options.translation, llm),
             ),
             retriever=retriever_for(self.store, spec.name, llm if capable else None),
             scorer=self._scorer(llm, capable, options) if spec.rerank else RetrievalOrder(),
