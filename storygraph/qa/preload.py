@@ -1,6 +1,7 @@
 """Load what a question needs besides the store and the model, ahead of the question: the
-multilingual sentence encoder and Sudachi's dictionary (each loaded once per process and kept,
-storygraph.text.embeddings / storygraph.text.normalize).
+multilingual sentence encoder, Sudachi's dictionary, and, for a question in another language
+than its stories, spaCy's English tagger and JMdict (each loaded once per process and kept,
+storygraph.text.embeddings / normalize / english / jmdict).
 
 Loading them takes a new process one to a few seconds (the encoder's tokenizer is parsed in pure
 Python, docs/ISSUES.md §39). `preload_in_background` starts that in a thread, so that it overlaps
@@ -26,8 +27,11 @@ def tokenizer_cache_dir(data_dir: Path) -> Path:
 
 def load_question_models(data_dir: Path, report: Callable[[str], None] = lambda _t: None) -> None:
     """Load the sentence encoder (its tokenizer saved in / read back from the data directory's
-    cache, storygraph.text.tokenizer_cache) and Sudachi's dictionary now; no-ops once loaded."""
+    cache, storygraph.text.tokenizer_cache), Sudachi's dictionary, the English tagger and JMdict
+    now; no-ops once loaded."""
     from storygraph.text.embeddings import default_embedder
+    from storygraph.text.english import tagged_words
+    from storygraph.text.jmdict import open_dictionary
     from storygraph.text.normalize import short_words
 
     report("loading the sentence encoder")
@@ -36,6 +40,9 @@ def load_question_models(data_dir: Path, report: Callable[[str], None] = lambda 
         embedder.embed(["桃太郎"])
     report("loading the Japanese dictionary (Sudachi)")
     short_words("桃太郎")
+    report("loading the English tagger and JMdict (questions across languages)")
+    tagged_words("Who went with Momotaro?")
+    open_dictionary()
 
 
 def _load_quietly(data_dir: Path) -> None:

