@@ -186,12 +186,16 @@ def analyse(
 
 
 def translation_target(language: str, story_languages: Sequence[str]) -> str | None:
-    """The language a question must be brought into: a story in scope written in another one
-    ("ja" for an English question when a Japanese story is in scope; "en" for a Japanese one
-    when an English story is); None when every story is in the question's language."""
-    others = {("ja" if lang == "ja" else "en") for lang in story_languages if lang}
-    others.discard("ja" if language == "ja" else "en")
-    return next(iter(sorted(others)), None)
+    """The language a question must be brought into: the stories' in scope when none of them is
+    written in the question's ("ja" for an English question over Japanese stories, "en" for a
+    Japanese one over English stories); None when one is (a library of both: the question is
+    searched as asked, so a story in its own language is not crowded out by the other
+    language's sentences its translation would match)."""
+    languages = {("ja" if lang == "ja" else "en") for lang in story_languages if lang}
+    own = "ja" if language == "ja" else "en"
+    if not languages or own in languages:
+        return None
+    return next(iter(sorted(languages)))
 
 
 def _translate(

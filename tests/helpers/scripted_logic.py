@@ -200,12 +200,8 @@ def answer_choice(script: Script, prompt: str) -> str:
         for start, _, _, end, _ in script.triples:
             if (start == option and end in question) or (end == option and start in question):
                 return option
-    unknown = re.search(
-        r"If the sentences do not say which option answers the question, "
-        r"reply: (.+)$",
-        prompt,
-        flags=re.MULTILINE,
-    )
+    unknown = re.search(r"If the sentences do not say which option answers the question, "
+                        r"reply: (.+)$", prompt, flags=re.MULTILINE)
     return unknown.group(1).strip() if unknown else ""
 
 

@@ -125,7 +125,10 @@ def test_the_analysis_translates_only_for_a_story_in_another_language(
 ) -> None:
     assert translation_target("en", ["ja"]) == "ja"
     assert translation_target("en", ["en", ""]) is None
-    assert translation_target("ja", ["ja", "en"]) == "en"
+    assert translation_target("ja", ["en", "en"]) == "en"
+    # a library of both languages: searched as asked (its own language's stories first)
+    assert translation_target("ja", ["ja", "en"]) is None
+    assert translation_target("en", []) is None
     finder = LocalEntityFinder()
     same = analyse(QUESTION, NAMES, finder, [], story_languages=["en"], translator=dictionary)
     assert same.translation is None
