@@ -265,7 +265,10 @@ server reads max_tokens from the request's body, storygraph.qa.answer.ModelAnswe
 
 
 def _first_line(text: str) -> str:
+    """The reply's first line, without quotes or the prompt's label ("Japanese:") around it."""
     for line in text.strip().splitlines():
+        for label in ("Japanese:", "English:", "日本語:", "日本語："):
+            line = line.strip().removeprefix(label)
         line = line.strip().strip("「」\"'")
         if line:
             return line
