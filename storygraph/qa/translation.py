@@ -167,16 +167,7 @@ class DictionaryTranslator:
             else:
                 missed.append(lemma)
             i += 1
-        if not words:
-            return None
-        return Translation(
-            text=" ".join(w.forms[0] for w in words),
-            language="ja",
-            method=self.name,
-            words=tuple(words),
-            missed=tuple(missed),
-            names=tuple(f for w in words if w.noun for f in w.forms),
-        )
+        return self._made(words, missed, "ja")
 
     def _to_english(self, question: str) -> Translation | None:
         lemmas = word_lemmas(question) or []
@@ -190,11 +181,17 @@ class DictionaryTranslator:
                 words.append(TranslatedWord(lemma, tuple(glosses), noun=pos == "名詞"))
             else:
                 missed.append(lemma)
+        return self._made(words, missed, "en")
+
+    def _made(
+        self, words: Sequence[TranslatedWord], missed: Sequence[str], language: str
+    ) -> Translation | None:
+        """The translation of the words found (None: no word was)."""
         if not words:
             return None
         return Translation(
             text=" ".join(w.forms[0] for w in words),
-            language="en",
+            language=language,
             method=self.name,
             words=tuple(words),
             missed=tuple(missed),
