@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from storygraph.models import ResolvedEntity
-from storygraph.qa.entities import EntityFinder
+from storygraph.qa.entities import EntityFinder, dictionary_match
 from storygraph.qa.name_index import name_index
 from storygraph.qa.question_type import QuestionType, detect_question_type
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems
@@ -228,15 +228,23 @@ def _translate(
 def translated_names(
     translation: Translation, names: Sequence[dict[str, Any]], found: Sequence[ResolvedEntity]
 ) -> tuple[ResolvedEntity, ...]:
-    """Graph names a translated noun is, exactly after normalisation (monkey → 猿, raccoon
-    dog → たぬき), besides the ones already found; how each was found: "translation"."""
+    """Graph names the translation holds, besides the ones already found; how each was found:
+    "translation". A translated noun's form that is a name, exactly after normalisation
+    (monkey → 猿, raccoon dog → たぬき); a name found in the model's sentence as the dictionary
+    match finds it in a question (storygraph.qa.entities.dictionary_match)."""
     index = name_index(names)
     taken = {e.node_id for e in found}
     added: dict[str, ResolvedEntity] = {}
-    for form in translation.names:
-        for node_id in index.by_norm.get(normalize_name(form), ()):
-            if node_id not in taken and node_id not in added:
-                added[node_id] = ResolvedEntity(form, node_id, "translation", 0.9)
+    matches = [
+        (form, node_id)
+        for form in translation.names
+        for node_id in index.by_norm.get(normalize_name(form), ())
+    ]
+    if translation.sentence:
+        matches += [(m.mention, m.node_id) for m in dictionary_match(translation.sentence, names)]
+    for form, node_id in matches:
+        if node_id not in taken and node_id not in added:
+            added[node_id] = ResolvedEntity(form, node_id, "translation", 0.9)
     return tuple(added.values())
 
 

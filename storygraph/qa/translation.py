@@ -88,7 +88,7 @@ class Translation:
     missed: tuple[str, ...] = ()
     """Content words the dictionary has no translation for."""
     names: tuple[str, ...] = ()
-    """Forms that may name a graph node (the nouns' forms; a model's whole sentence)."""
+    """Forms that may name a graph node (the dictionary's nouns' forms)."""
     sentence: str = ""
     """The model's translation, when a model wrote one."""
 
@@ -251,9 +251,7 @@ class ModelTranslator:
         text = _first_line(content)
         if not text:
             return None
-        return Translation(
-            text=text, language=target, method=self.name, names=(text,), sentence=text
-        )
+        return Translation(text=text, language=target, method=self.name, sentence=text)
 
 
 MAX_TOKENS = 60
@@ -297,7 +295,7 @@ class FirstDictionaryTranslator:
             method=self.name,
             words=found.words,
             missed=found.missed,
-            names=(*found.names, by_model.text),
+            names=found.names,
             sentence=by_model.text,
         )
 

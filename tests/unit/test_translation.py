@@ -101,6 +101,17 @@ def test_the_model_translates_in_one_call() -> None:
     assert translation is not None and translation.method == "model"
     assert translation.text == "猿はかにの頭に何を投げた？"
     assert "投げ" in passage_terms(translation.search_text, "ja")
+    # the graph names in the model's sentence are start entities, found by "translation"
+    analysis = analyse(
+        QUESTION,
+        NAMES,
+        LocalEntityFinder(),
+        [],
+        story_languages=["ja"],
+        translator=ModelTranslator(model),
+    )
+    how = {e.node_id: e.source for e in analysis.entities}
+    assert how.get("猿") == "translation" and how.get("かに") == "translation"
 
 
 def test_dictionary_then_model_calls_the_model_only_for_a_word_jmdict_lacks(
