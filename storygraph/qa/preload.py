@@ -1,7 +1,6 @@
 """Load what a question needs besides the store and the model, ahead of the question: the
-multilingual sentence encoder, Sudachi's dictionary, and, for a question in another language
-than its stories, spaCy's English tagger and JMdict (each loaded once per process and kept,
-storygraph.text.embeddings / normalize / english / jmdict).
+multilingual sentence encoder and Sudachi's dictionary (each loaded once per process and kept,
+storygraph.text.embeddings / storygraph.text.normalize).
 
 Loading them takes a new process one to a few seconds (the encoder's tokenizer is parsed in pure
 Python, docs/ISSUES.md §39). `preload_in_background` starts that in a thread, so that it overlaps
@@ -27,11 +26,8 @@ def tokenizer_cache_dir(data_dir: Path) -> Path:
 
 def load_question_models(data_dir: Path, report: Callable[[str], None] = lambda _t: None) -> None:
     """Load the sentence encoder (its tokenizer saved in / read back from the data directory's
-    cache, storygraph.text.tokenizer_cache), Sudachi's dictionary, the English tagger and JMdict
-    now; no-ops once loaded."""
+    cache, storygraph.text.tokenizer_cache) and Sudachi's dictionary now; no-ops once loaded."""
     from storygraph.text.embeddings import default_embedder
-    from storygraph.text.english import tagged_words
-    from storygraph.text.jmdict import open_dictionary
     from storygraph.text.normalize import short_words
 
     report("loading the sentence encoder")
@@ -40,9 +36,6 @@ def load_question_models(data_dir: Path, report: Callable[[str], None] = lambda 
         embedder.embed(["桃太郎"])
     report("loading the Japanese dictionary (Sudachi)")
     short_words("桃太郎")
-    report("loading the English tagger and JMdict (questions across languages)")
-    tagged_words("Who went with Momotaro?")
-    open_dictionary()
 
 
 def _load_quietly(data_dir: Path) -> None:

@@ -25,9 +25,9 @@ _LOADING = threading.Lock()
 
 
 def tagger() -> Language:
-    """The pipeline's tagger and lemmatizer, loaded once (a question waits for a load in
-    progress, storygraph.qa.preload); a ModelError saying what to install when spaCy or the
-    package is missing."""
+    """The pipeline's tagger and lemmatizer, loaded once, by the first question that needs it
+    (another waits for a load in progress); a ModelError saying what to install when spaCy or
+    the package is missing."""
     with _LOADING:
         return _load()
 
