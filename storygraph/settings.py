@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 LLMProvider = Literal["auto", "embedded", "openai", "azure", "openai_compatible", "none"]
 RerankStrategy = Literal["auto", "batched", "per_fact"]
 ExtractorChoice = Literal["auto", "parser", "model"]
+QuestionTranslation = Literal["dictionary", "model", "dictionary+model", "off"]
 
 
 def _env(name: str) -> AliasChoices:
@@ -94,6 +95,9 @@ class Settings(BaseSettings):
         5, ge=0, le=10, validation_alias=_env("STORYGRAPH_SENTENCE_SOURCES")
     )
     answer_choice: bool = Field(False, validation_alias=_env("STORYGRAPH_ANSWER_CHOICE"))
+    question_translation: QuestionTranslation = Field(
+        "dictionary", validation_alias=_env("STORYGRAPH_QUESTION_TRANSLATION")
+    )
 
     # --- cost estimate -----------------------------------------------------------------
     price_prompt_per_1k: float = Field(

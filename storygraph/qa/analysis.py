@@ -5,8 +5,11 @@ down (retrieval, scoring and answering never detect its language again).
 type with each start entity's preferred edge direction, the relation-word stems the question
 names (entity names masked, so 大将 inside 鬼の大将 does not count), the model's relation-type
 pick when one was asked for, the question's content terms for lexical overlap, and its folded
-forms (`folded`, `unquoted`). `QuestionReader` is the stage that makes it: the graph's names
-and, when the entity finder picks relation types, the graph's types, read from the store.
+forms (`folded`, `unquoted`), and, for a question in another language than its stories, the
+question brought into theirs (`translation`, storygraph.qa.translation: the original stays
+`question`, the language the answer is written in). `QuestionReader` is the stage that makes it:
+the graph's names, the stories' languages and, when the entity finder picks relation types, the
+graph's types, read from the store.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ from functools import cached_property
 from typing import Any
 
 from storygraph.models import ResolvedEntity
-from storygraph.qa.entities import EntityFinder
+from storygraph.qa.entities import EntityFinder, dictionary_match
+from storygraph.qa.name_index import name_index
 from storygraph.qa.question_type import QuestionType, detect_question_type
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems
 from storygraph.qa.scope import Scope, names_in_scope, narrow
+from storygraph.qa.translation import NO_TRANSLATOR, QuestionTranslator, Translation
 from storygraph.store import GraphStore
 from storygraph.text.language import detect_language, is_kanji
 from storygraph.text.normalize import normalize_name
@@ -59,6 +64,9 @@ class QuestionAnalysis:
     """The question's type read with the mentions (not the graph names) of the entities
     `qtype` gives no role, when there are any (Momotaro → 桃太郎: the role of the name as the
     question writes it); the support check reads the roles from it."""
+    translation: Translation | None = None
+    """The question in its stories' language when that is not the question's (None: not
+    needed, or no translator could make it; storygraph.qa.translation)."""
 
     @property
     def ids(self) -> list[str]:
@@ -81,7 +89,11 @@ class QuestionAnalysis:
 
     @cached_property
     def _index_terms(self) -> dict[str, tuple[str, ...]]:
-        return {lang: tuple(passage_terms(self.question, lang)) for lang in ("ja", "en")}
+        terms = {lang: tuple(passage_terms(self.question, lang)) for lang in ("ja", "en")}
+        if self.translation is not None:
+            lang = self.translation.language
+            terms[lang] += tuple(passage_terms(self.translation.search_text, lang))
+        return terms
 
     @cached_property
     def words(self) -> tuple[str, ...]:
@@ -112,15 +124,22 @@ def analyse(
     relation_types: Sequence[str] | None = None,
     start_entities: Sequence[str] | None = None,
     stories: Sequence[str] = (),
+    story_languages: Sequence[str] = (),
+    translator: QuestionTranslator | None = None,
 ) -> QuestionAnalysis:
     """Analyse a question once. `start_entities` skips entity finding (the eval's gold);
     `stories`: the document ids the user chose (empty: every story);
-    `relation_types` (the graph's) asks the finder to pick the ones that fit."""
+    `relation_types` (the graph's) asks the finder to pick the ones that fit;
+    `story_languages`: the languages of the stories in scope; when one differs from the
+    question's, `translator` brings the question into it (None: no translator installed, a
+    named fallback)."""
     question = question.strip()
     every_name = tuple(names)
     names = names_in_scope(names, stories)
     warnings: list[str] = []
     pick: tuple[str, ...] | None = None
+    language = detect_language(question)
+    translation = _translate(question, language, story_languages, translator, callbacks, warnings)
     if start_entities:
         entities = tuple(ResolvedEntity(n, n, "given") for n in start_entities)
     else:
@@ -129,12 +148,19 @@ def analyse(
         warnings.extend(finding.warnings)
         if finding.relation_types is not None:
             pick = tuple(finding.relation_types)
+        if translation is not None:
+            entities += translated_names(translation, names, entities)
     ids = [e.node_id for e in entities]
     mentions = [*ids, *(e.mention for e in entities)]
     unnamed = mask_names(question, mentions)
     stems = frozenset(question_stems(unnamed))
-    language = detect_language(question)
     terms = content_terms(unnamed, language)
+    if translation is not None:
+        # the story's words for the question's, so the scope can be narrowed by them too
+        terms += tuple(
+            t for t in content_terms(translation.search_text, translation.language)
+            if t not in terms
+        )  # fmt: skip
     scope = narrow(ids, names, stories, terms)
     qtype = detect_question_type(question, ids, language=language)
     unroled = [e.mention for e in entities if e.node_id not in qtype.roles and e.mention]
@@ -155,7 +181,71 @@ def analyse(
         relation_pick_asked=relation_types is not None and not start_entities,
         graph_names=tuple(str(r["id"]) for r in every_name),
         name_rows=every_name,
+        translation=translation,
     )
+
+
+def translation_target(language: str, story_languages: Sequence[str]) -> str | None:
+    """The language a question must be brought into: the stories' in scope when none of them is
+    written in the question's ("ja" for an English question over Japanese stories, "en" for a
+    Japanese one over English stories); None when one is (a library of both: the question is
+    searched as asked, so a story in its own language is not crowded out by the other
+    language's sentences its translation would match)."""
+    languages = {("ja" if lang == "ja" else "en") for lang in story_languages if lang}
+    own = "ja" if language == "ja" else "en"
+    if not languages or own in languages:
+        return None
+    return next(iter(sorted(languages)))
+
+
+def _translate(
+    question: str,
+    language: str,
+    story_languages: Sequence[str],
+    translator: QuestionTranslator | None,
+    callbacks: list[Any],
+    warnings: list[str],
+) -> Translation | None:
+    target = translation_target(language, story_languages)
+    if target is None:
+        return None
+    if translator is None:
+        warnings.append(NO_TRANSLATOR)
+        return None
+    source = "ja" if language == "ja" else "en"
+    try:
+        return translator.translate(question, source, target, callbacks)
+    except Exception as exc:  # noqa: BLE001 - a model fault: the question is searched as asked
+        warnings.append(
+            f"the question's translation ({translator.name}) failed ({type(exc).__name__}: {exc})"[
+                :300
+            ]
+            + "; searched with the question as asked"
+        )
+        return None
+
+
+def translated_names(
+    translation: Translation, names: Sequence[dict[str, Any]], found: Sequence[ResolvedEntity]
+) -> tuple[ResolvedEntity, ...]:
+    """Graph names the translation holds, besides the ones already found; how each was found:
+    "translation". A translated noun's form that is a name, exactly after normalisation
+    (monkey → 猿, raccoon dog → たぬき); a name found in the model's sentence as the dictionary
+    match finds it in a question (storygraph.qa.entities.dictionary_match)."""
+    index = name_index(names)
+    taken = {e.node_id for e in found}
+    added: dict[str, ResolvedEntity] = {}
+    matches = [
+        (form, node_id)
+        for form in translation.names
+        for node_id in index.by_norm.get(normalize_name(form), ())
+    ]
+    if translation.sentence:
+        matches += [(m.mention, m.node_id) for m in dictionary_match(translation.sentence, names)]
+    for form, node_id in matches:
+        if node_id not in taken and node_id not in added:
+            added[node_id] = ResolvedEntity(form, node_id, "translation", 0.9)
+    return tuple(added.values())
 
 
 class QuestionReader:
@@ -169,9 +259,12 @@ class QuestionReader:
         *,
         pick_types: bool,
         stories: Sequence[str] = (),
+        translator: QuestionTranslator | None = None,
     ) -> None:
         self.store = store
         self.finder = finder
+        self.translator = translator
+        """Brings a question into its stories' language (storygraph.qa.translation)."""
         self.stories = tuple(stories)
         """The document ids the user chose (empty: every story; storygraph.qa.scope)."""
         self.pick_types = pick_types
@@ -188,6 +281,11 @@ class QuestionReader:
         names = self.store.entity_names()
         wants_pick = self.pick_types and not start_entities
         types = [t for t, _ in self.store.relation_types()] if wants_pick else None
+        languages = [
+            d.language
+            for d in self.store.list_documents()
+            if not self.stories or d.id in self.stories
+        ]
         return analyse(
             question,
             names,
@@ -196,4 +294,6 @@ class QuestionReader:
             relation_types=types,
             start_entities=start_entities,
             stories=self.stories,
+            story_languages=languages,
+            translator=self.translator,
         )

@@ -58,6 +58,9 @@ class QAOptions:
     """False: skip the model's answer (the eval measures retrieval); the facts answer is given."""
     stories: tuple[str, ...] = ()
     """The document ids a question may be answered from (empty: every story; qa/scope.py)."""
+    translation: str = "dictionary"
+    """How a question in another language than its stories is brought into theirs:
+    "dictionary", "model", "dictionary+model" or "off" (storygraph.qa.translation)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -70,6 +73,7 @@ class QAOptions:
             no_llm=settings.no_llm,
             sentence_sources=settings.sentence_sources,
             choose_names=settings.answer_choice,
+            translation=settings.question_translation,
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(options, **given)

@@ -11,7 +11,11 @@
 - no model (`no_llm`): as the small model, every source, and the top facts as the answer: 0
   calls.
 
-A mode without +rerank gets `RetrievalOrder` whatever the model. `compose_answer=False` (the
+A question in another language than every story in its scope is brought into theirs before
+names and sentences are looked up (`QAOptions.translation`, storygraph.qa.translation): by
+JMdict, no call (the default); by the model, one call more (the small model: 2 calls); or by
+JMdict and the model only for a word it lacks. A mode without +rerank gets `RetrievalOrder`
+whatever the model. `compose_answer=False` (the
 evaluation measuring retrieval) answers from the facts. `choose_names` gives the small model a
 `ChoiceAnswerer` where its server enforces grammars (`ModelInfo.grammar_constrained`).
 
@@ -43,6 +47,7 @@ from storygraph.qa.support import (
     graph_support_checker,
     names_language,
 )
+from storygraph.qa.translation import translator_for
 from storygraph.store import GraphStore
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
 
@@ -93,7 +98,11 @@ class PartsFactory:
         budget = SourceBudget.small_model(options.sentence_sources) if small else None
         return QAParts(
             reader=QuestionReader(
-                self.store, finder, pick_types=spec.reltype and picks, stories=options.stories
+                self.store,
+                finder,
+                pick_types=spec.reltype and picks,
+                stories=options.stories,
+                translator=translator_for(options.translation, llm),
             ),
             retriever=retriever_for(self.store, spec.name, llm if capable else None),
             scorer=self._scorer(llm, capable, options) if spec.rerank else RetrievalOrder(),

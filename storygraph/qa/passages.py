@@ -14,8 +14,10 @@ scored; the engine gives them to the answerer after the facts' own sentences.
 3. BM25 over terms that need no tokenizer: English word stems without stop words, and the
    character bigrams of normalised Japanese text (kana and kanji alike), with the question
    words (誰, どこ, …) left out. The query is the question; for a question in another language
-   than the document, its start entities' graph names too, read in the document's language,
-   so an English question over a Japanese story still matches the sentences naming 桃太郎;
+   than the document, its translation (`QuestionAnalysis.translation`) and its start entities'
+   graph names too, read in the document's language, a single kanji as the document's bigrams
+   holding it (`widen_single_kanji`), so an English question over a Japanese story matches the
+   sentences naming 桃太郎 and the ones saying what it asks about;
 4. the best `POOL` sentences by BM25 are re-scored with the embedding cosine to the question
    when an embedder is installed: score = BM25 / best BM25 + `EMBEDDING_WEIGHT` × cosine;
 5. when no sentence shares a single term with the query (a question in another language that
@@ -40,7 +42,7 @@ from storygraph.store import GraphStore
 from storygraph.store.runner import Row
 from storygraph.text.chunking import split_sentences
 from storygraph.text.embeddings import Embedder, cosine
-from storygraph.text.language import is_japanese_char
+from storygraph.text.language import is_japanese_char, is_kanji
 from storygraph.text.terms import passage_terms
 
 POOL = 24
@@ -206,6 +208,19 @@ def bm25(
     return scores
 
 
+def widen_single_kanji(query: Sequence[str], frequency: Counter[str]) -> list[str]:
+    """A one-kanji term (猿, 頭: a name or a translated word standing alone) as the story's
+    bigrams that hold it (の猿, 猿は, 頭を …): the index holds bigrams, so the kanji alone
+    matches nothing."""
+    widened: list[str] = []
+    for term in query:
+        if len(term) == 1 and is_kanji(term):
+            widened.extend(t for t in frequency if len(t) == 2 and term in t)
+        else:
+            widened.append(term)
+    return widened
+
+
 class SentenceSearch:
     """BM25 over the stories' sentences, re-scored by embeddings (see the module doc)."""
 
@@ -262,9 +277,11 @@ class SentenceSearch:
             query = analysis.index_terms(language)
             if analysis.language != language:
                 # A question in another language shares no words with the story: its start
-                # entities' graph names (in the story's language) are the query's terms.
+                # entities' graph names (in the story's language) and its translation
+                # (`index_terms`) are the query's terms.
                 for name in analysis.ids:
                     query += passage_terms(name, language)
+                query = widen_single_kanji(query, index.document_frequency)
             sentences.extend(index.sentences)
             lexical.extend(bm25(query, index.sentences, index.document_frequency))
         best = max(lexical, default=0.0)

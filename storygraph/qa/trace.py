@@ -67,6 +67,9 @@ def entities_detail(analysis: QuestionAnalysis) -> dict[str, Any]:
         "stories": list(analysis.scope.documents),
         "scope": analysis.scope.note,
         "relation_type_pick": list(pick) if pick is not None else None,
+        "translation": (
+            analysis.translation.detail() if analysis.translation is not None else None
+        ),
     }
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +72,9 @@ class Script:
     score_rules: Sequence[tuple[str, str, float]] = DEFAULT_SCORE_RULES
     default_score: float = 3.0
     names: Sequence[str] = field(default_factory=tuple)
+    translations: Mapping[str, str] = field(default_factory=dict)
+    """Question → the model's translation of it (prompts/question_translation_*); a question
+    not listed gets an empty reply."""
 
     def vocabulary(self) -> list[str]:
         found = {t[0] for t in self.triples} | {t[3] for t in self.triples} | set(self.names)
@@ -249,6 +252,8 @@ def respond(script: Script, prompt: str, tools: Sequence[dict[str, Any]] | None)
         return {"content": argument_pick(script, prompt)}
     if not names and "reply with that option exactly" in prompt:
         return {"content": answer_choice(script, prompt)}
+    if not names and "Translate the question about a story into" in prompt:
+        return {"content": script.translations.get(_question(prompt), "")}
     if "DynamicGraph" in names:
         return {"tool": "DynamicGraph", "args": extract(script, _input_text(prompt))}
     if "QuestionAnalysis" in names:

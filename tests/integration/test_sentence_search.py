@@ -15,6 +15,7 @@ from storygraph.qa.engine import QAOptions
 from storygraph.qa.entities import LocalEntityFinder
 from storygraph.qa.factory import build_engine
 from storygraph.qa.passages import BY_MEANING_ONLY, SentenceSearch
+from storygraph.qa.translation import NoTranslation, translator_for
 from storygraph.services import Services
 from storygraph.text.embeddings import default_embedder
 from tests.helpers.scripted_model import ScriptedChatModel
@@ -192,3 +193,39 @@ def test_the_same_text_under_another_name_in_another_store_cites_its_own_name(
         finally:
             built.close()
     assert names == [{"first.txt"}, {"second.txt"}]
+
+
+def test_an_english_question_is_searched_in_the_japanese_storys_words(stories: Services) -> None:
+    # issue 27 item 4: the question's content words in Japanese (JMdict, word by word) are the
+    # query's terms; without them only 桃太郎's name is shared, and the sentence saying what he
+    # wore is not among the first found
+    dictionary = translator_for("dictionary", None)
+    question = "What did Momotaro wear?"
+    asked = {"story_languages": ["ja"], "limit": 2}
+    without = _find(stories, question, translator=NoTranslation(), **asked)
+    assert not any("陣羽織を着て" in text for text in without), without
+    found = _find(stories, question, translator=dictionary, **asked)
+    assert any("陣羽織を着て" in text for text in found), found
+    found = _find(
+        stories, "What did the old man cut in the mountains?", translator=dictionary, **asked
+    )
+    assert "おじいさんは山へしば刈りに" in found[0], found
+
+
+def test_the_engine_traces_the_translation_and_answers_in_the_questions_language(
+    stories: Services,
+) -> None:
+    engine = build_engine(stories.store, ScriptedChatModel(), SMALL)
+    # both stories in scope: one is English, the question is searched as asked
+    both = engine.ask("What did Momotaro wear?")
+    assert next(s for s in both.steps if s.name == "entities").detail["translation"] is None
+    japanese = next(d.id for d in stories.store.list_documents() if d.language == "ja")
+    answer = engine.ask("What did Momotaro wear?", QAOptions(stories=(japanese,)))
+    step = next(s for s in answer.steps if s.name == "entities")
+    translation = step.detail["translation"]
+    assert translation["method"] == "dictionary (JMdict)" and translation["language"] == "ja"
+    assert "wear" in translation["words"]
+    assert answer.question == "What did Momotaro wear?"
+    # with translation off the trace says so: none made
+    off = engine.ask("What did Momotaro wear?", QAOptions(translation="off", stories=(japanese,)))
+    assert next(s for s in off.steps if s.name == "entities").detail["translation"] is None

