@@ -96,6 +96,21 @@ class QuestionAnalysis:
         return terms
 
     @cached_property
+    def qualifiers(self) -> frozenset[str]:
+        """The entities the question names only as the owner of another one it names
+        (桃太郎 in 「桃太郎のおじいさん」, Momotaro in "Momotaro's grandfather"): they say which
+        one is meant, not who takes part, so a sentence need not name them."""
+        owners: set[str] = set()
+        for a in self.entities:
+            for b in self.entities:
+                if a.node_id == b.node_id or not a.mention or not b.mention:
+                    continue
+                owner, owned = normalize_name(a.mention), normalize_name(b.mention)
+                if f"{owner}の{owned}" in self.folded or f"{owner}'s {owned}" in self.folded:
+                    owners.add(a.node_id)
+        return frozenset(owners)
+
+    @cached_property
     def words(self) -> tuple[str, ...]:
         """The question's English content words, stemmed (storygraph.text.terms.english_words)."""
         return tuple(english_words(self.question))

@@ -579,8 +579,9 @@ class GraphSupportChecker:
         if not own:
             return Support("not checked", reason="the answer has no words to check")
         best: tuple[float, Citation | None] = (0.0, None)
+        taking_part = [e for e in analysis.entities if e.node_id not in analysis.qualifiers]
         for c in sources:
-            if not _beside(c, analysis.entities, False, links) or not _on_topic(c.text, analysis):
+            if not _beside(c, taking_part, False, links) or not _on_topic(c.text, analysis):
                 continue
             held = set(_content(c.text, language)) | _kana_pairs(c.text, language)
             share = sum(w in held for w in own) / len(own)

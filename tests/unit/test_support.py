@@ -380,3 +380,21 @@ def test_a_question_of_no_known_kind_with_a_verb_and_a_doer_gets_the_role_check(
         graph=graph,
     )
     assert right.verdict == "supported", right.reason
+
+
+def test_an_owner_named_only_to_say_which_one_need_not_be_in_the_source() -> None:
+    # 桃太郎 in 「桃太郎のおじいさん」 says which grandfather; the sentence that answers names
+    # only him (the model's real answer, shown as "not sure" before)
+    question = "桃太郎のおじいさんは山へ何をしに行きましたか？"
+    said = _sources("まいにち、おじいさんは山へしば刈りに、おばあさんは川へ洗濯に行きました。")
+    analysis, support = _check(
+        question, ["桃太郎", "おじいさん", "山"], "山へしば刈りに行きました。[1]", said
+    )
+    assert analysis.qualifiers == {"桃太郎"}
+    assert support.verdict == "supported" and support.source == 1
+    # the same words in a sentence about someone else are not enough
+    other = _sources("まいにち、おばあさんは山へしば刈りに行きました。")
+    _, elsewhere = _check(
+        question, ["桃太郎", "おじいさん", "山"], "山へしば刈りに行きました。[1]", other
+    )
+    assert elsewhere.verdict != "supported"
