@@ -58,8 +58,10 @@ class QuestionAnalysis:
     retrieval then makes no pick call of its own."""
     graph_names: tuple[str, ...] = ()
     """The graph's entity names (every story's: the answer checks read them all)."""
-    name_rows: tuple[dict[str, Any], ...] = ()
-    """The graph's entity rows (id, norm, type) behind `graph_names`, for the support check."""
+    name_rows: Sequence[dict[str, Any]] = ()
+    """The graph's entity rows (id, norm, type) behind `graph_names`, for the support check:
+    the store's own list (`GraphStore.entity_names` returns one list until the graph changes),
+    so what is built per names list (the support checker) is built once, not per question."""
     qtype_by_mention: QuestionType | None = None
     """The question's type read with the mentions (not the graph names) of the entities
     `qtype` gives no role, when there are any (Momotaro → 桃太郎: the role of the name as the
@@ -149,7 +151,7 @@ def analyse(
     question's, `translator` brings the question into it (None: no translator installed, a
     named fallback)."""
     question = question.strip()
-    every_name = tuple(names)
+    every_name = names
     names = names_in_scope(names, stories)
     warnings: list[str] = []
     pick: tuple[str, ...] | None = None

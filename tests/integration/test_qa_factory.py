@@ -154,6 +154,12 @@ def test_the_support_check_is_built_with_the_given_frame_reader(seeded: Services
     assert fresh is not None
     other = fresh(changed)
     assert other is not checker and getattr(other, "types", {}).get("川上") == "place"
+    # the engine hands the check the store's own list, question after question (a copy per
+    # question would build the checker again for every answer)
+    reader = engine.parts_for(QAOptions()).reader
+    first = reader.read("桃太郎の仲間は誰？", [])
+    second = reader.read("桃太郎を倒したのは誰？", [])
+    assert first.name_rows is second.name_rows is seeded.store.entity_names()
     answer = engine.ask("桃太郎を倒したのは誰？")
     assert answer.steps[-1].name == "support"
     # with no model the answer is the facts list, which the check leaves as it is
