@@ -131,9 +131,9 @@ def names_a_thing(name: str, language: str) -> bool:
             return False
         tag = tokens[-1].tag_
         return not any(tag.startswith(c) or c in tag for c in _JA_NON_THING)
-    from storygraph.ingest.frames.en import load_pipeline
+    from storygraph.text.english import pipeline
 
-    doc = load_pipeline()(f"the {name}")  # a noun phrase, so that "cook" is read as a noun
+    doc = pipeline()(f"the {name}")  # a noun phrase, so that "cook" is read as a noun
     return len(doc) > 1 and doc[-1].tag_.startswith("NN")
 
 

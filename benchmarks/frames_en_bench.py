@@ -31,10 +31,11 @@ from benchmarks.extraction_bench import (
     type_key,
 )
 from storygraph.ingest.frames import ProposedFact
-from storygraph.ingest.frames.en import facts_between, load_pipeline, read_facts
+from storygraph.ingest.frames.en import facts_between, read_facts
 from storygraph.models import ExtractedRelation
 from storygraph.settings import Settings
 from storygraph.text.chunking import chunk_text
+from storygraph.text.english import pipeline
 
 
 def as_relations(facts: list[ProposedFact]) -> list[ExtractedRelation]:
@@ -85,7 +86,7 @@ def quality(show: bool, mode: str = MODES[0]) -> list[tuple[str, Score, int]]:
 
 def speed(paths: list[Path]) -> tuple[int, float, float, int]:
     """(characters, wall seconds, CPU seconds of this process, facts) for reading `paths`."""
-    load_pipeline()
+    pipeline()
     chars, facts = 0, 0
     started, cpu_started = time.perf_counter(), time.process_time()
     for path in paths:

