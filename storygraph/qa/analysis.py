@@ -26,6 +26,7 @@ from storygraph.qa.name_index import name_index
 from storygraph.qa.question_type import QuestionType, detect_question_type
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems
 from storygraph.qa.scope import Scope, names_in_scope, narrow
+from storygraph.qa.specific_names import common_names
 from storygraph.qa.translation import NO_TRANSLATOR, QuestionTranslator, Translation
 from storygraph.store import GraphStore
 from storygraph.text.language import detect_language, is_kanji
@@ -178,7 +179,7 @@ def analyse(
             t for t in content_terms(translation.search_text, translation.language)
             if t not in terms
         )  # fmt: skip
-    scope = narrow(ids, names, stories, terms)
+    scope = narrow(ids, names, stories, terms, common_names(question, entities))
     qtype = detect_question_type(question, ids, language=language)
     unroled = [e.mention for e in entities if e.node_id not in qtype.roles and e.mention]
     return QuestionAnalysis(

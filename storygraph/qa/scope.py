@@ -5,16 +5,24 @@ of them. Within that choice:
 
 - the entity finder sees only the names of the chosen stories (`names_in_scope`);
 - the question's names then narrow it (`narrow`): each story is counted by how many of the
-  question's found names it has, and the stories with the most are kept. A name only one story
-  has scopes the question to that story (「桃太郎のおじいさん」: 桃太郎 is only in the 桃太郎
-  stories, so their おじいさん, not 瘤とり's). Stories that tie are all kept (`Scope.tied`) and
-  the answer is written per story, each part under its story's name (qa/per_story.py), the
-  stories whose entity names hold most of the question's other content words first
+  question's proper names it has, and the stories with the most are kept; a name that is an
+  ordinary word (親, 鬼, "the bone": qa/specific_names.py) says nothing about which story is
+  meant, so such names only order the stories the proper names keep (the one holding most of
+  them first), and decide only for a question with no proper name. A name only one story has
+  scopes the question to that story (「桃太郎のおじいさん」: 桃太郎 is only in the 桃太郎
+  stories, so their おじいさん, not 瘤とり's; 「金太郎が退治した鬼の名前は？」: 金太郎's story,
+  although another story holds both 鬼 and 名前). Stories that tie are all kept (`Scope.tied`)
+  and the answer is written per story, each part under its story's name (qa/per_story.py), then
+  the stories whose entity names hold most of the question's other content words first
   (「おじいさんが灰をまいたのは？」: 灰 is an entity of 花咲かじじい only); of more than
   MAX_STORIES, those first ones. The words used to drop the other tied stories: they picked the
   wrong one as often as the right one (docs/ISSUES.md §47 has the variants measured);
 - retrieval starts from the kept stories' entities only (their keys) and sentence search reads
-  only the kept stories, so an answer never cites a story outside its scope.
+  only the kept stories, so an answer never cites a story outside its scope;
+- a question the names do not settle (`Scope.undecided`: it names no one, or only ordinary
+  words) is answered from where its sources are (a question naming no one: sentence search
+  in every story in scope), and the answer says which story each source is from (qa/engine.py:
+  under its story's head line, per story when they are several).
 
 Entities a user linked across stories (SAME_AS, storygraph.library.identity) start retrieval
 together when the twin's story is within the user's choice.
@@ -22,8 +30,7 @@ together when the twin's story is within the user's choice.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +55,10 @@ class Scope:
     tied: tuple[str, ...] = ()
     """The stories the question's names and words could not tell apart (2 to MAX_STORIES;
     empty when one story was kept): the answer is written per story (qa/per_story.py)."""
+    undecided: bool = False
+    """The question's names do not settle its story: it names no one, or only ordinary words
+    (qa/specific_names.py) and no stories tie. The answer says which story each source is
+    from (qa/engine.py)."""
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
@@ -100,24 +111,32 @@ def narrow(
     names: Sequence[dict[str, Any]],
     stories: Sequence[str],
     terms: Sequence[str] = (),
+    common: Collection[str] = frozenset(),
 ) -> Scope:
     """The scope of a question whose found start names are `found` (see the module doc).
 
     `names`: the rows of `names_in_scope`; `stories`: the user's choice (empty: all); `terms`:
-    the question's content words outside its names (QuestionAnalysis.terms)."""
+    the question's content words outside its names (QuestionAnalysis.terms); `common`: those
+    of `found` that are ordinary words (qa/specific_names.common_names)."""
     if not found:
-        return Scope(documents=tuple(stories))
+        return Scope(documents=tuple(stories), undecided=True)
     wanted = set(found)
     rows = [row for row in names if row["id"] in wanted and row.get("key")]
     holders: dict[str, set[str]] = {}
     for row in rows:
         holders.setdefault(str(row.get("document_id") or ""), set()).add(row["id"])
     if not holders:
-        return Scope(documents=tuple(stories))
-    counts = Counter({document: len(ids) for document, ids in holders.items()})
+        return Scope(documents=tuple(stories), undecided=True)
+    counts = {
+        document: (len(ids - set(common)), len(ids)) for document, ids in holders.items()
+    }
     best = max(counts.values())
-    by_names = sorted(d for d, n in counts.items() if n == best)
-    kept = _by_words(by_names, names, terms)[:MAX_STORIES]
+    if best[0]:  # proper names decide; ordinary words only order the stories they tie
+        by_names = sorted(d for d, n in counts.items() if n[0] == best[0])
+    else:
+        by_names = sorted(d for d, n in counts.items() if n == best)
+    ordered = _by_words(by_names, names, terms)
+    kept = sorted(ordered, key=lambda d: -counts[d][1])[:MAX_STORIES]
     keys = [row["key"] for row in rows if str(row.get("document_id") or "") in kept]
     allowed = set(stories)
     twins = [
@@ -135,9 +154,14 @@ def narrow(
             note += ", those whose names hold most of its words"
     elif len(holders) > 1:
         note = f"scoped by its names to 1 of the {len(holders)} stories that have its names"
+    tied = tuple(d for d in kept if d)
+    undecided = best[0] == 0 and len(tied) < 2
+    if undecided:
+        note = "its names are ordinary words, not the story's own: each source labelled"
     return Scope(
         keys=tuple(dict.fromkeys([*keys, *twins])),
         documents=tuple(d for d in documents if d) or tuple(stories),
         note=note,
-        tied=tied if len(tied := tuple(d for d in kept if d)) > 1 else (),
+        tied=tied if len(tied) > 1 else (),
+        undecided=undecided,
     )

@@ -166,6 +166,23 @@ def noun_spans(text: str) -> list[tuple[int, int]] | None:
     ]
 
 
+@lru_cache(maxsize=8192)
+def is_common_noun(text: str) -> bool | None:
+    """Whether a Japanese name is one ordinary word of the dictionary: a single common noun
+    (普通名詞) in Sudachi's longest units, a prefix or suffix around it allowed (親, 骨, 鬼,
+    名前, お|じい|さん); False for a proper noun (金太郎, 桃太郎, かぐや姫) or a compound of
+    several words (一寸|法師 reads as a name); None without Sudachi."""
+    tokenizer = _tokenizer()
+    if tokenizer is None:
+        return None
+    kinds = [
+        m.part_of_speech()[:2]
+        for m in tokenizer.tokenize(_clean_surrogates(text))
+        if m.part_of_speech()[0] not in ("空白", "接頭辞", "接尾辞")
+    ]
+    return len(kinds) == 1 and kinds[0] == ("名詞", "普通名詞")
+
+
 def sudachi_available() -> bool:
     """True when SudachiPy and its core dictionary can be loaded."""
     return _load_dictionary() is not None
