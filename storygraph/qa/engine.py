@@ -26,7 +26,14 @@ from storygraph.qa.answer_choice import ChoiceAnswerer
 from storygraph.qa.checks import judge_reply, nothing_found, unsupported_names
 from storygraph.qa.context import ContextBuilder, Sources
 from storygraph.qa.passages import unsearched_warning
-from storygraph.qa.per_story import moved_support, renumbered, story_head, story_scopes
+from storygraph.qa.per_story import (
+    cited_stories,
+    moved_support,
+    renumbered,
+    source_scopes,
+    story_head,
+    story_scopes,
+)
 from storygraph.qa.retrieval import DEFAULT_MODE, Retrieval, Retriever
 from storygraph.qa.scope import Scope
 from storygraph.qa.scoring import RerankResult, Scorer, keep_fitting
@@ -140,6 +147,20 @@ class Written:
 
 PartsFor = Callable[["QAOptions"], QAParts]
 
+TIED = (
+    "{count} stories fit this question equally; the answer is written for each of them, under "
+    "its name: {stories}. Pick the stories to ask about one."
+)
+UNDECIDED = (
+    "The question's names do not say which story it is about; its sources came from "
+    "{count} stories, and the answer is written for each of them, under its name: {stories}. "
+    "Pick the stories to ask about one."
+)
+UNDECIDED_ONE = (
+    "The question's names do not say which story it is about; its sources are from {story}. "
+    "Pick the stories to ask about one."
+)
+
 
 class QAEngine:
     """Answers questions with the parts it is handed: one `QAParts` for every question (tests,
@@ -175,11 +196,27 @@ class QAEngine:
         trace.record("entities", **entities_detail(analysis))
         scopes = story_scopes(analysis.scope)
         if len(scopes) > 1:
-            return per_story_answer(analysis, scopes, parts, trace, on_token)
-        one = answer_within(analysis, parts, trace, on_token)
+            return per_story_answer(analysis, scopes, parts, trace, on_token, told=TIED)
+        gathered: Gathered | None = None
+        head = ""
+        labelled: list[str] = []
+        named = library_names(analysis, parts)
+        if named:
+            # the names do not say which story is meant: say which story each source is from
+            gathered = gather(analysis, parts, trace)
+            stories = cited_stories(gathered.sources.citations)
+            if len(stories) > 1:
+                scopes = source_scopes(analysis.scope, stories)
+                return per_story_answer(analysis, scopes, parts, trace, on_token, told=UNDECIDED)
+            if stories:
+                name = named.get(stories[0], stories[0])
+                head = story_head(name, japanese=analysis.reply_language == "ja")
+                labelled.append(UNDECIDED_ONE.format(story=name))
+        streamed = headed(on_token, head + "\n") if on_token is not None and head else on_token
+        one = answer_within(analysis, parts, trace, streamed, gathered)
         return Answer(
             question=analysis.question,
-            answer=one.checked.text,
+            answer=f"{head}\n{one.checked.text}" if head else one.checked.text,
             mode=one.found.mode,
             entities=list(analysis.entities),
             facts=one.facts,
@@ -189,6 +226,7 @@ class QAEngine:
             rerank_fell_back=one.ranked.fell_back,
             warnings=[
                 *parts.warnings,
+                *labelled,
                 *unread_warning(analysis, parts),
                 *analysis.warnings,
                 *one.warnings,
@@ -220,11 +258,41 @@ class Answered:
         ]
 
 
+@dataclass(frozen=True)
+class Gathered:
+    """What an answer is written from: the retrieved facts, their ranking, the kept ones and
+    the sources (facts' sentences and sentence search's)."""
+
+    found: Retrieval
+    ranked: RerankResult
+    facts: list[Fact]
+    kept: list[Fact]
+    sources: Sources
+
+
 def answer_within(
-    analysis: QuestionAnalysis, parts: QAParts, trace: Trace, on_token: TokenFn | None
+    analysis: QuestionAnalysis,
+    parts: QAParts,
+    trace: Trace,
+    on_token: TokenFn | None,
+    gathered: Gathered | None = None,
 ) -> Answered:
-    """Retrieval, scoring, sources, the answer and its support check within `analysis.scope`,
-    each step recorded in `trace`."""
+    """Retrieval, scoring, sources (unless `gathered` already), the answer and its support
+    check within `analysis.scope`, each step recorded in `trace`."""
+    got = gathered if gathered is not None else gather(analysis, parts, trace)
+    found, ranked, facts, kept, sources = got.found, got.ranked, got.facts, got.kept, got.sources
+    written = write(analysis, parts, kept, facts, sources, trace.callbacks, on_token)
+    trace.record(
+        "answer", method=written.method, citations=len(sources.citations),
+        sources_read=written.read, unsupported_names=list(written.unsupported),
+    )  # fmt: skip
+    checked = check_support(analysis, parts, written, sources, facts)
+    trace.record("support", **checked.detail)
+    return Answered(found, ranked, facts, sources, written, checked)
+
+
+def gather(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) -> Gathered:
+    """Retrieval, scoring and the sources within `analysis.scope`, recorded in `trace`."""
     found = parts.retriever.search(analysis, trace.callbacks)
     trace.record("retrieval", **retrieval_detail(found))
     ranked = parts.rank(analysis, found, trace.callbacks)
@@ -239,14 +307,7 @@ def answer_within(
     passages = parts.context.sentences(analysis)
     trace.record("sentences", **sentences_detail(parts.context.method, passages))
     sources = parts.context.sources(kept, passages, story_order=found.order is not None)
-    written = write(analysis, parts, kept, facts, sources, trace.callbacks, on_token)
-    trace.record(
-        "answer", method=written.method, citations=len(sources.citations),
-        sources_read=written.read, unsupported_names=list(written.unsupported),
-    )  # fmt: skip
-    checked = check_support(analysis, parts, written, sources, facts)
-    trace.record("support", **checked.detail)
-    return Answered(found, ranked, facts, sources, written, checked)
+    return Gathered(found, ranked, facts, kept, sources)
 
 
 def per_story_answer(
@@ -255,9 +316,14 @@ def per_story_answer(
     parts: QAParts,
     trace: Trace,
     on_token: TokenFn | None,
+    *,
+    told: str,
 ) -> Answer:
-    """Several stories fit the question equally: an answer for each, in turn, each under its
-    story's head line with its citations numbered on (storygraph.qa.per_story)."""
+    """Several stories fit the question (tied by its names, or the stories an undecided
+    question's sources came from: that first search stays in the trace before the parts'): an
+    answer for each, in turn, each under its story's head line with its citations numbered on
+    (storygraph.qa.per_story). `told`: the warning naming them, formatted with `count` and
+    `stories`."""
     named = parts.stories_named() if parts.stories_named is not None else {}
     japanese = analysis.reply_language == "ja"
     texts: list[str] = []
@@ -271,7 +337,11 @@ def per_story_answer(
         head = story_head(named.get(story, story), japanese=japanese)
         lead = ("\n\n" if texts else "") + head + "\n"
         streamed = headed(on_token, lead) if on_token is not None else None
-        one = answer_within(replace(analysis, scope=scope), parts, trace, streamed)
+        # a story holding none of the question's names starts from none (without keys the
+        # names would start retrieval in every story)
+        entities = analysis.entities if scope.keys else ()
+        part = replace(analysis, scope=scope, entities=entities)
+        one = answer_within(part, parts, trace, streamed)
         offset = len(citations)
         text, cited = renumbered(one.checked.text, one.sources.citations, offset)
         texts.append(f"{head}\n{text}")
@@ -281,10 +351,6 @@ def per_story_answer(
         supports.append(moved_support(one.checked.support, offset))
         answered.append(one)
     stories = ", ".join(named.get(s.documents[0], s.documents[0]) for s in scopes)
-    told = (
-        f"{len(scopes)} stories fit this question equally; the answer is written for each of "
-        f"them, under its name: {stories}. Pick the stories to ask about one."
-    )
     return Answer(
         question=analysis.question,
         answer="\n\n".join(texts),
@@ -295,10 +361,25 @@ def per_story_answer(
         steps=trace.steps,
         usage=trace.usage(),
         rerank_fell_back=any(a.ranked.fell_back for a in answered),
-        warnings=[*parts.warnings, told, *analysis.warnings, *warnings],
+        warnings=[
+            *parts.warnings,
+            told.format(count=len(scopes), stories=stories),
+            *analysis.warnings,
+            *warnings,
+        ],
         cypher="\n\n".join(dict.fromkeys(a.found.cypher for a in answered if a.found.cypher)),
         support=least_supported(supports),
     )
+
+
+def library_names(analysis: QuestionAnalysis, parts: QAParts) -> dict[str, str]:
+    """The stories' names by document id when the question's scope is undecided (qa/scope.py:
+    it names no one, or only ordinary words) in a store of several stories; else empty (a
+    single-story store's answers carry no story head line)."""
+    if not analysis.scope.undecided or parts.stories_named is None:
+        return {}
+    named = parts.stories_named()
+    return named if len(named) > 1 else {}
 
 
 def unread_warning(analysis: QuestionAnalysis, parts: QAParts) -> list[str]:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from storygraph.models import Citation, Support
-from storygraph.qa.scope import Scope
+from storygraph.qa.scope import MAX_STORIES, Scope
 from storygraph.store.plan import key_document
 
 _HEAD = re.compile(r"^(?:【(?P<ja>[^】\n]+)】|── (?P<en>[^\n]+) ──)$", re.M)
@@ -47,6 +47,26 @@ def story_scopes(scope: Scope) -> list[Scope]:
             note=f"one of the {len(scope.tied)} stories that fit, answered on its own",
         )
         for story in scope.tied
+    ]
+
+
+def cited_stories(citations: Sequence[Citation]) -> list[str]:
+    """The document ids of the stories `citations` cite, in the order first cited (a chunk id
+    starts with its document's id; a fact with no chunk cites none)."""
+    return list(dict.fromkeys(key_document(c.chunk_id) for c in citations if c.chunk_id))
+
+
+def source_scopes(scope: Scope, stories: Sequence[str]) -> list[Scope]:
+    """One scope per story an undecided question's sources came from (`Scope.undecided`; the
+    first MAX_STORIES, in the order first cited): each starts from its story's start entities
+    only (none when the story has none of them) and cites only that story."""
+    return [
+        Scope(
+            keys=tuple(k for k in scope.keys if key_document(k) == story),
+            documents=(story,),
+            note=f"one of the {len(stories)} stories its sources came from, answered on its own",
+        )
+        for story in stories[:MAX_STORIES]
     ]
 
 
