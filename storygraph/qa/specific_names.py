@@ -15,7 +15,8 @@ A name is an ordinary word when
   (一寸|法師); without Sudachi no Japanese name is taken for one (the scope is narrowed by
   every name, as before this module);
 - English: the question writes it without a capital letter ("the bone", "the fox"; "the Fox"
-  is a name); a mention that opens the question is read by the graph's own spelling instead.
+  is a name); a mention that opens the question, or that the question does not spell (a
+  translation's), is read by the graph's own spelling instead.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ def is_ordinary_word(mention: str, node_id: str, question: str) -> bool:
     written = mention or node_id
     if any(is_japanese_char(ch) for ch in written):
         return bool(is_common_noun(written))
-    if question.startswith(written):
-        written = node_id  # a capital that opens the question says nothing
+    # the finder's mentions are folded to lower case: read the question's own spelling
+    at = question.lower().find(written.lower())
+    written = question[at : at + len(written)] if at > 0 else node_id
     return not any(ch.isupper() for ch in written)
 
 

@@ -172,3 +172,51 @@ def test_a_question_naming_no_one_in_a_library_too_big_to_read_is_told_so(
     assert not unread.citations
     said = "sentence search reads at most 1 stories for a question that names no one, and 2"
     assert any(w.startswith(said) for w in unread.warnings), unread.warnings
+
+
+def test_a_question_naming_no_one_is_answered_per_story_its_sources_came_from(
+    library: tuple[Services, str, str],
+) -> None:
+    services, _, _ = library
+    answer = services.qa().ask("Where did he go?", QAOptions(no_llm=True))
+    assert not answer.entities and _documents(answer) == {"peach.txt", "lump.txt"}
+    parts = split_by_story(answer.answer)
+    assert sorted(name or "" for name, _ in parts) == ["lump.txt", "peach.txt"]
+    for own in ("peach.txt", "lump.txt"):  # every citation under its own story's name
+        assert misplaced_citations(answer.answer, answer.citations, own) == []
+    said = "The question's names do not say which story it is about; its sources came from 2"
+    assert any(w.startswith(said) for w in answer.warnings), answer.warnings
+
+
+def test_a_question_only_an_ordinary_word_scopes_names_its_story(
+    library: tuple[Services, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services, _, lump = library
+    question = "What was the lump?"  # 'lump': a word, an entity of lump.txt's graph only
+    answer = services.qa().ask(question, QAOptions(no_llm=True))
+    entities = next(s for s in answer.steps if s.name == "entities")
+    assert entities.detail["stories"] == [lump] and "ordinary words" in entities.detail["scope"]
+    assert answer.citations and _documents(answer) == {"lump.txt"}
+    head = story_head("lump.txt", japanese=False)
+    assert answer.answer.startswith(head + "\n")
+    assert any("its sources are from lump.txt" in w for w in answer.warnings)
+    pieces: list[str] = []
+    services.qa().ask(question, QAOptions(no_llm=True), on_token=pieces.append)
+    assert pieces[0] == head + "\n" and "".join(pieces) == answer.answer  # streamed first
+    # a proper name settles the story: no head line
+    named = services.qa().ask("What did Momotaro's old man have?", QAOptions(no_llm=True))
+    assert split_by_story(named.answer)[0][0] is None
+
+
+def test_a_single_story_store_never_labels_its_answers(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", chunk_size=40, chunk_overlap=0)
+    services = build_services(settings, llm=ScriptedChatModel(script=Script(triples=TRIPLES)))
+    try:
+        report = services.ingestor().ingest_bytes("lump.txt", LUMP.encode("utf-8"))
+        assert report.status == "added", report.message
+        for question in ("What was the lump?", "Where did he go?"):
+            answer = services.qa().ask(question, QAOptions(no_llm=True))
+            assert answer.citations and split_by_story(answer.answer)[0][0] is None
+            assert not any("do not say which story" in w for w in answer.warnings)
+    finally:
+        services.close()

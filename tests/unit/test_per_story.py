@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from storygraph.models import Citation
 from storygraph.qa.per_story import (
+    cited_stories,
     misplaced_citations,
     renumbered,
+    source_scopes,
     split_by_story,
     story_head,
     story_scopes,
 )
-from storygraph.qa.scope import Scope, narrow
+from storygraph.qa.scope import MAX_STORIES, Scope, narrow
 from tests.unit.test_scope import NAMES
 
 
@@ -76,3 +78,22 @@ def test_a_citation_is_misplaced_unless_it_is_under_its_own_storys_name() -> Non
 def test_a_parts_marks_and_citations_are_numbered_on() -> None:
     text, cited = renumbered("x[1] y[2]", [_cite(1, "b"), _cite(2, "b")], 3)
     assert text == "x[4] y[5]" and [c.number for c in cited] == [4, 5]
+
+
+def test_an_undecided_questions_sources_give_a_scope_per_story_they_came_from() -> None:
+    cited = [
+        Citation(1, "t:0", "taketori.txt", "…"),
+        Citation(2, "", "", "a fact with no chunk"),
+        Citation(3, "s:4", "sarukani.txt", "…"),
+        Citation(4, "t:2", "taketori.txt", "…"),
+    ]
+    assert cited_stories(cited) == ["t", "s"]  # in the order first cited
+    scope = Scope(keys=("t:親",), documents=("t",), undecided=True)
+    scopes = source_scopes(scope, ["t", "s", "a", "b"])
+    assert len(scopes) == MAX_STORIES
+    # each part cites its own story only; one holding none of the names starts from none
+    assert [(s.documents, s.keys) for s in scopes] == [
+        (("t",), ("t:親",)),
+        (("s",), ()),
+        (("a",), ()),
+    ]

@@ -74,3 +74,42 @@ def test_of_more_stories_than_an_answer_takes_those_holding_the_words_are_kept()
 def test_every_story_in_scope_keeps_the_names_list_itself() -> None:
     # the name index is cached by the list's identity: a copy rebuilt it every question
     assert names_in_scope(NAMES, ()) is NAMES
+
+
+KINTARO = [
+    {"id": "金太郎", "key": "k:金太郎", "document_id": "k"},
+    {"id": "鬼", "key": "i:鬼", "document_id": "i"},
+    {"id": "名前", "key": "i:名前", "document_id": "i"},
+    {"id": "親", "key": "t:親", "document_id": "t"},
+]
+
+
+def test_a_proper_name_outweighs_ordinary_words_another_story_holds_more_of() -> None:
+    # 「金太郎が退治した鬼の名前は？」: i holds 鬼 and 名前, k only 金太郎
+    found = ["金太郎", "鬼", "名前"]
+    assert narrow(found, KINTARO, ()).documents == ("i",)  # counted alike: the most names
+    scope = narrow(found, KINTARO, (), common={"鬼", "名前"})
+    assert scope.documents == ("k",) and not scope.undecided
+    assert scope.keys == ("k:金太郎",)
+
+
+def test_ordinary_words_alone_decide_but_leave_the_scope_undecided() -> None:
+    # 「親がにを殺したのは誰？」: 親 is an entity of another story's graph only
+    scope = narrow(["親"], KINTARO, (), common={"親"})
+    assert scope.documents == ("t",) and scope.keys == ("t:親",)
+    assert scope.undecided and "ordinary words" in scope.note
+    assert not narrow(["親"], KINTARO, ()).undecided  # a proper name would settle it
+    assert narrow([], KINTARO, ()).undecided  # so is a question naming no one
+
+
+def test_stories_a_proper_name_ties_are_ordered_not_dropped_by_ordinary_words() -> None:
+    # 「桃太郎のおじいさん」 when two stories hold 桃太郎 and only one of them おじいさん
+    names = [
+        {"id": "桃太郎", "norm": "桃太郎", "key": "a:桃太郎", "document_id": "a"},
+        {"id": "桃太郎", "norm": "桃太郎", "key": "m:桃太郎", "document_id": "m"},
+        {"id": "おじいさん", "norm": "おじいさん", "key": "m:おじいさん", "document_id": "m"},
+        {"id": "おじいさん", "norm": "おじいさん", "key": "h:おじいさん", "document_id": "h"},
+    ]
+    scope = narrow(["桃太郎", "おじいさん"], names, (), common={"おじいさん"})
+    assert scope.tied == ("m", "a") and not scope.undecided  # m holds both: first
+    assert narrow(["桃太郎", "おじいさん"], names, ()).documents == ("m",)  # counted alike

@@ -1,0 +1,37 @@
+"""qa/specific_names.py: which found names are ordinary words, not a story's own names."""
+
+from __future__ import annotations
+
+from storygraph.models import ResolvedEntity
+from storygraph.qa.specific_names import common_names, is_ordinary_word
+
+
+def test_a_japanese_common_noun_is_an_ordinary_word_a_proper_noun_or_compound_is_not() -> None:
+    question = "親がにを殺したのは誰？"
+    for word in ("親", "骨", "鬼", "名前", "おじいさん"):
+        assert is_ordinary_word(word, word, question), word
+    for name in ("金太郎", "桃太郎", "かぐや姫", "一寸法師", "鬼の大将"):
+        assert not is_ordinary_word(name, name, question), name
+
+
+def test_an_english_word_is_ordinary_unless_the_question_capitalises_it() -> None:
+    assert is_ordinary_word("bone", "骨", "What did the dog find, a bone?")
+    assert is_ordinary_word("hare", "Hare", "Who did the hare race?")
+    # the finder folds its mentions to lower case: the question's spelling is read
+    assert not is_ordinary_word("hare", "Hare", "Who did the Hare race?")
+    assert not is_ordinary_word("momotaro", "Momotaro", "Where did Momotaro's old man go?")
+    # a capital that opens the question says nothing: the graph's spelling is read instead
+    assert is_ordinary_word("Fox", "fox", "Fox and crow: who sang?")
+    assert not is_ordinary_word("Momotaro", "Momotaro", "Momotaro went where?")
+
+
+def test_the_names_found_as_ordinary_words_in_either_language_are_common() -> None:
+    found = [
+        ResolvedEntity("old man", "Old Man", "dictionary"),
+        ResolvedEntity("momotaro", "Momotaro", "dictionary"),
+        ResolvedEntity("鬼", "鬼", "dictionary"),
+        ResolvedEntity("鬼", "鬼", "dictionary"),
+        ResolvedEntity("桃太郎", "Momotaro", "translation"),
+    ]
+    question = "Did Momotaro's old man meet the 鬼?"
+    assert common_names(question, found) == frozenset({"Old Man", "鬼"})
