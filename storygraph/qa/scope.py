@@ -57,8 +57,8 @@ class Scope:
     empty when one story was kept): the answer is written per story (qa/per_story.py)."""
     undecided: bool = False
     """The question's names do not settle its story: it names no one, or only ordinary words
-    (qa/specific_names.py) and no stories tie. The answer says which story each source is
-    from (qa/engine.py)."""
+    (qa/specific_names.py), no stories tie and the user did not pick one story. The answer
+    says which story each source is from (qa/engine.py)."""
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
@@ -119,14 +119,14 @@ def narrow(
     the question's content words outside its names (QuestionAnalysis.terms); `common`: those
     of `found` that are ordinary words (qa/specific_names.common_names)."""
     if not found:
-        return Scope(documents=tuple(stories), undecided=True)
+        return Scope(documents=tuple(stories), undecided=len(stories) != 1)
     wanted = set(found)
     rows = [row for row in names if row["id"] in wanted and row.get("key")]
     holders: dict[str, set[str]] = {}
     for row in rows:
         holders.setdefault(str(row.get("document_id") or ""), set()).add(row["id"])
     if not holders:
-        return Scope(documents=tuple(stories), undecided=True)
+        return Scope(documents=tuple(stories), undecided=len(stories) != 1)
     counts = {
         document: (len(ids - set(common)), len(ids)) for document, ids in holders.items()
     }
@@ -155,7 +155,7 @@ def narrow(
     elif len(holders) > 1:
         note = f"scoped by its names to 1 of the {len(holders)} stories that have its names"
     tied = tuple(d for d in kept if d)
-    undecided = best[0] == 0 and len(tied) < 2
+    undecided = best[0] == 0 and len(tied) < 2 and len(stories) != 1  # not the user's one
     if undecided:
         note = "its names are ordinary words, not the story's own: each source labelled"
     return Scope(

@@ -100,6 +100,9 @@ def test_ordinary_words_alone_decide_but_leave_the_scope_undecided() -> None:
     assert scope.undecided and "ordinary words" in scope.note
     assert not narrow(["親"], KINTARO, ()).undecided  # a proper name would settle it
     assert narrow([], KINTARO, ()).undecided  # so is a question naming no one
+    # the user's one chosen story settles it
+    assert not narrow(["親"], KINTARO, ["t"], common={"親"}).undecided
+    assert not narrow([], KINTARO, ["t"]).undecided
 
 
 def test_stories_a_proper_name_ties_are_ordered_not_dropped_by_ordinary_words() -> None:
