@@ -31,11 +31,12 @@ from storygraph.text.normalize import is_common_noun
 def is_ordinary_word(mention: str, node_id: str, question: str) -> bool:
     """Whether a name found as `mention` in `question` is an ordinary word (module doc)."""
     written = mention or node_id
+    if not any(is_japanese_char(ch) for ch in written):
+        # the finder's mentions are folded to lower case: read the question's own spelling
+        at = question.lower().find(written.lower())
+        written = question[at : at + len(written)] if at > 0 else node_id
     if any(is_japanese_char(ch) for ch in written):
         return bool(is_common_noun(written))
-    # the finder's mentions are folded to lower case: read the question's own spelling
-    at = question.lower().find(written.lower())
-    written = question[at : at + len(written)] if at > 0 else node_id
     return not any(ch.isupper() for ch in written)
 
 

@@ -23,6 +23,9 @@ def test_an_english_word_is_ordinary_unless_the_question_capitalises_it() -> Non
     # a capital that opens the question says nothing: the graph's spelling is read instead
     assert is_ordinary_word("Fox", "fox", "Fox and crow: who sang?")
     assert not is_ordinary_word("Momotaro", "Momotaro", "Momotaro went where?")
+    # a mention the question does not spell (a translation's): the graph's name is read
+    assert is_ordinary_word("bone", "骨", "What did he carry home?")
+    assert not is_ordinary_word("momotaro", "桃太郎", "Who carried it home?")
 
 
 def test_the_names_found_as_ordinary_words_in_either_language_are_common() -> None:
