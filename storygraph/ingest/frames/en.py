@@ -59,9 +59,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from storygraph.ingest.frames import ProposedFact
+from storygraph.ingest.frames import AnimacyCue, DocumentReading, ProposedFact
 from storygraph.text.english import pipeline
-from storygraph.text.vocabulary import relation_type_for
+from storygraph.text.vocabulary import FEELING_VERBS_EN, SPEECH_VERBS_EN, relation_type_for
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -123,9 +123,18 @@ def read_facts(text: str) -> list[ProposedFact]:
     Paragraphs (split at blank lines) are parsed separately, so a title never runs into the
     first sentence; a line break inside a paragraph is read as a space. Offsets are `text`'s.
     """
+    return read_document(text).facts
+
+
+def read_document(text: str) -> DocumentReading:
+    """The facts of `text` (`read_facts`) and, from the same parse, its animacy cues: he / she
+    resolved to a name, a noun a "who" clause describes (a "which" clause: a thing), the
+    subject of a verb of saying or feeling (`SPEECH_VERBS_EN`, `FEELING_VERBS_EN`)."""
     spans = list(_paragraphs(text))
     docs = list(pipeline().pipe(p for _, p in spans))
-    return list(FrameReader(list(zip([s for s, _ in spans], docs, strict=True))).facts())
+    reader = FrameReader(list(zip([s for s, _ in spans], docs, strict=True)))
+    facts = list(reader.facts())
+    return DocumentReading(facts, reader.cues())
 
 
 def facts_between(text: str, start: int, end: int) -> list[ProposedFact]:
@@ -194,6 +203,8 @@ class FrameReader:
         )
         self.characters = {t.lemma_.lower() for t in tokens if self._is_subject_noun(t)}
         self.resolved: dict[tuple[int, int], tuple[str, ...]] = {}
+        self._cues: list[AnimacyCue] = []
+        self._full: dict[str, str] = {}
 
     # --- the sentence loop ----------------------------------------------------------------
     def facts(self) -> Iterator[ProposedFact]:
@@ -204,8 +215,10 @@ class FrameReader:
                 current: list[Mention] = []
                 self._read_mentions(sent, previous, current)
                 read.extend(replace(f, start=f.start + offset) for f in self._sentence_facts(sent))
+                self._cues.extend(self._sentence_cues(sent, offset + sent.start_char))
                 previous = current
         full = _full_names(name for f in read for name in (f.subject, f.object))
+        self._full = full
         seen: set[tuple[str, str, str, int]] = set()
         for fact in read:
             fact = replace(
@@ -217,6 +230,26 @@ class FrameReader:
             if key not in seen and fact.subject != fact.object:
                 seen.add(key)
                 yield fact
+
+    def cues(self) -> list[AnimacyCue]:
+        """The animacy cues read with the facts (`facts` first), under the facts' full names."""
+        return [replace(c, name=self._full.get(c.name, c.name)) for c in self._cues]
+
+    def _sentence_cues(self, sent: Span, start: int) -> Iterator[AnimacyCue]:
+        for token in sent:
+            if token.pos_ == "PRON" and token.lower_ in HE | SHE:
+                for name in self.resolved.get(_key(token), ()):
+                    yield AnimacyCue(name, True, "he/she", start, marked=True)
+            elif token.lower_ in RELATIVE - {"that"} and token.head.dep_ == "relcl":
+                alive = token.lower_ != "which"
+                for name in self._names_of(_expand(token.head.head)):
+                    yield AnimacyCue(name, alive, token.lower_, start, marked=True)
+            elif token.pos_ == "VERB" and not _negated(token):
+                lemma = token.lemma_.lower()
+                cue = "speech" if lemma in SPEECH_VERBS_EN else "feeling"
+                if lemma in SPEECH_VERBS_EN or lemma in FEELING_VERBS_EN:
+                    for name in self._names_of(self._subjects(token)):
+                        yield AnimacyCue(name, True, cue, start)
 
     def _read_mentions(self, sent: Span, previous: list[Mention], current: list[Mention]) -> None:
         """Walk the sentence in order, resolving each pronoun against the mentions before it."""
@@ -396,9 +429,13 @@ class FrameReader:
         return [Mention(token, names, True, _is_subject(token))] if len(names) > 1 else []
 
     def _entity_type(self, name: str) -> str:
-        head = name.split()[-1].lower() if name else ""
-        lemma = head[:-1] if head.endswith("s") and head[:-1] in self.characters else head
-        return "Character" if lemma in self.characters else "Entity"
+        """Character for a person noun (woman, tailor) or a capitalised name (Hans, the
+        fable's Lion); whether anything else is alive is the story's animacy cues' to say
+        (`read_document`), not whether it is ever a subject (the rope broke, the day came)."""
+        head = name.split()[-1] if name else ""
+        lemma = head.lower()
+        lemma = lemma[:-1] if lemma.endswith("s") and lemma[:-1] in PERSON_NOUNS else lemma
+        return "Character" if lemma in PERSON_NOUNS or head[:1].isupper() else "Entity"
 
     # --- pronouns ---------------------------------------------------------------------------
     def _resolve(self, pronoun: Token, candidates: list[Mention]) -> tuple[str, ...]:
