@@ -245,12 +245,13 @@ CHARACTER_RELATIONS = frozenset(
 name that meets, talks to, follows or fights another is a Character, as is one it is done to."""
 
 SPEECH_VERBS_JA = frozenset(
-    {"言う", "いう", "申す", "話す", "しゃべる", "答える", "こたえる", "尋ねる", "たずねる",
+    {"言う", "いう", "いふ", "申す", "話す", "しゃべる", "答える", "こたえる", "尋ねる", "たずねる",
      "叫ぶ", "さけぶ", "呼ぶ", "よぶ", "頼む", "たのむ", "鳴く", "なく", "泣く", "怒鳴る",
      "どなる", "ささやく", "つぶやく", "断る", "ことわる", "謝る", "あやまる", "ほめる", "褒める",
      "歌う", "うたう", "祈る", "いのる"}
 )
-"""Japanese verbs of saying (dictionary forms as Sudachi writes lemma or normal form): their
+"""Japanese verbs of saying (dictionary forms as Sudachi writes lemma or normal form; いふ is
+いう in the old kana spelling of older texts): their
 subject speaks, and the one their に noun names is spoken to; both are someone."""
 FEELING_VERBS_JA = frozenset(
     {"思う", "おもう", "考える", "かんがえる", "知る", "気づく", "覚える", "おぼえる",

@@ -86,6 +86,10 @@ def test_acting_on_objects_in_two_sentences_alone_makes_no_character() -> None:
 
     kinds = entity_kinds([acts("木", 0), acts("木", 20)])
     assert kinds["木"] == "Entity"
+    # with one more weak cue (the subject of a verb of saying once) it is someone
+    said = AnimacyCue("皇子", True, "speech", 40)
+    assert entity_kinds([acts("皇子", 0), acts("皇子", 20)], [said])["皇子"] == "Character"
+    assert entity_kinds([acts("皇子", 0)], [said])["皇子"] == "Entity"
     kinds = entity_kinds([acts("うさぎ", 0)], [AnimacyCue("うさぎ", True, "いる", 0, True)])
     assert kinds["うさぎ"] == "Character"
 

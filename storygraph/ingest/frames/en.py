@@ -98,7 +98,8 @@ PERSON_NOUNS = MALE_NOUNS | FEMALE_NOUNS | frozenset(
     {"child", "person", "people", "friend", "cook", "tailor", "soldier", "farmer", "hunter",
      "shepherd", "servant", "merchant", "miller", "fisherman", "woodcutter", "giant", "dwarf",
      "witch", "wizard", "fairy", "traveller", "traveler", "stranger", "neighbour", "neighbor",
-     "dancer", "peasant", "beggar", "thief", "robber", "guard", "sailor", "baker", "smith"}
+     "dancer", "peasant", "beggar", "thief", "robber", "guard", "sailor", "baker", "smith",
+     "parent", "hero", "demon", "devil", "ogre", "monster"}
 )
 """Nouns for people (with or without a gender): he / she look among these first."""
 

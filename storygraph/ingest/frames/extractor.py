@@ -119,21 +119,40 @@ def entity_kinds(facts: list[ProposedFact], cues: Iterable[AnimacyCue] = ()) -> 
     """One type per name the facts mention: Character when any fact has it act as one (a name,
     an honorific, the doer of a meeting, a talk, a fight: the dog that follows and the monkey
     that talks are both characters, even where another sentence has them just take a
-    dumpling), or when the story's grammar says it is alive (`animate`); else the most
-    frequent specific type the facts gave it (a tie goes to Place, then Object: a castle
-    attacked is still where the oni live); else "Entity"."""
+    dumpling), or when the story's grammar says it is alive (`animate`; acting on a direct
+    object in `ACTING_SENTENCES` sentences is one weak cue there, never enough alone: a tree
+    bears fruit and spreads its branches); else the most frequent specific type the facts gave
+    it (a tie goes to Place, then Object: a castle attacked is still where the oni live); else
+    "Entity"."""
     votes: dict[str, Counter[str]] = {}
     acts: set[str] = set()
+    transitive: dict[str, set[int]] = {}
     for fact in facts:
         votes.setdefault(fact.subject, Counter())[fact.subject_type] += 1
         votes.setdefault(fact.object, Counter())[fact.object_type] += 1
         if fact.subject_type == CHARACTER_TYPE:
             acts.add(fact.subject)
-    alive = animate(cues)
+        if fact.pattern.endswith(DIRECT_OBJECT_PATTERNS):
+            transitive.setdefault(fact.subject, set()).add(fact.start)
+    acting = [
+        AnimacyCue(name, True, "acts on objects", _ACTING_SENTENCE)
+        for name, starts in transitive.items()
+        if len(starts) >= ACTING_SENTENCES
+    ]
+    alive = animate([*cues, *acting])
     return {
         name: CHARACTER_TYPE if name in acts or name in alive else _entity_type(counter)
         for name, counter in votes.items()
     }
+
+
+ACTING_SENTENCES = 2
+"""In how many sentences a name must act on a direct object for that to count as one weak
+animacy cue (`entity_kinds`)."""
+DIRECT_OBJECT_PATTERNS = ("-を", "nsubj-dobj")
+"""The readers' patterns (`ProposedFact.pattern`) of a doer acting on a direct object."""
+_ACTING_SENTENCE = -1
+"""The `start` of the acting cue: a sentence of its own, so that it adds to the story's cues."""
 
 
 def animate(cues: Iterable[AnimacyCue]) -> set[str]:

@@ -1229,8 +1229,9 @@ def _sentence_cues(
         if read is not None:
             animate, cue = read
             for arg in _cue_subjects(tok, resolved):
-                # いる marks the living; so does a quote spoken by a subject this sentence names
-                marked = cue == "いる" or (_quoting(tok) and arg.head.sent == tok.sent)
+                # いる marks the living; so does a speech whose speaker is the verb's own
+                # subject (犬は「…」とたずねました), not one the facts filled in
+                marked = cue == "いる" or (cue == "speech" and arg.particle == "が")
                 yield AnimacyCue(arg.name, animate, cue, start, marked=marked)
             if cue == "speech":
                 for child in tok.children:
@@ -1249,8 +1250,9 @@ def _sentence_cues(
                     yield AnimacyCue(np[0], True, "honorific", start, marked=True)
 
 
-def _lemmas(tok: Any) -> tuple[str, str, str]:
-    return tok.lemma_, tok.norm_, tok.text
+def _lemmas(tok: Any) -> tuple[str, str]:
+    """The dictionary forms a verb class is matched on (not the text: なく is also ない's)."""
+    return tok.lemma_, tok.norm_
 
 
 def _animacy_predicate(tok: Any) -> tuple[bool, str] | None:
@@ -1271,7 +1273,9 @@ def _animacy_predicate(tok: Any) -> tuple[bool, str] | None:
         if tok.lemma_ in _INANIMATE_EXISTENTIAL:
             return False, "ある"
     forms = _lemmas(tok)
-    if tok.pos_ != "NOUN" and any(f in SPEECH_VERBS_JA for f in forms) and not _naming(tok):
+    said = tok.pos_ != "NOUN" and any(f in SPEECH_VERBS_JA for f in forms)
+    # not the いう of a name (鬼が島という所) nor the narrator's 〜といおうか
+    if said and not _naming(tok) and "意志推量形" not in str(tok.morph):
         return True, "speech"
     felt = any(f in FEELING_VERBS_JA for f in forms)
     if felt and (tok.pos_ != "NOUN" or any(c.lemma_ == "する" for c in tok.children)):
@@ -1310,13 +1314,14 @@ def _cue_subjects(tok: Any, resolved: dict[int, list[_Arg]]) -> list[_Arg]:
         own = [c for q in (current, *quotes) for c in q.children if _subject_of_cue(c)]
         if own:
             return [
-                _Arg(name, child, "", False)
+                _Arg(name, child, "が", False)
                 for child in own
                 if _is_noun(child)
                 for name in _names(child)
             ]
         if current.i in resolved:
-            return [a for a in resolved[current.i] if a.head.sent == tok.sent or _quoting(tok)]
+            filled = [a for a in resolved[current.i] if a.head.sent == tok.sent or _quoting(tok)]
+            return [_Arg(a.name, a.head, "", False) for a in filled]
         head = current.head
         if head is current or not _chain_link(current):
             return []
@@ -1327,12 +1332,14 @@ def _cue_subjects(tok: Any, resolved: dict[int, list[_Arg]]) -> list[_Arg]:
 def _subject_of_cue(tok: Any) -> bool:
     """A subject (nsubj), or an argument whose first particle is が / は / も (犬は「…」と: the
     parse may attach the quote's と to the speaker)."""
+    particles = _case_particles(tok)
+    if particles and particles[0] not in _SUBJECT_MARKS:
+        return False  # お米を: an object the parse hung where a subject goes
     if tok.dep_ in ("nsubj", "nsubj:pass"):
         return True
     if tok.dep_ not in _ARG_DEPS or tok.dep_ in ("obj", "nmod"):
         return False
-    particles = _case_particles(tok)
-    return bool(particles) and particles[0] in _SUBJECT_MARKS
+    return bool(particles)
 
 
 def _names(tok: Any) -> list[str]:
