@@ -108,3 +108,9 @@ def test_english_he_she_who_and_speakers_are_alive_and_a_subject_alone_is_not() 
     assert types.get("mouse") == "Character"
     assert types.get("rope", "Entity") != "Character"
     assert types.get("day", "Entity") != "Character"
+
+
+def test_who_leads_another_is_someone_whatever_the_dictionary_tags_the_name() -> None:
+    # Sudachi tags 貞光 a place name; as the doer of a companion fact it is a Character
+    text = "金太郎は貞光のあとについて行きました。貞光は金太郎を連れて都へ帰りました。"
+    assert story_types(text)["貞光"] == "Character"

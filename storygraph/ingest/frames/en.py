@@ -61,7 +61,12 @@ from typing import TYPE_CHECKING
 
 from storygraph.ingest.frames import AnimacyCue, DocumentReading, ProposedFact
 from storygraph.text.english import pipeline
-from storygraph.text.vocabulary import FEELING_VERBS_EN, SPEECH_VERBS_EN, relation_type_for
+from storygraph.text.vocabulary import (
+    CHARACTER_RELATIONS,
+    FEELING_VERBS_EN,
+    SPEECH_VERBS_EN,
+    relation_type_for,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -310,6 +315,7 @@ class FrameReader:
                 if obj == subject:
                     continue
                 predicate, relation = self._relation(verb, preposition)
+                meets = relation in CHARACTER_RELATIONS  # who meets, talks, fights is someone
                 yield ProposedFact(
                     subject=subject,
                     relation=relation,
@@ -318,7 +324,7 @@ class FrameReader:
                     sentence=sent.text.strip(),
                     start=sent.start_char,
                     pattern=pattern,
-                    subject_type=self._entity_type(subject),
+                    subject_type="Character" if meets else self._entity_type(subject),
                     object_type=self._entity_type(obj),
                 )
 
@@ -431,7 +437,8 @@ class FrameReader:
 
     def _entity_type(self, name: str) -> str:
         """Character for a person noun (woman, tailor) or a capitalised name (Hans, the
-        fable's Lion); whether anything else is alive is the story's animacy cues' to say
+        fable's Lion) — and, as a fact's doer, for whoever meets, talks to, follows or fights
+        (`CHARACTER_RELATIONS`); whether anything else is alive is the story's animacy cues' to say
         (`read_document`), not whether it is ever a subject (the rope broke, the day came)."""
         head = name.split()[-1] if name else ""
         lemma = head.lower()

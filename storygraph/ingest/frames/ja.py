@@ -863,6 +863,8 @@ def _entity_type(arg: _Arg, relation: str, role: str) -> str:
     tag = arg.head.tag_
     if "人名" in tag or arg.name.endswith(_HONORIFICS):
         return "Character"
+    if role == "subject" and relation in CHARACTER_RELATIONS:
+        return "Character"  # before the dictionary's place tag: 碓井貞光 follows, leads
     if "地名" in tag:
         return "Place"
     if role == "object" and (relation in _MOTION or relation in _LOCATED) and relation != "RIDES":
