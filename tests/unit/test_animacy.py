@@ -33,6 +33,9 @@ def test_counters_honorifics_and_names_called() -> None:
     found = cues("三匹の鬼が来ました。まつの木を一本うえました。")
     assert {("鬼", True, "counter"), ("まつの木", False, "counter")} <= found
     assert ("桃太郎", True, "honorific") in cues("桃太郎さんはどこへ行きますか。")
+    # a plural suffix of beings: 鬼ども are alive, so is 鬼 (桃太郎: 鬼 beside 鬼ども)
+    assert ("鬼", True, "plural") in cues("鬼どもは逃げ出しました。")
+    assert not cues("私どもは行きます。子どもが来ました。") & {("私", True, "plural")}
     said = cues("白は「花咲かじじい、こちらへ。」と言いました。")
     assert ("花咲かじじい", True, "vocative") in said
 

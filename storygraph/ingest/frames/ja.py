@@ -1208,6 +1208,8 @@ def _read_sentence_facts(
 _ANIMATE_EXISTENTIAL = frozenset(("いる", "居る"))
 _INANIMATE_EXISTENTIAL = frozenset(("ある", "有る", "在る"))
 _GARU = "がる"  # 苦しがる, いやがる: a feeling seen from outside, said only of the living
+_PLURALS = frozenset(("達", "共"))
+"""The plural suffixes of beings (鬼ども, 家来たち; Sudachi's normal forms): things take none."""
 
 
 def _sentence_cues(
@@ -1222,7 +1224,8 @@ def _sentence_cues(
       the に noun of a verb of saying (who is spoken to); a subject a te / 連用 chain shares
       counts (白は苦しがって、…ひっかきました), and so does a zero subject the facts fill in
       from the paragraph's topic (`resolved`: 「…」と言いました);
-    - a name with an honorific (桃太郎さん: 桃太郎 too);
+    - a name with an honorific (桃太郎さん: 桃太郎 too) or a plural suffix of beings (鬼ども:
+      鬼 too; 家来たち);
     - what an animal or person counter counts (すずめが一羽, 三匹の鬼), or a thing counter
       (まつの木を一本: a thing).
     """
@@ -1245,11 +1248,13 @@ def _sentence_cues(
             animate, noun = counted
             for name in _names(noun):
                 yield AnimacyCue(name, animate, "counter", start, marked=True)
-        if tok.text in _HONORIFICS and "接尾辞" in tok.tag_ and tok.i > sent.start:
+        suffix = "接尾辞" in tok.tag_ and tok.i > sent.start
+        kind = "honorific" if tok.text in _HONORIFICS else "plural" if tok.norm_ in _PLURALS else ""
+        if suffix and kind:
             for owner in (tok.doc[tok.i - 1], tok):
                 np = _noun_phrase(owner) if _is_noun(owner) else None
                 if np is not None:
-                    yield AnimacyCue(np[0], True, "honorific", start, marked=True)
+                    yield AnimacyCue(np[0], True, kind, start, marked=True)
 
 
 def _lemmas(tok: Any) -> tuple[str, str]:
