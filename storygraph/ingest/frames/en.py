@@ -45,6 +45,11 @@ give no fact, and so do clauses under a modal of possibility or obligation ("the
 strip a man") and a past participle with no auxiliary ("overcome with heat": what was done to its
 subject; without a "by" agent, no fact).
 
+Types: a person noun or a capitalised name is a Character, and so is the doer of a meets /
+talks-to / follows / fights fact; `read_document` also returns the story's animacy cues (he /
+she resolved to a name, "who" / "which" clauses, subjects of verbs of saying and feeling), from
+which the extractor types the rest (`storygraph.ingest.frames.extractor.entity_kinds`).
+
 The relation type comes from the one verb table (`storygraph.text.vocabulary.relation_type_for`):
 first the verb with its particle or preposition ("laugh at", "pick up"), then the lemma alone;
 a lemma the table lacks gives relation "" (the predicate is kept, so a model may pick a type).

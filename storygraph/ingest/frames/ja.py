@@ -34,7 +34,9 @@ The GiNZA model (`ja_ginza`, an installed package) is loaded once per process, l
 site-packages; nothing is ever downloaded. Its named-entity component is left out: it costs
 about as much as the parser itself, and entity types come from the part-of-speech tags and the
 relation instead (Character / Place / Object, else "Entity"; `ParserExtractor` then gives each
-name one type for the whole story, `storygraph.ingest.frames.extractor.entity_kinds`).
+name one type for the whole story, `storygraph.ingest.frames.extractor.entity_kinds`, with the
+animacy cues `read_document` reads from the same parse: いる / ある, counters, honorifics and
+plural suffixes, names called, subjects of verbs of saying and feeling; `_sentence_cues`).
 """
 
 from __future__ import annotations
