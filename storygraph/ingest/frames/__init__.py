@@ -44,8 +44,9 @@ class AnimacyCue:
     an honorific, an animal counter (or, for a thing: the subject of ある, a thing counter);
     in English, he / she / who referring to it, the subject of said or thought. `cue` names
     the sign (for the trace and tests), `start` is its sentence's offset in the text.
-    `marked`: a grammatical mark of animacy (いる, a counter, an honorific, a name called; he,
-    she, who, which), not a verb's meaning alone (a story may make a peach "say" its sound)."""
+    `marked`: a grammatical mark of animacy (いる, a counter, an honorific or a plural suffix of
+    beings, a name called, a speech by the verb's own subject; he, she, who, which), not a
+    verb's meaning alone (feeling, or saying with a speaker filled in from the topic)."""
 
     name: str
     animate: bool

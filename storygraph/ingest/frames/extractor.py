@@ -159,9 +159,10 @@ def animate(cues: Iterable[AnimacyCue]) -> set[str]:
     """The names the story's grammar says are alive: their sentences with a cue for alive
     weigh at least `ALIVE_WEIGHT`, and more than those with a cue for a thing. A sentence weighs
     2 when one of its cues is a grammatical mark (`AnimacyCue.marked`: 山に鬼がいました,
-    すずめが一羽, 桃太郎さん, "the Lamb, who"), else 1 (the subject of a verb of saying or
-    feeling): a verb's meaning alone must be seen in two sentences (白もなついていました …
-    白は苦しがって), as one is often a story's figure of speech or a misparse."""
+    すずめが一羽, 桃太郎さん, 犬は「…」とたずねました, "the Lamb, who"), else 1 (the subject of
+    a verb of feeling, of saying with a speaker filled in from the topic, acting on objects): a
+    verb's meaning alone must be seen in two sentences (白もなついていました … 白は苦しがって),
+    as one is often a story's figure of speech or a misparse."""
     weights: dict[tuple[str, bool], dict[int, int]] = {}
     for cue in cues:
         sentences = weights.setdefault((cue.name, cue.animate), {})
