@@ -1225,7 +1225,8 @@ def _sentence_cues(
       答える, 思う, 喜ぶ, 泣く, 住む …) or of a feeling seen from outside (苦しがる, いやがる), and
       the に noun of a verb of saying (who is spoken to); a subject a te / 連用 chain shares
       counts (白は苦しがって、…ひっかきました), and so does a zero subject the facts fill in
-      from the paragraph's topic (`resolved`: 「…」と言いました);
+      (`resolved`) when it is named in the same sentence or the verb quotes a speech (the
+      paragraph's topic in 「…」と言いました);
     - a name with an honorific (桃太郎さん: 桃太郎 too) or a plural suffix of beings (鬼ども:
       鬼 too; 家来たち);
     - what an animal or person counter counts (すずめが一羽, 三匹の鬼), or a thing counter
@@ -1269,7 +1270,7 @@ def _animacy_predicate(tok: Any) -> tuple[bool, str] | None:
     if tok.dep_ in ("aux", "fixed", "compound", "mark"):
         return None
     if tok.lemma_ == _GARU and "接尾辞" in tok.tag_:
-        return True, "-がる"  # GiNZA may make the suffix the head: いや+がる 白の首
+        return True, "-がる"  # GiNZA may make the suffix the head (いや+がる)
     if tok.pos_ not in ("VERB", "ADJ", "NOUN"):
         return None
     if any(c.lemma_ == _GARU and "接尾辞" in c.tag_ for c in tok.children):
