@@ -244,6 +244,46 @@ CHARACTER_RELATIONS = frozenset(
 """Types whose doer is someone (a person, or an animal or thing the story makes act): a
 name that meets, talks to, follows or fights another is a Character, as is one it is done to."""
 
+SPEECH_VERBS_JA = frozenset(
+    {"言う", "いう", "いふ", "申す", "話す", "しゃべる", "答える", "こたえる", "尋ねる", "たずねる",
+     "叫ぶ", "さけぶ", "呼ぶ", "よぶ", "頼む", "たのむ", "鳴く", "なく", "泣く", "怒鳴る",
+     "どなる", "ささやく", "つぶやく", "断る", "ことわる", "謝る", "あやまる", "ほめる", "褒める",
+     "歌う", "うたう", "祈る", "いのる"}
+)
+"""Japanese verbs of saying (dictionary forms as Sudachi writes lemma or normal form; いふ is
+いう in the old kana spelling of older texts): their
+subject speaks, and the one their に noun names is spoken to; both are someone."""
+FEELING_VERBS_JA = frozenset(
+    {"思う", "おもう", "考える", "かんがえる", "知る", "気づく", "覚える", "おぼえる",
+     "忘れる", "わすれる", "信じる", "喜ぶ", "よろこぶ", "悲しむ", "かなしむ", "笑う", "わらう",
+     "怒る", "驚く", "おどろく", "困る", "こまる", "恐れる", "おそれる", "嘆く",
+     "なげく", "眠る", "ねむる", "寝る", "死ぬ", "しぬ", "生まれる", "うまれる", "住む",
+     "暮らす", "くらす", "感心", "心配", "安心", "びっくり", "がっかり", "ほっと", "なつく",
+     "懐く", "あきれる", "呆れる", "たまげる", "ふるえる", "震える", "聞く", "見る", "眺める"}
+)
+"""Japanese verbs (and サ変 nouns, with する) of thinking, feeling, hearing and seeing,
+sleeping, being born, dying and dwelling: what only a living being does (kana spellings that
+are also another verb — すむ 済む, おこる 起こる, ねる 練る, しる 汁 — are left out). With
+`SPEECH_VERBS_JA`, the closed class the Japanese reader's animacy signal reads (besides
+grammar: いる / ある, -がる, counters, honorifics, vocatives; `storygraph.ingest.frames.ja`)."""
+SPEECH_VERBS_EN = frozenset(
+    {"say", "tell", "reply", "answer", "ask", "cry", "exclaim", "shout", "whisper", "beg",
+     "call", "speak", "talk", "thank", "laugh", "weep", "sob", "sigh", "groan", "scream"}
+)
+"""English verbs of saying (lemmas): their subject is someone."""
+FEELING_VERBS_EN = frozenset(
+    {"think", "know", "believe", "feel", "wish", "hope", "fear", "love", "hate", "like",
+     "want", "wonder", "remember", "forget", "decide", "rejoice", "grieve", "sleep", "die",
+     "smile", "fancy", "suppose", "mourn", "pity", "envy", "dream", "worry", "notice",
+     "recognize", "recognise", "agree", "promise", "refuse"}
+)
+"""English verbs of thinking, feeling, wanting, sleeping and dying (lemmas): what only a living
+being does; the English reader's animacy signal (`storygraph.ingest.frames.en`)."""
+ANIMATE_COUNTERS_JA = frozenset({"匹", "羽", "頭", "人", "疋"})
+"""Counters for animals and people (犬が一匹, 三人の子供): what they count is alive."""
+INANIMATE_COUNTERS_JA = frozenset({"本", "枚", "個", "艘", "そう", "冊", "台", "軒", "粒", "束"})
+"""Counters for things (まつの木を一本, 船が一そう): what they count is no one."""
+
 
 @lru_cache(maxsize=1)
 def words_by_stem() -> dict[str, tuple[str, ...]]:

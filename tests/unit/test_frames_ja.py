@@ -10,7 +10,6 @@ from storygraph.errors import ModelError
 from storygraph.ingest.frames import ProposedFact
 from storygraph.ingest.frames.extractor import (
     ParserExtractor,
-    entity_kinds,
     facts_to_extraction,
     reader_for,
 )
@@ -345,12 +344,3 @@ def test_one_type_per_entity_for_the_whole_story() -> None:
     kinds = [{e.name: e.type for e in extractor.extract(c, "ja", []).entities} for c in chunks]
     assert kinds[0]["犬"] == kinds[1]["犬"] == "Character"
     assert kinds[1]["きびだんご"] == "Object"
-
-
-def test_a_name_acting_on_objects_in_two_sentences_is_a_character() -> None:
-    def acts(name: str, start: int) -> ProposedFact:
-        return ProposedFact(name, "", "石", "運ぶ", "s", start, "は-を")
-
-    kinds = entity_kinds([acts("うさぎ", 0), acts("うさぎ", 20), acts("木", 40)])
-    assert kinds["うさぎ"] == "Character"
-    assert kinds["木"] == "Entity"  # once: often a thing the parse made a doer

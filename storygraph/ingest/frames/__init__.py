@@ -6,7 +6,8 @@ type extraction writes is the type retrieval reads. A small model may then only 
 check (`storygraph.ingest.frames.check`), never invent.
 
 This module holds the value types shared by the language readers; each reader lives in its
-own module (`ja`, `en`) and returns `ProposedFact`s in text order.
+own module (`ja`, `en`) and returns `ProposedFact`s in text order (`read_facts`), or those and
+the story's `AnimacyCue`s from the same parse (`read_document`).
 """
 
 from __future__ import annotations
@@ -34,3 +35,29 @@ class ProposedFact:
     pattern: str
     subject_type: str = "Entity"
     object_type: str = "Entity"
+
+
+@dataclass(frozen=True)
+class AnimacyCue:
+    """One sign, read off the grammar of one sentence, that a name is alive (`animate`) or is
+    a thing: the subject of いる or of a verb of saying or feeling, a name called or spoken to,
+    an honorific, an animal counter (or, for a thing: the subject of ある, a thing counter);
+    in English, he / she / who referring to it, the subject of said or thought. `cue` names
+    the sign (for the trace and tests), `start` is its sentence's offset in the text.
+    `marked`: a grammatical mark of animacy (いる, a counter, an honorific or a plural suffix of
+    beings, a name called, a speech by the verb's own subject; he, she, who, which), not a
+    verb's meaning alone (feeling, or saying with a speaker filled in from the topic)."""
+
+    name: str
+    animate: bool
+    cue: str
+    start: int
+    marked: bool = False
+
+
+@dataclass
+class DocumentReading:
+    """What a reader reads off a whole text in one parse: its facts and its animacy cues."""
+
+    facts: list[ProposedFact]
+    cues: list[AnimacyCue]

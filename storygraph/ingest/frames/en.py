@@ -45,6 +45,11 @@ give no fact, and so do clauses under a modal of possibility or obligation ("the
 strip a man") and a past participle with no auxiliary ("overcome with heat": what was done to its
 subject; without a "by" agent, no fact).
 
+Types: a person noun or a capitalised name is a Character, and so is the doer of a meets /
+talks-to / follows / fights fact; `read_document` also returns the story's animacy cues (he /
+she resolved to a name, "who" / "which" clauses, subjects of verbs of saying and feeling), from
+which the extractor types the rest (`storygraph.ingest.frames.extractor.entity_kinds`).
+
 The relation type comes from the one verb table (`storygraph.text.vocabulary.relation_type_for`):
 first the verb with its particle or preposition ("laugh at", "pick up"), then the lemma alone;
 a lemma the table lacks gives relation "" (the predicate is kept, so a model may pick a type).
@@ -59,9 +64,14 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from storygraph.ingest.frames import ProposedFact
+from storygraph.ingest.frames import AnimacyCue, DocumentReading, ProposedFact
 from storygraph.text.english import pipeline
-from storygraph.text.vocabulary import relation_type_for
+from storygraph.text.vocabulary import (
+    CHARACTER_RELATIONS,
+    FEELING_VERBS_EN,
+    SPEECH_VERBS_EN,
+    relation_type_for,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -98,7 +108,8 @@ PERSON_NOUNS = MALE_NOUNS | FEMALE_NOUNS | frozenset(
     {"child", "person", "people", "friend", "cook", "tailor", "soldier", "farmer", "hunter",
      "shepherd", "servant", "merchant", "miller", "fisherman", "woodcutter", "giant", "dwarf",
      "witch", "wizard", "fairy", "traveller", "traveler", "stranger", "neighbour", "neighbor",
-     "dancer", "peasant", "beggar", "thief", "robber", "guard", "sailor", "baker", "smith"}
+     "dancer", "peasant", "beggar", "thief", "robber", "guard", "sailor", "baker", "smith",
+     "parent", "hero", "demon", "devil", "ogre", "monster"}
 )
 """Nouns for people (with or without a gender): he / she look among these first."""
 
@@ -123,9 +134,18 @@ def read_facts(text: str) -> list[ProposedFact]:
     Paragraphs (split at blank lines) are parsed separately, so a title never runs into the
     first sentence; a line break inside a paragraph is read as a space. Offsets are `text`'s.
     """
+    return read_document(text).facts
+
+
+def read_document(text: str) -> DocumentReading:
+    """The facts of `text` (`read_facts`) and, from the same parse, its animacy cues: he / she
+    resolved to a name, a noun a "who" clause describes (a "which" clause: a thing), the
+    subject of a verb of saying or feeling (`SPEECH_VERBS_EN`, `FEELING_VERBS_EN`)."""
     spans = list(_paragraphs(text))
     docs = list(pipeline().pipe(p for _, p in spans))
-    return list(FrameReader(list(zip([s for s, _ in spans], docs, strict=True))).facts())
+    reader = FrameReader(list(zip([s for s, _ in spans], docs, strict=True)))
+    facts = list(reader.facts())
+    return DocumentReading(facts, reader.cues())
 
 
 def facts_between(text: str, start: int, end: int) -> list[ProposedFact]:
@@ -194,6 +214,8 @@ class FrameReader:
         )
         self.characters = {t.lemma_.lower() for t in tokens if self._is_subject_noun(t)}
         self.resolved: dict[tuple[int, int], tuple[str, ...]] = {}
+        self._cues: list[AnimacyCue] = []
+        self._full: dict[str, str] = {}
 
     # --- the sentence loop ----------------------------------------------------------------
     def facts(self) -> Iterator[ProposedFact]:
@@ -204,8 +226,10 @@ class FrameReader:
                 current: list[Mention] = []
                 self._read_mentions(sent, previous, current)
                 read.extend(replace(f, start=f.start + offset) for f in self._sentence_facts(sent))
+                self._cues.extend(self._sentence_cues(sent, offset + sent.start_char))
                 previous = current
         full = _full_names(name for f in read for name in (f.subject, f.object))
+        self._full = full
         seen: set[tuple[str, str, str, int]] = set()
         for fact in read:
             fact = replace(
@@ -217,6 +241,26 @@ class FrameReader:
             if key not in seen and fact.subject != fact.object:
                 seen.add(key)
                 yield fact
+
+    def cues(self) -> list[AnimacyCue]:
+        """The animacy cues read with the facts (`facts` first), under the facts' full names."""
+        return [replace(c, name=self._full.get(c.name, c.name)) for c in self._cues]
+
+    def _sentence_cues(self, sent: Span, start: int) -> Iterator[AnimacyCue]:
+        for token in sent:
+            if token.pos_ == "PRON" and token.lower_ in HE | SHE:
+                for name in self.resolved.get(_key(token), ()):
+                    yield AnimacyCue(name, True, "he/she", start, marked=True)
+            elif token.lower_ in RELATIVE - {"that"} and token.head.dep_ == "relcl":
+                alive = token.lower_ != "which"
+                for name in self._names_of(_expand(token.head.head)):
+                    yield AnimacyCue(name, alive, token.lower_, start, marked=True)
+            elif token.pos_ == "VERB" and not _negated(token):
+                lemma = token.lemma_.lower()
+                cue = "speech" if lemma in SPEECH_VERBS_EN else "feeling"
+                if lemma in SPEECH_VERBS_EN or lemma in FEELING_VERBS_EN:
+                    for name in self._names_of(self._subjects(token)):
+                        yield AnimacyCue(name, True, cue, start)
 
     def _read_mentions(self, sent: Span, previous: list[Mention], current: list[Mention]) -> None:
         """Walk the sentence in order, resolving each pronoun against the mentions before it."""
@@ -276,6 +320,7 @@ class FrameReader:
                 if obj == subject:
                     continue
                 predicate, relation = self._relation(verb, preposition)
+                meets = relation in CHARACTER_RELATIONS  # who meets, talks, fights is someone
                 yield ProposedFact(
                     subject=subject,
                     relation=relation,
@@ -284,7 +329,7 @@ class FrameReader:
                     sentence=sent.text.strip(),
                     start=sent.start_char,
                     pattern=pattern,
-                    subject_type=self._entity_type(subject),
+                    subject_type="Character" if meets else self._entity_type(subject),
                     object_type=self._entity_type(obj),
                 )
 
@@ -396,9 +441,14 @@ class FrameReader:
         return [Mention(token, names, True, _is_subject(token))] if len(names) > 1 else []
 
     def _entity_type(self, name: str) -> str:
-        head = name.split()[-1].lower() if name else ""
-        lemma = head[:-1] if head.endswith("s") and head[:-1] in self.characters else head
-        return "Character" if lemma in self.characters else "Entity"
+        """Character for a person noun (woman, tailor) or a capitalised name (Hans, the
+        fable's Lion) — and, as a fact's doer, for whoever meets, talks to, follows or fights
+        (`CHARACTER_RELATIONS`); whether anything else is alive is the story's animacy cues' to say
+        (`read_document`), not whether it is ever a subject (the rope broke, the day came)."""
+        head = name.split()[-1] if name else ""
+        lemma = head.lower()
+        lemma = lemma[:-1] if lemma.endswith("s") and lemma[:-1] in PERSON_NOUNS else lemma
+        return "Character" if lemma in PERSON_NOUNS or head[:1].isupper() else "Entity"
 
     # --- pronouns ---------------------------------------------------------------------------
     def _resolve(self, pronoun: Token, candidates: list[Mention]) -> tuple[str, ...]:

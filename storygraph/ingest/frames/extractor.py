@@ -7,7 +7,7 @@ when that reader is installed. Every fact whose predicate the verb table types b
 type for are counted in `ChunkExtraction.untyped` (the ingest report shows it) and, by default,
 kept under a type named after their own verb (`verb_types`), else dropped. With the whole
 document read first (`begin_document`), every name gets one type for the whole story
-(`entity_kinds`).
+(`entity_kinds`: what its facts say, and whether the story's grammar says it is alive).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import lru_cache
 from importlib import metadata
@@ -23,19 +23,31 @@ from pathlib import Path
 from typing import Any
 
 from storygraph.errors import ModelError
-from storygraph.ingest.frames import ProposedFact
+from storygraph.ingest.frames import AnimacyCue, DocumentReading, ProposedFact
 from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
 from storygraph.text.sanitize import sanitize_rel_type
 
 GENERIC_TYPE = "Entity"
 CHARACTER_TYPE = "Character"
 Reader = Callable[[str], list[ProposedFact]]
+DocumentReader = Callable[[str], DocumentReading]
 
 _READERS = {"ja": "storygraph.ingest.frames.ja", "en": "storygraph.ingest.frames.en"}
 
 
 def reader_for(language: str) -> Reader:
     """The `read_facts` of the language's reader module; a ModelError naming a missing one."""
+    read: Reader = _reader_module(language).read_facts
+    return read
+
+
+def document_reader_for(language: str) -> DocumentReader:
+    """The `read_document` (facts and animacy cues, one parse) of the language's reader."""
+    read: DocumentReader = _reader_module(language).read_document
+    return read
+
+
+def _reader_module(language: str) -> Any:
     module_name = _READERS.get(language)
     if module_name is None:
         raise ModelError(
@@ -44,7 +56,7 @@ def reader_for(language: str) -> Reader:
             "Configure a language model for this document (see .env.example).",
         )
     try:
-        module = importlib.import_module(module_name)
+        return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name != module_name:
             raise
@@ -52,8 +64,6 @@ def reader_for(language: str) -> Reader:
             f"The parser-only extractor's {language} reader ({module_name}) is not installed.",
             "Configure a language model for this document (see .env.example).",
         ) from exc
-    read: Reader = module.read_facts
-    return read
 
 
 def facts_to_extraction(
@@ -105,14 +115,15 @@ def facts_to_extraction(
     return result
 
 
-def entity_kinds(facts: list[ProposedFact]) -> dict[str, str]:
+def entity_kinds(facts: list[ProposedFact], cues: Iterable[AnimacyCue] = ()) -> dict[str, str]:
     """One type per name the facts mention: Character when any fact has it act as one (a name,
     an honorific, the doer of a meeting, a talk, a fight: the dog that follows and the monkey
     that talks are both characters, even where another sentence has them just take a
-    dumpling), or when it does something to a direct object in at least `ACTING_SENTENCES`
-    sentences (the hare and the badger that trick, carry and burn); else the most frequent
-    specific type the facts gave it (a tie goes to Place, then Object: a castle attacked is
-    still where the oni live); else "Entity"."""
+    dumpling), or when the story's grammar says it is alive (`animate`; acting on a direct
+    object in `ACTING_SENTENCES` sentences is one weak cue there, never enough alone: a tree
+    bears fruit and spreads its branches); else the most frequent specific type the facts gave
+    it (a tie goes to Place, then Object: a castle attacked is still where the oni live); else
+    "Entity"."""
     votes: dict[str, Counter[str]] = {}
     acts: set[str] = set()
     transitive: dict[str, set[int]] = {}
@@ -123,18 +134,52 @@ def entity_kinds(facts: list[ProposedFact]) -> dict[str, str]:
             acts.add(fact.subject)
         if fact.pattern.endswith(DIRECT_OBJECT_PATTERNS):
             transitive.setdefault(fact.subject, set()).add(fact.start)
-    acts |= {name for name, starts in transitive.items() if len(starts) >= ACTING_SENTENCES}
+    acting = [
+        AnimacyCue(name, True, "acts on objects", _ACTING_SENTENCE)
+        for name, starts in transitive.items()
+        if len(starts) >= ACTING_SENTENCES
+    ]
+    alive = animate([*cues, *acting])
     return {
-        name: CHARACTER_TYPE if name in acts else _entity_type(counter)
+        name: CHARACTER_TYPE if name in acts or name in alive else _entity_type(counter)
         for name, counter in votes.items()
     }
 
 
 ACTING_SENTENCES = 2
-"""In how many sentences a name must act on a direct object to be a Character by that alone:
-one is often a thing the parse made a doer (a tree that bears fruit), a character acts again."""
+"""In how many sentences a name must act on a direct object for that to count as one weak
+animacy cue (`entity_kinds`)."""
 DIRECT_OBJECT_PATTERNS = ("-を", "nsubj-dobj")
 """The readers' patterns (`ProposedFact.pattern`) of a doer acting on a direct object."""
+_ACTING_SENTENCE = -1
+"""The `start` of the acting cue: a sentence of its own, so that it adds to the story's cues."""
+
+
+def animate(cues: Iterable[AnimacyCue]) -> set[str]:
+    """The names the story's grammar says are alive: their sentences with a cue for alive
+    weigh at least `ALIVE_WEIGHT`, and more than those with a cue for a thing. A sentence weighs
+    2 when one of its cues is a grammatical mark (`AnimacyCue.marked`: 山に鬼がいました,
+    すずめが一羽, 桃太郎さん, 犬は「…」とたずねました, "the Lamb, who"), else 1 (the subject of
+    a verb of feeling, of saying with a speaker filled in from the topic, acting on objects): a
+    verb's meaning alone must be seen in two sentences (白もなついていました … 白は苦しがって),
+    as one is often a story's figure of speech or a misparse."""
+    weights: dict[tuple[str, bool], dict[int, int]] = {}
+    for cue in cues:
+        sentences = weights.setdefault((cue.name, cue.animate), {})
+        sentences[cue.start] = max(sentences.get(cue.start, 0), 2 if cue.marked else 1)
+    alive = set()
+    for (name, is_alive), sentences in weights.items():
+        if not is_alive:
+            continue
+        weight = sum(sentences.values())
+        if weight >= ALIVE_WEIGHT and weight > sum(weights.get((name, False), {}).values()):
+            alive.add(name)
+    return alive
+
+
+ALIVE_WEIGHT = 2
+"""How much a name's cues for alive must weigh (`animate`): one grammatical mark, or a verb of
+saying or feeling in two sentences."""
 
 
 _TIE_ORDER = ("Place", "Object", CHARACTER_TYPE)
@@ -169,11 +214,12 @@ class ParserExtractor:
     def begin_document(self, text: str, language: str) -> None:
         """Parse the whole document once: each chunk then gets the facts whose sentence starts
         inside it, read with the story around it (topics and pronouns carry across chunks),
-        and every entity the type the whole story gives it (`entity_kinds`)."""
-        facts = reader_for(language)(text)
-        self._document = (text, language, facts)
-        kept = [f for f in facts if f.relation or self.verb_types]
-        self._kinds = entity_kinds(kept)
+        and every entity the type the whole story gives it (`entity_kinds`, with the story's
+        animacy cues)."""
+        reading = document_reader_for(language)(text)
+        self._document = (text, language, reading.facts)
+        kept = [f for f in reading.facts if f.relation or self.verb_types]
+        self._kinds = entity_kinds(kept, reading.cues)
 
     def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
         document = self._document

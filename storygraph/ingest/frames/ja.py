@@ -34,7 +34,9 @@ The GiNZA model (`ja_ginza`, an installed package) is loaded once per process, l
 site-packages; nothing is ever downloaded. Its named-entity component is left out: it costs
 about as much as the parser itself, and entity types come from the part-of-speech tags and the
 relation instead (Character / Place / Object, else "Entity"; `ParserExtractor` then gives each
-name one type for the whole story, `storygraph.ingest.frames.extractor.entity_kinds`).
+name one type for the whole story, `storygraph.ingest.frames.extractor.entity_kinds`, with the
+animacy cues `read_document` reads from the same parse: いる / ある, counters, honorifics and
+plural suffixes, names called, subjects of verbs of saying and feeling; `_sentence_cues`).
 """
 
 from __future__ import annotations
@@ -47,8 +49,16 @@ from functools import lru_cache
 from typing import Any
 
 from storygraph.errors import ModelError
-from storygraph.ingest.frames import ProposedFact
-from storygraph.text.vocabulary import CHARACTER_RELATIONS, japanese_forms, relation_type_for
+from storygraph.ingest.frames import AnimacyCue, DocumentReading, ProposedFact
+from storygraph.text.vocabulary import (
+    ANIMATE_COUNTERS_JA,
+    CHARACTER_RELATIONS,
+    FEELING_VERBS_JA,
+    INANIMATE_COUNTERS_JA,
+    SPEECH_VERBS_JA,
+    japanese_forms,
+    relation_type_for,
+)
 
 MODEL_PACKAGE = "ja_ginza"
 
@@ -855,6 +865,8 @@ def _entity_type(arg: _Arg, relation: str, role: str) -> str:
     tag = arg.head.tag_
     if "人名" in tag or arg.name.endswith(_HONORIFICS):
         return "Character"
+    if role == "subject" and relation in CHARACTER_RELATIONS:
+        return "Character"  # before the dictionary's place tag: 碓井貞光 follows, leads
     if "地名" in tag:
         return "Place"
     if role == "object" and (relation in _MOTION or relation in _LOCATED) and relation != "RIDES":
@@ -1040,17 +1052,24 @@ def _relative_with_subject(preds: list[_Pred]) -> None:
 
 def read_facts(text: str) -> list[ProposedFact]:
     """Every fact GiNZA's parse of `text` supports, in text order (see the module docstring)."""
+    return read_document(text).facts
+
+
+def read_document(text: str) -> DocumentReading:
+    """The facts of `text` (`read_facts`) and, from the same parse, its animacy cues (see
+    `_sentence_cues`)."""
     if not text.strip():
-        return []
+        return DocumentReading([], [])
     pieces = _pieces(text)
     nlp = parser()
     with _parse_lock:
         docs = list(nlp.pipe(p.text for p in pieces))
-        return _facts(text, pieces, docs)
+        return _read(text, pieces, docs)
 
 
-def _facts(text: str, pieces: list[_Piece], docs: list[Any]) -> list[ProposedFact]:
+def _read(text: str, pieces: list[_Piece], docs: list[Any]) -> DocumentReading:
     facts: list[ProposedFact] = []
+    cues: list[AnimacyCue] = []
     seen: set[tuple[str, str, str, int]] = set()
     for piece, doc in zip(pieces, docs, strict=True):
         # every paragraph (a line of narration, its speech taken out) and every line of speech
@@ -1059,12 +1078,18 @@ def _facts(text: str, pieces: list[_Piece], docs: list[Any]) -> list[ProposedFac
         topic.vocatives = [
             _vocative(docs[i], text) if i is not None else None for i in piece.quotes
         ]
+        for i, called in zip(piece.quotes, topic.vocatives, strict=True):
+            if i is not None and called is not None:
+                start = pieces[i].offsets[0]
+                cues.append(AnimacyCue(called.name, True, "vocative", start, marked=True))
         for sent in doc.sents:
             start = piece.offsets[sent.start_char] if sent.start_char < len(piece.offsets) else 0
             last = min(sent.end_char, len(piece.offsets)) - 1
             end = piece.offsets[last] + 1 if last >= 0 else start
             evidence = text[start:end].strip(" 　\n")
-            preds_seen = list(_read_sentence_facts(sent, topic))
+            resolved: dict[int, list[_Arg]] = {}
+            preds_seen = list(_read_sentence_facts(sent, topic, resolved))
+            cues.extend(_sentence_cues(sent, start, resolved))
             for doer, relation, other, pred, pattern in preds_seen:
                 if doer.name == other.name:
                     continue
@@ -1085,7 +1110,7 @@ def _facts(text: str, pieces: list[_Piece], docs: list[Any]) -> list[ProposedFac
                         object_type=_entity_type(other, relation, "object"),
                     )
                 )
-    return facts
+    return DocumentReading(facts, cues)
 
 
 def _vocative(doc: Any, text: str) -> _Arg | None:
@@ -1126,7 +1151,12 @@ def _called_by_quote(pred: _Pred, topic: _Topic) -> _Arg | None:
     return None
 
 
-def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, _Arg, _Pred, str]]:
+def _read_sentence_facts(
+    sent: Any, topic: _Topic, resolved: dict[int, list[_Arg]] | None = None
+) -> Iterator[tuple[_Arg, str, _Arg, _Pred, str]]:
+    """The sentence's (doer, type, other, predicate, pattern) facts; `resolved`, when given,
+    is filled with each main-clause predicate's subjects (head index → subjects), zero
+    subjects filled in, for the animacy cues."""
     preds = _predicates(sent)
     for pred in preds:
         _collect_args(pred)
@@ -1136,6 +1166,8 @@ def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, 
     speakers: list[_Arg] = []
     for pred in preds:
         subjects = _resolve_subjects(pred, topic, preds)
+        if resolved is not None and pred.relative_to is None:
+            resolved[pred.head.i] = subjects
         relation = (_lexical_voice(pred.text) if (pred.passive or pred.causative) else None) or (
             _relation(pred)
         )
@@ -1171,3 +1203,176 @@ def _read_sentence_facts(sent: Any, topic: _Topic) -> Iterator[tuple[_Arg, str, 
             yield doer, "ACCOMPANIES", other, pred, "と-companion"
         if pred.relative_to is None:
             topic.see(pred.subjects)
+
+
+# --- animacy ----------------------------------------------------------------------------------
+
+_ANIMATE_EXISTENTIAL = frozenset(("いる", "居る"))
+_INANIMATE_EXISTENTIAL = frozenset(("ある", "有る", "在る"))
+_GARU = "がる"  # 苦しがる, いやがる: a feeling seen from outside, said only of the living
+_PLURALS = frozenset(("達", "共"))
+"""The plural suffixes of beings (鬼ども, 家来たち; Sudachi's normal forms): things take none."""
+
+
+def _sentence_cues(
+    sent: Any, start: int, resolved: dict[int, list[_Arg]]
+) -> Iterator[AnimacyCue]:
+    """What the grammar of one sentence says about who is alive (`AnimacyCue`s):
+
+    - the subject of いる is alive, of ある a thing (山に鬼がいました; 船がある) — though old
+      tellings say ある of people too (おじいさんがありました), so an ある counts only against;
+    - the subject of a verb of saying or feeling (`SPEECH_VERBS_JA`, `FEELING_VERBS_JA`: 言う,
+      答える, 思う, 喜ぶ, 泣く, 住む …) or of a feeling seen from outside (苦しがる, いやがる), and
+      the に noun of a verb of saying (who is spoken to); a subject a te / 連用 chain shares
+      counts (白は苦しがって、…ひっかきました), and so does a zero subject the facts fill in
+      (`resolved`) when it is named in the same sentence or the verb quotes a speech (the
+      paragraph's topic in 「…」と言いました);
+    - a name with an honorific (桃太郎さん: 桃太郎 too) or a plural suffix of beings (鬼ども:
+      鬼 too; 家来たち);
+    - what an animal or person counter counts (すずめが一羽, 三匹の鬼), or a thing counter
+      (まつの木を一本: a thing).
+    """
+    for tok in sent:
+        read = _animacy_predicate(tok)
+        if read is not None:
+            animate, cue = read
+            for arg in _cue_subjects(tok, resolved):
+                # いる marks the living; so does a speech whose speaker is the verb's own
+                # subject (犬は「…」とたずねました), not one the facts filled in
+                marked = cue == "いる" or (cue == "speech" and arg.particle == "が")
+                yield AnimacyCue(arg.name, animate, cue, start, marked=marked)
+            if cue == "speech":
+                for child in tok.children:
+                    if child.dep_ in ("obl", "iobj") and _role_particle(child)[0] == "に":
+                        for name in _names(child):
+                            yield AnimacyCue(name, True, "spoken to", start)
+        counted = _counted(tok)
+        if counted is not None:
+            animate, noun = counted
+            for name in _names(noun):
+                yield AnimacyCue(name, animate, "counter", start, marked=True)
+        suffix = "接尾辞" in tok.tag_ and tok.i > sent.start
+        kind = "honorific" if tok.text in _HONORIFICS else "plural" if tok.norm_ in _PLURALS else ""
+        if suffix and kind:
+            for owner in (tok.doc[tok.i - 1], tok):
+                np = _noun_phrase(owner) if _is_noun(owner) else None
+                if np is not None:
+                    yield AnimacyCue(np[0], True, kind, start, marked=True)
+
+
+def _lemmas(tok: Any) -> tuple[str, str]:
+    """The dictionary forms a verb class is matched on (not the text: なく is also ない's)."""
+    return tok.lemma_, tok.norm_
+
+
+def _animacy_predicate(tok: Any) -> tuple[bool, str] | None:
+    """(alive?, cue) when `tok` heads a predicate whose subject's animacy it shows, else None."""
+    if tok.dep_ in ("aux", "fixed", "compound", "mark"):
+        return None
+    if tok.lemma_ == _GARU and "接尾辞" in tok.tag_:
+        return True, "-がる"  # GiNZA may make the suffix the head (いや+がる)
+    if tok.pos_ not in ("VERB", "ADJ", "NOUN"):
+        return None
+    if any(c.lemma_ == _GARU and "接尾辞" in c.tag_ for c in tok.children):
+        return True, "-がる"
+    previous = tok.doc[tok.i - 1] if tok.i > 0 else None
+    after_te = previous is not None and previous.text in ("て", "で") and previous.dep_ == "mark"
+    if tok.pos_ == "VERB" and not after_te:
+        if tok.lemma_ in _ANIMATE_EXISTENTIAL:
+            return True, "いる"
+        if tok.lemma_ in _INANIMATE_EXISTENTIAL:
+            return False, "ある"
+    forms = _lemmas(tok)
+    said = tok.pos_ != "NOUN" and any(f in SPEECH_VERBS_JA for f in forms)
+    # not the いう of a name (鬼が島という所) nor the narrator's 〜といおうか
+    if said and not _naming(tok) and "意志推量形" not in str(tok.morph):
+        return True, "speech"
+    felt = any(f in FEELING_VERBS_JA for f in forms)
+    if felt and (tok.pos_ != "NOUN" or any(c.lemma_ == "する" for c in tok.children)):
+        return True, "feeling"
+    return None
+
+
+def _naming(tok: Any) -> bool:
+    """The いう of a name or a kind (鬼が島という所, こういう楽土, 名は…というのでした), no one
+    speaking: いう right before the noun it modifies, or after a noun and と."""
+    doc = tok.doc
+    after = doc[tok.i + 1] if tok.i + 1 < len(doc) else None
+    if after is not None and _is_noun(after) and tok.head is after:
+        return True
+    before = doc[tok.i - 2] if tok.i >= 2 else None
+    return doc[tok.i - 1].text == "と" and before is not None and _is_noun(before)
+
+
+def _quoting(tok: Any) -> bool:
+    """A verb of saying right after its quote: 「…」と言いました."""
+    doc = tok.doc
+    return tok.i >= 2 and doc[tok.i - 1].text in ("と", "って") and doc[tok.i - 2].text == "」"
+
+
+def _cue_subjects(tok: Any, resolved: dict[int, list[_Arg]]) -> list[_Arg]:
+    """The named subject of the predicate `tok`: its own, else its te / 連用 chain's
+    (白は苦しがって、…ひっかきました), else the one the facts filled in for it or its chain
+    (`resolved`) when that one is named in the same sentence or the verb quotes a speech
+    (「…」と言いました: the paragraph's topic speaks; a topic carried to a sentence about
+    something else is no evidence of life). The noun a relative clause modifies is not read as
+    its subject: as often it is the object or the place (わすれていた夢, 人間のいる国, 鳴く声)."""
+    current = tok
+    for _ in range(8):
+        # the parse may hang the speaker on the quote (おばあさんは…、「…」と言って)
+        quotes = [c for c in current.children if c.text == "「"]
+        own = [c for q in (current, *quotes) for c in q.children if _subject_of_cue(c)]
+        if own:
+            return [
+                _Arg(name, child, "が", False)
+                for child in own
+                if _is_noun(child)
+                for name in _names(child)
+            ]
+        if current.i in resolved:
+            filled = [a for a in resolved[current.i] if a.head.sent == tok.sent or _quoting(tok)]
+            return [_Arg(a.name, a.head, "", False) for a in filled]
+        head = current.head
+        if head is current or not _chain_link(current):
+            return []
+        current = head
+    return []
+
+
+def _subject_of_cue(tok: Any) -> bool:
+    """A subject (nsubj), or an argument whose first particle is が / は / も (犬は「…」と: the
+    parse may attach the quote's と to the speaker)."""
+    particles = _case_particles(tok)
+    if particles and particles[0] not in _SUBJECT_MARKS:
+        return False  # お米を: an object the parse hung where a subject goes
+    if tok.dep_ in ("nsubj", "nsubj:pass"):
+        return True
+    if tok.dep_ not in _ARG_DEPS or tok.dep_ in ("obj", "nmod"):
+        return False
+    return bool(particles)
+
+
+def _names(tok: Any) -> list[str]:
+    """The names of a noun and of the nouns coordinated with it (犬と猿が: both)."""
+    phrases = [np for conj in _conjuncts(tok) if (np := _noun_phrase(conj))]
+    return [name for np in phrases for name, _ in _unfused(np)]
+
+
+def _counted(tok: Any) -> tuple[bool, Any] | None:
+    """(alive?, the noun counted) for a counter after a number (三匹の鬼, すずめが一羽)."""
+    if "助数詞" not in tok.tag_ or tok.i == 0:
+        return None
+    animate = tok.text in ANIMATE_COUNTERS_JA
+    if not animate and tok.text not in INANIMATE_COUNTERS_JA:
+        return None
+    doc = tok.doc
+    number = doc[tok.i - 1]
+    if number.pos_ != "NUM" and "数詞" not in number.tag_:
+        return None
+    if "の" in _case_particles(tok) and _is_noun(tok.head) and tok.head.i > tok.i:
+        return animate, tok.head  # 三匹の鬼
+    particle = doc[tok.i - 2] if tok.i >= 2 else None
+    marks = ("が", "は", "も", "を")
+    if particle is not None and particle.text in marks and _is_noun(particle.head):
+        return animate, particle.head  # すずめが一羽
+    return None
