@@ -197,23 +197,12 @@ class QAEngine:
         scopes = story_scopes(analysis.scope)
         if len(scopes) > 1:
             return per_story_answer(analysis, scopes, parts, trace, on_token, told=TIED)
-        gathered: Gathered | None = None
-        head = ""
-        labelled: list[str] = []
-        named = library_names(analysis, parts)
-        if named:
-            # the names do not say which story is meant: say which story each source is from
-            gathered = gather(analysis, parts, trace)
-            stories = cited_stories(gathered.sources.citations)
-            if len(stories) > 1:
-                scopes = source_scopes(analysis.scope, stories)
-                return per_story_answer(analysis, scopes, parts, trace, on_token, told=UNDECIDED)
-            if stories:
-                name = named.get(stories[0], stories[0])
-                head = story_head(name, japanese=analysis.reply_language == "ja")
-                labelled.append(UNDECIDED_ONE.format(story=name))
+        told = undecided_story(analysis, parts, trace)
+        if len(told.scopes) > 1:
+            return per_story_answer(analysis, told.scopes, parts, trace, on_token, told=UNDECIDED)
+        head = told.head
         streamed = headed(on_token, head + "\n") if on_token is not None and head else on_token
-        one = answer_within(analysis, parts, trace, streamed, gathered)
+        one = answer_within(analysis, parts, trace, streamed, told.gathered)
         return Answer(
             question=analysis.question,
             answer=f"{head}\n{one.checked.text}" if head else one.checked.text,
@@ -226,7 +215,7 @@ class QAEngine:
             rerank_fell_back=one.ranked.fell_back,
             warnings=[
                 *parts.warnings,
-                *labelled,
+                *told.warnings,
                 *unread_warning(analysis, parts),
                 *analysis.warnings,
                 *one.warnings,
@@ -268,6 +257,35 @@ class Gathered:
     facts: list[Fact]
     kept: list[Fact]
     sources: Sources
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """What an undecided scope (qa/scope.py) leads to once its sources are gathered: the
+    stories to answer for one by one (`scopes`, when the sources came from several), or the one
+    story's head line and the warning naming it; empty when the scope is decided."""
+
+    gathered: Gathered | None = None
+    scopes: tuple[Scope, ...] = ()
+    head: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+def undecided_story(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) -> Undecided:
+    """The names do not say which story the question is about (a library, `library_names`):
+    gather the sources first and say which story each is from."""
+    named = library_names(analysis, parts)
+    if not named:
+        return Undecided()
+    gathered = gather(analysis, parts, trace)
+    stories = cited_stories(gathered.sources.citations)
+    if len(stories) > 1:
+        return Undecided(gathered, tuple(source_scopes(analysis.scope, stories)))
+    if not stories:
+        return Undecided(gathered)
+    name = named.get(stories[0], stories[0])
+    head = story_head(name, japanese=analysis.reply_language == "ja")
+    return Undecided(gathered, head=head, warnings=(UNDECIDED_ONE.format(story=name),))
 
 
 def answer_within(
