@@ -10,8 +10,9 @@ messages, stop, temperature, `stream_options.include_usage` when streamed, the c
 `extra_body` or the client's own; tests/unit/test_embedded_chat.py compares the two against one
 HTTP server), through the data directory's model queue (storygraph.llm.model_queue), with the
 client's retries (`max_retries`, each retry counted as one more call, storygraph.llm.attempts),
-and reports to LangChain callbacks as a LangChain chat model does (the usage counter's calls
-and tokens).
+and reports to the call's LangChain callbacks as a LangChain chat model does (the usage
+counter's calls and tokens; LangSmith's tracing, which LangChain sets up from environment
+variables and StoryGraph does not use, is not).
 
 Anything else (`bind`, `with_structured_output`: ingest's triple lines and fact checks, the
 per-fact scorer) goes to that LangChain client, built on its first use: the app stays built on
@@ -186,7 +187,11 @@ class EmbeddedChatModel:
         from langchain_core.callbacks import CallbackManager
 
         messages = _as_messages(input)
-        manager = CallbackManager.configure(inheritable_callbacks=(config or {}).get("callbacks"))
+        # The call's own handlers, as `CallbackManager.configure` would hand them on, without
+        # the LangSmith tracing it sets up from the environment (StoryGraph does not use it;
+        # configuring it imported langsmith's client, 0.2-0.45 s of a question's answer step).
+        handlers = list((config or {}).get("callbacks") or [])
+        manager = CallbackManager(handlers, inheritable_handlers=handlers)
         params = {"model": self.model, "stop": stop, **(extra_body or self.extra_body)}
         (run,) = manager.on_chat_model_start(
             {"name": type(self).__name__}, [messages], invocation_params=params, run_id=uuid.uuid4()
