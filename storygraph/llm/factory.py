@@ -1,4 +1,8 @@
-"""One client path for every provider: a `langchain-openai` chat model (design §6)."""
+"""The chat model of every provider (design §6): a `langchain-openai` chat model for OpenAI,
+Azure OpenAI and OpenAI-compatible servers; for the embedded llama.cpp server our own
+`EmbeddedChatModel` (storygraph.llm.embedded_chat), which sends plain chat itself, with the
+requests langchain-openai would send, and hands every other call to langchain-openai's client
+(docs/ISSUES.md §53)."""
 
 from __future__ import annotations
 
