@@ -9,7 +9,8 @@ its module imported): opening another reruns the page.
 Services come from `st.session_state["_services"]` when something put a ready `Services` there
 before the first run (the AppTest tests do: they build services on a temporary data directory with
 a scripted model); otherwise from `build_services(get_settings())`, cached for the process. Only
-the graph store is opened before the page is drawn; the model's server and the question path's
+the graph store is opened before the page is drawn (its server started first, while the pages
+are imported); the model's server and the question path's
 encoder load in the background behind a status naming each step (storygraph.ui.startup,
 pages/startup.py), so the tabs are usable at once (docs/ISSUES.md §39). A test may put an
 `AppStartup` in `st.session_state["_startup"]` beside its services to see that status.
@@ -20,18 +21,32 @@ from __future__ import annotations
 import importlib
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
 
-from pages import model_install, startup
-from pages.common import SERVICES_KEY, STARTUP_KEY, TAB_KEY, guarded, show_error
-from pages.jobs import render_jobs
-from storygraph.errors import StoryGraphError
-from storygraph.qa.preload import load_question_models
-from storygraph.services import Services, build_services, embedded_unavailable
 from storygraph.settings import get_settings
-from storygraph.ui.startup import (
+from storygraph.ui.startup import SERVICES_KEY, start_store_server
+
+
+@st.cache_resource(show_spinner=False)
+def store_server_starting() -> None:
+    """Once per process: the embedded store's server starts while the imports below run
+    (storygraph.ui.startup.start_store_server; docs/ISSUES.md §53)."""
+    start_store_server(get_settings())
+
+
+if SERVICES_KEY not in st.session_state:  # injected services (tests) bring their own store
+    store_server_starting()
+
+from pages import model_install, startup  # noqa: E402 - after the store's server is starting
+from pages.common import STARTUP_KEY, TAB_KEY, guarded, show_error  # noqa: E402
+from pages.jobs import render_jobs  # noqa: E402
+from storygraph.errors import StoryGraphError  # noqa: E402
+from storygraph.qa.preload import load_question_models  # noqa: E402
+from storygraph.services import Services, build_services, embedded_unavailable  # noqa: E402
+from storygraph.ui.startup import (  # noqa: E402
     AppStartup,
     BackgroundStep,
     ModelStart,
@@ -59,10 +74,18 @@ def get_services() -> tuple[Services, AppStartup]:
     data_dir = Path(services.settings.data_dir)
     question_path = BackgroundStep(
         "The sentence encoder and dictionary",
-        lambda report: load_question_models(data_dir, report),
+        lambda report: load_question_path(data_dir, report),
     )
     question_path.start()
     return services, AppStartup(store, model, question_path)
+
+
+def load_question_path(data_dir: Path, report: Callable[[str], None]) -> None:
+    """The Chat tab's modules (the question path, ~0.3 s of imports that opening the tab waited
+    for, docs/ISSUES.md §53), then the encoder and the dictionary."""
+    report("importing the question path")
+    importlib.import_module("pages.chat")
+    load_question_models(data_dir, report)
 
 
 def current_services() -> tuple[Services | None, AppStartup | None]:

@@ -2,7 +2,7 @@
 to its exit, and the app's first render, for a baseline checkout against this one in one run.
 
     python -m benchmarks.startup [--baseline DIR] [--runs 5] [--with-model] [--app]
-                                 [--store-running] [--encoder] [--importtime]
+                                 [--store-running] [--encoder] [--importtime] [--exit]
     python -m benchmarks --only startup          # this checkout's commands, no model
 
 Each command runs as its own process (`python -m storygraph …`, the checkout on PYTHONPATH, an
@@ -17,7 +17,9 @@ its warm-up on, one that does not (the baseline) starts and stops the store's se
 command; `--store-running` times the store commands again with the store's server already
 running (as while the app is open). Whatever a command left running is stopped at the end.
 `--encoder` times the parts of loading the sentence encoder in a new process (what `ask` pays
-before its first step, unless the encoder helper holds it).
+before its first step, unless the encoder helper holds it). `--exit` times, in this checkout,
+what follows a command's return: Python's last garbage collection, which `python -m storygraph`
+skips by freezing the collector (docs/ISSUES.md §53), against the same command collected.
 
 Bytecode: the subprocesses write and read `.pyc` files under a private PYTHONPYCACHEPREFIX (the
 warm-up fills it), as an installed package would have them; a shell with PYTHONDONTWRITEBYTECODE
@@ -274,6 +276,49 @@ def encoder_table(runs: int, env: dict[str, str], cwd: Path) -> Table:
     return table
 
 
+EXIT_PROBE = """
+import gc, sys, time
+from storygraph.cli import main
+code = main(sys.argv[2:])
+print(time.perf_counter(), file=sys.stderr)
+if sys.argv[1] == "frozen":
+    gc.freeze()  # what `python -m storygraph` does since docs/ISSUES.md §53
+sys.exit(code)
+"""
+
+
+def exit_table(checkout: Checkout, runs: int, pycache: Path, cwd: Path) -> Table:
+    """Seconds from a command's return to its process's end, with the collector as before and
+    frozen (`python -m storygraph`, docs/ISSUES.md §53), runs alternating: Python's last garbage
+    collection at exit walks every object the command built."""
+    env = command_env(checkout, pycache)
+    found: dict[tuple[str, str], list[float]] = {}
+    for rnd in range(runs + 1):
+        for name, argv in COMMANDS.items():
+            for how in ("collected", "frozen"):
+                done = subprocess.run(
+                    [sys.executable, "-c", EXIT_PROBE, how, *argv],
+                    cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+                )  # fmt: skip
+                ended = time.perf_counter()  # the same clock: CLOCK_MONOTONIC on Linux
+                if done.returncode != 0:
+                    raise SystemExit(f"`{name}` failed:\n{done.stderr[-2000:]}")
+                returned = float(done.stderr.strip().splitlines()[-1])
+                if rnd:
+                    found.setdefault((name, how), []).append(ended - returned)
+        print(f"exit round {rnd}/{runs} done", file=sys.stderr, flush=True)
+    table = Table(
+        f"From the command's return to the process's end, {runs} runs each",
+        ["command", "collected at exit s, median (min–max)", "frozen s, median (min–max)"],
+    )
+    for name in COMMANDS:
+        table.add(
+            f"`{name}`", _spread(found[(name, "collected")]), _spread(found[(name, "frozen")])
+        )
+    table.notes.append("the current checkout; its atexit handlers run in both")
+    return table
+
+
 # --- the app's first render ----------------------------------------------------------------
 def _free_port() -> int:
     with socket.socket() as s:
@@ -421,6 +466,7 @@ def _measure_in(
     store_running: bool,
     encoder: bool,
     store_commands: bool,
+    exit_time: bool = False,
 ) -> dict[str, str]:
     """The timings `measure` asked for, each checkout on its own data directory."""
     texts: dict[str, str] = {}
@@ -460,6 +506,8 @@ def _measure_in(
         )
     if encoder:
         tables.append(encoder_table(runs, command_env(checkouts[-1], pycache), cwd))
+    if exit_time:
+        tables.append(exit_table(checkouts[-1], runs, pycache, cwd))
     if importtime:
         for c in checkouts:
             texts[c.label] = importtime_tail(c, command_env(c, pycache), cwd)
@@ -478,6 +526,7 @@ def measure(
     store_running: bool = False,
     encoder: bool = False,
     store_commands: bool = True,
+    exit_time: bool = False,
 ) -> BenchResult:
     checkouts = [Checkout("current", REPO)]
     if baseline is not None:
@@ -495,7 +544,8 @@ def measure(
         try:
             texts = _measure_in(checkouts, runs, tables, pycache, cwd, with_model=with_model,
                                 app=app, importtime=importtime, store_running=store_running,
-                                encoder=encoder, store_commands=store_commands)  # fmt: skip
+                                encoder=encoder, store_commands=store_commands,
+                                exit_time=exit_time)  # fmt: skip
         finally:
             for c in checkouts:
                 stop_kept_servers(c.data_dir)
@@ -521,6 +571,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--encoder", action="store_true", help="the sentence encoder's load")
     parser.add_argument(
+        "--exit", action="store_true", help="the time from a command's return to its exit"
+    )
+    parser.add_argument(
         "--no-store-commands",
         action="store_true",
         help="skip stats/docs/entity/ask --no-llm (e.g. for a run under the model lock)",
@@ -541,6 +594,7 @@ def main(argv: list[str] | None = None) -> int:
         store_running=args.store_running,
         encoder=args.encoder,
         store_commands=not args.no_store_commands,
+        exit_time=args.exit,
     )
     for table in result.tables:
         print(table.render(), end="\n\n", flush=True)

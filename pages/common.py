@@ -12,16 +12,11 @@ import streamlit as st
 
 from storygraph.errors import StoryGraphError
 from storygraph.services import Services
+from storygraph.ui.startup import SERVICES_KEY as SERVICES_KEY  # defined with the start-up
+from storygraph.ui.startup import STARTUP_KEY as STARTUP_KEY
 
 log = logging.getLogger("storygraph.app")
 
-SERVICES_KEY = "_services"
-"""Session-state key a test (or an embedding app) may fill with a ready `Services` before the
-first run; app.py then uses it instead of building the process-wide cached services."""
-
-STARTUP_KEY = "_startup"
-"""Session-state key of the `AppStartup` (storygraph.ui.startup) shown beside injected services;
-a test puts one there to see the start-up status."""
 
 TAB_KEY = "tab"
 """Session-state key of the selected tab (app.py binds it to the URL's `?tab=`, so a reload keeps

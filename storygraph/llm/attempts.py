@@ -13,9 +13,9 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 if TYPE_CHECKING:
+    import httpx
+
     from storygraph.llm.model_queue import ModelQueue
 
 _TRACKER: ContextVar[AttemptTracker | None] = ContextVar("storygraph_attempts", default=None)
@@ -45,10 +45,17 @@ def _is_chat_request(request: httpx.Request) -> bool:
     return request.url.path.endswith("/chat/completions")
 
 
-def _count(request: httpx.Request) -> None:
+def saw_chat_request() -> None:
+    """One chat request of the model call in this context is being sent (the httpx clients'
+    hook below, and the embedded server's own client, storygraph.llm.embedded_chat)."""
     tracker = _TRACKER.get()
-    if tracker is not None and _is_chat_request(request):
+    if tracker is not None:
         tracker.saw_request()
+
+
+def _count(request: httpx.Request) -> None:
+    if _is_chat_request(request):
+        saw_chat_request()
 
 
 async def _acount(request: httpx.Request) -> None:

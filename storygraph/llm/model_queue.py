@@ -159,6 +159,11 @@ def waiting_for_the_model(on_wait: WaitFn) -> Iterator[None]:
         _ON_WAIT.reset(token)
 
 
+def current_on_wait() -> WaitFn | None:
+    """Who hears the queue's count for a request made now (`waiting_for_the_model`)."""
+    return _ON_WAIT.get()
+
+
 def _is_chat_request(request: httpx2.Request) -> bool:
     return request.url.path.endswith("/chat/completions")
 
@@ -196,7 +201,7 @@ class QueuedTransport(httpx2.BaseTransport):
             return self.inner.handle_request(request)
         ticket = self.queue.join()
         try:
-            self.queue.wait_turn(ticket, _ON_WAIT.get())
+            self.queue.wait_turn(ticket, current_on_wait())
             response = self.inner.handle_request(request)
         except BaseException:
             self.queue.leave(ticket)

@@ -15,6 +15,11 @@ that take seconds run in threads and the page names each step and how long it ha
 
 A model server that is already running (the previous app, a CLI command) is reused within
 `ModelStart.wait_s`, and the page never shows the step.
+
+Before any of that, `start_store_server` has the embedded graph store's server starting while
+the app imports its pages (docs/ISSUES.md §53): the server's start (redis-server loading the
+FalkorDB module and replaying its file, 0.5-0.8 s at load ~7) is waited for by a process that
+has nothing else to do, and the first page's imports take as long.
 """
 
 from __future__ import annotations
@@ -24,11 +29,52 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
+from storygraph.errors import StoreError
 from storygraph.settings import Settings
 
+if TYPE_CHECKING:
+    from storygraph.store.falkordb_server import EmbeddedFalkorDB
+
 log = logging.getLogger(__name__)
+
+SERVICES_KEY = "_services"
+"""Session-state key a test (or an embedding app) may fill with a ready `Services` before the
+first run; app.py then uses it instead of building the process-wide cached services."""
+
+STARTUP_KEY = "_startup"
+"""Session-state key of the `AppStartup` shown beside injected services; a test puts one there
+to see the start-up status."""
+
+
+def start_store_server(settings: Settings) -> tuple[threading.Thread, EmbeddedFalkorDB] | None:
+    """Start the embedded graph store's server in a daemon thread, now, so that it is up by the
+    time the app opens the store (`storygraph.services.open_store`, which finds it running and
+    uses it; Neo4j: nothing to start, None). A server this starts is stopped when the app exits,
+    as one `open_store` started is; one already running is only looked at. A start that fails
+    is logged here and fails again, with its message and hint, where the app opens the store.
+    Returns the thread and the server's handle."""
+    if settings.uses_neo4j:
+        return None
+    from storygraph.store.falkordb_server import EmbeddedFalkorDB
+
+    server = EmbeddedFalkorDB(Path(settings.data_dir))
+
+    def start() -> None:
+        try:
+            server.ensure_running()
+        except StoreError as exc:
+            log.warning("starting the graph store's server ahead failed: %s", exc)
+            return
+        if not server.owned:
+            server.stop()  # someone else's server: let go of it, the app's store uses it
+
+    thread = threading.Thread(target=start, name="startup: the graph store", daemon=True)
+    thread.start()
+    return thread, server
+
 
 StepState = Literal["waiting", "running", "done", "failed"]
 

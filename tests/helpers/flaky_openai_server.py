@@ -4,7 +4,9 @@
 500, and every later one with a good reply: the scripted extraction of the request's text, as JSON
 content when the client asks for a JSON schema (ChatOpenAI's default) or as a `DynamicGraph`
 tool call when it sends tools, so LLMGraphTransformer parses a real wire reply; plain text for
-other requests. Plan items may also be `"hang"` (hold the request for `hang_s` before
+other requests; a request with `"stream": true` gets the same reply as server-sent events
+(its content in two pieces, then the usage when `stream_options.include_usage` asks for it).
+Plan items may also be `"hang"` (hold the request for `hang_s` before
 answering, for timeouts) and `"drop"` (close the connection without a reply and stop serving,
 as a server that crashed). `retry-after-ms` headers keep the client's backoff short.
 """
@@ -138,6 +140,33 @@ class FlakyOpenAIServer:
                     message = server.error_message or f"scripted failure {item}"
                     self._send(item, {"error": {"message": message, "type": "server_error"}})
                     return
+                if body.get("stream"):
+                    self._stream(body, server.reply_for(body))
+                    return
                 self._send(200, server.reply_for(body))
+
+            def _stream(self, body: dict[str, Any], reply: dict[str, Any]) -> None:
+                content = str(reply["choices"][0]["message"].get("content") or "")
+                base = {k: reply[k] for k in ("id", "created", "model")}
+                base["object"] = "chat.completion.chunk"
+                half = len(content) // 2
+                events = [
+                    {**base, "choices": [{"index": 0, "delta": {"content": piece}}]}
+                    for piece in (content[:half], content[half:])
+                ]
+                events.append(
+                    {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                )
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    events.append({**base, "choices": [], "usage": reply["usage"]})
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                self.close_connection = True
+                for event in events:
+                    self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
 
         return Handler

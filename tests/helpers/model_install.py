@@ -10,12 +10,24 @@ from typing import Any
 
 import pytest
 
+from storygraph.llm import model_files as mf
 from storygraph.llm.embedded_server import EmbeddedServer
 from storygraph.services import EmbeddedStarter, Services, build_services
 from storygraph.settings import Settings
 
 FAKE = Path(__file__).resolve().parent / "fake_openai_server.py"
 REPLY = "stand-in model here"
+
+
+def installed_model(data: Path) -> Path:
+    """The embedded model as a verified install leaves it in `data`, without its 1.1 GB: a
+    sparse file of the real size and the installer's sidecar vouching for it."""
+    model = data / "models" / mf.MODEL_FILENAME
+    model.parent.mkdir(parents=True)
+    with model.open("wb") as fh:
+        fh.truncate(mf.MODEL_SIZE)
+    mf._write_sidecar(model, mf.MODEL_SHA256)
+    return model
 
 
 class InstallingThenReady:

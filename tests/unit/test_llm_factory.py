@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from storygraph.errors import ConfigError
 from storygraph.llm.chat_openai import ToolCallingChatOpenAI
+from storygraph.llm.embedded_chat import EmbeddedChatModel
 from storygraph.llm.factory import EMBEDDED_MAX_TOKENS, build_chat_model, model_info
 from storygraph.settings import Settings
 
@@ -26,8 +27,11 @@ def test_embedded_model_uses_function_calling_and_a_reply_cap() -> None:
     model = build_chat_model(
         _settings(llm_provider="embedded"), embedded_base_url="http://127.0.0.1:9/v1"
     )
-    assert isinstance(model, ToolCallingChatOpenAI)
+    # plain chat is sent by our own client (storygraph.llm.embedded_chat), the rest by LangChain's
+    assert isinstance(model, EmbeddedChatModel)
     assert model.extra_body == {"max_tokens": EMBEDDED_MAX_TOKENS}
+    assert isinstance(model.langchain(), ToolCallingChatOpenAI)
+    assert model.langchain().extra_body == {"max_tokens": EMBEDDED_MAX_TOKENS}  # type: ignore[attr-defined]
     assert not model_info(_settings(llm_provider="embedded")).capable
 
 
