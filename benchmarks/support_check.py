@@ -52,7 +52,6 @@ from storygraph.evaluation.e2e import ingest_story, story_services
 from storygraph.evaluation.harness import read_jsonl
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Citation
-from storygraph.qa.analysis import analyse
 from storygraph.qa.engine import QAOptions
 from storygraph.settings import Settings
 from storygraph.text.normalize import normalize_name
@@ -102,7 +101,9 @@ def check_set(
             for case in cases:
                 question = str(case["question"])
                 answer = engine.ask(question, options)
-                analysis = analyse(question, names, parts.reader.finder, [])
+                # the engine's own analysis: the question's translation too, for a question
+                # asked across languages (the check reads the answer by it)
+                analysis = parts.reader.read(question, [])
                 language = "ja" if analysis.language == "ja" else "en"
                 read = parts.context.within_budget(answer.citations).read
                 accepted = [str(a) for a in case.get("answers") or []]
