@@ -89,6 +89,12 @@ class CrossLanguageChecker:
         """The graph's names found in a text (the entity finder: transliteration by reading)."""
         self.translator = translator or DictionaryTranslator(dictionary, entries=ANSWER_ENTRIES)
 
+    @property
+    def problem(self) -> str:
+        """Why the graph's check reads the facts only ("" when it reads the frames too): the
+        support step names it in the answer's warnings (storygraph.qa.support_text)."""
+        return str(getattr(self.inner, "problem", ""))
+
     def check(
         self,
         analysis: QuestionAnalysis,

@@ -157,3 +157,6 @@ def test_the_cross_language_reading_is_composed_over_the_graphs_check(
     wrapped = across_languages(inner, "ja")
     assert isinstance(wrapped, CrossLanguageChecker) and wrapped.inner is inner
     assert wrapped.language == "ja"
+    # the graph's check's own trouble is named through the wrapper (the answer's warnings)
+    inner.problem = "the parser's frames could not be read: no parser here"
+    assert wrapped.problem == inner.problem
