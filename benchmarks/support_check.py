@@ -54,6 +54,7 @@ from storygraph.llm.factory import ModelInfo
 from storygraph.models import Citation
 from storygraph.qa.engine import QAOptions
 from storygraph.settings import Settings
+from storygraph.text.language import answer_language
 from storygraph.text.normalize import normalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,22 +169,25 @@ def replay(
     case: dict[str, Any],
     row: dict[str, Any],
 ) -> dict[str, Any]:
-    """A real model's saved answer (an `eval-e2e --json` row, with the strict scorer's
-    verdict) checked over the same sources the model read (they do not depend on the model).
-    A run made with the check saved the model's own words (`model_answer`) where the check
-    replaced them: those are checked, and scored strictly, instead of the text shown."""
+    """A real model's saved answer (an `eval-e2e --json` row) checked over the same sources the
+    model read (they do not depend on the model), in the language it is written in, and scored
+    by today's strict rule. A run made with the check saved the model's own words
+    (`model_answer`) where the check replaced them: those are checked and scored instead of the
+    text shown."""
     text = str(row.get("model_answer") or row.get("answer", ""))
-    if row.get("model_answer"):
-        strict = score_strict(
-            text,
-            [str(a) for a in case.get("answers") or []],
-            [str(w) for w in case.get("wrong") or []],
-            unanswerable=bool(case.get("unanswerable")),
-        )
-        right, declined = strict.correct, strict.declined
-    else:
-        right, declined = bool(row.get("strict_correct")), bool(row.get("declined"))
-    support = checker.check(analysis, text, answer.citations, answer.facts, read)
+    # scored by today's strict rule (the run's own score is of its day's rule and sets)
+    strict = score_strict(
+        text,
+        [str(a) for a in case.get("answers") or []],
+        [str(w) for w in case.get("wrong") or []],
+        unanswerable=bool(case.get("unanswerable")),
+    )
+    right, declined = strict.correct, strict.declined
+    # the answer's language as the answer step reads it (storygraph.qa.checks.judge_reply):
+    # an English question's answer may be written in Japanese (「とんとん麦」)
+    support = checker.check(
+        analysis, text, answer.citations, answer.facts, read, answer_language(text)
+    )
     return {
         "id": case.get("id", ""),
         "kind": case.get("type", ""),

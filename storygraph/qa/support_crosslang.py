@@ -35,7 +35,12 @@ from dataclasses import dataclass, replace
 from storygraph.models import Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.question_type import detect_question_type
-from storygraph.qa.support import GraphSupportChecker, NameFinder, SupportChecker, declines
+from storygraph.qa.support import (
+    GraphSupportChecker,
+    NameFinder,
+    SupportChecker,
+    declines,
+)
 from storygraph.qa.translation import DictionaryTranslator, TranslatedWord
 from storygraph.text.jmdict import Dictionary, open_dictionary
 from storygraph.text.language import is_kanji

@@ -103,12 +103,16 @@ def test_a_short_answer_the_tagger_reads_as_no_noun_is_looked_up_as_one(
     # "Barley." alone: whatever the tagger calls it, it is JMdict's 麦, which the source holds
     question = "What was the old woman pounding in the mortar?"
     sources = _sources(POUNDING)
-    right = _check(question, "Barley. [1]", sources, KACHIKACHI, dictionary)
+    checker = _checker(KACHIKACHI, dictionary)
+    analysis = _asked(question, KACHIKACHI, dictionary)
+    rendering = checker.render(analysis, "Barley. [1]", sources)
+    assert rendering is not None and rendering.answer == "麦です。[1]"
+    assert rendering.words == ("barley → 麦",)
+    right = checker.check(analysis, "Barley. [1]", sources, [], sources)
     assert right.verdict == "supported", right.reason
-    assert "麦" in right.reason
     # the set's wrong answers: rice, chestnut are in no source; the mortar is the question's own
     for wrong in ("Rice. [1]", "Chestnuts. [1]", "The mortar. [1]"):
-        support = _check(question, wrong, sources, KACHIKACHI, dictionary)
+        support = checker.check(analysis, wrong, sources, [], sources)
         assert support.verdict != "supported", (wrong, support.reason)
 
 
