@@ -3,7 +3,7 @@ without a model: the answers are made, the check is the app's.
 
     python -m benchmarks.support_check eval/e2e/ja.jsonl [eval/e2e/ja_fresh.jsonl ...]
                                        [--per-story N] [--stories ../shared/stories] [--json OUT]
-                                       [--answers SAVED_RUN.json ...]
+                                       [--answers SAVED_RUN.json ...] [--no-across]
 
 For every question of an e2e set, the story is ingested through the app's path for the small
 embedded model (the parser reads it; the e2e ingest cache applies) and the engine builds the
@@ -82,6 +82,7 @@ def check_set(
     stories: Path,
     cache: Path,
     saved: dict[str, dict[str, Any]] | None = None,
+    across: bool = True,
 ) -> list[dict[str, Any]]:
     """One result row per made answer: question id, kind, whether it is the right one, verdict.
     With `saved` (a real run's rows by question id): one row per saved answer instead, its
@@ -123,6 +124,10 @@ def check_set(
                 made = [(accepted[0], True)] if accepted else []
                 made += [(d, False) for d in distractors]
                 checker = parts.support(names)
+                if not across:
+                    # the graph's check alone, as before the cross-language reading
+                    # (storygraph.qa.support_crosslang wraps it)
+                    checker = getattr(checker, "inner", checker)
                 if saved is not None:
                     row = saved.get(str(case.get("id", "")))
                     if row is not None:
@@ -268,6 +273,11 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         help="a saved `eval-e2e --json` run: check its answers instead of made ones",
     )
+    parser.add_argument(
+        "--no-across",
+        action="store_true",
+        help="the graph's check alone, without reading an answer across languages (main's)",
+    )
     args = parser.parse_args(argv)
     saved: dict[str, dict[str, Any]] | None = None
     if args.answers:
@@ -300,7 +310,9 @@ def main(argv: list[str] | None = None) -> int:
                     kept.append(row)
             rows = kept
         print(f"{path.name}: {len(rows)} questions", file=sys.stderr)
-        every[path.name] = check_set(settings, rows, args.stories, cache, saved)
+        every[path.name] = check_set(
+            settings, rows, args.stories, cache, saved, across=not args.no_across
+        )
         if saved is not None:
             lines += replay_table(path.stem, every[path.name])
         else:
