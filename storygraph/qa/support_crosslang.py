@@ -184,13 +184,14 @@ class CrossLanguageChecker:
     def _words(self, text: str, language: str) -> list[TranslatedWord]:
         """The content words of the answer's own language part, with their forms in the
         sources' language; a short answer whose words the tagger calls no content word ("oni."
-        is an interjection to it) has each word looked up as a noun."""
+        is an interjection to it) has each word looked up as a noun, but a number ("Two.")."""
         found = self.translator.translate(text, language, self.language, [])
         if found is not None and found.words:
             return list(found.words)
         if language != "en":
             return []
-        words = [w for w in name_words(text) if len(w) > 1]
+        numbers = {w.lower() for w, _, pos in self.translator.english_words(text) if pos == "NUM"}
+        words = [w for w in name_words(text) if len(w) > 1 and w not in numbers]
         if not words or len(words) > SHORT_ANSWER_WORDS:
             return []
         looked_up = (self.translator.noun(w) for w in words)

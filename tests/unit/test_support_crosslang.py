@@ -92,9 +92,18 @@ def test_an_english_answer_is_confirmed_by_the_japanese_words_of_its_source(
     assert "half → 半分" in right.reason and "read in ja" in right.reason
     # the set's wrong answers (eval/e2e/mixed.jsonl): "one" is not read as 一つ of 一つは
     # やられぬ (a number is not looked up), "whole" has no form in the sources
-    for wrong in ("He gave the dog one. [1]", "Momotaro gave the dog a whole dumpling. [2]"):
+    for wrong in (
+        "He gave the dog one. [1]",
+        "One. [1]",
+        "Two. [1]",
+        "Momotaro gave the dog a whole dumpling. [2]",
+    ):
         support = _check(question, wrong, sources, MOMOTARO, dictionary)
         assert support.verdict != "supported", (wrong, support.reason)
+    # a number is not read as the story's number word: a source that says 二つ does not
+    # confirm "Two." (nor would it know a negation: 「一つはやられぬ」)
+    two = _sources("桃太郎は犬に黍団子を二つやりました。")
+    assert _check(question, "Two. [1]", two, MOMOTARO, dictionary).verdict != "supported"
 
 
 def test_a_short_answer_the_tagger_reads_as_no_noun_is_looked_up_as_one(
