@@ -244,11 +244,6 @@ class ModelAnswerer:
             "sources": "\n".join(f"[{c.number}] {c.text}" for c in shown) or "(none)",
             "language": LANGUAGE_NAMES[language],
         }
-        if self.compact and analysis.translation is not None:
-            # a question over stories in another language: the story's own word beside the
-            # answer's, so the support check (storygraph.qa.support_crosslang) reads it as
-            # written and the small model's romaji ("kiibadan-gu") is not the only name
-            values["language"] = fill("answer_small_across", language=values["language"])
         if self.compact:
             # The small model reads the sentences only: the facts' "A -TYPE-> B" lines beside
             # them changed nothing it got right and made its prompt longer (docs/ISSUES.md §20).

@@ -173,23 +173,3 @@ def test_the_cross_language_reading_is_composed_over_the_graphs_check(
     # the graph's check's own trouble is named through the wrapper (the answer's warnings)
     inner.problem = "the parser's frames could not be read: no parser here"
     assert wrapped.problem == inner.problem
-
-
-def test_the_small_model_is_asked_for_the_storys_word_only_across_languages(
-    dictionary: Dictionary,
-) -> None:
-    from langchain_core.language_models.fake_chat_models import FakeListChatModel
-
-    from storygraph.qa.answer import ModelAnswerer
-    from storygraph.qa.context import Sources
-
-    answerer = ModelAnswerer(FakeListChatModel(responses=["-"]), compact=True)
-    sources = Sources(_sources(POUNDING), _sources(POUNDING))
-    across = _asked("What was the old woman pounding in the mortar?", KACHIKACHI, dictionary)
-    system = str(answerer.messages(across, [], sources)[0].content)
-    assert "Reply in English (with the answer's key word also as the sentences write it" in system
-    # a question in its stories' language: the prompt as before (its prefix is the warmed one)
-    own = analyse("おばあさんは何をついていましたか？", _rows(KACHIKACHI), LocalEntityFinder(), [])
-    assert own.translation is None
-    plain = str(answerer.messages(own, [], sources)[0].content)
-    assert "(犬)" not in plain and "Reply in Japanese," in plain
