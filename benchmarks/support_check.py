@@ -3,7 +3,7 @@ without a model: the answers are made, the check is the app's.
 
     python -m benchmarks.support_check eval/e2e/ja.jsonl [eval/e2e/ja_fresh.jsonl ...]
                                        [--per-story N] [--stories ../shared/stories] [--json OUT]
-                                       [--answers SAVED_RUN.json ...]
+                                       [--answers SAVED_RUN.json ...] [--no-across]
 
 For every question of an e2e set, the story is ingested through the app's path for the small
 embedded model (the parser reads it; the e2e ingest cache applies) and the engine builds the
@@ -52,9 +52,9 @@ from storygraph.evaluation.e2e import ingest_story, story_services
 from storygraph.evaluation.harness import read_jsonl
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Citation
-from storygraph.qa.analysis import analyse
 from storygraph.qa.engine import QAOptions
 from storygraph.settings import Settings
+from storygraph.text.language import answer_language
 from storygraph.text.normalize import normalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,6 +82,7 @@ def check_set(
     stories: Path,
     cache: Path,
     saved: dict[str, dict[str, Any]] | None = None,
+    across: bool = True,
 ) -> list[dict[str, Any]]:
     """One result row per made answer: question id, kind, whether it is the right one, verdict.
     With `saved` (a real run's rows by question id): one row per saved answer instead, its
@@ -102,7 +103,9 @@ def check_set(
             for case in cases:
                 question = str(case["question"])
                 answer = engine.ask(question, options)
-                analysis = analyse(question, names, parts.reader.finder, [])
+                # the engine's own analysis: the question's translation too, for a question
+                # asked across languages (the check reads the answer by it)
+                analysis = parts.reader.read(question, [])
                 language = "ja" if analysis.language == "ja" else "en"
                 read = parts.context.within_budget(answer.citations).read
                 accepted = [str(a) for a in case.get("answers") or []]
@@ -121,6 +124,10 @@ def check_set(
                 made = [(accepted[0], True)] if accepted else []
                 made += [(d, False) for d in distractors]
                 checker = parts.support(names)
+                if not across:
+                    # the graph's check alone, as before the cross-language reading
+                    # (storygraph.qa.support_crosslang wraps it)
+                    checker = getattr(checker, "inner", checker)
                 if saved is not None:
                     row = saved.get(str(case.get("id", "")))
                     if row is not None:
@@ -167,22 +174,25 @@ def replay(
     case: dict[str, Any],
     row: dict[str, Any],
 ) -> dict[str, Any]:
-    """A real model's saved answer (an `eval-e2e --json` row, with the strict scorer's
-    verdict) checked over the same sources the model read (they do not depend on the model).
-    A run made with the check saved the model's own words (`model_answer`) where the check
-    replaced them: those are checked, and scored strictly, instead of the text shown."""
+    """A real model's saved answer (an `eval-e2e --json` row) checked over the same sources the
+    model read (they do not depend on the model), in the language it is written in, and scored
+    by today's strict rule. A run made with the check saved the model's own words
+    (`model_answer`) where the check replaced them: those are checked and scored instead of the
+    text shown."""
     text = str(row.get("model_answer") or row.get("answer", ""))
-    if row.get("model_answer"):
-        strict = score_strict(
-            text,
-            [str(a) for a in case.get("answers") or []],
-            [str(w) for w in case.get("wrong") or []],
-            unanswerable=bool(case.get("unanswerable")),
-        )
-        right, declined = strict.correct, strict.declined
-    else:
-        right, declined = bool(row.get("strict_correct")), bool(row.get("declined"))
-    support = checker.check(analysis, text, answer.citations, answer.facts, read)
+    # scored by today's strict rule (the run's own score is of its day's rule and sets)
+    strict = score_strict(
+        text,
+        [str(a) for a in case.get("answers") or []],
+        [str(w) for w in case.get("wrong") or []],
+        unanswerable=bool(case.get("unanswerable")),
+    )
+    right, declined = strict.correct, strict.declined
+    # the answer's language as the answer step reads it (storygraph.qa.checks.judge_reply):
+    # an English question's answer may be written in Japanese (「とんとん麦」)
+    support = checker.check(
+        analysis, text, answer.citations, answer.facts, read, answer_language(text)
+    )
     return {
         "id": case.get("id", ""),
         "kind": case.get("type", ""),
@@ -263,6 +273,11 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         help="a saved `eval-e2e --json` run: check its answers instead of made ones",
     )
+    parser.add_argument(
+        "--no-across",
+        action="store_true",
+        help="the graph's check alone, without reading an answer across languages (main's)",
+    )
     args = parser.parse_args(argv)
     saved: dict[str, dict[str, Any]] | None = None
     if args.answers:
@@ -295,7 +310,9 @@ def main(argv: list[str] | None = None) -> int:
                     kept.append(row)
             rows = kept
         print(f"{path.name}: {len(rows)} questions", file=sys.stderr)
-        every[path.name] = check_set(settings, rows, args.stories, cache, saved)
+        every[path.name] = check_set(
+            settings, rows, args.stories, cache, saved, across=not args.no_across
+        )
         if saved is not None:
             lines += replay_table(path.stem, every[path.name])
         else:

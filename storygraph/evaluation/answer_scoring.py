@@ -32,7 +32,9 @@ The strict rule:
 2. A refusal (`declines`: the app's "the sentences do not say", `qa.answer.UNKNOWN`, "could not
    find", "not sure", 分かりません …) is right for an unanswerable question and wrong for any
    other; an unanswerable question answered with anything else is wrong.
-3. A `wrong` string on a word boundary of the answer itself makes it wrong.
+3. A `wrong` string on a word boundary of the answer itself makes it wrong (as rule 4 reads an
+   accepted answer, but as a run of content words only when it has no stop word: "gave him
+   one" is not matched by its "gave").
 4. An accepted answer counts when the answer itself equals it or holds it on a word boundary:
    English on word boundaries (or its content words, stemmed, as one run of the answer's);
    Japanese of one or two characters as whole Sudachi words (`text.normalize.word_boundaries`,
@@ -340,6 +342,17 @@ def _on_word_boundary(core: str, key: str) -> str | None:
     return None
 
 
+def _wrong_in(core: str, key: str) -> bool:
+    """Does a `wrong` string (normalised) occur in `core` under the strict rule? As an accepted
+    answer does, except as a run of its content words when that drops a word of it: "gave him
+    one" is wrong by its "one", and its one content word "gave" is in the right "gave the dog
+    half" too."""
+    how = _on_word_boundary(core, key)
+    if how != "words":
+        return how is not None
+    return len(english_words(key)) == len(re.findall(r"[a-z0-9']+", key))
+
+
 def score_strict(
     answer: str,
     accepted: Sequence[str],
@@ -358,7 +371,7 @@ def score_strict(
         return StrictScore(False, "declined:answerable", True, raw_core)
     for bad in wrong:
         key = normalise(bad)
-        if key and _on_word_boundary(core, key):
+        if key and _wrong_in(core, key):
             return StrictScore(False, f"wrong:{bad}", False, raw_core)
     best = 0.0
     for good in accepted:

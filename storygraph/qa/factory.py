@@ -47,6 +47,7 @@ from storygraph.qa.support import (
     graph_support_checker,
     names_language,
 )
+from storygraph.qa.support_crosslang import across_languages
 from storygraph.qa.translation import translator_for
 from storygraph.store import GraphStore
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
@@ -134,12 +135,12 @@ class PartsFactory:
             if self._checker is not None and self._checker[0] is names:
                 return self._checker[1]
             languages = {d.id: d.language for d in self.store.list_documents()}
-            checker = graph_support_checker(
-                names,
-                self.embedder,
-                self.frames,
-                names_language(names, languages),
-                self._chunk_text,
+            language = names_language(names, languages)
+            checker = across_languages(
+                graph_support_checker(
+                    names, self.embedder, self.frames, language, self._chunk_text
+                ),
+                language,
             )
             self._checker = (names, checker)
             return checker

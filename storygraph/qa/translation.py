@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from storygraph.prompt_files import fill
 from storygraph.text.english import tagged_words
-from storygraph.text.jmdict import Dictionary, Entry, open_dictionary
+from storygraph.text.jmdict import MAX_ENTRIES, Dictionary, Entry, open_dictionary
 from storygraph.text.normalize import word_lemmas
 
 if TYPE_CHECKING:
@@ -125,9 +125,16 @@ class DictionaryTranslator:
 
     name = "dictionary (JMdict)"
 
-    def __init__(self, dictionary: Dictionary, english_words: Lemmatizer = tagged_words) -> None:
+    def __init__(
+        self,
+        dictionary: Dictionary,
+        english_words: Lemmatizer = tagged_words,
+        entries: int = MAX_ENTRIES,
+    ) -> None:
         self.dictionary = dictionary
         self.english_words = english_words
+        self.entries = entries
+        """JMdict entries kept per word (storygraph.text.jmdict.MAX_ENTRIES for a question)."""
 
     def translate(
         self, question: str, source: str, target: str, callbacks: list[Any]
@@ -151,7 +158,7 @@ class DictionaryTranslator:
             lemma, pos = tagged[i]
             if i + 1 < len(tagged) and pos != "VERB" and tagged[i + 1][1] == "NOUN":
                 phrase = f"{lemma} {tagged[i + 1][0]}"
-                entries = self.dictionary.japanese_for(phrase)
+                entries = self.dictionary.japanese_for(phrase, limit=self.entries)
                 if entries:
                     words.append(_word(phrase, entries, noun=True))
                     i += 2
@@ -160,14 +167,21 @@ class DictionaryTranslator:
             # the tagger's part of speech is a guess on a question: the other one when JMdict
             # has no entry for it ("lick" tagged a noun)
             entries = self.dictionary.japanese_for(
-                lemma, verb=verb
-            ) or self.dictionary.japanese_for(lemma, verb=not verb)
+                lemma, verb=verb, limit=self.entries
+            ) or self.dictionary.japanese_for(lemma, verb=not verb, limit=self.entries)
             if entries:
                 words.append(_word(lemma, entries, noun=pos == "NOUN"))
             else:
                 missed.append(lemma)
             i += 1
         return self._made(words, missed, "ja")
+
+    def noun(self, word: str) -> TranslatedWord | None:
+        """One English word looked up as a noun, whatever the tagger calls it ("oni." alone is
+        an interjection to it); None when JMdict has no entry glossed so."""
+        lemma = word.lower()
+        entries = self.dictionary.japanese_for(lemma, limit=self.entries)
+        return _word(lemma, entries, noun=True) if entries else None
 
     def _to_english(self, question: str) -> Translation | None:
         lemmas = word_lemmas(question) or []

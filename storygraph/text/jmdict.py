@@ -103,9 +103,11 @@ class Dictionary:
         self._kanji = _KANJI.format(marks=marks)
         self._kana = _KANA.format(marks=marks)
 
-    def japanese_for(self, phrase: str, *, verb: bool = False) -> list[Entry]:
-        """The best `MAX_ENTRIES` entries glossed as `phrase` ("to " + phrase for a verb), a
-        gloss with a parenthesised note counting too ("monkey (esp. the Japanese macaque)").
+    def japanese_for(
+        self, phrase: str, *, verb: bool = False, limit: int = MAX_ENTRIES
+    ) -> list[Entry]:
+        """The best `limit` entries glossed as `phrase` ("to " + phrase for a verb), a gloss
+        with a parenthesised note counting too ("monkey (esp. the Japanese macaque)").
 
         Ranked by `_rank`: the gloss in the entry's first sense first, then common words (the
         most JMdict frequency marks on one form), a native word before a katakana loanword (a
@@ -126,7 +128,7 @@ class Dictionary:
                     best[idseq] = found
             entries = {idseq: self._entry(idseq, found[0]) for idseq, found in best.items()}
         ranked = sorted(entries.values(), key=lambda e: _rank(e, best[e.idseq]))
-        return ranked[:MAX_ENTRIES]
+        return ranked[:limit]
 
     def english_for(self, word: str) -> list[str]:
         """The first `MAX_GLOSSES` English glosses of the first entry written `word` (its

@@ -167,3 +167,14 @@ def test_an_answer_written_per_story_is_read_part_by_part() -> None:
     assert answer_core(text) == "しば刈り\n木を切りに"  # both parts, no closing line
     assert score_strict(text, ["木を切り"]).correct  # the second story's answer is read
     assert not score_strict(text, ["木を切り"], ["しば刈り"]).correct  # any part's wrong one
+
+
+def test_a_wrong_string_is_not_matched_by_its_content_words_alone() -> None:
+    # eval/e2e/mixed.jsonl: "gave him one" is wrong by its "one"; its one content word "gave"
+    # is in the right answer too (the real model's answer of 2026-11-25, scored wrong)
+    wrong = ["gave him a whole", "gave the dog one", "gave him one"]
+    right = score_strict("Momotaro gave the dog half of a millet dumpling. [3]", ["half"], wrong)
+    assert right.correct and right.rule == "word:half"
+    assert not score_strict("Momotaro gave the dog one. [3]", ["half"], wrong).correct
+    # a wrong string of content words only still matches as their run (wolves → wolf)
+    assert not score_strict("The wolves ate it. [1]", ["fox"], ["wolf ate"]).correct
