@@ -1,9 +1,12 @@
 """GraphStore: the store contract (design §4) over any Runner.
 
 Every method here runs the same Cypher on FalkorDB and Neo4j; only the schema DDL differs and
-comes from the runner. Documents are all-or-nothing: a document is written with status
-`pending` and flipped to `ready` last; retrieval ignores provenance from pending documents, and
-`cleanup_pending()` (run when a store opens) removes whatever a crashed ingest left behind.
+comes from the runner, and on FalkorDB a write's relations find their end nodes by the internal
+ids its entity statements return instead of by key (`_write_graph`, docs/ISSUES.md §54).
+
+Documents are all-or-nothing: a document is written with status `pending` and flipped to `ready`
+last; retrieval ignores provenance from pending documents, and `cleanup_pending()` (run when a
+store opens) removes whatever a crashed ingest left behind.
 
 Every mutation holds the data directory's write lock (`storygraph.locks`), and a writer holds it
 from `DOCUMENT_BEGIN` to `DOCUMENT_COMMIT`. So a pending document seen while holding the lock has
@@ -104,6 +107,7 @@ class GraphStore:
         self._types_cache: list[tuple[str, int]] | None = None
         self._types_read_at = 0.0
         self._names_lock = threading.Lock()
+        self._ends_by_node_id = runner.engine == "falkordb"
         logged = lock_dir is not None and runner.engine == "falkordb"
         self._change_log = ChangeLog(lock_dir) if logged and lock_dir else None
         self._change_reader = ChangeReader(lock_dir) if logged and lock_dir else None
@@ -202,22 +206,20 @@ class GraphStore:
         ]
         for rows in _batched(chunk_rows):
             statements.append((q.CHUNKS_CREATE, {"document_id": doc.id, "rows": rows}))
-        statements.extend(self._entity_statements(plan.entities, now))
         mention_rows = [
             {"chunk_id": chunk_id, "entity_key": record.key}
             for record in plan.entities
             for chunk_id in record.chunk_ids
         ]
-        for rows in _batched(mention_rows):
-            statements.append((q.MENTIONS_CREATE, {"rows": rows}))
+        mentions: list[Statement] = [
+            (q.MENTIONS_CREATE, {"rows": rows}) for rows in _batched(mention_rows)
+        ]
         existing_keys = self._existing_relation_keys(plan)
         history = entity_history(plan, self._entity_state(plan), existing_keys)
-        rows_by_type = self._relation_rows_by_type(plan.relations)
-        statements.extend(self._relation_statements(rows_by_type, now))
-        statements.extend(self._story_time_statements(plan.relations))
-        statements.extend(self._history_statements(doc, history, now))
-        statements.append((q.DOCUMENT_COMMIT, {"id": doc.id}))
-        committed = self._write(statements)
+        after = self._story_time_statements(plan.relations)
+        after.extend(self._history_statements(doc, history, now))
+        after.append((q.DOCUMENT_COMMIT, {"id": doc.id}))
+        committed = self._write_graph(statements, plan, mentions, after, now)
         if [row.get("id") for row in committed] != [doc.id]:
             self.delete_document(doc.id)  # the provenance written after the document went
             raise StoreError(
@@ -234,6 +236,60 @@ class GraphStore:
         finally:
             self._changed()
 
+    def _write_graph(
+        self,
+        before: list[Statement],
+        plan: MergePlan,
+        between: list[Statement],
+        after: list[Statement],
+        now: str,
+    ) -> list[Row]:
+        """Write `before`, the plan's entities, `between`, its relations and `after`, in that
+        order; the rows of the last statement.
+
+        Neo4j: one batch (one transaction), the relations matching their ends by key. FalkorDB
+        (no transactions: a batch there is its statements run in order either way): the entity
+        statements return their nodes' internal ids and the relations seek their ends by them
+        (RELATION_UPSERT_BY_NODE_ID; matching both ends by the key index was most of a 1M-edge
+        import, docs/ISSUES.md §48, §54). The ids are valid for the whole write: the write
+        lock keeps every other writer out, and this write deletes no node."""
+        if not self._ends_by_node_id:
+            rows_by_type = self._relation_rows_by_type(plan.relations)
+            return self._write(
+                [
+                    *before,
+                    *self._entity_statements(plan.entities, now),
+                    *between,
+                    *self._relation_statements(rows_by_type, now, q.RELATION_UPSERT),
+                    *after,
+                ]
+            )
+        try:
+            if before:
+                self.runner.run_batch(before)
+            node_ids: dict[str, int] = {}
+            for query, params in self._entity_statements(plan.entities, now, returning_ids=True):
+                for row in self.runner.run(query, params):
+                    node_ids[row["key"]] = row["node_id"]
+            self._add_node_ids(node_ids, plan.relations)
+            rows_by_type = self._relation_rows_by_node_id(plan.relations, node_ids)
+            relations = self._relation_statements(rows_by_type, now, q.RELATION_UPSERT_BY_NODE_ID)
+            return self.runner.run_batch([*between, *relations, *after])
+        finally:
+            self._changed()
+
+    def _add_node_ids(self, node_ids: dict[str, int], relations: Sequence[RelationRecord]) -> None:
+        """The ids of relation ends the plan's entities did not write (entities already in the
+        graph that a plan leaves out); an end with no node stays out, and its relation is not
+        written, as RELATION_UPSERT's MATCH by key writes none."""
+        missing = sorted(
+            {key for rel in relations for key in (rel.source_key, rel.target_key)} - node_ids.keys()
+        )
+        for start in range(0, len(missing), 500):
+            keys = missing[start : start + 500]
+            for row in self.runner.run(q.ENTITY_NODE_IDS, {"keys": keys}):
+                node_ids[row["key"]] = row["node_id"]
+
     @staticmethod
     def _counts(plan: MergePlan, existing_relations: int) -> WriteCounts:
         """What a written plan added to the graph and what it merged into existing nodes."""
@@ -245,7 +301,11 @@ class GraphStore:
             relations_merged=existing_relations,
         )
 
-    def _entity_statements(self, entities: Sequence[EntityRecord], now: str) -> list[Statement]:
+    def _entity_statements(
+        self, entities: Sequence[EntityRecord], now: str, *, returning_ids: bool = False
+    ) -> list[Statement]:
+        """The plan's entity writes; `returning_ids` (FalkorDB only): each returns its nodes'
+        keys and internal ids."""
         statements: list[Statement] = []
         relabel: dict[str, list[str]] = {}
         for record in entities:
@@ -257,8 +317,12 @@ class GraphStore:
         groups: dict[tuple[bool, str], list[dict[str, Any]]] = {}
         for record in entities:
             groups.setdefault((record.existing, record.label), []).append(_entity_row(record))
+        templates = {
+            True: q.ENTITY_UPSERT_RETURNING_IDS if returning_ids else q.ENTITY_UPSERT,
+            False: q.ENTITY_CREATE_RETURNING_IDS if returning_ids else q.ENTITY_CREATE,
+        }
         for (existing, label), label_rows in sorted(groups.items()):
-            template = q.ENTITY_UPSERT if existing else q.ENTITY_CREATE
+            template = templates[existing]
             query = q.render(template, label=label)
             for rows in _batched(label_rows):
                 statements.append((query, {"rows": rows, "now": now}))
@@ -268,7 +332,7 @@ class GraphStore:
     def _relation_rows_by_type(
         relations: Sequence[RelationRecord],
     ) -> dict[str, list[dict[str, Any]]]:
-        """RELATION_UPSERT's rows by relation type, each computed once per write."""
+        """RELATION_UPSERT's rows (ends by key) by relation type, each computed once per write."""
         by_type: dict[str, list[dict[str, Any]]] = {}
         for rel in relations:
             by_type.setdefault(rel.type, []).append(
@@ -282,12 +346,28 @@ class GraphStore:
         return by_type
 
     @staticmethod
+    def _relation_rows_by_node_id(
+        relations: Sequence[RelationRecord], node_ids: dict[str, int]
+    ) -> dict[str, list[dict[str, Any]]]:
+        """RELATION_UPSERT_BY_NODE_ID's rows (ends by internal id) by relation type; a relation
+        with an end of no node is left out (RELATION_UPSERT would match no node for it)."""
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        for rel in relations:
+            a, b = node_ids.get(rel.source_key), node_ids.get(rel.target_key)
+            if a is None or b is None:
+                continue
+            by_type.setdefault(rel.type, []).append(
+                {"a": a, "b": b, "chunk_ids": rel.chunk_ids, "evidence": rel.evidence}
+            )
+        return by_type
+
+    @staticmethod
     def _relation_statements(
-        rows_by_type: dict[str, list[dict[str, Any]]], now: str
+        rows_by_type: dict[str, list[dict[str, Any]]], now: str, template: str
     ) -> list[Statement]:
         statements: list[Statement] = []
         for rel_type, type_rows in sorted(rows_by_type.items()):
-            query = q.render(q.RELATION_UPSERT, rel_type=rel_type)
+            query = q.render(template, rel_type=rel_type)
             for rows in _batched(type_rows):
                 statements.append((query, {"rows": rows, "now": now}))
         return statements
@@ -753,15 +833,12 @@ class GraphStore:
         with self.writing(), collector_paused():
             now = _now()
             existing_keys = self._existing_relation_keys(plan)
-            statements = self._entity_statements(plan.entities, now)
-            rows_by_type = self._relation_rows_by_type(plan.relations)
-            statements.extend(self._relation_statements(rows_by_type, now))
-            statements.extend(self._story_time_statements(plan.relations))
+            after = self._story_time_statements(plan.relations)
             # Existing entities that gained a relation need a new summary (new ones have none).
             existing = {e.key for e in plan.entities if e.existing}
             new = [r for r in plan.relations if r.key not in existing_keys]
             grown = sorted({n for r in new for n in (r.source_key, r.target_key)} & existing)
             if grown:
-                statements.append((q.ENTITIES_MARK_STALE, {"keys": grown}))
-            self._write(statements)
+                after.append((q.ENTITIES_MARK_STALE, {"keys": grown}))
+            self._write_graph([], plan, [], after, now)
             return self._counts(plan, len(existing_keys))
