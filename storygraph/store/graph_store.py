@@ -39,7 +39,13 @@ from storygraph.store.change_log import (
 )
 from storygraph.store.gc_pause import collector_paused
 from storygraph.store.history import HistoryEntry, entity_history, history_entry
-from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord, entity_key
+from storygraph.store.plan import (
+    EntityRecord,
+    MergePlan,
+    RelationRecord,
+    entity_key,
+    unique_relations,
+)
 from storygraph.store.runner import Row, Runner, Statement
 from storygraph.store.story_time import (
     EXCLUSIVE_RELATION_TYPES,
@@ -99,7 +105,19 @@ def _entity_row(record: EntityRecord) -> dict[str, Any]:
 class GraphStore:
     """The graph of documents, chunks, entities and relations (design §3)."""
 
-    def __init__(self, runner: Runner, *, lock_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        runner: Runner,
+        *,
+        lock_dir: Path | None = None,
+        ends_by_node_id: bool | None = None,
+    ) -> None:
+        """`ends_by_node_id`: whether a write's relations find their ends by internal node id
+        (`_write_graph`); by default on FalkorDB only (Neo4j's ids are not stable), and
+        never on Neo4j. False on FalkorDB runs the key path Neo4j runs (the tests compare
+        the two)."""
+        if ends_by_node_id and runner.engine != "falkordb":
+            raise ValueError("relations by internal node id are for FalkorDB only")
         self.runner = runner
         self.lock_dir = lock_dir
         self._names_cache: list[Row] | None = None
@@ -107,7 +125,9 @@ class GraphStore:
         self._types_cache: list[tuple[str, int]] | None = None
         self._types_read_at = 0.0
         self._names_lock = threading.Lock()
-        self._ends_by_node_id = runner.engine == "falkordb"
+        self._ends_by_node_id = (
+            runner.engine == "falkordb" if ends_by_node_id is None else ends_by_node_id
+        )
         logged = lock_dir is not None and runner.engine == "falkordb"
         self._change_log = ChangeLog(lock_dir) if logged and lock_dir else None
         self._change_reader = ChangeReader(lock_dir) if logged and lock_dir else None
@@ -253,8 +273,9 @@ class GraphStore:
         (RELATION_UPSERT_BY_NODE_ID; matching both ends by the key index was most of a 1M-edge
         import, docs/ISSUES.md §48, §54). The ids are valid for the whole write: the write
         lock keeps every other writer out, and this write deletes no node."""
+        relations = unique_relations(plan.relations)
         if not self._ends_by_node_id:
-            rows_by_type = self._relation_rows_by_type(plan.relations)
+            rows_by_type = self._relation_rows_by_type(relations)
             return self._write(
                 [
                     *before,
@@ -271,10 +292,10 @@ class GraphStore:
             for query, params in self._entity_statements(plan.entities, now, returning_ids=True):
                 for row in self.runner.run(query, params):
                     node_ids[row["key"]] = row["node_id"]
-            self._add_node_ids(node_ids, plan.relations)
-            rows_by_type = self._relation_rows_by_node_id(plan.relations, node_ids)
-            relations = self._relation_statements(rows_by_type, now, q.RELATION_UPSERT_BY_NODE_ID)
-            return self.runner.run_batch([*between, *relations, *after])
+            self._add_node_ids(node_ids, relations)
+            rows_by_type = self._relation_rows_by_node_id(relations, node_ids)
+            writes = self._relation_statements(rows_by_type, now, q.RELATION_UPSERT_BY_NODE_ID)
+            return self.runner.run_batch([*between, *writes, *after])
         finally:
             self._changed()
 
