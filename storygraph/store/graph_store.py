@@ -289,8 +289,9 @@ class GraphStore:
             if before:
                 self.runner.run_batch(before)
             node_ids: dict[str, int] = {}
-            for query, params in self._entity_statements(plan.entities, now, returning_ids=True):
-                for row in self.runner.run(query, params):
+            entities = self._entity_statements(plan.entities, now, returning_ids=True)
+            for rows in self.runner.run_each(entities):
+                for row in rows:
                     node_ids[row["key"]] = row["node_id"]
             self._add_node_ids(node_ids, relations)
             rows_by_type = self._relation_rows_by_node_id(relations, node_ids)

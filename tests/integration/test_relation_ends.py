@@ -30,7 +30,7 @@ RETURN coalesce(a.key, a.id) AS a, type(r) AS type, coalesce(b.key, b.id) AS b,
 
 
 class Recording:
-    """A runner that remembers the first line of every query it ran."""
+    """A runner that remembers every query it was given."""
 
     def __init__(self, inner: FalkorDBRunner) -> None:
         self.inner = inner
@@ -46,6 +46,10 @@ class Recording:
     def run_batch(self, statements: Sequence[Statement]) -> list[Row]:
         self.queries.extend(query for query, _ in statements)
         return self.inner.run_batch(statements)
+
+    def run_each(self, statements: Sequence[Statement]) -> Iterator[list[Row]]:
+        self.queries.extend(query for query, _ in statements)
+        return self.inner.run_each(statements)
 
     def describe(self) -> str:
         return self.inner.describe()
