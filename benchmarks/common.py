@@ -201,8 +201,11 @@ class TempStore:
 
 
 @contextmanager
-def temp_store(root: Path, name: str, *, index: bool = True) -> Iterator[TempStore]:
-    """A GraphStore on its own embedded FalkorDB server in `root/name`, stopped afterwards."""
+def temp_store(
+    root: Path, name: str, *, index: bool = True, ends_by_node_id: bool | None = None
+) -> Iterator[TempStore]:
+    """A GraphStore on its own embedded FalkorDB server in `root/name`, stopped afterwards
+    (`ends_by_node_id`: as GraphStore's; False = the relations' ends by key, Neo4j's path)."""
     from storygraph.store.falkordb_runner import FalkorDBRunner
     from storygraph.store.falkordb_server import EmbeddedFalkorDB
 
@@ -210,7 +213,11 @@ def temp_store(root: Path, name: str, *, index: bool = True) -> Iterator[TempSto
     runner = FalkorDBRunner(server, "bench")
     timing = TimingRunner(runner)
     # as the app builds it: the data dir's write lock and change stamp (storygraph.locks)
-    store = GraphStore(timing, lock_dir=root / name)  # type: ignore[arg-type]
+    store = GraphStore(
+        timing,  # type: ignore[arg-type]
+        lock_dir=root / name,
+        ends_by_node_id=ends_by_node_id,
+    )
     if index:
         store.ensure_schema()
     timing.reset()

@@ -46,6 +46,9 @@ class FalkorDBRunner:
         self.graph_name = graph_name
         self._db: FalkorDB | None = None
         self._graph: Any = None
+        self._ahead: dict[int, tuple[str, Future[str]]] = {}
+        """Texts run_each is building, by the identity of their statement's parameters (the
+        statements are alive while run_each runs them), with their query."""
         self._connect()
 
     def _connect(self) -> None:
@@ -61,6 +64,9 @@ class FalkorDBRunner:
         return [dict(zip(names, row, strict=False)) for row in result.result_set or []]
 
     def run(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
+        ahead = self._ahead.pop(id(params), None) if params else None
+        if ahead is not None and ahead[0] is query:
+            return self._run_text(ahead[1].result())
         return self._run_text(_text((query, params or {})))
 
     def _run_text(self, text: str) -> list[Row]:
@@ -106,25 +112,25 @@ class FalkorDBRunner:
         """Run statements in order, yielding each one's rows. The text of the next
         TEXTS_AHEAD statements is built in a thread while the server runs the current one
         (the client's serialising of a 1M-edge import's parameters is seconds of one core
-        that the server's work hides). The statements run one at a time, in order, on this
-        connection, as `run` runs them."""
+        that the server's work hides). Each statement still goes through `run`, one at a
+        time, in order, on this connection."""
         if len(statements) < 2:
-            for statement in statements:
-                yield self._run_text(_text(statement))
+            for query, params in statements:
+                yield self.run(query, params)
             return
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="falkordb-text") as pool:
-            texts: deque[Future[str]] = deque()
-            following = iter(statements)
-            for statement in following:
-                texts.append(pool.submit(_text, statement))
-                if len(texts) > TEXTS_AHEAD:
-                    break
-            while texts:
-                text = texts.popleft().result()
-                statement = next(following, None)
-                if statement is not None:
-                    texts.append(pool.submit(_text, statement))
-                yield self._run_text(text)
+        mine: list[int] = []
+        try:
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="falkordb-text") as pool:
+                for index, (query, params) in enumerate(statements):
+                    for statement in statements[index + 1 : index + 1 + TEXTS_AHEAD]:
+                        key = id(statement[1])
+                        if statement[1] and key not in self._ahead:
+                            self._ahead[key] = (statement[0], pool.submit(_text, statement))
+                            mine.append(key)
+                    yield self.run(query, params)
+        finally:
+            for key in mine:  # texts built for statements that did not run (an error)
+                self._ahead.pop(key, None)
 
     def describe(self) -> str:
         return f"embedded FalkorDB (graph '{self.graph_name}', {self.server.paths.root})"

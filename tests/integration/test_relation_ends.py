@@ -5,6 +5,7 @@ same graph: the same nodes, edges and provenance, and report the same counts."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord
 from storygraph.store.runner import Row, Statement
 
 TIMESTAMPS = {"created_at", "updated_at"}
+AT = re.compile(r'"at": "[^"]*"')
 
 NODES = "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props"
 EDGES = """
@@ -139,7 +141,10 @@ def _document() -> tuple[DocumentInfo, list[Chunk], MergePlan]:
 
 def _graph(store: GraphStore) -> tuple[list[Any], list[Any]]:
     def clean(props: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in props.items() if k not in TIMESTAMPS}
+        kept = {k: v for k, v in props.items() if k not in TIMESTAMPS}
+        if "history" in kept:  # each entry says when it was written
+            kept["history"] = [AT.sub('"at": ""', entry) for entry in kept["history"]]
+        return kept
 
     nodes = sorted(
         (sorted(row["labels"]), sorted(clean(row["props"]).items(), key=str))
