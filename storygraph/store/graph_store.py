@@ -293,24 +293,20 @@ class GraphStore:
             for rows in self.runner.run_each(entities):
                 for row in rows:
                     node_ids[row["key"]] = row["node_id"]
-            self._add_node_ids(node_ids, relations)
             rows_by_type = self._relation_rows_by_node_id(relations, node_ids)
             writes = self._relation_statements(rows_by_type, now, q.RELATION_UPSERT_BY_NODE_ID)
             return self.runner.run_batch([*between, *writes, *after])
         finally:
             self._changed()
 
-    def _add_node_ids(self, node_ids: dict[str, int], relations: Sequence[RelationRecord]) -> None:
-        """The ids of relation ends the plan's entities did not write (entities already in the
-        graph that a plan leaves out); an end with no node stays out, and its relation is not
-        written, as RELATION_UPSERT's MATCH by key writes none."""
-        missing = sorted(
-            {key for rel in relations for key in (rel.source_key, rel.target_key)} - node_ids.keys()
-        )
-        for start in range(0, len(missing), 500):
-            keys = missing[start : start + 500]
-            for row in self.runner.run(q.ENTITY_NODE_IDS, {"keys": keys}):
-                node_ids[row["key"]] = row["node_id"]
+    def _node_ids(self, keys: Sequence[str]) -> dict[str, int]:
+        """The internal ids of the entities of these keys that have a node."""
+        found: dict[str, int] = {}
+        for start in range(0, len(keys), 500):
+            batch = list(keys[start : start + 500])
+            for row in self.runner.run(q.ENTITY_NODE_IDS, {"keys": batch}):
+                found[row["key"]] = row["node_id"]
+        return found
 
     @staticmethod
     def _counts(plan: MergePlan, existing_relations: int) -> WriteCounts:
@@ -367,20 +363,33 @@ class GraphStore:
             )
         return by_type
 
-    @staticmethod
     def _relation_rows_by_node_id(
-        relations: Sequence[RelationRecord], node_ids: dict[str, int]
+        self, relations: Sequence[RelationRecord], node_ids: dict[str, int]
     ) -> dict[str, list[dict[str, Any]]]:
-        """RELATION_UPSERT_BY_NODE_ID's rows (ends by internal id) by relation type; a relation
-        with an end of no node is left out (RELATION_UPSERT would match no node for it)."""
+        """RELATION_UPSERT_BY_NODE_ID's rows (ends by internal id) by relation type, in one pass
+        over the relations. The ids of ends the plan's entities did not write (entities already
+        in the graph that the plan leaves out) are read afterwards; a relation with an end of
+        no node is left out, as RELATION_UPSERT's MATCH by key writes none."""
         by_type: dict[str, list[dict[str, Any]]] = {}
+        unknown: list[tuple[RelationRecord, str, str]] = []
         for rel in relations:
-            a, b = node_ids.get(rel.source_key), node_ids.get(rel.target_key)
+            source, target = rel.source_key, rel.target_key
+            a, b = node_ids.get(source), node_ids.get(target)
             if a is None or b is None:
+                unknown.append((rel, source, target))
                 continue
             by_type.setdefault(rel.type, []).append(
                 {"a": a, "b": b, "chunk_ids": rel.chunk_ids, "evidence": rel.evidence}
             )
+        if unknown:
+            wanted = {key for _, s, t in unknown for key in (s, t)} - node_ids.keys()
+            node_ids.update(self._node_ids(sorted(wanted)))
+        for rel, source, target in unknown:
+            a, b = node_ids.get(source), node_ids.get(target)
+            if a is not None and b is not None:
+                by_type.setdefault(rel.type, []).append(
+                    {"a": a, "b": b, "chunk_ids": rel.chunk_ids, "evidence": rel.evidence}
+                )
         return by_type
 
     @staticmethod
@@ -858,8 +867,10 @@ class GraphStore:
             after = self._story_time_statements(plan.relations)
             # Existing entities that gained a relation need a new summary (new ones have none).
             existing = {e.key for e in plan.entities if e.existing}
-            new = [r for r in plan.relations if r.key not in existing_keys]
-            grown = sorted({n for r in new for n in (r.source_key, r.target_key)} & existing)
+            grown: list[str] = []
+            if existing:  # an import into new entities only has none (1M edges: 1-3 s)
+                new = [r for r in plan.relations if r.key not in existing_keys]
+                grown = sorted({n for r in new for n in (r.source_key, r.target_key)} & existing)
             if grown:
                 after.append((q.ENTITIES_MARK_STALE, {"keys": grown}))
             self._write_graph([], plan, [], after, now)
