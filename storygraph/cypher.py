@@ -256,11 +256,7 @@ RETURN e.id AS id, e.norm AS norm, e.type AS type, e.key AS key, e.document_id A
 # by one or all at once. The former form (a WITH pipeline computing the union for every row)
 # made a new edge pay for the union too: the one-statement form wrote the same 100k edges in
 # 10-14 % less time (docs/ISSUES.md §48). Rows: source_key, target_key, chunk_ids, evidence.
-RELATION_UPSERT = """
-UNWIND $rows AS row
-MATCH (a:__Entity__ {key: row.source_key})
-MATCH (b:__Entity__ {key: row.target_key})
-MERGE (a)-[r:<<rel_type>>]->(b)
+_RELATION_MERGE = """MERGE (a)-[r:<<rel_type>>]->(b)
 ON CREATE SET r.created_at = $now, r.chunk_ids = row.chunk_ids, r.evidence = row.evidence,
     r.weight = size(row.chunk_ids), r.updated_at = $now
 ON MATCH SET
@@ -272,6 +268,17 @@ ON MATCH SET
         WHERE NOT c IN coalesce(r.chunk_ids, [])],
     r.updated_at = $now
 """
+"""The MERGE of an edge between `a` and `b` with its provenance (RELATION_UPSERT and, on FalkorDB,
+RELATION_UPSERT_BY_NODE_ID: the same sets whichever way the ends were found)."""
+
+RELATION_UPSERT = (
+    """
+UNWIND $rows AS row
+MATCH (a:__Entity__ {key: row.source_key})
+MATCH (b:__Entity__ {key: row.target_key})
+"""
+    + _RELATION_MERGE
+)
 
 # --- FalkorDB only: a write's relations find their ends by the nodes' internal ids ----------
 # The entity writes of the same write return each node's id (FalkorDB keeps a node's id while
@@ -295,23 +302,15 @@ MATCH (e:__Entity__ {key: key})
 RETURN e.key AS key, id(e) AS node_id
 """
 
-RELATION_UPSERT_BY_NODE_ID = """
+RELATION_UPSERT_BY_NODE_ID = (
+    """
 UNWIND $rows AS row
 WITH row, row.a AS a_id, row.b AS b_id
 MATCH (a) WHERE id(a) = a_id
 MATCH (b) WHERE id(b) = b_id
-MERGE (a)-[r:<<rel_type>>]->(b)
-ON CREATE SET r.created_at = $now, r.chunk_ids = row.chunk_ids, r.evidence = row.evidence,
-    r.weight = size(row.chunk_ids), r.updated_at = $now
-ON MATCH SET
-    r.evidence = coalesce(r.evidence, []) + [i IN range(0, size(row.chunk_ids) - 1)
-        WHERE NOT row.chunk_ids[i] IN coalesce(r.chunk_ids, []) | row.evidence[i]],
-    r.weight = size(coalesce(r.chunk_ids, []) + [c IN row.chunk_ids
-        WHERE NOT c IN coalesce(r.chunk_ids, [])]),
-    r.chunk_ids = coalesce(r.chunk_ids, []) + [c IN row.chunk_ids
-        WHERE NOT c IN coalesce(r.chunk_ids, [])],
-    r.updated_at = $now
 """
+    + _RELATION_MERGE
+)
 
 FALKORDB_ONLY: frozenset[str] = frozenset(
     {
