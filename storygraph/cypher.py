@@ -290,11 +290,11 @@ MATCH (b:__Entity__ {key: row.target_key})
 # reused and whose `id()` is deprecated: there the same write matches ends by key (RELATION_UPSERT
 # above). Kept out of the Neo4j lint by FALKORDB_ONLY below; the set semantics are
 # RELATION_UPSERT's, held equal by tests/integration/test_relation_ends.py.
-NODE_IDS_RETURN = "RETURN e.key AS key, id(e) AS node_id\n"
+_NODE_IDS_RETURN = "RETURN e.key AS key, id(e) AS node_id\n"
 
-ENTITY_UPSERT_RETURNING_IDS = ENTITY_UPSERT + NODE_IDS_RETURN
+ENTITY_UPSERT_RETURNING_IDS = ENTITY_UPSERT + _NODE_IDS_RETURN
 
-ENTITY_CREATE_RETURNING_IDS = ENTITY_CREATE + NODE_IDS_RETURN
+ENTITY_CREATE_RETURNING_IDS = ENTITY_CREATE + _NODE_IDS_RETURN
 
 ENTITY_NODE_IDS = """
 UNWIND $keys AS key
@@ -314,7 +314,6 @@ MATCH (b) WHERE id(b) = b_id
 
 FALKORDB_ONLY: frozenset[str] = frozenset(
     {
-        "NODE_IDS_RETURN",
         "ENTITY_UPSERT_RETURNING_IDS",
         "ENTITY_CREATE_RETURNING_IDS",
         "ENTITY_NODE_IDS",
