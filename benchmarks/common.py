@@ -8,6 +8,7 @@ import platform
 import re
 import statistics
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -141,10 +142,19 @@ class TimingRunner:
             self.calls[key] = self.calls.get(key, 0) + 1
 
     def run_batch(self, statements: Sequence[Statement]) -> list[Row]:
-        rows: list[Row] = []
-        for query, params in statements:
-            rows = self.run(query, params)
-        return rows
+        last = deque(self.run_each(statements), maxlen=1)
+        return last[0] if last else []
+
+    def run_each(self, statements: Sequence[Statement]) -> Iterator[list[Row]]:
+        """The inner runner's run_each (FalkorDB builds the next statements' text while the
+        server runs one), each statement timed from the end of the one before to its rows."""
+        started = time.perf_counter()
+        for (query, _), rows in zip(statements, self.inner.run_each(statements), strict=False):
+            key = query_key(query)
+            self.seconds[key] = self.seconds.get(key, 0.0) + time.perf_counter() - started
+            self.calls[key] = self.calls.get(key, 0) + 1
+            yield rows
+            started = time.perf_counter()
 
     def describe(self) -> str:
         return str(self.inner.describe())
@@ -191,8 +201,11 @@ class TempStore:
 
 
 @contextmanager
-def temp_store(root: Path, name: str, *, index: bool = True) -> Iterator[TempStore]:
-    """A GraphStore on its own embedded FalkorDB server in `root/name`, stopped afterwards."""
+def temp_store(
+    root: Path, name: str, *, index: bool = True, ends_by_node_id: bool | None = None
+) -> Iterator[TempStore]:
+    """A GraphStore on its own embedded FalkorDB server in `root/name`, stopped afterwards
+    (`ends_by_node_id`: as GraphStore's; False = the relations' ends by key, Neo4j's path)."""
     from storygraph.store.falkordb_runner import FalkorDBRunner
     from storygraph.store.falkordb_server import EmbeddedFalkorDB
 
@@ -200,7 +213,11 @@ def temp_store(root: Path, name: str, *, index: bool = True) -> Iterator[TempSto
     runner = FalkorDBRunner(server, "bench")
     timing = TimingRunner(runner)
     # as the app builds it: the data dir's write lock and change stamp (storygraph.locks)
-    store = GraphStore(timing, lock_dir=root / name)  # type: ignore[arg-type]
+    store = GraphStore(
+        timing,  # type: ignore[arg-type]
+        lock_dir=root / name,
+        ends_by_node_id=ends_by_node_id,
+    )
     if index:
         store.ensure_schema()
     timing.reset()

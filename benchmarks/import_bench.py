@@ -1,10 +1,13 @@
 """Import throughput into embedded FalkorDB: batched UNWIND vs row-by-row, with / without index.
 
 Batched = the app's own `GraphStore.write_plan` (ENTITY_UPSERT / RELATION_UPSERT from
-storygraph/cypher.py, 500 rows per UNWIND). Row-by-row = the same RELATION_UPSERT with one row
-per call. Only the batched-with-index path is run in full; the three slower paths are timed on
-a sample of new edges written into the same loaded graph, and extrapolated linearly to the
-full edge count (each edge's cost depends on the node count, which the sample shares).
+storygraph/cypher.py, 500 rows per UNWIND) with the relations' ends matched by key, the path
+this benchmark is about (Neo4j's; on FalkorDB the app now seeks them by node id, measured by
+the scale benchmark and `benchmarks.import_ends`, docs/ISSUES.md §54). Row-by-row = the same
+RELATION_UPSERT with one row per call. Only the batched-with-index path is run in full; the
+three slower paths are timed on a sample of new edges written into the same loaded graph, and
+extrapolated linearly to the full edge count (each edge's cost depends on the node count,
+which the sample shares).
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ def _upsert_seconds(ts: TempStore, edges: list[RelationRecord], batch: int) -> f
 def _scale(root: Path, nodes: int, edges: int, samples: dict[str, int]) -> dict[str, Any]:
     plan = make_plan(nodes, edges)
     out: dict[str, Any] = {"nodes": nodes, "edges": edges}
-    with temp_store(root, f"import-{edges}") as ts:
+    with temp_store(root, f"import-{edges}", ends_by_node_id=False) as ts:
         started = time.perf_counter()
         ts.store.write_plan(plan)
         out["write_plan_s"] = time.perf_counter() - started

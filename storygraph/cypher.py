@@ -6,7 +6,8 @@ Rules (design §3-4):
 - A label or relation type can only reach a query through a `<<label>>` / `<<rel_type>>` /
   `<<old_label>>` placeholder filled by `render()`, which accepts nothing but already-sanitised
   identifiers (`^[A-Za-z_][A-Za-z0-9_]*$`) and backticks them.
-- Per-engine pieces are limited to schema DDL (the `*_FALKORDB` / `*_NEO4J` constants).
+- Per-engine pieces are limited to schema DDL (the `*_FALKORDB` / `*_NEO4J` constants) and the
+  FalkorDB write path that matches a relation's ends by internal node id (FALKORDB_ONLY).
 
 `tests/integration/test_cypher_dialect.py` runs every constant through Neo4j's own parser.
 """
@@ -255,11 +256,7 @@ RETURN e.id AS id, e.norm AS norm, e.type AS type, e.key AS key, e.document_id A
 # by one or all at once. The former form (a WITH pipeline computing the union for every row)
 # made a new edge pay for the union too: the one-statement form wrote the same 100k edges in
 # 10-14 % less time (docs/ISSUES.md §48). Rows: source_key, target_key, chunk_ids, evidence.
-RELATION_UPSERT = """
-UNWIND $rows AS row
-MATCH (a:__Entity__ {key: row.source_key})
-MATCH (b:__Entity__ {key: row.target_key})
-MERGE (a)-[r:<<rel_type>>]->(b)
+_RELATION_MERGE = """MERGE (a)-[r:<<rel_type>>]->(b)
 ON CREATE SET r.created_at = $now, r.chunk_ids = row.chunk_ids, r.evidence = row.evidence,
     r.weight = size(row.chunk_ids), r.updated_at = $now
 ON MATCH SET
@@ -271,6 +268,59 @@ ON MATCH SET
         WHERE NOT c IN coalesce(r.chunk_ids, [])],
     r.updated_at = $now
 """
+"""The MERGE of an edge between `a` and `b` with its provenance (RELATION_UPSERT and, on FalkorDB,
+RELATION_UPSERT_BY_NODE_ID: the same sets whichever way the ends were found)."""
+
+RELATION_UPSERT = (
+    """
+UNWIND $rows AS row
+MATCH (a:__Entity__ {key: row.source_key})
+MATCH (b:__Entity__ {key: row.target_key})
+"""
+    + _RELATION_MERGE
+)
+
+# --- FalkorDB only: a write's relations find their ends by the nodes' internal ids ----------
+# The entity writes of the same write return each node's id (FalkorDB keeps a node's id while
+# the node lives, and the write lock keeps every other writer out until the write is over), so
+# the relation statement seeks both ends by id instead of by the key index: at 300k edges on
+# 2 shared cores 4.5-5.1 s against 6.4-8.4 s (docs/ISSUES.md §54). The ids are projected to
+# plain variables first: FalkorDB 4.16 seeks by id (NodeByIdSeek) for `id(n) = variable`, but
+# `id(n) = row.a` scans every node for every row. Never sent to Neo4j, whose internal ids may be
+# reused and whose `id()` is deprecated: there the same write matches ends by key (RELATION_UPSERT
+# above). Kept out of the Neo4j lint by FALKORDB_ONLY below; the set semantics are
+# RELATION_UPSERT's, held equal by tests/integration/test_relation_ends.py.
+_NODE_IDS_RETURN = "RETURN e.key AS key, id(e) AS node_id\n"
+
+ENTITY_UPSERT_RETURNING_IDS = ENTITY_UPSERT + _NODE_IDS_RETURN
+
+ENTITY_CREATE_RETURNING_IDS = ENTITY_CREATE + _NODE_IDS_RETURN
+
+ENTITY_NODE_IDS = """
+UNWIND $keys AS key
+MATCH (e:__Entity__ {key: key})
+RETURN e.key AS key, id(e) AS node_id
+"""
+
+RELATION_UPSERT_BY_NODE_ID = (
+    """
+UNWIND $rows AS row
+WITH row, row.a AS a_id, row.b AS b_id
+MATCH (a) WHERE id(a) = a_id
+MATCH (b) WHERE id(b) = b_id
+"""
+    + _RELATION_MERGE
+)
+
+FALKORDB_ONLY: frozenset[str] = frozenset(
+    {
+        "ENTITY_UPSERT_RETURNING_IDS",
+        "ENTITY_CREATE_RETURNING_IDS",
+        "ENTITY_NODE_IDS",
+        "RELATION_UPSERT_BY_NODE_ID",
+    }
+)
+"""Queries only the FalkorDB runner is given (internal node ids); not Neo4j Cypher we lint."""
 
 RELATIONS_EXISTING = """
 UNWIND $rows AS row
@@ -662,10 +712,11 @@ def render(template: str, **identifiers: str) -> str:
 
 
 def all_queries() -> dict[str, str]:
-    """Every query constant of this module, templates rendered with a sample identifier."""
+    """Every query constant of this module sent to Neo4j too (all but FALKORDB_ONLY), templates
+    rendered with a sample identifier."""
     found: dict[str, str] = {}
     for name, value in globals().items():
-        if not name.isupper() or name.startswith("_"):
+        if not name.isupper() or name.startswith("_") or name in FALKORDB_ONLY:
             continue
         if isinstance(value, str) and name not in {"IDENTIFIER_RE"}:
             sample = {p: "Sample_Type" for p in placeholders(value)}

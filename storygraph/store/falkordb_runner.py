@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import redis
@@ -21,6 +23,16 @@ _CONNECTION_ERRORS = (redis.ConnectionError, redis.TimeoutError, ConnectionError
 QUERY_TIMEOUT_S = 60.0
 """Longest wait for one query's reply (the largest import of the benchmarks takes ~2 s)."""
 
+TEXTS_AHEAD = 2
+"""Statements of a batch whose text (parameters header + query) is built ahead, in a thread,
+while the server runs the current one (docs/ISSUES.md §54)."""
+
+
+def _text(statement: Statement) -> str:
+    query, params = statement
+    # the parameters' header built here, as the client would, only faster (falkordb_params)
+    return params_header(params) + query
+
 
 class FalkorDBRunner:
     """Runs Cypher on one graph of an embedded FalkorDB server; restarts the server if it died."""
@@ -34,6 +46,9 @@ class FalkorDBRunner:
         self.graph_name = graph_name
         self._db: FalkorDB | None = None
         self._graph: Any = None
+        self._ahead: dict[int, tuple[str, Future[str]]] = {}
+        """Texts run_each is building, by the identity of their statement's parameters (the
+        statements are alive while run_each runs them), with their query."""
         self._connect()
 
     def _connect(self) -> None:
@@ -43,15 +58,20 @@ class FalkorDBRunner:
         self._db = FalkorDB(unix_socket_path=str(socket), socket_timeout=QUERY_TIMEOUT_S)
         self._graph = self._db.select_graph(self.graph_name)
 
-    def _query(self, query: str, params: dict[str, Any] | None) -> list[Row]:
-        # the parameters' header built here, as the client would, only faster (falkordb_params)
-        result = self._graph.query(params_header(params) + query)
+    def _query(self, text: str) -> list[Row]:
+        result = self._graph.query(text)
         names = [str(column[1]) for column in (result.header or [])]
         return [dict(zip(names, row, strict=False)) for row in result.result_set or []]
 
     def run(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
+        ahead = self._ahead.pop(id(params), None) if params else None
+        if ahead is not None and ahead[0] is query:
+            return self._run_text(ahead[1].result())
+        return self._run_text(_text((query, params or {})))
+
+    def _run_text(self, text: str) -> list[Row]:
         try:
-            return self._query(query, params)
+            return self._query(text)
         except redis.TimeoutError:
             # No reply within QUERY_TIMEOUT_S: a server stuck on a lock (seen: FalkorDB waiting
             # forever in Globals_AddGraph on a fresh graph) never recovers by itself. Replace it
@@ -59,7 +79,7 @@ class FalkorDBRunner:
             try:
                 self.server.replace_hung_server()
                 self._connect()
-                return self._query(query, params)
+                return self._query(text)
             except _CONNECTION_ERRORS as exc:
                 raise StoreError(
                     f"The embedded graph database is not answering ({exc}).",
@@ -73,7 +93,7 @@ class FalkorDBRunner:
             # twice (tests/faults/test_concurrency.py kills the server after a write is applied).
             try:
                 self._connect()
-                return self._query(query, params)
+                return self._query(text)
             except _CONNECTION_ERRORS as exc:
                 raise StoreError(
                     f"The embedded graph database is not answering ({exc}).",
@@ -85,10 +105,32 @@ class FalkorDBRunner:
     def run_batch(self, statements: Sequence[Statement]) -> list[Row]:
         # FalkorDB has no multi-statement transactions; GraphStore makes the batch
         # all-or-nothing at the document level (pending status + cleanup).
-        rows: list[Row] = []
-        for query, params in statements:
-            rows = self.run(query, params)
-        return rows
+        last = deque(self.run_each(statements), maxlen=1)
+        return last[0] if last else []
+
+    def run_each(self, statements: Sequence[Statement]) -> Iterator[list[Row]]:
+        """Run statements in order, yielding each one's rows. The text of the next
+        TEXTS_AHEAD statements is built in a thread while the server runs the current one
+        (the client's serialising of a 1M-edge import's parameters is seconds of one core
+        that the server's work hides). Each statement still goes through `run`, one at a
+        time, in order, on this connection."""
+        if len(statements) < 2:
+            for query, params in statements:
+                yield self.run(query, params)
+            return
+        mine: list[int] = []
+        try:
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="falkordb-text") as pool:
+                for index, (query, params) in enumerate(statements):
+                    for statement in statements[index + 1 : index + 1 + TEXTS_AHEAD]:
+                        key = id(statement[1])
+                        if statement[1] and key not in self._ahead:
+                            self._ahead[key] = (statement[0], pool.submit(_text, statement))
+                            mine.append(key)
+                    yield self.run(query, params)
+        finally:
+            for key in mine:  # texts built for statements that did not run (an error)
+                self._ahead.pop(key, None)
 
     def describe(self) -> str:
         return f"embedded FalkorDB (graph '{self.graph_name}', {self.server.paths.root})"

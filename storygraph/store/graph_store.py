@@ -1,9 +1,12 @@
 """GraphStore: the store contract (design §4) over any Runner.
 
 Every method here runs the same Cypher on FalkorDB and Neo4j; only the schema DDL differs and
-comes from the runner. Documents are all-or-nothing: a document is written with status
-`pending` and flipped to `ready` last; retrieval ignores provenance from pending documents, and
-`cleanup_pending()` (run when a store opens) removes whatever a crashed ingest left behind.
+comes from the runner, and on FalkorDB a write's relations find their end nodes by the internal
+ids its entity statements return instead of by key (`_write_graph`, docs/ISSUES.md §54).
+
+Documents are all-or-nothing: a document is written with status `pending` and flipped to `ready`
+last; retrieval ignores provenance from pending documents, and `cleanup_pending()` (run when a
+store opens) removes whatever a crashed ingest left behind.
 
 Every mutation holds the data directory's write lock (`storygraph.locks`), and a writer holds it
 from `DOCUMENT_BEGIN` to `DOCUMENT_COMMIT`. So a pending document seen while holding the lock has
@@ -36,7 +39,13 @@ from storygraph.store.change_log import (
 )
 from storygraph.store.gc_pause import collector_paused
 from storygraph.store.history import HistoryEntry, entity_history, history_entry
-from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord, entity_key
+from storygraph.store.plan import (
+    EntityRecord,
+    MergePlan,
+    RelationRecord,
+    entity_key,
+    unique_relations,
+)
 from storygraph.store.runner import Row, Runner, Statement
 from storygraph.store.story_time import (
     EXCLUSIVE_RELATION_TYPES,
@@ -96,7 +105,19 @@ def _entity_row(record: EntityRecord) -> dict[str, Any]:
 class GraphStore:
     """The graph of documents, chunks, entities and relations (design §3)."""
 
-    def __init__(self, runner: Runner, *, lock_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        runner: Runner,
+        *,
+        lock_dir: Path | None = None,
+        ends_by_node_id: bool | None = None,
+    ) -> None:
+        """`ends_by_node_id`: whether a write's relations find their ends by internal node id
+        (`_write_graph`); by default on FalkorDB only (Neo4j's ids are not stable), and
+        never on Neo4j. False on FalkorDB runs the key path Neo4j runs (the tests compare
+        the two)."""
+        if ends_by_node_id and runner.engine != "falkordb":
+            raise ValueError("relations by internal node id are for FalkorDB only")
         self.runner = runner
         self.lock_dir = lock_dir
         self._names_cache: list[Row] | None = None
@@ -104,6 +125,9 @@ class GraphStore:
         self._types_cache: list[tuple[str, int]] | None = None
         self._types_read_at = 0.0
         self._names_lock = threading.Lock()
+        self._ends_by_node_id = (
+            runner.engine == "falkordb" if ends_by_node_id is None else ends_by_node_id
+        )
         logged = lock_dir is not None and runner.engine == "falkordb"
         self._change_log = ChangeLog(lock_dir) if logged and lock_dir else None
         self._change_reader = ChangeReader(lock_dir) if logged and lock_dir else None
@@ -202,22 +226,20 @@ class GraphStore:
         ]
         for rows in _batched(chunk_rows):
             statements.append((q.CHUNKS_CREATE, {"document_id": doc.id, "rows": rows}))
-        statements.extend(self._entity_statements(plan.entities, now))
         mention_rows = [
             {"chunk_id": chunk_id, "entity_key": record.key}
             for record in plan.entities
             for chunk_id in record.chunk_ids
         ]
-        for rows in _batched(mention_rows):
-            statements.append((q.MENTIONS_CREATE, {"rows": rows}))
+        mentions: list[Statement] = [
+            (q.MENTIONS_CREATE, {"rows": rows}) for rows in _batched(mention_rows)
+        ]
         existing_keys = self._existing_relation_keys(plan)
         history = entity_history(plan, self._entity_state(plan), existing_keys)
-        rows_by_type = self._relation_rows_by_type(plan.relations)
-        statements.extend(self._relation_statements(rows_by_type, now))
-        statements.extend(self._story_time_statements(plan.relations))
-        statements.extend(self._history_statements(doc, history, now))
-        statements.append((q.DOCUMENT_COMMIT, {"id": doc.id}))
-        committed = self._write(statements)
+        after = self._story_time_statements(plan.relations)
+        after.extend(self._history_statements(doc, history, now))
+        after.append((q.DOCUMENT_COMMIT, {"id": doc.id}))
+        committed = self._write_graph(statements, plan, mentions, after, now)
         if [row.get("id") for row in committed] != [doc.id]:
             self.delete_document(doc.id)  # the provenance written after the document went
             raise StoreError(
@@ -234,6 +256,58 @@ class GraphStore:
         finally:
             self._changed()
 
+    def _write_graph(
+        self,
+        before: list[Statement],
+        plan: MergePlan,
+        between: list[Statement],
+        after: list[Statement],
+        now: str,
+    ) -> list[Row]:
+        """Write `before`, the plan's entities, `between`, its relations and `after`, in that
+        order; the rows of the last statement.
+
+        Neo4j: one batch (one transaction), the relations matching their ends by key. FalkorDB
+        (no transactions: a batch there is its statements run in order either way): the entity
+        statements return their nodes' internal ids and the relations seek their ends by them
+        (RELATION_UPSERT_BY_NODE_ID; matching both ends by the key index was most of a 1M-edge
+        import, docs/ISSUES.md §48, §54). The ids are valid for the whole write: the write
+        lock keeps every other writer out, and this write deletes no node."""
+        relations = unique_relations(plan.relations)
+        if not self._ends_by_node_id:
+            rows_by_type = self._relation_rows_by_type(relations)
+            return self._write(
+                [
+                    *before,
+                    *self._entity_statements(plan.entities, now),
+                    *between,
+                    *self._relation_statements(rows_by_type, now, q.RELATION_UPSERT),
+                    *after,
+                ]
+            )
+        try:
+            if before:
+                self.runner.run_batch(before)
+            node_ids: dict[str, int] = {}
+            entities = self._entity_statements(plan.entities, now, returning_ids=True)
+            for rows in self.runner.run_each(entities):
+                for row in rows:
+                    node_ids[row["key"]] = row["node_id"]
+            rows_by_type = self._relation_rows_by_node_id(relations, node_ids)
+            writes = self._relation_statements(rows_by_type, now, q.RELATION_UPSERT_BY_NODE_ID)
+            return self.runner.run_batch([*between, *writes, *after])
+        finally:
+            self._changed()
+
+    def _node_ids(self, keys: Sequence[str]) -> dict[str, int]:
+        """The internal ids of the entities of these keys that have a node."""
+        found: dict[str, int] = {}
+        for start in range(0, len(keys), 500):
+            batch = list(keys[start : start + 500])
+            for row in self.runner.run(q.ENTITY_NODE_IDS, {"keys": batch}):
+                found[row["key"]] = row["node_id"]
+        return found
+
     @staticmethod
     def _counts(plan: MergePlan, existing_relations: int) -> WriteCounts:
         """What a written plan added to the graph and what it merged into existing nodes."""
@@ -245,7 +319,11 @@ class GraphStore:
             relations_merged=existing_relations,
         )
 
-    def _entity_statements(self, entities: Sequence[EntityRecord], now: str) -> list[Statement]:
+    def _entity_statements(
+        self, entities: Sequence[EntityRecord], now: str, *, returning_ids: bool = False
+    ) -> list[Statement]:
+        """The plan's entity writes; `returning_ids` (FalkorDB only): each returns its nodes'
+        keys and internal ids."""
         statements: list[Statement] = []
         relabel: dict[str, list[str]] = {}
         for record in entities:
@@ -257,8 +335,12 @@ class GraphStore:
         groups: dict[tuple[bool, str], list[dict[str, Any]]] = {}
         for record in entities:
             groups.setdefault((record.existing, record.label), []).append(_entity_row(record))
+        templates = {
+            True: q.ENTITY_UPSERT_RETURNING_IDS if returning_ids else q.ENTITY_UPSERT,
+            False: q.ENTITY_CREATE_RETURNING_IDS if returning_ids else q.ENTITY_CREATE,
+        }
         for (existing, label), label_rows in sorted(groups.items()):
-            template = q.ENTITY_UPSERT if existing else q.ENTITY_CREATE
+            template = templates[existing]
             query = q.render(template, label=label)
             for rows in _batched(label_rows):
                 statements.append((query, {"rows": rows, "now": now}))
@@ -268,7 +350,7 @@ class GraphStore:
     def _relation_rows_by_type(
         relations: Sequence[RelationRecord],
     ) -> dict[str, list[dict[str, Any]]]:
-        """RELATION_UPSERT's rows by relation type, each computed once per write."""
+        """RELATION_UPSERT's rows (ends by key) by relation type, each computed once per write."""
         by_type: dict[str, list[dict[str, Any]]] = {}
         for rel in relations:
             by_type.setdefault(rel.type, []).append(
@@ -281,13 +363,42 @@ class GraphStore:
             )
         return by_type
 
+    def _relation_rows_by_node_id(
+        self, relations: Sequence[RelationRecord], node_ids: dict[str, int]
+    ) -> dict[str, list[dict[str, Any]]]:
+        """RELATION_UPSERT_BY_NODE_ID's rows (ends by internal id) by relation type, in one pass
+        over the relations. The ids of ends the plan's entities did not write (entities already
+        in the graph that the plan leaves out) are read afterwards; a relation with an end of
+        no node is left out, as RELATION_UPSERT's MATCH by key writes none."""
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        unknown: list[tuple[RelationRecord, str, str]] = []
+        for rel in relations:
+            source, target = rel.source_key, rel.target_key
+            a, b = node_ids.get(source), node_ids.get(target)
+            if a is None or b is None:
+                unknown.append((rel, source, target))
+                continue
+            by_type.setdefault(rel.type, []).append(
+                {"a": a, "b": b, "chunk_ids": rel.chunk_ids, "evidence": rel.evidence}
+            )
+        if unknown:
+            wanted = {key for _, s, t in unknown for key in (s, t)} - node_ids.keys()
+            node_ids.update(self._node_ids(sorted(wanted)))
+        for rel, source, target in unknown:
+            a, b = node_ids.get(source), node_ids.get(target)
+            if a is not None and b is not None:
+                by_type.setdefault(rel.type, []).append(
+                    {"a": a, "b": b, "chunk_ids": rel.chunk_ids, "evidence": rel.evidence}
+                )
+        return by_type
+
     @staticmethod
     def _relation_statements(
-        rows_by_type: dict[str, list[dict[str, Any]]], now: str
+        rows_by_type: dict[str, list[dict[str, Any]]], now: str, template: str
     ) -> list[Statement]:
         statements: list[Statement] = []
         for rel_type, type_rows in sorted(rows_by_type.items()):
-            query = q.render(q.RELATION_UPSERT, rel_type=rel_type)
+            query = q.render(template, rel_type=rel_type)
             for rows in _batched(type_rows):
                 statements.append((query, {"rows": rows, "now": now}))
         return statements
@@ -753,15 +864,14 @@ class GraphStore:
         with self.writing(), collector_paused():
             now = _now()
             existing_keys = self._existing_relation_keys(plan)
-            statements = self._entity_statements(plan.entities, now)
-            rows_by_type = self._relation_rows_by_type(plan.relations)
-            statements.extend(self._relation_statements(rows_by_type, now))
-            statements.extend(self._story_time_statements(plan.relations))
+            after = self._story_time_statements(plan.relations)
             # Existing entities that gained a relation need a new summary (new ones have none).
             existing = {e.key for e in plan.entities if e.existing}
-            new = [r for r in plan.relations if r.key not in existing_keys]
-            grown = sorted({n for r in new for n in (r.source_key, r.target_key)} & existing)
+            grown: list[str] = []
+            if existing:  # an import into new entities only has none (1M edges: 1-3 s)
+                new = [r for r in plan.relations if r.key not in existing_keys]
+                grown = sorted({n for r in new for n in (r.source_key, r.target_key)} & existing)
             if grown:
-                statements.append((q.ENTITIES_MARK_STALE, {"keys": grown}))
-            self._write(statements)
+                after.append((q.ENTITIES_MARK_STALE, {"keys": grown}))
+            self._write_graph([], plan, [], after, now)
             return self._counts(plan, len(existing_keys))

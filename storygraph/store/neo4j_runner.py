@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -89,6 +89,11 @@ class Neo4jRunner:
         except Neo4jError as exc:
             raise StoreError(f"Neo4j refused a write: {exc.message}") from exc
         return rows
+
+    def run_each(self, statements: Sequence[Statement]) -> Iterator[list[Row]]:
+        """Run statements in order, each in its own transaction, yielding each one's rows."""
+        for query, params in statements:
+            yield self.run(query, params)
 
     def describe(self) -> str:
         return f"Neo4j ({self.uri}, database '{self.database}')"

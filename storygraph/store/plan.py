@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 
 def entity_key(document_id: str, name: str) -> str:
@@ -69,3 +70,29 @@ class MergePlan:
     unlinked: list[str] = field(default_factory=list)
     """Names an extractor gave that take part in no fact: not stored (a node with no edge
     answers nothing and crowds the entity pages)."""
+
+
+def unique_relations(relations: Sequence[RelationRecord]) -> Sequence[RelationRecord]:
+    """The relations with each (source, type, target) of a story once, with the sources the
+    relation write leaves on the edge (story-time positions are written apart, from the plan's
+    own records): the first one's sources, then each later one's sources the edge lacked before
+    it, with their evidence (null past the end of its evidence, as Cypher's index is). The
+    same sequence when nothing repeats, as in every plan the merge makes.
+
+    FalkorDB 4.16 crashes (signal 11, Record_GetType) when one UNWIND's MERGE meets the edge an
+    earlier row of the same query created (docs/ISSUES.md §54), so a write never sends one."""
+    keys = [(r.document_id, r.source, r.type, r.target) for r in relations]
+    if len(set(keys)) == len(keys):
+        return relations
+    folded: dict[tuple[str, str, str, str], RelationRecord] = {}
+    for key, rel in zip(keys, relations, strict=True):
+        kept = folded.get(key)
+        if kept is None:
+            folded[key] = replace(rel, chunk_ids=list(rel.chunk_ids), evidence=list(rel.evidence))
+            continue
+        known = set(kept.chunk_ids)
+        fresh = [i for i, chunk_id in enumerate(rel.chunk_ids) if chunk_id not in known]
+        kept.chunk_ids.extend(rel.chunk_ids[i] for i in fresh)
+        more = [rel.evidence[i] if i < len(rel.evidence) else None for i in fresh]
+        kept.evidence.extend(more)  # type: ignore[arg-type]
+    return list(folded.values())

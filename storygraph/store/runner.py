@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 Row = dict[str, Any]
@@ -24,6 +24,10 @@ class Runner(Protocol):
     def run_batch(self, statements: Sequence[Statement]) -> list[Row]:
         """Run statements in order, atomically where the engine can (Neo4j: one transaction);
         the rows the last statement returned."""
+        ...
+
+    def run_each(self, statements: Sequence[Statement]) -> Iterator[list[Row]]:
+        """Run statements in order (not atomically), yielding each one's rows."""
         ...
 
     def describe(self) -> str:
