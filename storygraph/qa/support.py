@@ -56,7 +56,8 @@ from storygraph.qa.answer import REFUSALS
 from storygraph.qa.checks import says_unknown
 from storygraph.qa.context import MAX_SOURCE_CHARS
 from storygraph.qa.entities import LocalEntityFinder
-from storygraph.qa.question_type import PERSON_KINDS
+from storygraph.qa.question_structure import QuestionStructure
+from storygraph.qa.question_type import PERSON_KINDS, Direction, who_from_roles
 from storygraph.qa.relation_words import (
     mask_names,
     question_stems,
@@ -106,6 +107,9 @@ FrameReader = Callable[[str, str], Sequence[Frame]]
 NameFinder = Callable[[str, str], Sequence[tuple[str, str]]]
 """(an answer text, its language) → the graph entities it names, as (mention, node id)."""
 ChunkText = Callable[[str], str]
+StructureReader = Callable[[str, str], QuestionStructure | None]
+"""(question, language) → its structure (storygraph.qa.question_structure), None for a
+language whose structure is not read (English: the question's words are read as they are)."""
 """A chunk id → the chunk's text ("" when the store has none): the story around a source."""
 CONTEXT_CHARS = 240
 """Characters of the story before a source the parser reads with it (from a sentence start):
@@ -159,7 +163,7 @@ class _Link:
     def said_in(self, analysis: QuestionAnalysis) -> bool:
         """Does the question use this link's verb: the frame's predicate (its first two
         characters in Japanese, an English stem), else the words of the fact's type?"""
-        folded = analysis.folded
+        folded = normalize_name(analysis.predicate) if analysis.predicate else analysis.folded
         if self.predicate:
             head = normalize_name(self.predicate)
             if head.isascii():
@@ -253,6 +257,20 @@ def _cloze(
     return None
 
 
+_WHO_WORDS = ("誰", "だれ", "どなた", "何者")
+"""Cues of a who question whose kind the participants' directions decide (…のは誰？)."""
+
+
+def _position(question: str, entity: Any) -> tuple[int, int]:
+    """Where the question writes an entity (its mention, else its graph name): (start, end),
+    (-1, -1) when it does not."""
+    for written in (entity.mention, entity.node_id):
+        at = question.find(written) if written else -1
+        if at >= 0:
+            return at, at + len(written)
+    return -1, -1
+
+
 def _holds(text: str, name: str) -> bool:
     """Does the text name it? A name ending in a kanji not inside a longer kanji word (三にん
     の家 is not in 三にんの家来); an English name on word boundaries."""
@@ -291,10 +309,14 @@ class GraphSupportChecker:
         frames: FrameReader | None = None,
         types: Mapping[str, str] | None = None,
         chunks: ChunkText | None = None,
+        questions: StructureReader | None = None,
     ) -> None:
         self.names = names
         self.frames = frames
         self.chunks = chunks
+        self.questions = questions
+        """Reads the question's structure (its asked predicate, its participants' cases on
+        it); None: the question's words as the analysis read them."""
         """The story around a source: its frames are read with the text before it, so a zero
         subject gets its paragraph's topic as at ingest (None: each source alone)."""
         self.types = {normalize_name(k): v.lower() for k, v in (types or {}).items()}
@@ -305,6 +327,7 @@ class GraphSupportChecker:
         facts only, and the engine names that in the trace."""
         self._frame_cache: dict[tuple[str, str], tuple[Frame, ...]] = {}
         self._chunk_cache: dict[str, str] = {}
+        self._structure_cache: dict[tuple[str, str], QuestionStructure | None] = {}
 
     # --- reading ------------------------------------------------------------------------------
     def _frames_of(self, text: str, language: str) -> tuple[Frame, ...]:
@@ -333,6 +356,56 @@ class GraphSupportChecker:
                 self._chunk_cache.clear()
             chunk = self._chunk_cache[source.chunk_id] = self.chunks(source.chunk_id)
         return text_around(chunk, source.text)
+
+    def _structure(self, question: str, language: str) -> QuestionStructure | None:
+        if self.questions is None:
+            return None
+        key = (question, language)
+        if key not in self._structure_cache:
+            if len(self._structure_cache) >= MAX_CACHED_FRAMES:
+                self._structure_cache.clear()
+            try:
+                self._structure_cache[key] = self.questions(question, language)
+            except ModelError as exc:  # the parser is not installed: the question's words
+                self.problem = f"the question's structure could not be read: {exc.message}"
+                self.questions = None
+                return None
+        return self._structure_cache[key]
+
+    def _structured(self, analysis: QuestionAnalysis) -> QuestionAnalysis:
+        """The analysis with the question's verb and roles read from its structure, when it
+        can be read: the stems of the asked predicate only (not of a clause of time before
+        it), each participant's direction from its case on that predicate in its voice (a
+        causative passive's が does the act), a participant inside another clause (玉手箱 of
+        「玉手箱に入っていた…とは何だった？」) no participant; a question asking what
+        something is has the relation words outside every verb's clause."""
+        structure = self._structure(analysis.question, analysis.language)
+        if structure is None:
+            return analysis
+        mentions = [m for e in analysis.entities for m in (e.node_id, e.mention) if m]
+        stems = frozenset(question_stems(mask_names(structure.words, mentions)))
+        roles: dict[str, Direction] = {}
+        for entity in analysis.entities:
+            at, end = _position(analysis.question, entity)
+            if at < 0:
+                if entity.node_id in analysis.qtype.roles:
+                    roles[entity.node_id] = analysis.qtype.roles[entity.node_id]
+                continue
+            if structure.inside_other_clause(at, end):
+                continue
+            direction = structure.direction(at, end)
+            roles[entity.node_id] = direction or "any"
+        qtype = replace(analysis.qtype, roles=roles)
+        if qtype.cue in _WHO_WORDS and qtype.kind in ("who", "who_did", "who_was_done_to"):
+            qtype = replace(qtype, kind=who_from_roles(roles, not structure.predicate))
+        return replace(
+            analysis,
+            stems=stems,
+            related=frozenset(related_stems(set(stems))),
+            qtype=qtype,
+            qtype_by_mention=None,
+            predicate=structure.predicate,
+        )
 
     def _links(
         self,
@@ -431,7 +504,7 @@ class GraphSupportChecker:
     ) -> Support:
         if not answer.strip():
             return Support("not checked", reason="no answer was written")
-        analysis = _asked(analysis)
+        analysis = _asked(self._structured(analysis))
         answer_language = language or analysis.reply_language
         if declines(answer):
             return self._declined(analysis, read or citations, citations, facts)
@@ -990,12 +1063,14 @@ def graph_support_checker(
     frames: FrameReader | None,
     language: str,
     chunks: ChunkText | None = None,
+    questions: StructureReader | None = None,
 ) -> GraphSupportChecker:
     """The check over a graph's name rows (id, norm, type), whose names are written in
     `language` (`names_language`): the answer's names found by the question's entity finder,
     with embeddings only when the answer is in another language ("the dog" finds 犬); each
-    source's frames read with the story around it when `chunks` gives its chunk's text. The
-    factory builds it once per names list (storygraph.qa.factory)."""
+    source's frames read with the story around it when `chunks` gives its chunk's text; the
+    question's structure read by `questions` when given. The factory builds it once per names
+    list (storygraph.qa.factory)."""
     local = LocalEntityFinder(None)
     across = LocalEntityFinder(embedder)
 
@@ -1004,7 +1079,7 @@ def graph_support_checker(
         return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
 
     types = {str(r["id"]): str(r.get("type") or "") for r in names}
-    return GraphSupportChecker(named, frames, types, chunks)
+    return GraphSupportChecker(named, frames, types, chunks, questions)
 
 
 def names_language(names: Sequence[dict[str, Any]], documents: Mapping[str, str]) -> str:
