@@ -40,6 +40,9 @@ _FORMAL_NOUNS = frozenset({"もの", "物", "こと", "事", "の", "人", "ひ�
 """Nouns that stand for a relative clause's gap (拾ったもの: the thing picked up)."""
 _ARGUMENT_DEPS = frozenset({"nsubj", "obj", "obl", "iobj", "nmod", "dislocated", "csubj"})
 _CLAUSE_DEPS = frozenset({"acl", "advcl", "csubj", "ccomp"})
+_LIGHT_VERBS = frozenset({"する", "為る"})
+"""何をしに行った asks for the act of going: a question word's する under another verb is not
+the asked predicate."""
 _PASSIVE = frozenset({"れる", "られる"})
 _CAUSATIVE = frozenset({"せる", "させる"})
 _BENEFACTIVE = frozenset({"もらう", "貰う", "いただく", "頂く"})
@@ -125,31 +128,51 @@ def read_structure(doc: Any) -> QuestionStructure:
     text = doc.text
     clauses = [t for t in tokens if t.dep_ in _CLAUSE_DEPS and _verbal(t)]
     predicate = _asked_predicate(tokens)
+    if predicate is not None and predicate.lemma_ in _LIGHT_VERBS:
+        # 食べようとした: the verb of the clause する is said of
+        said = [
+            c
+            for c in predicate.children
+            if c.dep_ in ("advcl", "ccomp") and c.pos_ == "VERB" and not _chained(c)
+        ]
+        predicate = said[0] if said else predicate
     if predicate is None:
         spans = [_span(t) for t in clauses]
         kept = "".join(ch for i, ch in enumerate(text) if not any(a <= i < b for a, b in spans))
         return QuestionStructure("", "", "active", (), kept, tuple(spans))
-    parts = _predicate_tokens(predicate)
-    written = text[parts[0].idx : parts[-1].idx + len(parts[-1].text)]
-    members = _chain(predicate)
+    members = sorted(_chain(predicate), key=lambda m: m.i)
+    written = "".join(_written(text, m) for m in members)
     outside = tuple(
         _span(t)
         for t in clauses
         if all(t.i != m.i for m in members) and not any(a.i == t.i for a in predicate.ancestors)
     )
-    arguments = tuple(arg for m in members for arg in _arguments(m))
-    return QuestionStructure(
-        written, predicate.lemma_, _voice(predicate), arguments, written, outside
-    )
+    voice = _voice(predicate)
+    arguments = tuple(arg for m in members for arg in _arguments(m, voice))
+    return QuestionStructure(written, predicate.lemma_, voice, arguments, written, outside)
+
+
+def _written(text: str, pred: Any) -> str:
+    parts = _predicate_tokens(pred)
+    return text[parts[0].idx : parts[-1].idx + len(parts[-1].text)]
+
+
+def _chained(tok: Any) -> bool:
+    """Is a verb chained to the verb it depends on, sharing its subject: a te-form
+    (先に立って引き出した, つれて行かれた) or a 連用 stem written just before it (組み+ふせた)?"""
+    if tok.dep_ != "advcl" or tok.pos_ != "VERB" or tok.head.pos_ != "VERB":
+        return False
+    te = any(g.dep_ == "mark" and g.text in ("て", "で") for g in tok.children)
+    stem = tok.i + 1 == tok.head.i and not any(g.dep_ == "mark" for g in tok.children)
+    return te or stem
 
 
 def _chain(pred: Any) -> list[Any]:
-    """The predicate and the verbs te-chained before it (先に立って引き出した: 立つ), which
-    share its subject (as the frames reader reads them, storygraph.ingest.frames.ja)."""
+    """The predicate and the verbs chained before it (`_chained`), which share its subject
+    (as the frames reader reads them, storygraph.ingest.frames.ja)."""
     members = [pred]
     for child in pred.children:
-        te = any(g.dep_ == "mark" and g.text in ("て", "で") for g in child.children)
-        if child.dep_ == "advcl" and child.pos_ == "VERB" and te:
+        if _chained(child):
             members += _chain(child)
     return members
 
@@ -167,7 +190,10 @@ def _asked_predicate(tokens: list[Any]) -> Any | None:
     node = asked
     while node is not None and node.i != root.i:
         node = node.head
-        if node.pos_ == "VERB" and node.dep_ not in ("fixed", "compound", "aux"):
+        light = node.lemma_ in _LIGHT_VERBS and node.i != root.i and node.head.pos_ == "VERB"
+        if node.pos_ == "VERB" and node.dep_ not in ("fixed", "compound", "aux") and not light:
+            while _chained(node):  # 連れだって出かけた: the chain's last verb
+                node = node.head
             return node
     if root.pos_ == "VERB" and (asked is None or asked.i != root.i):
         return root
@@ -214,13 +240,16 @@ def _voice(pred: Any) -> Voice:
     return "active"
 
 
-def _arguments(pred: Any) -> Iterator[Argument]:
-    """The predicate's noun phrases with their case; a position noun's (先, 上) の-owner stands
-    in the same case (車の先に: at the cart's front)."""
+def _arguments(pred: Any, chain_voice: Voice) -> Iterator[Argument]:
+    """A verb's noun phrases with their case, in its own voice, else the voice of the chain it
+    ends (つれて行かれた: passive); a noun's の-owner stands in the same case (車の先に: at the
+    cart's front; the support check gives an owner that only says which one is meant, 桃太郎
+    of 桃太郎のおじいさん, no role)."""
     for child in pred.children:
         if child.dep_ not in _ARGUMENT_DEPS or child.pos_ not in ("NOUN", "PROPN", "PRON"):
             continue
         case, voice = _case(child), _voice(pred)
+        voice = chain_voice if voice == "active" else voice
         start = _phrase_start(child)
         yield Argument(child.doc[start].idx, child.idx + len(child.text), case, voice)
         for owner in child.children:

@@ -394,6 +394,8 @@ class GraphSupportChecker:
             if structure.inside_other_clause(at, end):
                 continue
             direction = structure.direction(at, end)
+            if entity.node_id in analysis.qualifiers:
+                direction = "any"  # 桃太郎 of 桃太郎のおじいさん says which one, takes no part
             roles[entity.node_id] = direction or "any"
         qtype = replace(analysis.qtype, roles=roles)
         if qtype.cue in _WHO_WORDS and qtype.kind in ("who", "who_did", "who_was_done_to"):
@@ -889,11 +891,12 @@ def _asks_role(analysis: QuestionAnalysis) -> bool:
     """A role question: a who / whom / with-whom / where question about a participant (with
     no verb, any relation between the two), or a what question whose verb and participant's
     role are known (「おじいさんは何を見つけた」); also one of no known kind whose verb and a
-    participant's direction are (「かにが川のそばで拾ったものは？」: the thing かに picks up)."""
+    participant's direction are (「かにが川のそばで拾ったものは？」: the thing かに picks up),
+    the verb also as the question's structure writes it when the table lacks it (ぬった)."""
     kind = analysis.qtype.kind
     if kind == "unknown":
         directed = any(d in ("in", "out") for d in analysis.qtype.roles.values())
-        return bool(analysis.stems) and directed
+        return bool(analysis.stems or analysis.predicate) and directed
     return kind in ROLE_KINDS | {"what"} and bool(analysis.qtype.roles)
 
 
