@@ -14,6 +14,7 @@ from storygraph.qa.analysis import analyse
 from storygraph.qa.entities import LocalEntityFinder
 from storygraph.qa.support import Frame, GraphSupportChecker
 from storygraph.qa.support_text import support_line, support_reply
+from storygraph.services import question_structure
 from storygraph.text.normalize import normalize_name
 
 MOMOTARO_NAMES = ["桃太郎", "犬", "猿", "きじ", "鬼", "鬼の大将", "おじいさん", "おばあさん"]
@@ -398,3 +399,68 @@ def test_an_owner_named_only_to_say_which_one_need_not_be_in_the_source() -> Non
         question, ["桃太郎", "おじいさん", "山"], "山へしば刈りに行きました。[1]", other
     )
     assert elsewhere.verdict != "supported"
+
+
+def _structured(graph: list[str]) -> tuple[GraphSupportChecker, GraphSupportChecker]:
+    """The check without and with the question's structure read off GiNZA's parse."""
+    rows = [{"id": n, "norm": normalize_name(n), "type": "Character"} for n in graph]
+    finder = LocalEntityFinder()
+
+    def named(text: str, language: str) -> list[tuple[str, str]]:
+        return [(e.mention, e.node_id) for e in finder.find(text, rows, []).entities]
+
+    return (
+        GraphSupportChecker(named, _frames),
+        GraphSupportChecker(named, _frames, None, None, question_structure),
+    )
+
+
+def _both(question: str, entities: list[str], answer: str, source: str, graph: list[str]):
+    analysis = analyse(question, [], LocalEntityFinder(), [], start_entities=entities)
+    sources = _sources(source)
+    words, structure = _structured(graph)
+    return (
+        words.check(analysis, answer, sources, [], sources),
+        structure.check(analysis, answer, sources, [], sources),
+    )
+
+
+def test_the_asked_verb_is_the_question_words_clause_not_a_clause_of_time_before_it() -> None:
+    # the question's first verb, 着く, is when; who pulled (引き出す) the cart is asked
+    before, after = _both(
+        "船が陸に着いた後、宝物を積んだ車の先に立って引き出したのは誰？",
+        ["船", "車"],
+        "犬です。[1]",
+        "船が陸に着きますと、宝物をいっぱい積んだ車を、犬が先に立って引き出しました。",
+        ["船", "車", "犬", "猿", "宝物"],
+    )
+    assert before.verdict == "not supported", before.reason
+    assert after.verdict == "supported", after.reason
+    assert "犬" in after.reason and "車" in after.reason
+
+
+def test_a_causative_passive_questions_subject_is_the_one_who_eats() -> None:
+    # おじいさんが食べさせられた: he was made to eat it, not eaten
+    before, after = _both(
+        "たぬき汁の代わりに、おじいさんが食べさせられたものは？",
+        ["おじいさん"],
+        "ばばあ汁です。[1]",
+        "おばあさんをだまして殺して、おじいさんにばばあ汁を食わせたむくいだ。",
+        ["おじいさん", "おばあさん", "たぬき", "ばばあ汁"],
+    )
+    assert before.verdict == "not supported", before.reason
+    assert after.verdict == "supported", after.reason
+    assert "おじいさん" in after.reason and "ばばあ汁" in after.reason
+
+
+def test_a_word_the_question_only_mentions_in_a_relative_clause_is_no_premise() -> None:
+    # 「玉手箱に入っていた…とは何だった？」 asks what a thing was; nobody need enter 玉手箱
+    before, after = _both(
+        "玉手箱に入っていた「人間のいちばんだいじなたから」とは何だった？",
+        ["玉手箱"],
+        "人間の寿命です。[1]",
+        "乙姫さまは浦島に玉手箱をおわたしになりました。",
+        ["乙姫さま", "浦島", "玉手箱"],
+    )
+    assert before.verdict == "no premise", before.reason
+    assert after.verdict != "no premise", after.reason
