@@ -26,7 +26,7 @@ parser.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 Voice = Literal["active", "passive", "causative", "causative passive"]
@@ -47,6 +47,7 @@ _PASSIVE = frozenset({"れる", "られる"})
 _CAUSATIVE = frozenset({"せる", "させる"})
 _BENEFACTIVE = frozenset({"もらう", "貰う", "いただく", "頂く"})
 """te + these: the subject receives the act, the に (から) noun does it (助けてもらった)."""
+_SUBJECT_CASES = ("が", "は", "も", "")
 _CASES = ("から", "まで", "より", "が", "を", "に", "へ", "と", "で", "は", "も", "の")
 
 
@@ -62,6 +63,9 @@ class Argument:
     """The case particle (が, を, に, へ, と, から, で), else the topic marker (は, も), else ""."""
     voice: Voice = "active"
     """The voice of the verb it is an argument of (a te-chained verb has its own)."""
+    chained: bool = False
+    """An argument of a verb chained before the asked one (先に立って引き出した: 先 of 立つ):
+    its subject is the asked verb's too; its other cases say nothing of the asked verb's slots."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,8 @@ class QuestionStructure:
         it; "any"); None when the mention is no argument of the asked predicate."""
         for arg in self.arguments:  # the mention's last character in the phrase: its head
             if arg.start <= end - 1 < arg.end:
+                if arg.chained and arg.case not in _SUBJECT_CASES:
+                    return "any"
                 return case_direction(arg.case, arg.voice)
         return None
 
@@ -103,7 +109,7 @@ def case_direction(case: str, voice: Voice) -> Direction:
     もらう) turn が / は into the one done to and に / から into the doer; a causative's に is
     the doer and its が the causer; a causative passive's が is the doer (食べさせられた: he
     eats)."""
-    subject = case in ("が", "は", "も", "")
+    subject = case in _SUBJECT_CASES
     if voice == "active":
         if subject or case == "から":
             return "out"
@@ -148,7 +154,9 @@ def read_structure(doc: Any) -> QuestionStructure:
         if all(t.i != m.i for m in members) and not any(a.i == t.i for a in predicate.ancestors)
     )
     voice = _voice(predicate)
-    arguments = tuple(arg for m in members for arg in _arguments(m, voice))
+    arguments = tuple(
+        replace(arg, chained=m.i != predicate.i) for m in members for arg in _arguments(m, voice)
+    )
     return QuestionStructure(written, predicate.lemma_, voice, arguments, written, outside)
 
 
@@ -162,7 +170,13 @@ def _chained(tok: Any) -> bool:
     (先に立って引き出した, つれて行かれた) or a 連用 stem written just before it (組み+ふせた)?"""
     if tok.dep_ != "advcl" or tok.pos_ != "VERB" or tok.head.pos_ != "VERB":
         return False
-    te = any(g.dep_ == "mark" and g.text in ("て", "で") for g in tok.children)
+    # a te whose subsidiary verb is written on it (こしらえておくよう) is the verb's own form
+    te = any(
+        g.dep_ == "mark"
+        and g.text in ("て", "で")
+        and not any(f.dep_ == "fixed" for f in g.children)
+        for g in tok.children
+    )
     stem = tok.i + 1 == tok.head.i and not any(g.dep_ == "mark" for g in tok.children)
     return te or stem
 
