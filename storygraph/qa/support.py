@@ -271,6 +271,19 @@ def _position(question: str, entity: Any) -> tuple[int, int]:
     return -1, -1
 
 
+def _joined(answer: str, named: Sequence[str], participants: Sequence[Any]) -> list[str]:
+    """The names the answer coordinates with a participant of the question (AとB, A and B)."""
+    folded = normalize_name(answer)
+    own = {normalize_name(m) for e in participants for m in (e.node_id, e.mention) if m}
+    joined = []
+    for name in named:
+        key = normalize_name(name)
+        pairs = [(p, key) for p in own] + [(key, p) for p in own]
+        if any(f"{a}と{b}" in folded or f"{a} and {b}" in folded for a, b in pairs):
+            joined.append(name)
+    return joined
+
+
 def _holds(text: str, name: str) -> bool:
     """Does the text name it? A name ending in a kanji not inside a longer kanji word (三にん
     の家 is not in 三にんの家来); an English name on word boundaries."""
@@ -546,6 +559,10 @@ class GraphSupportChecker:
         # answer naming nothing of the graph (「噛み殺そうとした」, "He fell fast asleep.") is
         # checked by its words, as a sentence answer is: the role check reads names
         named = self._graph_names(analysis, answer, answer_language)
+        if analysis.qtype.kind == "with_whom" and len(named) > 1:
+            # 「おじいさんとおばあさんは、桃太郎を育てました」 for with whom おじいさん lives:
+            # the partner is the one the answer joins to him, not whoever else it names
+            named = _joined(answer, named, participants) or named
         if not named and analysis.qtype.kind in PERSON_KINDS | {"where"}:
             named = self._own_words(analysis, answer)
         if not named:

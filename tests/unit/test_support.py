@@ -464,3 +464,15 @@ def test_a_word_the_question_only_mentions_in_a_relative_clause_is_no_premise() 
     )
     assert before.verdict == "no premise", before.reason
     assert after.verdict != "no premise", after.reason
+
+
+def test_a_with_whom_answer_is_read_for_the_partner_it_joins_to_the_participant() -> None:
+    # the sentence answer names 桃太郎 too, as the one they raise, not as his partner
+    _, support = _check(
+        "おじいさんは誰と暮らしている？",
+        ["おじいさん"],
+        "おじいさんとおばあさんは、桃太郎を育てました。[1]",
+        _sources(RAISED),
+    )
+    assert support.verdict == "supported", support.reason
+    assert support.named == ("おばあさん",)
