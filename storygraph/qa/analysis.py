@@ -73,6 +73,9 @@ class QuestionAnalysis:
     """The verb the question asks about as written (引き出した), when its structure was read
     (storygraph.qa.question_structure; the support check reads it): "" for the question's words
     as a whole."""
+    asked_case: str = ""
+    """The case particle on the question word (何で: で), when the question's structure was
+    read; "" otherwise."""
 
     @property
     def ids(self) -> list[str]:

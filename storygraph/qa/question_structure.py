@@ -83,6 +83,9 @@ class QuestionStructure:
     words: str
     """The text the question's relation words are read from: the predicate, or, without one,
     the question less every verb's clause (「桃太郎の仲間は誰？」 → 桃太郎の仲間は誰？)."""
+    asked_case: str = ""
+    """The case particle on the question word (何で: で, どこへ: へ, 誰と: と); "" when it has
+    none (…のは誰？: the gap of a clause)."""
     outside: tuple[tuple[int, int], ...] = ()
     """Spans of the clauses that are not the asked predicate's (a time clause, a relative
     clause): an entity inside one takes no part in the asked relation."""
@@ -132,6 +135,9 @@ def read_structure(doc: Any) -> QuestionStructure:
     """The structure of a parsed Japanese question (`doc`: a spaCy Doc of the question)."""
     tokens = list(doc)
     text = doc.text
+    asked = next((t for t in tokens if QUESTION_WORDS & {t.lemma_, t.text}), None)
+    asked_case = _case(asked) if asked is not None and asked.pos_ == "PRON" else ""
+    asked_case = "" if asked_case in ("は", "も", "の") else asked_case
     clauses = [t for t in tokens if t.dep_ in _CLAUSE_DEPS and _verbal(t)]
     predicate = _asked_predicate(tokens)
     if predicate is not None and predicate.lemma_ in _LIGHT_VERBS:
@@ -145,7 +151,7 @@ def read_structure(doc: Any) -> QuestionStructure:
     if predicate is None:
         spans = [_span(t) for t in clauses]
         kept = "".join(ch for i, ch in enumerate(text) if not any(a <= i < b for a, b in spans))
-        return QuestionStructure("", "", "active", (), kept, tuple(spans))
+        return QuestionStructure("", "", "active", (), kept, asked_case, tuple(spans))
     members = sorted(_chain(predicate), key=lambda m: m.i)
     written = "".join(_written(text, m) for m in members)
     outside = tuple(
@@ -157,7 +163,9 @@ def read_structure(doc: Any) -> QuestionStructure:
     arguments = tuple(
         replace(arg, chained=m.i != predicate.i) for m in members for arg in _arguments(m, voice)
     )
-    return QuestionStructure(written, predicate.lemma_, voice, arguments, written, outside)
+    return QuestionStructure(
+        written, predicate.lemma_, voice, arguments, written, asked_case, outside
+    )
 
 
 def _written(text: str, pred: Any) -> str:

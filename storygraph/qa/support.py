@@ -420,6 +420,7 @@ class GraphSupportChecker:
             qtype=qtype,
             qtype_by_mention=None,
             predicate=structure.predicate,
+            asked_case=structure.asked_case,
         )
 
     def _links(
@@ -545,6 +546,10 @@ class GraphSupportChecker:
 
         quoted = _quoted(analysis, answer, sources, links)
         if quoted is not None and not self._names_asked_kind(analysis, answer, answer_language):
+            quoted = None
+        if quoted is not None and not _says_asked_case(analysis, answer):
+            # 「…と思って、火をきった」 for 何で火をきった: the quote says the question's event
+            # but has no phrase in the question word's case (で: with what)
             quoted = None
         if quoted is not None:
             # the answer is the story's own sentence (most of it word for word), about the
@@ -1018,6 +1023,21 @@ def _quoted(
         ):
             return c
     return None
+
+
+def _says_asked_case(analysis: QuestionAnalysis, answer: str) -> bool:
+    """Does a Japanese answer have a phrase in the question word's case (何で → Xで, どこへ →
+    Xへ, 誰と → Xと), one the question does not hold itself? Yes when the question's structure
+    gave no such case."""
+    case = analysis.asked_case
+    if analysis.language != "ja" or not case:
+        return True
+    core = normalize_name(_core(answer))
+    for found in re.finditer(re.escape(case), core):
+        before = core[max(0, found.start() - 2) : found.start()]
+        if before and not _CASE_PARTICLE.fullmatch(before[-1]) and before not in analysis.folded:
+            return True
+    return False
 
 
 def _pairs(text: str) -> list[str]:

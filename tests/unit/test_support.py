@@ -476,3 +476,15 @@ def test_a_with_whom_answer_is_read_for_the_partner_it_joins_to_the_participant(
     )
     assert support.verdict == "supported", support.reason
     assert support.named == ("おばあさん",)
+
+
+def test_a_quote_answers_a_question_words_case_only_with_a_phrase_in_that_case() -> None:
+    # 何で火をきった asks with what: a quote of the event without a で-phrase does not say
+    graph = ["うさぎ", "たぬき", "火打ち石"]
+    beside = "うさぎはたぬきを見ながら、そっと火をきりました。"
+    before, after = _both("うさぎは何で火をきった？", ["うさぎ"], beside + "[1]", beside, graph)
+    assert before.verdict == "supported" and before.check == "quote", before.reason
+    assert after.verdict != "supported", after.reason
+    said = "うさぎは火打ち石で火をきりました。"
+    _, right = _both("うさぎは何で火をきった？", ["うさぎ"], said + "[1]", said, graph)
+    assert right.verdict == "supported", right.reason
