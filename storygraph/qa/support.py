@@ -549,7 +549,8 @@ class GraphSupportChecker:
             quoted = None
         if quoted is not None and not _says_asked_case(analysis, answer):
             # 「…と思って、火をきった」 for 何で火をきった: the quote says the question's event
-            # but has no phrase in the question word's case (で: with what)
+            # but has no phrase in the question word's case (で: with what); the words check
+            # below says so too
             quoted = None
         if quoted is not None:
             # the answer is the story's own sentence (most of it word for word), about the
@@ -675,6 +676,12 @@ class GraphSupportChecker:
         own = [w for w in words if w not in question] or words
         if not own:
             return Support("not checked", reason="the answer has no words to check")
+        if not _says_asked_case(analysis, answer):
+            # its words may all be in a source (the asked event) without the asked thing
+            return fail(
+                f"the answer has no phrase in the question word's case ({analysis.asked_case})",
+                "words",
+            )
         best: tuple[float, Citation | None] = (0.0, None)
         taking_part = [e for e in analysis.entities if e.node_id not in analysis.qualifiers]
         for c in sources:
