@@ -16,7 +16,8 @@ modifies to the first verb; when the question word is the sentence's root (…�
 (…ものは？), the verb of the clause the root's subject is made of (倒したのは: 倒す) or that
 modifies a formal noun root (拾ったもの: 拾う). None: the question asks what something is
 (「…とは何だった？」, 「桃太郎の仲間は誰？」), and its relation words are those outside every
-verb's clause (仲間).
+verb's clause (仲間). A clause on the root's subject noun is the asked predicate too
+(「金太郎が…かついで歩いていた大きな道具は何？」: かつぐ, the noun its gap).
 
 The parse is injected (`parse`: text → a spaCy `Doc`, the composition root gives GiNZA's):
 this module reads tokens' `dep_`, `pos_`, `lemma_`, `head`, `children`, `idx` and imports no
@@ -173,6 +174,13 @@ def _written(text: str, pred: Any) -> str:
     return text[parts[0].idx : parts[-1].idx + len(parts[-1].text)]
 
 
+def _chain_end(tok: Any) -> Any:
+    """The last verb of the chain a verb is in (連れだって出かけた: 出かける)."""
+    while _chained(tok):
+        tok = tok.head
+    return tok
+
+
 def _chained(tok: Any) -> bool:
     """Is a verb chained to the verb it depends on, sharing its subject: a te-form
     (先に立って引き出した, つれて行かれた) or a 連用 stem written just before it (組み+ふせた)?"""
@@ -214,9 +222,7 @@ def _asked_predicate(tokens: list[Any]) -> Any | None:
         node = node.head
         light = node.lemma_ in _LIGHT_VERBS and node.i != root.i and node.head.pos_ == "VERB"
         if node.pos_ == "VERB" and node.dep_ not in ("fixed", "compound", "aux") and not light:
-            while _chained(node):  # 連れだって出かけた: the chain's last verb
-                node = node.head
-            return node
+            return _chain_end(node)
     if root.pos_ == "VERB" and (asked is None or asked.i != root.i):
         return root
     # the root is the question word or a formal noun: the clause its subject is made of
@@ -225,6 +231,11 @@ def _asked_predicate(tokens: list[Any]) -> Any | None:
         clause = child.dep_ in ("csubj", "nsubj") or (child.dep_ == "acl" and formal)
         if clause and child.pos_ == "VERB":
             return child
+    for child in root.children:  # …かついで歩いていた道具は何？: the clause on the asked noun
+        if child.dep_ == "nsubj" and child.pos_ in ("NOUN", "PROPN"):
+            said = [g for g in child.children if g.dep_ == "acl" and g.pos_ == "VERB"]
+            if said:
+                return _chain_end(said[-1])
     for child in root.children:  # …のは誰: the nominalised clause is the root's subject
         nominalised = any(g.dep_ == "mark" and g.text == "の" for g in child.children)
         if child.pos_ == "VERB" and nominalised:

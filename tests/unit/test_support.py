@@ -28,14 +28,19 @@ def _frames(text: str, language: str) -> Sequence[Frame]:
     return reader_for(language)(text)
 
 
-def _names(graph: list[str]) -> GraphSupportChecker:
+def _name_finder(graph: list[str]):
+    """The graph's names found in an answer, as the app's check finds them (one type each)."""
     rows = [{"id": n, "norm": normalize_name(n), "type": "Character"} for n in graph]
     finder = LocalEntityFinder()
 
     def named(text: str, language: str) -> list[tuple[str, str]]:
         return [(e.mention, e.node_id) for e in finder.find(text, rows, []).entities]
 
-    return GraphSupportChecker(named, _frames)
+    return named
+
+
+def _names(graph: list[str]) -> GraphSupportChecker:
+    return GraphSupportChecker(_name_finder(graph), _frames)
 
 
 def _sources(*texts: str) -> list[Citation]:
@@ -312,13 +317,7 @@ def test_a_what_answer_naming_nothing_of_the_graph_is_checked_by_its_words() -> 
 
 
 def _with_story(story: str, graph: list[str] = MOMOTARO_NAMES) -> GraphSupportChecker:
-    rows = [{"id": n, "norm": normalize_name(n), "type": "Character"} for n in graph]
-    finder = LocalEntityFinder()
-
-    def named(text: str, language: str) -> list[tuple[str, str]]:
-        return [(e.mention, e.node_id) for e in finder.find(text, rows, []).entities]
-
-    return GraphSupportChecker(named, _frames, None, {"c1": story}.get)
+    return GraphSupportChecker(_name_finder(graph), _frames, None, {"c1": story}.get)
 
 
 def test_a_source_is_read_with_the_topic_its_paragraph_carries() -> None:
@@ -403,12 +402,7 @@ def test_an_owner_named_only_to_say_which_one_need_not_be_in_the_source() -> Non
 
 def _structured(graph: list[str]) -> tuple[GraphSupportChecker, GraphSupportChecker]:
     """The check without and with the question's structure read off GiNZA's parse."""
-    rows = [{"id": n, "norm": normalize_name(n), "type": "Character"} for n in graph]
-    finder = LocalEntityFinder()
-
-    def named(text: str, language: str) -> list[tuple[str, str]]:
-        return [(e.mention, e.node_id) for e in finder.find(text, rows, []).entities]
-
+    named = _name_finder(graph)
     return (
         GraphSupportChecker(named, _frames),
         GraphSupportChecker(named, _frames, None, None, question_structure),
