@@ -68,3 +68,12 @@ def test_case_directions_by_voice():
     assert case_direction("に", "passive") == "out"
     assert case_direction("に", "causative") == "out"
     assert case_direction("が", "causative passive") == "out"
+
+
+def test_a_clause_on_the_asked_nouns_subject_is_the_asked_predicate() -> None:
+    # 「…道具は何？」: the tool is the gap of the clause on it, and 金太郎 its participant
+    question = "金太郎がおかあさんにもらって、かついで歩いていた大きな道具は何？"
+    structure = _read(question)
+    assert structure.predicate
+    assert _role(question, "金太郎") == "out"
+    assert _read("鬼が島に忘れて行ったものは何？").lemma == "行く"
