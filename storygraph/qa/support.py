@@ -174,6 +174,11 @@ class _Link:
         own = english_words(self.relation.replace("_", " "))  # a type the table lacks: WRAPS
         return any(a.startswith(w[:4]) for w in own for a in analysis.words if len(w) > 2)
 
+    def verb(self) -> str:
+        """The link's verb in words: its relation's (DEFEATS → defeats), else, for a frame
+        whose verb the table lacks, the predicate as the sentence writes it (引き出し)."""
+        return _verb_words(self.relation) or self.predicate or "is linked to"
+
     def locative(self) -> bool:
         """Does it say where: a place particle or preposition, or a fact type of place?"""
         if self.how == "frame":
@@ -584,8 +589,7 @@ class GraphSupportChecker:
                     "supported",
                     source=link.source,
                     named=tuple(own),
-                    reason=f"{link.start} {_verb_words(link.relation)} {link.end} "
-                    f"in [{link.source}]",
+                    reason=f"{link.start} {link.verb()} {link.end} in [{link.source}]",
                     check="role",
                 )
             return self._words_check(analysis, answer, sources, cites, links, fail)
@@ -634,7 +638,7 @@ class GraphSupportChecker:
                 slot = self._slot_words(analysis)
                 return fail(f"the sentences name {name} but not as {slot}", "role", named)
             source = source or link.source or holding[name][0].number
-            said.append(f"{link.start} {_verb_words(link.relation)} {link.end}")
+            said.append(f"{link.start} {link.verb()} {link.end}")
         return Support(
             "supported",
             source=source,

@@ -431,6 +431,7 @@ def test_the_asked_verb_is_the_question_words_clause_not_a_clause_of_time_before
     assert before.verdict == "not supported", before.reason
     assert after.verdict == "supported", after.reason
     assert "犬" in after.reason and "車" in after.reason
+    assert "引き出" in after.reason  # the frame's own verb, the table has none
 
 
 def test_a_causative_passive_questions_subject_is_the_one_who_eats() -> None:
