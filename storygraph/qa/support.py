@@ -415,6 +415,10 @@ class GraphSupportChecker:
             if entity.node_id in analysis.qualifiers:
                 direction = "any"  # 桃太郎 of 桃太郎のおじいさん says which one, takes no part
             roles[entity.node_id] = direction or "any"
+        if not roles:
+            # every participant stands in a clause of its own (舌を切られたすずめの名前は？): the
+            # roles its words give, rather than none (with none, any name of a source passes)
+            roles = dict(analysis.qtype.roles)
         qtype = replace(analysis.qtype, roles=roles)
         if qtype.cue in _WHO_WORDS and qtype.kind in ("who", "who_did", "who_was_done_to"):
             qtype = replace(qtype, kind=who_from_roles(roles, not structure.predicate))
@@ -1038,12 +1042,14 @@ def _quoted(
 
 def _says_asked_case(analysis: QuestionAnalysis, answer: str) -> bool:
     """Does a Japanese answer have a phrase in the question word's case (何で → Xで, どこへ →
-    Xへ, 誰と → Xと), one the question does not hold itself? Yes when the question's structure
-    gave no such case."""
+    Xへ, 誰と → Xと), one the question does not hold itself, or is it a bare noun phrase? Yes
+    when the question's structure gave no such case."""
     case = analysis.asked_case
     if analysis.language != "ja" or not case:
         return True
     core = normalize_name(_core(answer))
+    if len(core) <= _SHORT_JA and not _CASE_PARTICLE.search(core):
+        return True  # a bare noun phrase (ぬい針です) is the asked thing itself
     for found in re.finditer(re.escape(case), core):
         before = core[max(0, found.start() - 2) : found.start()]
         if before and not _CASE_PARTICLE.fullmatch(before[-1]) and before not in analysis.folded:
