@@ -19,19 +19,20 @@ modifies a formal noun root (拾ったもの: 拾う). None: the question asks w
 verb's clause (仲間). A clause on the root's subject noun is the asked predicate too
 (「金太郎が…かついで歩いていた大きな道具は何？」: かつぐ, the noun its gap).
 
-The parse is injected (`parse`: text → a spaCy `Doc`, the composition root gives GiNZA's):
-this module reads tokens' `dep_`, `pos_`, `lemma_`, `head`, `children`, `idx` and imports no
-parser.
+`read_structure` reads a parsed question (a spaCy `Doc`: tokens' `dep_`, `pos_`, `lemma_`,
+`head`, `children`, `idx`) and imports no parser; the composition root parses with GiNZA
+(storygraph.services.question_structure, under the parser's lock).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from storygraph.qa.question_type import Direction
+
 Voice = Literal["active", "passive", "causative", "causative passive"]
-Direction = Literal["in", "out", "any"]
 
 QUESTION_WORDS = frozenset(
     {"誰", "だれ", "どなた", "何者", "何", "なに", "なん", "どこ", "いつ", "どう", "どんな"}
@@ -313,7 +314,3 @@ def _span(tok: Any) -> tuple[int, int]:
     subtree = list(tok.subtree)
     first, last = subtree[0], subtree[-1]
     return first.idx, last.idx + len(last.text)
-
-
-QuestionParse = Callable[[str], Any]
-"""A question's text → its spaCy Doc (GiNZA's, under its lock: storygraph.services)."""
