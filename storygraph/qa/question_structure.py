@@ -15,9 +15,9 @@ The asked predicate is the one the question word is an argument of (誰と一緒
 modifies to the first verb; when the question word is the sentence's root (…のは誰？) or absent
 (…ものは？), the verb of the clause the root's subject is made of (倒したのは: 倒す) or that
 modifies a formal noun root (拾ったもの: 拾う). None: the question asks what something is
-(「…とは何だった？」, 「桃太郎の仲間は誰？」), and its relation words are those outside every
-verb's clause (仲間). A clause on the root's subject noun is the asked predicate too
-(「金太郎が…かついで歩いていた大きな道具は何？」: かつぐ, the noun its gap).
+(「…とは何だった？」, 「桃太郎の仲間は誰？」; the support check then keeps the reading of the
+question's words, and claims no missing act for it). A clause on the root's subject noun is
+the asked predicate too (「金太郎が…かついで歩いていた大きな道具は何？」: the noun its gap).
 
 `read_structure` reads a parsed question (a spaCy `Doc`: tokens' `dep_`, `pos_`, `lemma_`,
 `head`, `children`, `idx`) and imports no parser; the composition root parses with GiNZA
@@ -83,8 +83,8 @@ class QuestionStructure:
     arguments: tuple[Argument, ...]
     """The asked predicate's noun phrases (none without a predicate)."""
     words: str
-    """The text the question's relation words are read from: the predicate, or, without one,
-    the question less every verb's clause (「桃太郎の仲間は誰？」 → 桃太郎の仲間は誰？)."""
+    """The text the question's relation words are read from: the predicate with the verbs
+    chained to it (立って引き出した); "" without a predicate."""
     asked_case: str = ""
     """The case particle on the question word (何で: で, どこへ: へ, 誰と: と); "" when it has
     none (…のは誰？: the gap of a clause)."""
@@ -151,9 +151,8 @@ def read_structure(doc: Any) -> QuestionStructure:
         ]
         predicate = said[0] if said else predicate
     if predicate is None:
-        spans = [_span(t) for t in clauses]
-        kept = "".join(ch for i, ch in enumerate(text) if not any(a <= i < b for a, b in spans))
-        return QuestionStructure("", "", "active", (), kept, asked_case, tuple(spans))
+        spans = tuple(_span(t) for t in clauses)
+        return QuestionStructure("", "", "active", (), "", asked_case, spans)
     members = sorted(_chain(predicate), key=lambda m: m.i)
     written = "".join(_written(text, m) for m in members)
     outside = tuple(

@@ -392,14 +392,17 @@ class GraphSupportChecker:
 
     def _structured(self, analysis: QuestionAnalysis) -> QuestionAnalysis:
         """The analysis with the question's verb and roles read from its structure, when it
-        can be read: the stems of the asked predicate only (not of a clause of time before
-        it), each participant's direction from its case on that predicate in its voice (a
-        causative passive's が does the act), a participant inside another clause (玉手箱 of
-        「玉手箱に入っていた…とは何だった？」) no participant; a question asking what
-        something is has the relation words outside every verb's clause."""
+        has an asked predicate: the stems of that predicate only (not of a clause of time
+        before it), each participant's direction from its case on it in its voice (a
+        causative passive's が does the act), a participant inside another clause no
+        participant. A question asking what something is keeps its words' reading."""
         structure = self._structure(analysis.question, analysis.language)
         if structure is None:
             return analysis
+        if not structure.predicate:
+            # a question asking what something is: its words as they are (no act to read a
+            # role from; `_premise` claims none for it)
+            return replace(analysis, asked_case=structure.asked_case)
         mentions = [m for e in analysis.entities for m in (e.node_id, e.mention) if m]
         stems = frozenset(question_stems(mask_names(structure.words, mentions)))
         roles: dict[str, Direction] = {}
@@ -835,6 +838,11 @@ class GraphSupportChecker:
         there (then the parser may have missed it: not sure, but no claim that the story does
         not say)."""
         if not analysis.stems or analysis.qtype.kind not in PREMISE_KINDS:
+            return None
+        structure = self._structure(analysis.question, analysis.language)
+        if structure is not None and not structure.predicate:
+            # 「玉手箱に入っていた…とは何だった？」 asks what a thing is: the verb of its relative
+            # clause says which thing, no act the story must hold
             return None
         wanted = [(e, s) for e, s in self._wanted(analysis) if s != "any"]
         if not wanted:
