@@ -419,33 +419,41 @@ def _both(question: str, entities: list[str], answer: str, source: str, graph: l
     )
 
 
-def test_the_asked_verb_is_the_question_words_clause_not_a_clause_of_time_before_it() -> None:
-    # the question's first verb, 着く, is when; who pulled (引き出す) the cart is asked
-    before, after = _both(
-        "船が陸に着いた後、宝物を積んだ車の先に立って引き出したのは誰？",
-        ["船", "車"],
-        "犬です。[1]",
-        "船が陸に着きますと、宝物をいっぱい積んだ車を、犬が先に立って引き出しました。",
-        ["船", "車", "犬", "猿", "宝物"],
-    )
+@pytest.mark.parametrize(
+    ("question", "entities", "answer", "source", "graph", "said"),
+    [
+        # the question's first verb, 着く, is when; who pulled (引き出す) the cart is asked
+        (
+            "船が陸に着いた後、宝物を積んだ車の先に立って引き出したのは誰？",
+            ["船", "車"],
+            "犬です。[1]",
+            "船が陸に着きますと、宝物をいっぱい積んだ車を、犬が先に立って引き出しました。",
+            ["船", "車", "犬", "猿", "宝物"],
+            ("犬", "引き出", "車"),  # the frame's own verb: the table has none
+        ),
+        # おじいさんが食べさせられた: he was made to eat it, not eaten
+        (
+            "たぬき汁の代わりに、おじいさんが食べさせられたものは？",
+            ["おじいさん"],
+            "ばばあ汁です。[1]",
+            "おばあさんをだまして殺して、おじいさんにばばあ汁を食わせたむくいだ。",
+            ["おじいさん", "おばあさん", "たぬき", "ばばあ汁"],
+            ("おじいさん", "ばばあ汁"),
+        ),
+    ],
+)
+def test_the_role_is_read_on_the_questions_asked_predicate_in_its_voice(
+    question: str,
+    entities: list[str],
+    answer: str,
+    source: str,
+    graph: list[str],
+    said: tuple[str, ...],
+) -> None:
+    before, after = _both(question, entities, answer, source, graph)
     assert before.verdict == "not supported", before.reason
     assert after.verdict == "supported", after.reason
-    assert "犬" in after.reason and "車" in after.reason
-    assert "引き出" in after.reason  # the frame's own verb, the table has none
-
-
-def test_a_causative_passive_questions_subject_is_the_one_who_eats() -> None:
-    # おじいさんが食べさせられた: he was made to eat it, not eaten
-    before, after = _both(
-        "たぬき汁の代わりに、おじいさんが食べさせられたものは？",
-        ["おじいさん"],
-        "ばばあ汁です。[1]",
-        "おばあさんをだまして殺して、おじいさんにばばあ汁を食わせたむくいだ。",
-        ["おじいさん", "おばあさん", "たぬき", "ばばあ汁"],
-    )
-    assert before.verdict == "not supported", before.reason
-    assert after.verdict == "supported", after.reason
-    assert "おじいさん" in after.reason and "ばばあ汁" in after.reason
+    assert all(word in after.reason for word in said), after.reason
 
 
 def test_a_word_the_question_only_mentions_in_a_relative_clause_is_no_premise() -> None:
