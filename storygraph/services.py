@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from storygraph.ingest.jobs import JobRunner
     from storygraph.ingest.pipeline import Ingestor
     from storygraph.qa.engine import QAEngine
+    from storygraph.qa.question_structure import QuestionStructure
 
 log = logging.getLogger(__name__)
 
@@ -322,7 +323,9 @@ class Services:
     def qa(self) -> QAEngine:
         from storygraph.qa.factory import build_engine
 
-        return build_engine(self.store, self.llm(), self.info, frames=sentence_frames)
+        return build_engine(
+            self.store, self.llm(), self.info, frames=sentence_frames, questions=question_structure
+        )
 
     def close(self) -> None:
         if self._jobs is not None:
@@ -431,6 +434,18 @@ def build_services(
         store.close()
         raise
     return services
+
+
+def question_structure(question: str, language: str) -> QuestionStructure | None:
+    """A Japanese question's structure read off GiNZA's parse, for the answer's support check
+    (storygraph.qa.question_structure); None for another language (its words are read as they
+    are). The parser is loaded when the first answer is checked, as for `sentence_frames`."""
+    if language != "ja":
+        return None
+    from storygraph.ingest.frames.ja import parse
+    from storygraph.qa.question_structure import read_structure
+
+    return read_structure(parse(question))
 
 
 def sentence_frames(text: str, language: str) -> list[ProposedFact]:

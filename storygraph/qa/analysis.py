@@ -70,6 +70,13 @@ class QuestionAnalysis:
     translation: Translation | None = None
     """The question in its stories' language when that is not the question's (None: not
     needed, or no translator could make it; storygraph.qa.translation)."""
+    predicate: str = ""
+    """The verb the question asks about as written (引き出した), when its structure was read
+    (storygraph.qa.question_structure; the support check reads it): "" for the question's words
+    as a whole."""
+    asked_case: str = ""
+    """The case particle on the question word (何で: で), when the question's structure was
+    read; "" otherwise."""
 
     @property
     def ids(self) -> list[str]:

@@ -43,6 +43,7 @@ from storygraph.qa.retrieval import parse_mode, retriever_for
 from storygraph.qa.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
 from storygraph.qa.support import (
     FrameReader,
+    StructureReader,
     SupportChecker,
     graph_support_checker,
     names_language,
@@ -78,6 +79,9 @@ class PartsFactory:
     frames: FrameReader | None = None
     """The parser's frame reader for the support check (storygraph.services gives it; None:
     the check reads the facts only)."""
+    questions: StructureReader | None = None
+    """The parser's reading of a question's structure for the support check (storygraph.
+    services gives it; None: the check reads the question's words as the analysis did)."""
     _checker: tuple[Sequence[dict[str, Any]], SupportChecker] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -138,7 +142,7 @@ class PartsFactory:
             language = names_language(names, languages)
             checker = across_languages(
                 graph_support_checker(
-                    names, self.embedder, self.frames, language, self._chunk_text
+                    names, self.embedder, self.frames, language, self._chunk_text, self.questions
                 ),
                 language,
             )
@@ -190,9 +194,12 @@ def build_engine(
     answerer: Answerer | None = None,
     passages: PassageFinder | None = None,
     frames: FrameReader | None = None,
+    questions: StructureReader | None = None,
 ) -> QAEngine:
     """The engine the app, the CLI and the evaluation use: parts per question's options (module
     table); `embedder` "default" is the process-wide one when it is installed."""
     chosen = default_embedder() if embedder == "default" else embedder
-    factory = PartsFactory(store, llm, info, chosen, finder, scorer, answerer, passages, frames)
+    factory = PartsFactory(
+        store, llm, info, chosen, finder, scorer, answerer, passages, frames, questions
+    )
     return QAEngine(factory.parts)

@@ -149,11 +149,13 @@ def _detect_ja(question: str, entities: Sequence[str]) -> QuestionType:
         roles[entity] = _flip(role) if passive else role
     if kind == "unknown" and any(w in text for w in _JA_WHO):
         cue = next(w for w in _JA_WHO if w in text)
-        kind = _who_from_roles(roles, identity)
+        kind = who_from_roles(roles, identity)
     return QuestionType(kind, "ja", roles, passive, cue)
 
 
-def _who_from_roles(roles: Mapping[str, Direction], identity: bool) -> Kind:
+def who_from_roles(roles: Mapping[str, Direction], identity: bool) -> Kind:
+    """A who question's kind from its participants' directions: one definite direction gives
+    who did it (they are done to) or whom (they do it); else plain "who"."""
     directions = set(roles.values()) - {"any"}
     if identity or len(directions) != 1:
         return "who"
@@ -249,7 +251,7 @@ def _detect_en(question: str, entities: Sequence[str]) -> QuestionType:
         identity = bool(re.match(r"who (is|are|was|were) [a-z' ]+\?*$", text)) and not any(
             re.search(rf"\b{w}\b", text) for w in ("by", "with")
         )
-        kind = _who_from_roles(roles, identity and all(r == "out" for r in roles.values()))
+        kind = who_from_roles(roles, identity and all(r == "out" for r in roles.values()))
     return QuestionType(kind, "en", roles, passive, cue)
 
 

@@ -56,7 +56,8 @@ from storygraph.qa.answer import REFUSALS
 from storygraph.qa.checks import says_unknown
 from storygraph.qa.context import MAX_SOURCE_CHARS
 from storygraph.qa.entities import LocalEntityFinder
-from storygraph.qa.question_type import PERSON_KINDS
+from storygraph.qa.question_structure import QuestionStructure
+from storygraph.qa.question_type import PERSON_KINDS, Direction, who_from_roles
 from storygraph.qa.relation_words import (
     mask_names,
     question_stems,
@@ -106,6 +107,9 @@ FrameReader = Callable[[str, str], Sequence[Frame]]
 NameFinder = Callable[[str, str], Sequence[tuple[str, str]]]
 """(an answer text, its language) → the graph entities it names, as (mention, node id)."""
 ChunkText = Callable[[str], str]
+StructureReader = Callable[[str, str], QuestionStructure | None]
+"""(question, language) → its structure (storygraph.qa.question_structure), None for a
+language whose structure is not read (English: the question's words are read as they are)."""
 """A chunk id → the chunk's text ("" when the store has none): the story around a source."""
 CONTEXT_CHARS = 240
 """Characters of the story before a source the parser reads with it (from a sentence start):
@@ -159,7 +163,7 @@ class _Link:
     def said_in(self, analysis: QuestionAnalysis) -> bool:
         """Does the question use this link's verb: the frame's predicate (its first two
         characters in Japanese, an English stem), else the words of the fact's type?"""
-        folded = analysis.folded
+        folded = normalize_name(analysis.predicate) if analysis.predicate else analysis.folded
         if self.predicate:
             head = normalize_name(self.predicate)
             if head.isascii():
@@ -169,6 +173,11 @@ class _Link:
             return True
         own = english_words(self.relation.replace("_", " "))  # a type the table lacks: WRAPS
         return any(a.startswith(w[:4]) for w in own for a in analysis.words if len(w) > 2)
+
+    def verb(self) -> str:
+        """The link's verb in words: its relation's (DEFEATS → defeats), else, for a frame
+        whose verb the table lacks, the predicate as the sentence writes it (引き出し)."""
+        return _verb_words(self.relation) or self.predicate or "is linked to"
 
     def locative(self) -> bool:
         """Does it say where: a place particle or preposition, or a fact type of place?"""
@@ -253,6 +262,33 @@ def _cloze(
     return None
 
 
+_WHO_WORDS = ("誰", "だれ", "どなた", "何者")
+"""Cues of a who question whose kind the participants' directions decide (…のは誰？)."""
+
+
+def _position(question: str, entity: Any) -> tuple[int, int]:
+    """Where the question writes an entity (its mention, else its graph name): (start, end),
+    (-1, -1) when it does not."""
+    for written in (entity.mention, entity.node_id):
+        at = question.find(written) if written else -1
+        if at >= 0:
+            return at, at + len(written)
+    return -1, -1
+
+
+def _joined(answer: str, named: Sequence[str], participants: Sequence[Any]) -> list[str]:
+    """The names the answer coordinates with a participant of the question (AとB, A and B)."""
+    folded = normalize_name(answer)
+    own = {normalize_name(m) for e in participants for m in (e.node_id, e.mention) if m}
+    joined = []
+    for name in named:
+        key = normalize_name(name)
+        pairs = [(p, key) for p in own] + [(key, p) for p in own]
+        if any(f"{a}と{b}" in folded or f"{a} and {b}" in folded for a, b in pairs):
+            joined.append(name)
+    return joined
+
+
 def _holds(text: str, name: str) -> bool:
     """Does the text name it? A name ending in a kanji not inside a longer kanji word (三にん
     の家 is not in 三にんの家来); an English name on word boundaries."""
@@ -291,10 +327,14 @@ class GraphSupportChecker:
         frames: FrameReader | None = None,
         types: Mapping[str, str] | None = None,
         chunks: ChunkText | None = None,
+        questions: StructureReader | None = None,
     ) -> None:
         self.names = names
         self.frames = frames
         self.chunks = chunks
+        self.questions = questions
+        """Reads the question's structure (its asked predicate, its participants' cases on
+        it); None: the question's words as the analysis read them."""
         """The story around a source: its frames are read with the text before it, so a zero
         subject gets its paragraph's topic as at ingest (None: each source alone)."""
         self.types = {normalize_name(k): v.lower() for k, v in (types or {}).items()}
@@ -305,6 +345,7 @@ class GraphSupportChecker:
         facts only, and the engine names that in the trace."""
         self._frame_cache: dict[tuple[str, str], tuple[Frame, ...]] = {}
         self._chunk_cache: dict[str, str] = {}
+        self._structure_cache: dict[tuple[str, str], QuestionStructure | None] = {}
 
     # --- reading ------------------------------------------------------------------------------
     def _frames_of(self, text: str, language: str) -> tuple[Frame, ...]:
@@ -333,6 +374,66 @@ class GraphSupportChecker:
                 self._chunk_cache.clear()
             chunk = self._chunk_cache[source.chunk_id] = self.chunks(source.chunk_id)
         return text_around(chunk, source.text)
+
+    def _structure(self, question: str, language: str) -> QuestionStructure | None:
+        if self.questions is None:
+            return None
+        key = (question, language)
+        if key not in self._structure_cache:
+            if len(self._structure_cache) >= MAX_CACHED_FRAMES:
+                self._structure_cache.clear()
+            try:
+                self._structure_cache[key] = self.questions(question, language)
+            except ModelError as exc:  # the parser is not installed: the question's words
+                self.problem = f"the question's structure could not be read: {exc.message}"
+                self.questions = None
+                return None
+        return self._structure_cache[key]
+
+    def _structured(self, analysis: QuestionAnalysis) -> QuestionAnalysis:
+        """The analysis with the question's verb and roles read from its structure, when it
+        has an asked predicate: the stems of that predicate only (not of a clause of time
+        before it), each participant's direction from its case on it in its voice (a
+        causative passive's が does the act), a participant inside another clause no
+        participant. A question asking what something is keeps its words' reading."""
+        structure = self._structure(analysis.question, analysis.language)
+        if structure is None:
+            return analysis
+        if not structure.predicate:
+            # a question asking what something is: its words as they are (no act to read a
+            # role from; `_premise` claims none for it)
+            return replace(analysis, asked_case=structure.asked_case)
+        mentions = [m for e in analysis.entities for m in (e.node_id, e.mention) if m]
+        stems = frozenset(question_stems(mask_names(structure.words, mentions)))
+        roles: dict[str, Direction] = {}
+        for entity in analysis.entities:
+            at, end = _position(analysis.question, entity)
+            if at < 0:
+                if entity.node_id in analysis.qtype.roles:
+                    roles[entity.node_id] = analysis.qtype.roles[entity.node_id]
+                continue
+            if structure.inside_other_clause(at, end):
+                continue
+            direction = structure.direction(at, end)
+            if entity.node_id in analysis.qualifiers:
+                direction = "any"  # 桃太郎 of 桃太郎のおじいさん says which one, takes no part
+            roles[entity.node_id] = direction or "any"
+        if not roles:
+            # every participant stands in a clause of its own (舌を切られたすずめの名前は？): the
+            # roles its words give, rather than none (with none, any name of a source passes)
+            roles = dict(analysis.qtype.roles)
+        qtype = replace(analysis.qtype, roles=roles)
+        if qtype.cue in _WHO_WORDS and qtype.kind in ("who", "who_did", "who_was_done_to"):
+            qtype = replace(qtype, kind=who_from_roles(roles, not structure.predicate))
+        return replace(
+            analysis,
+            stems=stems,
+            related=frozenset(related_stems(set(stems))),
+            qtype=qtype,
+            qtype_by_mention=None,
+            predicate=structure.predicate,
+            asked_case=structure.asked_case,
+        )
 
     def _links(
         self,
@@ -431,7 +532,7 @@ class GraphSupportChecker:
     ) -> Support:
         if not answer.strip():
             return Support("not checked", reason="no answer was written")
-        analysis = _asked(analysis)
+        analysis = _asked(self._structured(analysis))
         answer_language = language or analysis.reply_language
         if declines(answer):
             return self._declined(analysis, read or citations, citations, facts)
@@ -458,6 +559,11 @@ class GraphSupportChecker:
         quoted = _quoted(analysis, answer, sources, links)
         if quoted is not None and not self._names_asked_kind(analysis, answer, answer_language):
             quoted = None
+        if quoted is not None and not _says_asked_case(analysis, answer):
+            # 「…と思って、火をきった」 for 何で火をきった: the quote says the question's event
+            # but has no phrase in the question word's case (で: with what); the words check
+            # below says so too
+            quoted = None
         if quoted is not None:
             # the answer is the story's own sentence (most of it word for word), about the
             # question's participant and on its topic: no slot of the model's to misread
@@ -471,6 +577,10 @@ class GraphSupportChecker:
         # answer naming nothing of the graph (「噛み殺そうとした」, "He fell fast asleep.") is
         # checked by its words, as a sentence answer is: the role check reads names
         named = self._graph_names(analysis, answer, answer_language)
+        if analysis.qtype.kind == "with_whom" and len(named) > 1:
+            # 「おじいさんとおばあさんは、桃太郎を育てました」 for with whom おじいさん lives:
+            # the partner is the one the answer joins to him, not whoever else it names
+            named = _joined(answer, named, participants) or named
         if not named and analysis.qtype.kind in PERSON_KINDS | {"where"}:
             named = self._own_words(analysis, answer)
         if not named:
@@ -486,8 +596,7 @@ class GraphSupportChecker:
                     "supported",
                     source=link.source,
                     named=tuple(own),
-                    reason=f"{link.start} {_verb_words(link.relation)} {link.end} "
-                    f"in [{link.source}]",
+                    reason=f"{link.start} {link.verb()} {link.end} in [{link.source}]",
                     check="role",
                 )
             return self._words_check(analysis, answer, sources, cites, links, fail)
@@ -536,7 +645,7 @@ class GraphSupportChecker:
                 slot = self._slot_words(analysis)
                 return fail(f"the sentences name {name} but not as {slot}", "role", named)
             source = source or link.source or holding[name][0].number
-            said.append(f"{link.start} {_verb_words(link.relation)} {link.end}")
+            said.append(f"{link.start} {link.verb()} {link.end}")
         return Support(
             "supported",
             source=source,
@@ -578,6 +687,12 @@ class GraphSupportChecker:
         own = [w for w in words if w not in question] or words
         if not own:
             return Support("not checked", reason="the answer has no words to check")
+        if not _says_asked_case(analysis, answer):
+            # its words may all be in a source (the asked event) without the asked thing
+            return fail(
+                f"the answer has no phrase in the question word's case ({analysis.asked_case})",
+                "words",
+            )
         best: tuple[float, Citation | None] = (0.0, None)
         taking_part = [e for e in analysis.entities if e.node_id not in analysis.qualifiers]
         for c in sources:
@@ -724,6 +839,11 @@ class GraphSupportChecker:
         not say)."""
         if not analysis.stems or analysis.qtype.kind not in PREMISE_KINDS:
             return None
+        structure = self._structure(analysis.question, analysis.language)
+        if structure is not None and not structure.predicate:
+            # 「玉手箱に入っていた…とは何だった？」 asks what a thing is: the verb of its relative
+            # clause says which thing, no act the story must hold
+            return None
         wanted = [(e, s) for e, s in self._wanted(analysis) if s != "any"]
         if not wanted:
             return None
@@ -816,11 +936,12 @@ def _asks_role(analysis: QuestionAnalysis) -> bool:
     """A role question: a who / whom / with-whom / where question about a participant (with
     no verb, any relation between the two), or a what question whose verb and participant's
     role are known (「おじいさんは何を見つけた」); also one of no known kind whose verb and a
-    participant's direction are (「かにが川のそばで拾ったものは？」: the thing かに picks up)."""
+    participant's direction are (「かにが川のそばで拾ったものは？」: the thing かに picks up),
+    the verb also as the question's structure writes it when the table lacks it (ぬった)."""
     kind = analysis.qtype.kind
     if kind == "unknown":
         directed = any(d in ("in", "out") for d in analysis.qtype.roles.values())
-        return bool(analysis.stems) and directed
+        return bool(analysis.stems or analysis.predicate) and directed
     return kind in ROLE_KINDS | {"what"} and bool(analysis.qtype.roles)
 
 
@@ -927,6 +1048,23 @@ def _quoted(
     return None
 
 
+def _says_asked_case(analysis: QuestionAnalysis, answer: str) -> bool:
+    """Does a Japanese answer have a phrase in the question word's case (何で → Xで, どこへ →
+    Xへ, 誰と → Xと), one the question does not hold itself, or is it a bare noun phrase? Yes
+    when the question's structure gave no such case."""
+    case = analysis.asked_case
+    if analysis.language != "ja" or not case:
+        return True
+    core = normalize_name(_core(answer))
+    if len(core) <= _SHORT_JA and not _CASE_PARTICLE.search(core):
+        return True  # a bare noun phrase (ぬい針です) is the asked thing itself
+    for found in re.finditer(re.escape(case), core):
+        before = core[max(0, found.start() - 2) : found.start()]
+        if before and not _CASE_PARTICLE.fullmatch(before[-1]) and before not in analysis.folded:
+            return True
+    return False
+
+
 def _pairs(text: str) -> list[str]:
     """Character pairs of a Japanese text, punctuation and spaces left out."""
     flat = re.sub(r"[\s、。，．・「」『』（）()！？!?\[\]0-9]+", "", normalize_name(text))
@@ -990,12 +1128,14 @@ def graph_support_checker(
     frames: FrameReader | None,
     language: str,
     chunks: ChunkText | None = None,
+    questions: StructureReader | None = None,
 ) -> GraphSupportChecker:
     """The check over a graph's name rows (id, norm, type), whose names are written in
     `language` (`names_language`): the answer's names found by the question's entity finder,
     with embeddings only when the answer is in another language ("the dog" finds 犬); each
-    source's frames read with the story around it when `chunks` gives its chunk's text. The
-    factory builds it once per names list (storygraph.qa.factory)."""
+    source's frames read with the story around it when `chunks` gives its chunk's text; the
+    question's structure read by `questions` when given. The factory builds it once per names
+    list (storygraph.qa.factory)."""
     local = LocalEntityFinder(None)
     across = LocalEntityFinder(embedder)
 
@@ -1004,7 +1144,7 @@ def graph_support_checker(
         return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
 
     types = {str(r["id"]): str(r.get("type") or "") for r in names}
-    return GraphSupportChecker(named, frames, types, chunks)
+    return GraphSupportChecker(named, frames, types, chunks, questions)
 
 
 def names_language(names: Sequence[dict[str, Any]], documents: Mapping[str, str]) -> str:

@@ -14,6 +14,7 @@ from storygraph.qa.analysis import analyse
 from storygraph.qa.entities import LocalEntityFinder
 from storygraph.qa.support import Frame, GraphSupportChecker
 from storygraph.qa.support_text import support_line, support_reply
+from storygraph.services import question_structure
 from storygraph.text.normalize import normalize_name
 
 MOMOTARO_NAMES = ["桃太郎", "犬", "猿", "きじ", "鬼", "鬼の大将", "おじいさん", "おばあさん"]
@@ -27,14 +28,19 @@ def _frames(text: str, language: str) -> Sequence[Frame]:
     return reader_for(language)(text)
 
 
-def _names(graph: list[str]) -> GraphSupportChecker:
+def _name_finder(graph: list[str]):
+    """The graph's names found in an answer, as the app's check finds them (one type each)."""
     rows = [{"id": n, "norm": normalize_name(n), "type": "Character"} for n in graph]
     finder = LocalEntityFinder()
 
     def named(text: str, language: str) -> list[tuple[str, str]]:
         return [(e.mention, e.node_id) for e in finder.find(text, rows, []).entities]
 
-    return GraphSupportChecker(named, _frames)
+    return named
+
+
+def _names(graph: list[str]) -> GraphSupportChecker:
+    return GraphSupportChecker(_name_finder(graph), _frames)
 
 
 def _sources(*texts: str) -> list[Citation]:
@@ -311,13 +317,7 @@ def test_a_what_answer_naming_nothing_of_the_graph_is_checked_by_its_words() -> 
 
 
 def _with_story(story: str, graph: list[str] = MOMOTARO_NAMES) -> GraphSupportChecker:
-    rows = [{"id": n, "norm": normalize_name(n), "type": "Character"} for n in graph]
-    finder = LocalEntityFinder()
-
-    def named(text: str, language: str) -> list[tuple[str, str]]:
-        return [(e.mention, e.node_id) for e in finder.find(text, rows, []).entities]
-
-    return GraphSupportChecker(named, _frames, None, {"c1": story}.get)
+    return GraphSupportChecker(_name_finder(graph), _frames, None, {"c1": story}.get)
 
 
 def test_a_source_is_read_with_the_topic_its_paragraph_carries() -> None:
@@ -398,3 +398,96 @@ def test_an_owner_named_only_to_say_which_one_need_not_be_in_the_source() -> Non
         question, ["桃太郎", "おじいさん", "山"], "山へしば刈りに行きました。[1]", other
     )
     assert elsewhere.verdict != "supported"
+
+
+def _structured(graph: list[str]) -> tuple[GraphSupportChecker, GraphSupportChecker]:
+    """The check without and with the question's structure read off GiNZA's parse."""
+    named = _name_finder(graph)
+    return (
+        GraphSupportChecker(named, _frames),
+        GraphSupportChecker(named, _frames, None, None, question_structure),
+    )
+
+
+def _both(question: str, entities: list[str], answer: str, source: str, graph: list[str]):
+    analysis = analyse(question, [], LocalEntityFinder(), [], start_entities=entities)
+    sources = _sources(source)
+    words, structure = _structured(graph)
+    return (
+        words.check(analysis, answer, sources, [], sources),
+        structure.check(analysis, answer, sources, [], sources),
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "entities", "answer", "source", "graph", "said"),
+    [
+        # the question's first verb, 着く, is when; who pulled (引き出す) the cart is asked
+        (
+            "船が陸に着いた後、宝物を積んだ車の先に立って引き出したのは誰？",
+            ["船", "車"],
+            "犬です。[1]",
+            "船が陸に着きますと、宝物をいっぱい積んだ車を、犬が先に立って引き出しました。",
+            ["船", "車", "犬", "猿", "宝物"],
+            ("犬", "引き出", "車"),  # the frame's own verb: the table has none
+        ),
+        # おじいさんが食べさせられた: he was made to eat it, not eaten
+        (
+            "たぬき汁の代わりに、おじいさんが食べさせられたものは？",
+            ["おじいさん"],
+            "ばばあ汁です。[1]",
+            "おばあさんをだまして殺して、おじいさんにばばあ汁を食わせたむくいだ。",
+            ["おじいさん", "おばあさん", "たぬき", "ばばあ汁"],
+            ("おじいさん", "ばばあ汁"),
+        ),
+    ],
+)
+def test_the_role_is_read_on_the_questions_asked_predicate_in_its_voice(
+    question: str,
+    entities: list[str],
+    answer: str,
+    source: str,
+    graph: list[str],
+    said: tuple[str, ...],
+) -> None:
+    before, after = _both(question, entities, answer, source, graph)
+    assert before.verdict == "not supported", before.reason
+    assert after.verdict == "supported", after.reason
+    assert all(word in after.reason for word in said), after.reason
+
+
+def test_a_word_the_question_only_mentions_in_a_relative_clause_is_no_premise() -> None:
+    # 「玉手箱に入っていた…とは何だった？」 asks what a thing was; nobody need enter 玉手箱
+    before, after = _both(
+        "玉手箱に入っていた「人間のいちばんだいじなたから」とは何だった？",
+        ["玉手箱"],
+        "人間の寿命です。[1]",
+        "乙姫さまは浦島に玉手箱をおわたしになりました。",
+        ["乙姫さま", "浦島", "玉手箱"],
+    )
+    assert before.verdict == "no premise", before.reason
+    assert after.verdict != "no premise", after.reason
+
+
+def test_a_with_whom_answer_is_read_for_the_partner_it_joins_to_the_participant() -> None:
+    # the sentence answer names 桃太郎 too, as the one they raise, not as his partner
+    _, support = _check(
+        "おじいさんは誰と暮らしている？",
+        ["おじいさん"],
+        "おじいさんとおばあさんは、桃太郎を育てました。[1]",
+        _sources(RAISED),
+    )
+    assert support.verdict == "supported", support.reason
+    assert support.named == ("おばあさん",)
+
+
+def test_a_quote_answers_a_question_words_case_only_with_a_phrase_in_that_case() -> None:
+    # 何で火をきった asks with what: a quote of the event without a で-phrase does not say
+    graph = ["うさぎ", "たぬき", "火打ち石"]
+    beside = "うさぎはたぬきを見ながら、そっと火をきりました。"
+    before, after = _both("うさぎは何で火をきった？", ["うさぎ"], beside + "[1]", beside, graph)
+    assert before.verdict == "supported" and before.check == "quote", before.reason
+    assert after.verdict != "supported", after.reason
+    said = "うさぎは火打ち石で火をきりました。"
+    _, right = _both("うさぎは何で火をきった？", ["うさぎ"], said + "[1]", said, graph)
+    assert right.verdict == "supported", right.reason

@@ -86,6 +86,12 @@ def parser() -> Any:
     return _nlp
 
 
+def parse(text: str) -> Any:
+    """GiNZA's parse of one short text (a question), under the parser's lock."""
+    with _parse_lock:
+        return parser()(text)
+
+
 # --- the text: narration, speech, scenes ------------------------------------------------------
 
 _SCENE_HEADING = re.compile(
