@@ -249,9 +249,12 @@ def _part_core(answer: str) -> str:
 
 
 def declines(answer: str) -> bool:
-    """Does the answer itself say the story does not tell / the app does not know?"""
-    core = answer_core(answer).lower()
-    return says_unknown(core) or any(marker in core for marker in REFUSALS)
+    """Does the answer itself say the story does not tell / the app does not know? An answer
+    written per story (rule 5) declines when every story's part does: one story's answer
+    beside another story's "does not say" is an answer."""
+    parts = [_part_core(part).lower() for _, part in split_by_story(answer or "")]
+    parts = [part for part in parts if part] or [""]
+    return all(says_unknown(part) or any(marker in part for marker in REFUSALS) for part in parts)
 
 
 @dataclass(frozen=True)

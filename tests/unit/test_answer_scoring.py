@@ -169,6 +169,26 @@ def test_an_answer_written_per_story_is_read_part_by_part() -> None:
     assert not score_strict(text, ["木を切り"], ["しば刈り"]).correct  # any part's wrong one
 
 
+def test_a_per_story_answer_declines_only_when_every_part_does() -> None:
+    # the real-model library run of 2026-11-25: 「桃太郎が組みふせたのは誰？」 was answered
+    # "does not say" for Akutagawa's story and 鬼の大将 for Kusuyama's, and scored as declined
+    from storygraph.qa.answer import sentence_line
+    from storygraph.qa.per_story import story_head
+
+    def part(story: str, said: str) -> str:
+        closing = sentence_line([Citation(9, "c", story, "…", "sentence")], japanese=True)
+        return "\n".join([story_head(story, japanese=True), said, *closing])
+
+    unknown = "この話の文からは分かりません。"
+    one_answers = "\n\n".join([part("a.txt", unknown), part("b.txt", "鬼の大将です。[9]")])
+    assert not declines(one_answers)
+    assert score_strict(one_answers, ["鬼の大将"]).correct
+    assert not score_strict(one_answers, ["鬼の大将"], unanswerable=True).correct  # it names one
+    none_answers = "\n\n".join([part("a.txt", unknown), part("b.txt", unknown)])
+    assert declines(none_answers)
+    assert score_strict(none_answers, ["鬼の大将"], unanswerable=True).correct
+
+
 def test_a_wrong_string_is_not_matched_by_its_content_words_alone() -> None:
     # eval/e2e/mixed.jsonl: "gave him one" is wrong by its "one"; its one content word "gave"
     # is in the right answer too (the real model's answer of 2026-11-25, scored wrong)
