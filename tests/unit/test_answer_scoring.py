@@ -155,15 +155,17 @@ def test_declines_reads_the_answer_itself_not_the_closest_sentence() -> None:
     assert declines(REFUSAL_WITH_CLOSEST)
 
 
-def test_an_answer_written_per_story_is_read_part_by_part() -> None:
+def _part(story: str, said: str) -> str:
+    """One story's part of a per-story answer, with its closing line (qa/per_story.py)."""
     from storygraph.qa.answer import sentence_line
     from storygraph.qa.per_story import story_head
 
-    def part(story: str, said: str) -> str:
-        closing = sentence_line([Citation(9, "c", story, "…", "sentence")], japanese=True)
-        return "\n".join([story_head(story, japanese=True), said, *closing])
+    closing = sentence_line([Citation(9, "c", story, "…", "sentence")], japanese=True)
+    return "\n".join([story_head(story, japanese=True), said, *closing])
 
-    text = "\n\n".join([part("a.txt", "しば刈りです。[1]"), part("b.txt", "木を切りに。[2]")])
+
+def test_an_answer_written_per_story_is_read_part_by_part() -> None:
+    text = "\n\n".join([_part("a.txt", "しば刈りです。[1]"), _part("b.txt", "木を切りに。[2]")])
     assert answer_core(text) == "しば刈り\n木を切りに"  # both parts, no closing line
     assert score_strict(text, ["木を切り"]).correct  # the second story's answer is read
     assert not score_strict(text, ["木を切り"], ["しば刈り"]).correct  # any part's wrong one
@@ -172,19 +174,12 @@ def test_an_answer_written_per_story_is_read_part_by_part() -> None:
 def test_a_per_story_answer_declines_only_when_every_part_does() -> None:
     # the real-model library run of 2026-11-25: 「桃太郎が組みふせたのは誰？」 was answered
     # "does not say" for Akutagawa's story and 鬼の大将 for Kusuyama's, and scored as declined
-    from storygraph.qa.answer import sentence_line
-    from storygraph.qa.per_story import story_head
-
-    def part(story: str, said: str) -> str:
-        closing = sentence_line([Citation(9, "c", story, "…", "sentence")], japanese=True)
-        return "\n".join([story_head(story, japanese=True), said, *closing])
-
     unknown = "この話の文からは分かりません。"
-    one_answers = "\n\n".join([part("a.txt", unknown), part("b.txt", "鬼の大将です。[9]")])
+    one_answers = "\n\n".join([_part("a.txt", unknown), _part("b.txt", "鬼の大将です。[9]")])
     assert not declines(one_answers)
     assert score_strict(one_answers, ["鬼の大将"]).correct
     assert not score_strict(one_answers, ["鬼の大将"], unanswerable=True).correct  # it names one
-    none_answers = "\n\n".join([part("a.txt", unknown), part("b.txt", unknown)])
+    none_answers = "\n\n".join([_part("a.txt", unknown), _part("b.txt", unknown)])
     assert declines(none_answers)
     assert score_strict(none_answers, ["鬼の大将"], unanswerable=True).correct
 
