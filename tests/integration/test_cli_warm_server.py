@@ -108,7 +108,14 @@ def _cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
         for k, v in os.environ.items()
         if not k.startswith(("STORYGRAPH_", "OPENAI_", "AZURE_OPENAI_", "NEO4J_"))
     }
-    env.update(STORYGRAPH_DATA_DIR=str(data), STORYGRAPH_EMBEDDED_IDLE_S="120")
+    # the store's server and the encoder helper are not what this test keeps warm: idle 0 stops
+    # them with each command, as the suite's other CLI runs do (else they outlive the test 300 s)
+    env.update(
+        STORYGRAPH_DATA_DIR=str(data),
+        STORYGRAPH_EMBEDDED_IDLE_S="120",
+        STORYGRAPH_STORE_IDLE_S="0",
+        STORYGRAPH_ENCODER_IDLE_S="0",
+    )
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(
         [sys.executable, "-c", CLI, *args],
