@@ -32,7 +32,8 @@ from storygraph.qa.question_type import PERSON_KINDS
 from storygraph.text.language import answer_language
 from storygraph.text.normalize import normalize_name
 
-_SOURCE_MARK = re.compile(r"\[\d+\]|\(\d+\)")
+SOURCE_MARK = re.compile(r"\[\d+\]|\(\d+\)")
+"""A source number an answer cites ([1], or (1) as the small model sometimes writes it)."""
 _COPULA = ("です", "でした", "だ")
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 
@@ -47,7 +48,7 @@ def says_unknown(text: str) -> bool:
 
 def _answer_core(text: str) -> str:
     """An answer without its source numbers and final stop, normalised (normalize_name)."""
-    core = normalize_name(_SOURCE_MARK.sub(" ", text)).strip(" 。.")
+    core = normalize_name(SOURCE_MARK.sub(" ", text)).strip(" 。.")
     for ending in _COPULA:
         core = core.removesuffix(ending)
     return core.strip()

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 
 from storygraph.models import Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis
+from storygraph.qa.checks import SOURCE_MARK
 from storygraph.qa.question_type import detect_question_type
 from storygraph.qa.support import (
     GraphSupportChecker,
@@ -54,7 +55,6 @@ entry glossed "light", after 明かり, 光, 淡い, 明るい, 灯)."""
 RECHECKED = frozenset({"not supported", "no premise", "not checked"})
 """Verdicts on the answer as written that the reading in the sources' language may change
 ("not checked": the words check found no English word to compare in a Japanese answer, きね)."""
-_MARK = re.compile(r"\[\d+\]|\(\d+\)")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _JAPANESE_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff々〆ー]+")
 
@@ -156,8 +156,8 @@ class CrossLanguageChecker:
         self, analysis: QuestionAnalysis, answer: str, sources: Sequence[Citation]
     ) -> Rendering | None:
         """The answer's own words in the sources' language (module doc); None when it has none."""
-        marks = " ".join(_MARK.findall(answer))
-        core = _MARK.sub(" ", answer).strip()
+        marks = " ".join(SOURCE_MARK.findall(answer))
+        core = SOURCE_MARK.sub(" ", answer).strip()
         held = [_Held.of(c.text) for c in sources]
         parts = list(_JAPANESE_RUN.findall(core))
         how: list[str] = []
