@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from storygraph.errors import error_text
@@ -190,7 +191,7 @@ class QAEngine:
         start_entities: Sequence[str] | None = None,
         on_token: TokenFn | None = None,
     ) -> Answer:
-        parts = self.parts_for(options)
+        parts = names_read_once(self.parts_for(options))
         trace = Trace(model=not parts.no_model)
         analysis = parts.reader.read(question, trace.callbacks, start_entities=start_entities)
         trace.record("entities", **entities_detail(analysis))
@@ -388,6 +389,14 @@ def per_story_answer(
         cypher="\n\n".join(dict.fromkeys(a.found.cypher for a in answered if a.found.cypher)),
         support=least_supported(supports),
     )
+
+
+def names_read_once(parts: QAParts) -> QAParts:
+    """`parts` for one question, the stories' names read from the store at most once: the
+    undecided scope, its per-story answer and the unsearched-library warning each need them."""
+    if parts.stories_named is None:
+        return parts
+    return replace(parts, stories_named=cache(parts.stories_named))
 
 
 def library_names(analysis: QuestionAnalysis, parts: QAParts) -> dict[str, str]:
