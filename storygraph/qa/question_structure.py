@@ -91,6 +91,9 @@ class QuestionStructure:
     outside: tuple[tuple[int, int], ...] = ()
     """Spans of the clauses that are not the asked predicate's (a time clause, a relative
     clause): an entity inside one takes no part in the asked relation."""
+    clauses: tuple[Clause, ...] = ()
+    """Every verb of the text with the noun phrases it governs (`read_clauses`): what an
+    answer read by the same parse says (storygraph.qa.support_quotes)."""
 
     def direction(self, start: int, end: int) -> Direction | None:
         """The role a question's mention at [start, end) plays, as the support check reads
@@ -106,6 +109,22 @@ class QuestionStructure:
     def inside_other_clause(self, start: int, end: int) -> bool:
         """Is the mention at [start, end) inside a clause that is not the asked predicate's?"""
         return any(a <= start and end <= b for a, b in self.outside)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One verb of a text and the noun phrases it governs, each with its case."""
+
+    lemma: str
+    """The verb's dictionary form (いじめる)."""
+    voice: Voice
+    arguments: tuple[tuple[str, str], ...]
+    """(phrase as written with its の-owners, case particle or "") of the nouns the verb
+    governs: its own, those of the clauses leading up to it (つかまえて、…いじめる), of a light
+    verb it stands under (呼ばれるようになった: なる's いっしょに), and a noun's own case-marked
+    noun (貞光と of 貞光といっしょに)."""
+    lemmas: tuple[str, ...] = ()
+    """The chain's verbs' dictionary forms (つかまえる, いじめる)."""
 
 
 def case_direction(case: str, voice: Voice) -> Direction:
@@ -140,7 +159,7 @@ def read_structure(doc: Any) -> QuestionStructure:
     asked = next((t for t in tokens if QUESTION_WORDS & {t.lemma_, t.text}), None)
     asked_case = _case(asked) if asked is not None and asked.pos_ == "PRON" else ""
     asked_case = "" if asked_case in ("は", "も", "の") else asked_case
-    clauses = [t for t in tokens if t.dep_ in _CLAUSE_DEPS and _verbal(t)]
+    verbal = [t for t in tokens if t.dep_ in _CLAUSE_DEPS and _verbal(t)]
     predicate = _asked_predicate(tokens)
     if predicate is not None and predicate.lemma_ in _LIGHT_VERBS:
         # 食べようとした: the verb of the clause する is said of
@@ -150,14 +169,15 @@ def read_structure(doc: Any) -> QuestionStructure:
             if c.dep_ in ("advcl", "ccomp") and c.pos_ == "VERB" and not _chained(c)
         ]
         predicate = said[0] if said else predicate
+    clauses = read_clauses(doc)
     if predicate is None:
-        spans = tuple(_span(t) for t in clauses)
-        return QuestionStructure("", "", "active", (), "", asked_case, spans)
+        spans = tuple(_span(t) for t in verbal)
+        return QuestionStructure("", "", "active", (), "", asked_case, spans, clauses)
     members = sorted(_chain(predicate), key=lambda m: m.i)
     written = "".join(_written(text, m) for m in members)
     outside = tuple(
         _span(t)
-        for t in clauses
+        for t in verbal
         if all(t.i != m.i for m in members) and not any(a.i == t.i for a in predicate.ancestors)
     )
     voice = _voice(predicate)
@@ -165,8 +185,71 @@ def read_structure(doc: Any) -> QuestionStructure:
         replace(arg, chained=m.i != predicate.i) for m in members for arg in _arguments(m, voice)
     )
     return QuestionStructure(
-        written, predicate.lemma_, voice, arguments, written, asked_case, outside
+        written, predicate.lemma_, voice, arguments, written, asked_case, outside, clauses
     )
+
+
+LIGHT_PREDICATES = frozenset({"する", "為る", "なる", "成る", "ある", "有る", "いる", "居る"})
+"""Verbs that say no act of their own (…ようになる, …ている): a verb standing under one lends
+it its nouns, and a question asking by one (どうなった) asks for an event, not a slot."""
+
+
+def read_clauses(doc: Any) -> tuple[Clause, ...]:
+    """Every verb of a parsed text (not a subsidiary one written on another) with the noun
+    phrases it governs (`Clause.arguments`)."""
+    text = doc.text
+    found = []
+    for tok in doc:
+        if tok.pos_ != "VERB" or tok.dep_ in ("fixed", "compound", "aux"):
+            continue
+        members = _chain(tok)
+        host = tok.head if tok.dep_ == "advcl" and tok.head.lemma_ in LIGHT_PREDICATES else None
+        governors = [*_beneath(tok), *([host] if host is not None and host.i != tok.i else [])]
+        arguments = []
+        for verb in governors:
+            for child in verb.children:
+                if child.dep_ not in _ARGUMENT_DEPS or child.pos_ not in ("NOUN", "PROPN", "PRON"):
+                    continue
+                for noun in (child, *_case_marked(child)):
+                    start = doc[_owned_start(noun)].idx
+                    arguments.append((text[start : noun.idx + len(noun.text)], _particle(noun)))
+        lemmas = tuple(m.lemma_ for m in sorted(members, key=lambda m: m.i))
+        found.append(Clause(tok.lemma_, _voice(tok), tuple(arguments), lemmas))
+    return tuple(found)
+
+
+def _beneath(verb: Any) -> list[Any]:
+    """A verb and the verbs of the clauses before it that lead up to it (つかまえて、…つついたり、
+    …たたいたり、…いじめている): their nouns are the act's too."""
+    found = [verb]
+    for child in verb.children:
+        if child.dep_ == "advcl" and child.pos_ == "VERB":
+            found += _beneath(child)
+    return found
+
+
+def _owned_start(noun: Any) -> int:
+    """The first token of a noun phrase with its の-owners (かめの子)."""
+    start = _phrase_start(noun)
+    for owner in noun.children:
+        if owner.dep_ == "nmod" and owner.i < start and _particle(owner) == "の":
+            start = min(start, _owned_start(owner))
+    return start
+
+
+def _case_marked(noun: Any) -> list[Any]:
+    """A noun's own nouns in a case other than の (貞光 of 貞光といっしょに)."""
+    return [
+        c
+        for c in noun.children
+        if c.dep_ == "nmod" and c.pos_ in ("NOUN", "PROPN") and _particle(c) not in ("", "の")
+    ]
+
+
+def _particle(tok: Any) -> str:
+    """A noun's case particle, leaving out the copula's に (さんざんに: an adverb's form)."""
+    particles = [c.text for c in tok.children if c.dep_ == "case" and c.lemma_ != "だ"]
+    return next((case for case in _CASES if case in particles), "")
 
 
 def _written(text: str, pred: Any) -> str:

@@ -66,6 +66,7 @@ from storygraph.qa.relation_words import (
     type_stems,
     word_in,
 )
+from storygraph.qa.support_quotes import quote_misses
 from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.text.embeddings import Embedder
 from storygraph.text.language import is_kanji
@@ -559,6 +560,8 @@ class GraphSupportChecker:
         quoted = _quoted(analysis, answer, sources, links)
         if quoted is not None and not self._names_asked_kind(analysis, answer, answer_language):
             quoted = None
+        if quoted is not None and self._quote_misses(analysis, answer, quoted):
+            quoted = None  # a sentence about the participant that does not answer (§58)
         if quoted is not None and not _says_asked_case(analysis, answer):
             # 「…と思って、火をきった」 for 何で火をきった: the quote says the question's event
             # but has no phrase in the question word's case (で: with what); the words check
@@ -711,6 +714,13 @@ class GraphSupportChecker:
             reason=f"its words are in [{citation.number}]",
             check="name",
         )
+
+    def _quote_misses(
+        self, analysis: QuestionAnalysis, answer: str, quoted: Citation
+    ) -> str | None:
+        """Why a quote does not answer the question (storygraph.qa.support_quotes), or None."""
+        question = self._structure(analysis.question, analysis.language)
+        return quote_misses(analysis, question, _core(answer), self._structure)
 
     # --- slots --------------------------------------------------------------------------------
     def _wanted(self, analysis: QuestionAnalysis) -> list[tuple[str, str]]:

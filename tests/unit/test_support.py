@@ -491,3 +491,54 @@ def test_a_quote_answers_a_question_words_case_only_with_a_phrase_in_that_case()
     said = "うさぎは火打ち石で火をきりました。"
     _, right = _both("うさぎは何で火をきった？", ["うさぎ"], said + "[1]", said, graph)
     assert right.verdict == "supported", right.reason
+
+
+# --- §58: a quote counts only when it answers the question ------------------------------------
+
+TURTLE = (
+    "子どもたちが小さいかめの子を一ぴきつかまえて、棒でつついたり、石でたたいたり、"
+    "さんざんにいじめているのです。"
+)
+
+
+def test_a_quote_of_the_asked_act_that_names_nothing_in_the_asked_slot_is_not_supported() -> None:
+    # 「子どもたちがいじめていたのは何？」: the model's sentence says who bullies and how, not what
+    graph = ["子どもたち", "かめ", "浦島"]
+    question = "子どもたちがいじめていたのは何？"
+    wrong = "子どもたちがいじめているのは石でたたいたり、さんざんにいじめているのです。[1]"
+    before, after = _both(question, ["子どもたち"], wrong, TURTLE, graph)
+    assert before.verdict == "supported" and before.check == "quote", before.reason
+    assert not (after.verdict == "supported" and after.check == "quote"), after.reason
+    # the story's sentence itself names the bullied one (かめの子を): still a quote
+    _, right = _both(question, ["子どもたち"], TURTLE + "[1]", TURTLE, graph)
+    assert right.verdict == "supported" and right.check == "quote", right.reason
+
+
+def test_a_quote_about_another_act_of_the_participant_is_not_supported() -> None:
+    # asked what 乙姫さま gave (くれる); the quote says what the box holds (こめる)
+    graph = ["乙姫さま", "浦島", "玉手箱"]
+    source = "乙姫さまの玉手箱には、人間のいちばんだいじなたからがこめてあります。"
+    before, after = _both(
+        "乙姫さまが浦島にくれたものは？",
+        ["乙姫さま", "浦島"],
+        "乙姫さまの玉手箱には、人間のいちばんだいじなたからがこめてあります。[1]",
+        source,
+        graph,
+    )
+    assert before.verdict == "supported" and before.check == "quote", before.reason
+    assert not (after.verdict == "supported" and after.check == "quote"), after.reason
+
+
+def test_a_quote_whose_asked_case_phrase_stands_on_another_verb_is_not_supported() -> None:
+    # 誰といっしょに呼ばれた: 坂田金時と is what he called himself (名乗る), not a partner
+    graph = ["金太郎", "坂田金時", "頼光", "渡辺綱"]
+    question = "大きくなった金太郎は、誰といっしょに頼光の四天王と呼ばれた？"
+    named = "金太郎は坂田金時と名乗って、頼光の四天王と呼ばれるようになりました。"
+    before, after = _both(question, ["金太郎", "頼光"], named + "[1]", named, graph)
+    assert before.verdict == "supported" and before.check == "quote", before.reason
+    assert not (after.verdict == "supported" and after.check == "quote"), after.reason
+    partners = (
+        "金太郎は渡辺綱、卜部季武、碓井貞光といっしょに、頼光の四天王と呼ばれるようになりました。"
+    )
+    _, right = _both(question, ["金太郎", "頼光"], partners + "[1]", partners, graph)
+    assert right.verdict == "supported" and right.check == "quote", right.reason

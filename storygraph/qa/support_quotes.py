@@ -1,0 +1,111 @@
+"""Does a quoted sentence answer the question? (issue 27, docs/ISSUES.md §58)
+
+The support check (storygraph.qa.support) confirms a long answer that copies a source sentence
+about the question's participant ("quote"): the small model often answers with the story's own
+words. But a sentence can be about the participant and still not answer: 「子どもたちがいじめて
+いたのは何？」 → 「子どもたちがいじめているのは石でたたいたり、さんざんにいじめているのです。」
+names nothing that is bullied; 「乙姫さまが…浦島にくれたものは？」 → 「人間のいちばんだいじなたから
+がこめてあります。」 is about another act; 「誰といっしょに…と呼ばれた？」 → 「坂田金時と名乗って、
+…と呼ばれるようになりました。」 has its と-phrase on another verb.
+
+`quote_misses` reads the answer by the parse the question is read with (GiNZA, through the
+checker's injected structure reader: `QuestionStructure.clauses`) and asks of a Japanese
+question with an asked predicate:
+
+- an act asked by a verb (倒す, くれる, 呼ばれる): a clause of the answer says that verb (its
+  dictionary form, a verb chained to it, or a verb of the same relation stem in the vocabulary
+  table), and one of its noun phrases fills the asked slot: in the question word's case when it
+  has one (誰と: a と-phrase), else in the direction the question's participants leave open (they
+  do it: a phrase done to, を / に / へ in the active voice; they are done to: the doer) and
+  neither a participant nor a word of the question.
+
+An event asked by a light verb (「土の舟が崩れた後、たぬきはどうなった？」: なる) has no slot to
+fill: the quote is read as before.
+
+A question with no asked predicate (what something is), or one whose structure (or the
+answer's) cannot be read, asks nothing more of a quote: None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from storygraph.qa.analysis import QuestionAnalysis
+from storygraph.qa.question_structure import (
+    LIGHT_PREDICATES,
+    Clause,
+    QuestionStructure,
+    case_direction,
+)
+from storygraph.qa.relation_words import question_stems
+from storygraph.text.normalize import normalize_name
+
+Reader = Callable[[str, str], QuestionStructure | None]
+
+
+def quote_misses(
+    analysis: QuestionAnalysis,
+    question: QuestionStructure | None,
+    answer: str,
+    read: Reader,
+) -> str | None:
+    """Why the quoted `answer` (its text without marks) does not answer the question, or None
+    when it does or nothing more can be asked of it (module docstring)."""
+    if analysis.language != "ja" or question is None or not question.predicate:
+        return None
+    if question.lemma in LIGHT_PREDICATES:
+        return None  # どうなった asks for an event, not a slot of one
+    said = read(answer, "ja")
+    if said is None:
+        return None
+    asked = _asked_lemmas(question)
+    clauses = [c for c in said.clauses if _says(c, asked, analysis)]
+    if not clauses:
+        return f"the quote does not say {question.lemma}"
+    wanted = _wanted_direction(analysis)
+    for clause in clauses:
+        for phrase, case in clause.arguments:
+            if _in_question(phrase, analysis):
+                continue
+            if question.asked_case:
+                if case == question.asked_case:
+                    return None
+            elif wanted is None or case_direction(case, clause.voice) == wanted:
+                return None
+    return f"the quote says {question.lemma} but names nothing in the asked slot"
+
+
+def _asked_lemmas(question: QuestionStructure) -> set[str]:
+    """The asked predicate's dictionary form and those of the verbs chained to it."""
+    lemmas = {question.lemma}
+    for clause in question.clauses:
+        if clause.lemma == question.lemma:
+            lemmas |= set(clause.lemmas)
+    return lemmas - LIGHT_PREDICATES
+
+
+def _says(clause: Clause, asked: set[str], analysis: QuestionAnalysis) -> bool:
+    """Does the answer's clause say the asked verb (or one of its chain, or a verb of the
+    same relation stem)?"""
+    if clause.lemma in asked or asked & set(clause.lemmas):
+        return True
+    stems = analysis.stems
+    return bool(stems and question_stems(clause.lemma) & stems)
+
+
+def _wanted_direction(analysis: QuestionAnalysis) -> str | None:
+    """The role the answer plays beside the question's participants: "in" (done to) when they
+    do it, "out" (the doer) when they are done to, None when they say neither (or both)."""
+    directions = {d for d in analysis.qtype.roles.values() if d in ("in", "out")}
+    if len(directions) != 1:
+        return None
+    return "in" if directions == {"out"} else "out"
+
+
+def _in_question(phrase: str, analysis: QuestionAnalysis) -> bool:
+    """Is the phrase a participant or a word of the question (not what it asks)?"""
+    key = normalize_name(phrase)
+    if not key or (len(key) > 1 and key in analysis.folded):
+        return True
+    names = [m for e in analysis.entities for m in (e.node_id, e.mention) if m]
+    return any(normalize_name(n) == key for n in names)
