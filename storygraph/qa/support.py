@@ -66,7 +66,8 @@ from storygraph.qa.relation_words import (
     type_stems,
     word_in,
 )
-from storygraph.qa.support_quotes import quote_misses
+from storygraph.qa.support_kinds import asked_kind, given_as_name
+from storygraph.qa.support_quotes import ORDER_SHARE, in_order_share, quote_misses
 from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.text.embeddings import Embedder
 from storygraph.text.language import is_kanji
@@ -297,8 +298,8 @@ def _holds(text: str, name: str) -> bool:
     if not key:
         return False
     folded = normalize_name(text)
-    if key.isascii():
-        return re.search(rf"(?<![a-z]){re.escape(key)}(?![a-z])", folded) is not None
+    if key.isascii():  # a plural names it too ("the grapes" for grape)
+        return re.search(rf"(?<![a-z]){re.escape(key)}(?:e?s)?(?![a-z])", folded) is not None
     at = folded.find(key)
     while at >= 0:
         after = folded[at + len(key) : at + len(key) + 1]
@@ -557,10 +558,13 @@ class GraphSupportChecker:
                 return Support("no premise", None, tuple(named), premise, "premise", offered)
             return Support("not supported", None, tuple(named), reason, check, offered)
 
+        unnamed = self._not_a_name(analysis, answer, answer_language, sources)
+        if unnamed is not None:
+            return fail(unnamed, "kind")  # a place for a name, the one the name is of (§58)
         quoted = _quoted(analysis, answer, sources, links)
         if quoted is not None and not self._names_asked_kind(analysis, answer, answer_language):
             quoted = None
-        if quoted is not None and self._quote_misses(analysis, answer, quoted):
+        if quoted is not None and self._quote_misses(analysis, answer):
             quoted = None  # a sentence about the participant that does not answer (§58)
         if quoted is not None and not _says_asked_case(analysis, answer):
             # 「…と思って、火をきった」 for 何で火をきった: the quote says the question's event
@@ -687,9 +691,17 @@ class GraphSupportChecker:
         own_part = _own_part(core, analysis.folded) if language == "ja" else core
         words = _content(own_part, language)
         question = set(_content(analysis.folded, language)) | _kana_pairs(analysis.folded, language)
-        own = [w for w in words if w not in question] or words
+        own = [w for w in words if w not in question]
+        if words and not own:
+            # 「子安貝です」 for what the thing taken for a 子安貝 was: nothing the question
+            # does not say already (§58)
+            return fail("the answer only repeats what the question says", "words")
         if not own:
             return Support("not checked", reason="the answer has no words to check")
+        missed = self._quote_misses(analysis, answer)
+        if missed is not None:
+            # a sentence saying the asked act with nothing in the asked slot (§58)
+            return fail(missed, "words")
         if not _says_asked_case(analysis, answer):
             # its words may all be in a source (the asked event) without the asked thing
             return fail(
@@ -699,10 +711,12 @@ class GraphSupportChecker:
         best: tuple[float, Citation | None] = (0.0, None)
         taking_part = [e for e in analysis.entities if e.node_id not in analysis.qualifiers]
         for c in sources:
-            if not _beside(c, taking_part, False, links) or not _on_topic(c.text, analysis):
+            if not _beside(c, taking_part, False, links) or not self._topical(c, analysis):
                 continue
             held = set(_content(c.text, language)) | _kana_pairs(c.text, language)
             share = sum(w in held for w in own) / len(own)
+            if in_order_share(own_part, c.text, language) < ORDER_SHARE:
+                continue  # the source's words in another order say something else (§58)
             if share > best[0]:
                 best = (share, c)
         share, citation = best
@@ -715,10 +729,32 @@ class GraphSupportChecker:
             check="name",
         )
 
-    def _quote_misses(
-        self, analysis: QuestionAnalysis, answer: str, quoted: Citation
+    def _topical(self, source: Citation, analysis: QuestionAnalysis) -> bool:
+        """Is a source on the question's topic: it shares a term of the question, or, in
+        English, the story just before it does ("I was not then born." answers why the Lamb
+        could not have insulted the Wolf last year, said in the sentence before)?"""
+        if _on_topic(source.text, analysis):
+            return True
+        return analysis.language != "ja" and _on_topic(self._around(source)[0], analysis)
+
+    def _not_a_name(
+        self, analysis: QuestionAnalysis, answer: str, language: str, sources: Sequence[Citation]
     ) -> str | None:
-        """Why a quote does not answer the question (storygraph.qa.support_quotes), or None."""
+        """Why the answer to a question asking for a name is not one a source gives
+        (storygraph.qa.support_kinds), or None (also for a question asking for no name)."""
+        if asked_kind(analysis.question) != "name":
+            return None
+        core = _core(answer)
+        words = [core, *self._graph_names(analysis, answer, language)]
+        words += self._own_words(analysis, answer)
+        texts = [c.text + self._around(c)[1] for c in sources]
+        if given_as_name(analysis.question, words, texts):
+            return None
+        return f"no source gives {core} as the name asked for"
+
+    def _quote_misses(self, analysis: QuestionAnalysis, answer: str) -> str | None:
+        """Why an answer's sentence does not answer the question (storygraph.qa.support_quotes),
+        or None."""
         question = self._structure(analysis.question, analysis.language)
         return quote_misses(analysis, question, _core(answer), self._structure)
 

@@ -12,12 +12,17 @@ names nothing that is bullied; 「乙姫さまが…浦島にくれたものは�
 checker's injected structure reader: `QuestionStructure.clauses`) and asks of a Japanese
 question with an asked predicate:
 
-- an act asked by a verb (倒す, くれる, 呼ばれる): a clause of the answer says that verb (its
+- an act asked by a verb (いじめる, 呼ばれる): when a clause of the answer says that verb (its
   dictionary form, a verb chained to it, or a verb of the same relation stem in the vocabulary
-  table), and one of its noun phrases fills the asked slot: in the question word's case when it
-  has one (誰と: a と-phrase), else in the direction the question's participants leave open (they
-  do it: a phrase done to, を / に / へ in the active voice; they are done to: the doer) and
-  neither a participant nor a word of the question.
+  table), a noun phrase fills the asked slot and is neither a participant nor a word of the
+  question: one of such a clause in the question word's case when it has one (誰と: a
+  と-phrase), else one of any verb of the answer in the direction the question's participants
+  leave open (they do it: a phrase done to, を / に / へ in the active voice; they are done to:
+  the doer; the parse may hang a phrase on another verb of the sentence).
+
+An answer that says the act by another verb (さし出した？ → さし上げます, 会わせた？ → お目にかけ
+ました) cannot be told by the parse from one about another act (くれた？ → こめてあります): it is
+read as before, and so is a question asking why or how (なぜ, どうやって: no noun of the act).
 
 An event asked by a light verb (「土の舟が崩れた後、たぬきはどうなった？」: なる) has no slot to
 fill: the quote is read as before.
@@ -28,7 +33,9 @@ answer's) cannot be read, asks nothing more of a quote: None.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
+from difflib import SequenceMatcher
 
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.question_structure import (
@@ -39,8 +46,10 @@ from storygraph.qa.question_structure import (
 )
 from storygraph.qa.relation_words import question_stems
 from storygraph.text.normalize import normalize_name
+from storygraph.text.terms import english_words
 
 Reader = Callable[[str, str], QuestionStructure | None]
+_REASON_OR_MANNER = re.compile(r"なぜ|どうして|どうやって|どのよう|どんなふう|何のため")
 
 
 def quote_misses(
@@ -55,14 +64,23 @@ def quote_misses(
         return None
     if question.lemma in LIGHT_PREDICATES:
         return None  # どうなった asks for an event, not a slot of one
+    if _REASON_OR_MANNER.search(analysis.question):
+        return None  # なぜ / どうやって ask for no noun of the act
     said = read(answer, "ja")
     if said is None:
         return None
     asked = _asked_lemmas(question)
     clauses = [c for c in said.clauses if _says(c, asked, analysis)]
     if not clauses:
-        return f"the quote does not say {question.lemma}"
+        # another verb may say the same act (さし出す / さし上げる, 会わせる / お目にかける):
+        # the parse cannot tell, so the quote is read as before
+        return None
     wanted = _wanted_direction(analysis)
+    if not question.asked_case:
+        # a gap (…投げつけたものは？): the parse may hang a phrase of the act's sentence on
+        # another of its verbs (硬いのをもいで、…投げつけました), so a phrase in the open
+        # direction on any verb of the answer fills it
+        clauses = list(said.clauses)
     for clause in clauses:
         for phrase, case in clause.arguments:
             if _in_question(phrase, analysis):
@@ -109,3 +127,27 @@ def _in_question(phrase: str, analysis: QuestionAnalysis) -> bool:
         return True
     names = [m for e in analysis.entities for m in (e.node_id, e.mention) if m]
     return any(normalize_name(n) == key for n in names)
+
+
+ORDER_SHARE = 0.5
+"""Share of an answer's own words a source must hold in the answer's order (see
+`in_order_share`) for the words check to read the answer as said by it."""
+_NOT_WORDS = re.compile(r"[\s、。，．・「」『』（）()！？!?,.\[\]0-9]+")
+
+
+def in_order_share(answer: str, source: str, language: str) -> float:
+    """How much of the answer the source says in the answer's order: Japanese characters
+    (runs of two or more, punctuation left out), English content words, matched in one
+    left-to-right alignment (difflib). An answer made of a source's words in another order
+    (「おとうさんやおかあさんは、浦島太郎を出迎えたと…」 from 「…浦島太郎は…おとうさんおかあさんを
+    やしなって」) scores low; a paraphrase keeping the order (「山へしば刈りに行きました」) high."""
+    if language == "ja":
+        a: Sequence[str] = _NOT_WORDS.sub("", normalize_name(answer))
+        b: Sequence[str] = _NOT_WORDS.sub("", normalize_name(source))
+        least = 2
+    else:
+        a, b, least = english_words(answer), english_words(source), 1
+    if not a:
+        return 1.0
+    blocks = SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+    return sum(m.size for m in blocks if m.size >= least) / len(a)
