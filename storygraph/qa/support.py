@@ -564,7 +564,7 @@ class GraphSupportChecker:
         quoted = _quoted(analysis, answer, sources, links)
         if quoted is not None and not self._names_asked_kind(analysis, answer, answer_language):
             quoted = None
-        if quoted is not None and self._quote_misses(analysis, answer):
+        if quoted is not None and self._quote_misses(analysis, answer, quoted):
             quoted = None  # a sentence about the participant that does not answer (§58)
         if quoted is not None and not _says_asked_case(analysis, answer):
             # 「…と思って、火をきった」 for 何で火をきった: the quote says the question's event
@@ -752,11 +752,14 @@ class GraphSupportChecker:
             return None
         return f"no source gives {core} as the name asked for"
 
-    def _quote_misses(self, analysis: QuestionAnalysis, answer: str) -> str | None:
-        """Why an answer's sentence does not answer the question (storygraph.qa.support_quotes),
-        or None."""
+    def _quote_misses(
+        self, analysis: QuestionAnalysis, answer: str, quoted: Citation | None = None
+    ) -> str | None:
+        """Why an answer's sentence (a quote of `quoted`) does not answer the question
+        (storygraph.qa.support_quotes), or None."""
         question = self._structure(analysis.question, analysis.language)
-        return quote_misses(analysis, question, _core(answer), self._structure)
+        source = quoted.text if quoted is not None else ""
+        return quote_misses(analysis, question, _core(answer), self._structure, source)
 
     # --- slots --------------------------------------------------------------------------------
     def _wanted(self, analysis: QuestionAnalysis) -> list[tuple[str, str]]:

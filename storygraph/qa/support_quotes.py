@@ -20,9 +20,12 @@ question with an asked predicate:
   leave open (they do it: a phrase done to, を / に / へ in the active voice; they are done to:
   the doer; the parse may hang a phrase on another verb of the sentence).
 
-An answer that says the act by another verb (さし出した？ → さし上げます, 会わせた？ → お目にかけ
-ました) cannot be told by the parse from one about another act (くれた？ → こめてあります): it is
-read as before, and so is a question asking why or how (なぜ, どうやって: no noun of the act).
+An answer that says the act by none of those verbs copies another clause of its source when
+that source says the asked act (くれた？ → 「…たからがこめてございます。これを…さし上げます」
+quoted as 「たからがこめてあります」; かついで歩いていた道具は？ → the sentence's next clause,
+「杉の木…をきり倒しては…」); when its source does not say it either, the answer may say the act by
+another verb (さし出した？ → さし上げます, 会わせた？ → お目にかけました) and is read as before. So
+is a question asking why or how (なぜ, どうやって: no noun of the act).
 
 An event asked by a light verb (「土の舟が崩れた後、たぬきはどうなった？」: なる) has no slot to
 fill: the quote is read as before.
@@ -57,6 +60,7 @@ def quote_misses(
     question: QuestionStructure | None,
     answer: str,
     read: Reader,
+    source: str = "",
 ) -> str | None:
     """Why the quoted `answer` (its text without marks) does not answer the question, or None
     when it does or nothing more can be asked of it (module docstring)."""
@@ -72,8 +76,12 @@ def quote_misses(
     asked = _asked_lemmas(question)
     clauses = [c for c in said.clauses if _says(c, asked, analysis)]
     if not clauses:
-        # another verb may say the same act (さし出す / さし上げる, 会わせる / お目にかける):
-        # the parse cannot tell, so the quote is read as before
+        # another verb may say the same act (さし出す / さし上げる, 会わせる / お目にかける),
+        # unless the quoted source says the asked act by a verb the answer left out: then the
+        # answer copies another clause of it
+        told = read(source, "ja") if source else None
+        if told is not None and any(_says(c, asked, analysis) for c in told.clauses):
+            return f"the quote leaves out {question.lemma}, which its source says"
         return None
     wanted = _wanted_direction(analysis)
     if not question.asked_case:

@@ -515,6 +515,21 @@ def test_a_quote_of_the_asked_act_that_names_nothing_in_the_asked_slot_is_not_su
     assert right.verdict == "supported" and right.check == "quote", right.reason
 
 
+def test_a_quote_of_another_clause_of_the_source_that_tells_the_asked_act_is_not_supported():
+    # 「乙姫さまが…浦島にくれたものは？」: the source gives (さし上げる) 玉手箱; the answer copies
+    # what the box holds and leaves the giving out
+    graph = ["乙姫さま", "浦島", "玉手箱"]
+    source = (
+        "乙姫さまは浦島に、「これは玉手箱といって、なかには、人間のいちばんだいじなたからが"
+        "こめてございます。これをおわかれのしるしにさし上げます。」と言いました。"
+    )
+    answer = "人間のいちばんだいじなたからがこめてございます。[1]"
+    question = "乙姫さまがおわかれのしるしに浦島にくれたものは？"
+    before, after = _both(question, ["乙姫さま", "浦島"], answer, source, graph)
+    assert before.verdict == "supported" and before.check == "quote", before.reason
+    assert not (after.verdict == "supported" and after.check == "quote"), after.reason
+
+
 def test_a_quote_whose_asked_case_phrase_stands_on_another_verb_is_not_supported() -> None:
     # 誰といっしょに呼ばれた: 坂田金時と is what he called himself (名乗る), not a partner
     graph = ["金太郎", "坂田金時", "頼光", "渡辺綱"]
