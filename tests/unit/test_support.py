@@ -13,6 +13,7 @@ from storygraph.models import Citation, Fact
 from storygraph.qa.analysis import analyse
 from storygraph.qa.entities import LocalEntityFinder
 from storygraph.qa.support import Frame, GraphSupportChecker
+from storygraph.qa.support_quotes import ORDER_SHARE, in_order_share
 from storygraph.qa.support_text import support_line, support_reply
 from storygraph.services import question_structure
 from storygraph.text.normalize import normalize_name
@@ -577,8 +578,8 @@ def test_an_answer_made_of_a_sources_words_in_another_order_is_not_supported() -
     # no source tells
     graph = ["浦島太郎", "海"]
     said = _sources(
-        "浦島太郎は、毎日つりざおをかついでは海へ出かけて、おさかなをつって、おとうさん"
-        "おかあさんをやしなっていました。"
+        "水の江の浦に、浦島太郎というりょうしがありました。浦島太郎は、毎日つりざおを"
+        "かついでは海へ出かけて、おさかなをつって、おとうさんおかあさんをやしなっていました。"
     )
     question = "浦島太郎を出迎えたおかあさんは、何と言った？"
     made = "おとうさんやおかあさんは、浦島太郎を出迎えたと、「ふしぎだ」と言いました。[1]"
@@ -613,3 +614,21 @@ def test_an_english_answer_is_read_by_its_words_with_the_sentence_before_its_sou
         analysis, "The Grapes are sour, and not ripe. [1]", grapes, [], grapes
     )
     assert sour.verdict == "supported", sour.reason
+
+
+def test_the_words_check_reads_a_sources_words_in_the_answers_order() -> None:
+    # the model's sentence for 「…出迎えたおかあさんは、何と言った？」 (unanswerable) took its
+    # words from a source about something else, in another order: "its words are in [3]"
+    source = (
+        "むかし、むかし、丹後の国水の江の浦に、浦島太郎というりょうしがありました。浦島太郎は、"
+        "毎日つりざおをかついでは海へ出かけて、たいや、かつおなどのおさかなをつって、おとうさん"
+        "おかあさんをやしなっていました。"
+    )
+    made = "おとうさんやおかあさんは、浦島太郎を出迎えたと、「ふしぎだ。ふしぎだ」と言いました"
+    assert in_order_share(made, source, "ja") < ORDER_SHARE
+    # an answer in its own words keeping the source's order passes (the §49 must-show answer)
+    said = "まいにち、おじいさんは山へしば刈りに、おばあさんは川へ洗濯に行きました。"
+    assert in_order_share("山へしば刈りに行きました", said, "ja") >= ORDER_SHARE
+    told = 'Upon which the Wolf seized him and ate him up, saying, "Well!"'
+    assert in_order_share("The Wolf seized him and ate him up.", told, "en") == 1.0
+    assert in_order_share("He ate him up and seized the Wolf.", told, "en") < 1.0
