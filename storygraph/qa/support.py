@@ -67,7 +67,12 @@ from storygraph.qa.relation_words import (
     word_in,
 )
 from storygraph.qa.support_kinds import asked_kind, given_as_name
-from storygraph.qa.support_quotes import ORDER_SHARE, in_order_share, quote_misses
+from storygraph.qa.support_quotes import (
+    CHOICE,
+    ORDER_SHARE,
+    in_order_share,
+    quote_misses,
+)
 from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.text.embeddings import Embedder
 from storygraph.text.language import is_kanji
@@ -693,9 +698,11 @@ class GraphSupportChecker:
         question = set(_content(analysis.folded, language)) | _kana_pairs(analysis.folded, language)
         own = [w for w in words if w not in question]
         if words and not own:
-            # 「子安貝です」 for what the thing taken for a 子安貝 was: nothing the question
-            # does not say already (§58)
-            return fail("the answer only repeats what the question says", "words")
+            if not CHOICE.search(analysis.question):
+                # 「子安貝です」 for what the thing taken for a 子安貝 was: nothing the question
+                # does not say already (§58); a choice question names its answer
+                return fail("the answer only repeats what the question says", "words")
+            own = words
         if not own:
             return Support("not checked", reason="the answer has no words to check")
         missed = self._quote_misses(analysis, answer)

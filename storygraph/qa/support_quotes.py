@@ -137,6 +137,9 @@ def _in_question(phrase: str, analysis: QuestionAnalysis) -> bool:
     return any(normalize_name(n) == key for n in names)
 
 
+CHOICE = re.compile(r"どちら|どっち|\bwhich\b|\bor\b", re.IGNORECASE)
+"""A question offering its answers (重いつづらと軽いつづらのどちら): an answer may repeat one."""
+
 ORDER_SHARE = 0.5
 """Share of an answer's own words a source must hold in the answer's order (see
 `in_order_share`) for the words check to read the answer as said by it."""
@@ -152,7 +155,7 @@ def in_order_share(answer: str, source: str, language: str) -> float:
     if language == "ja":
         a: Sequence[str] = _NOT_WORDS.sub("", normalize_name(answer))
         b: Sequence[str] = _NOT_WORDS.sub("", normalize_name(source))
-        least = 2
+        least = min(2, len(a))  # a one-character answer (薪) by its character
     else:
         a, b, least = english_words(answer), english_words(source), 1
     if not a:

@@ -632,3 +632,13 @@ def test_the_words_check_reads_a_sources_words_in_the_answers_order() -> None:
     told = 'Upon which the Wolf seized him and ate him up, saying, "Well!"'
     assert in_order_share("The Wolf seized him and ate him up.", told, "en") == 1.0
     assert in_order_share("He ate him up and seized the Wolf.", told, "en") < 1.0
+
+
+def test_a_choice_question_is_answered_by_repeating_one_of_its_choices() -> None:
+    graph = ["おじいさん", "すずめ"]
+    said = _sources("おじいさんは軽いつづらをもらって帰りました。")
+    question = "おじいさんがもらって帰ったのは、重いつづらと軽いつづらのどちら？"
+    _, support = _check(question, ["おじいさん"], "軽いつづらです。[1]", said, graph=graph)
+    assert support.verdict == "supported", support.reason
+    # a one-character answer is read by its character (薪)
+    assert in_order_share("薪", "うすをたたきこわして、薪にしてもしてしまいました。", "ja") == 1.0
