@@ -76,29 +76,49 @@ def quote_misses(
     asked = _asked_lemmas(question)
     clauses = [c for c in said.clauses if _says(c, asked, analysis)]
     if not clauses:
-        # another verb may say the same act (さし出す / さし上げる, 会わせる / お目にかける),
-        # unless the quoted source says the asked act by a verb the answer left out: then the
-        # answer copies another clause of it
+        # another verb may say the same act (さし出す / さし上げる, こしらえる / つく), unless
+        # the quoted source says the asked act by a verb the answer left out and the answer
+        # names nothing in the slot: then it copies another clause of the source
         told = read(source, "ja") if source else None
-        if told is not None and any(_says(c, asked, analysis) for c in told.clauses):
-            return f"the quote leaves out {question.lemma}, which its source says"
-        return None
-    wanted = _wanted_direction(analysis)
+        if told is None or not any(_says(c, asked, analysis) for c in told.clauses):
+            return None
+        if _stem(question.lemma) in normalize_name(answer) or _fills(
+            said.clauses, question, analysis
+        ):
+            return None  # the verb is there unparsed (名乗るがいい), or the slot is filled
+        return f"the quote leaves out {question.lemma}, which its source says, and its slot"
     if not question.asked_case:
         # a gap (…投げつけたものは？): the parse may hang a phrase of the act's sentence on
         # another of its verbs (硬いのをもいで、…投げつけました), so a phrase in the open
         # direction on any verb of the answer fills it
         clauses = list(said.clauses)
+    if _fills(clauses, question, analysis):
+        return None
+    return f"the quote says {question.lemma} but names nothing in the asked slot"
+
+
+def _fills(
+    clauses: Sequence[Clause], question: QuestionStructure, analysis: QuestionAnalysis
+) -> bool:
+    """Does a noun phrase of the clauses fill the asked slot: in the question word's case, else
+    in the direction the participants leave open, else (they do it and are done to: 乙姫さまが
+    浦島にくれた) in the core case none of the question's phrases takes (を)?"""
+    wanted = _wanted_direction(analysis)
+    taken = {a.case for a in question.arguments}
+    gap = next((c for c in ("を", "に", "が") if c not in taken), "")
     for clause in clauses:
         for phrase, case in clause.arguments:
             if _in_question(phrase, analysis):
                 continue
             if question.asked_case:
                 if case == question.asked_case:
-                    return None
-            elif wanted is None or case_direction(case, clause.voice) == wanted:
-                return None
-    return f"the quote says {question.lemma} but names nothing in the asked slot"
+                    return True
+            elif wanted is not None:
+                if case_direction(case, clause.voice) == wanted:
+                    return True
+            elif not gap or case == gap:
+                return True
+    return False
 
 
 def _asked_lemmas(question: QuestionStructure) -> set[str]:
@@ -162,3 +182,8 @@ def in_order_share(answer: str, source: str, language: str) -> float:
         return 1.0
     blocks = SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
     return sum(m.size for m in blocks if m.size >= least) / len(a)
+
+
+def _stem(lemma: str) -> str:
+    """A verb's dictionary form less its last kana (名乗る → 名乗, 沈む → 沈)."""
+    return normalize_name(lemma[:-1] if len(lemma) > 1 else lemma)
