@@ -15,17 +15,22 @@ question with an asked predicate:
 - an act asked by a verb (いじめる, 呼ばれる): when a clause of the answer says that verb (its
   dictionary form, a verb chained to it, or a verb of the same relation stem in the vocabulary
   table), a noun phrase fills the asked slot and is neither a participant nor a word of the
-  question: one of such a clause in the question word's case when it has one (誰と: a
-  と-phrase), else one of any verb of the answer in the direction the question's participants
-  leave open (they do it: a phrase done to, を / に / へ in the active voice; they are done to:
-  the doer; the parse may hang a phrase on another verb of the sentence).
+  question (`_fills`): one of such a clause in the question word's case when it has one (誰と:
+  a と-phrase); else one of any verb of the answer (the parse may hang a phrase on another verb
+  of the sentence) in the direction the question's participants leave open (they do it: a
+  phrase done to, を / に / へ in the active voice; they are done to: the doer), or, when they
+  both do it and are done to (乙姫さまが浦島にくれた), in the core case none of the question's
+  phrases takes (を).
 
-An answer that says the act by none of those verbs copies another clause of its source when
-that source says the asked act (くれた？ → 「…たからがこめてございます。これを…さし上げます」
-quoted as 「たからがこめてあります」; かついで歩いていた道具は？ → the sentence's next clause,
-「杉の木…をきり倒しては…」); when its source does not say it either, the answer may say the act by
-another verb (さし出した？ → さし上げます, 会わせた？ → お目にかけました) and is read as before. So
-is a question asking why or how (なぜ, どうやって: no noun of the act).
+An answer that says the act by none of those verbs may say it by another (さし出した？ →
+さし上げます, こしらえた？ → 「…きびだんごをつきはじめました」): it is read as before, unless its
+source says the asked act, the answer leaves the verb out and names nothing in the slot
+(くれた？ → 「…たからがこめてあります」 from 「…たからがこめてございます。これを…さし上げます」):
+then it copies another clause of its source. A question asking why or how
+(なぜ, どうやって: no noun of the act) is read as before.
+
+`in_order_share` is the words check's order measure: an answer made of a source's words in
+another order (an event no sentence tells) is not said by that source.
 
 An event asked by a light verb (「土の舟が崩れた後、たぬきはどうなった？」: なる) has no slot to
 fill: the quote is read as before.
