@@ -33,6 +33,11 @@ the subject and who the object of which verb) and the typed facts with their sen
 Before 1-3, a long answer that quotes a source read (`QUOTE_SHARE` of it word for word) naming
 a participant and sharing a word of the question is supported by that source ("quote"): the
 small model often answers with the story's own sentence, which has no slot of its own to misread.
+Such a sentence must answer, too (storygraph.qa.support_quotes): when it says the question's
+asked verb, a phrase of it fills the asked slot (the words check asks the same of an answer
+sentence), and it is not another clause of a source telling the asked act. A question asking
+for a name is answered only by a name a source gives as one (storygraph.qa.support_kinds);
+the words check wants words the question does not say already, in a source's order.
 
 A failed check's `candidates` hold what the frames and facts do put in the asked slot (the
 question's own verb first), each with its sentence: the answer offers the first, marked as the
