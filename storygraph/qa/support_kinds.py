@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 from storygraph.text.normalize import normalize_name
 
-_JA_NAME = re.compile(r"(?:名前|名)(?:は|を|って|が)")
+_JA_NAME = re.compile(r"(?:名前|(?:の|た|という|といふ)名)(?:は|を|って|が)")
+"""名前, or 名 after の / a clause (…の名は, つけられた名は, 何という名を): not 大名が."""
 _EN_NAME = re.compile(r"\bname\b", re.IGNORECASE)
 _JA_OWNER = re.compile(r"([^\sの、。「」]+)の(?:名前|名)(?:は|を|って|が)")
 _JA_NAMING_AFTER = r"[」』]?(?:と(?:いう|いふ|言う|言ふ|申す|申し|呼|名|つけ)|って)"
@@ -28,7 +29,7 @@ _NAMING_TAIL = re.compile(r"(?:と(?:いう|いふ|言う|言ふ|申す)(?:の|�
 
 
 def asked_kind(question: str) -> str:
-    """The kind of answer the question asks for: "name" (名前, 名, name), else ""."""
+    """The kind of answer the question asks for: "name" (名前, の名, name), else ""."""
     return "name" if _JA_NAME.search(question) or _EN_NAME.search(question) else ""
 
 

@@ -13,6 +13,7 @@ from storygraph.models import Citation, Fact
 from storygraph.qa.analysis import analyse
 from storygraph.qa.entities import LocalEntityFinder
 from storygraph.qa.support import Frame, GraphSupportChecker
+from storygraph.qa.support_kinds import asked_kind
 from storygraph.qa.support_quotes import ORDER_SHARE, in_order_share
 from storygraph.qa.support_text import support_line, support_reply
 from storygraph.services import question_structure
@@ -642,3 +643,18 @@ def test_a_choice_question_is_answered_by_repeating_one_of_its_choices() -> None
     assert support.verdict == "supported", support.reason
     # a one-character answer is read by its character (薪)
     assert in_order_share("薪", "うすをたたきこわして、薪にしてもしてしまいました。", "ja") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("舌を切られたすずめの名前は？", "name"),
+        ("竹の中から出た子につけられた名は？", "name"),
+        ("金太郎は都で何という名を名乗るようになった？", "name"),
+        ("What was the lamb's name?", "name"),
+        ("大名が来たのは誰？", ""),  # 名 of 大名 asks for no name
+        ("Who named the dog?", ""),
+    ],
+)
+def test_a_question_asking_for_a_name_is_told_by_its_words(question: str, kind: str) -> None:
+    assert asked_kind(question) == kind
