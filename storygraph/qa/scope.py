@@ -64,6 +64,9 @@ class Scope:
     """The question's names do not settle its story: it names no one, or only ordinary words
     (qa/specific_names.py), no stories tie and the user did not pick one story. The answer
     says which story each source is from (qa/engine.py)."""
+    ordinary: bool = False
+    """The stories tie (`tied`) by ordinary words alone, no proper name among them: the
+    stories' own sentences may still tell them apart (qa/story_lead.py)."""
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
@@ -181,4 +184,5 @@ def narrow(
         note=note,
         tied=tied if len(tied) > 1 else (),
         undecided=undecided,
+        ordinary=best[0] == 0 and len(tied) > 1,
     )

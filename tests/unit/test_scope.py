@@ -139,3 +139,14 @@ def test_a_story_named_by_its_title_counts_as_one_of_its_proper_names() -> None:
     assert scope.documents == ("h",) and scope.keys == () and not scope.undecided
     # a title outside the user's choice names nothing
     assert narrow([], foxes, ["g"], titled={"h": 1}).documents == ("g",)
+
+
+def test_stories_tied_by_ordinary_words_alone_are_marked_so() -> None:
+    names = [
+        {"id": "おじいさん", "norm": "おじいさん", "key": "a:おじいさん", "document_id": "a"},
+        {"id": "おじいさん", "norm": "おじいさん", "key": "b:おじいさん", "document_id": "b"},
+        {"id": "桃太郎", "norm": "桃太郎", "key": "a:桃太郎", "document_id": "a"},
+        {"id": "桃太郎", "norm": "桃太郎", "key": "b:桃太郎", "document_id": "b"},
+    ]
+    assert narrow(["おじいさん"], names, (), common={"おじいさん"}).ordinary
+    assert not narrow(["桃太郎"], names, (), common={"おじいさん"}).ordinary  # a proper name
