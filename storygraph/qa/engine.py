@@ -36,7 +36,7 @@ from storygraph.qa.per_story import (
     story_scopes,
 )
 from storygraph.qa.retrieval import DEFAULT_MODE, Retrieval, Retriever
-from storygraph.qa.scope import Scope
+from storygraph.qa.scope import Scope, names_in_scope
 from storygraph.qa.scoring import RerankResult, Scorer, keep_fitting
 from storygraph.qa.story_lead import STORY_LEAD, led_scope, story_lead
 from storygraph.qa.support import SupportChecker
@@ -484,8 +484,13 @@ def check_support(
     facts: Sequence[Fact],
 ) -> SupportStep:
     """The support check on the written answer: does a cited source say what it says, in that
-    role? (storygraph.qa.support_text.support_step: one that fails is replaced by "not sure".)"""
-    checker = parts.support(analysis.name_rows) if parts.support is not None else None
+    role? (storygraph.qa.support_text.support_step: one that fails is replaced by "not sure".)
+    It reads the names of the question's stories only (`Scope.documents`; every story's when
+    the scope is all of them): in a library, another story's names (丹後, a place of another
+    tale) made a right answer's words "names the sources do not hold", and the answer the
+    one-story store showed was replaced (docs/ISSUES.md §61)."""
+    rows = names_in_scope(analysis.name_rows, analysis.scope.documents)
+    checker = parts.support(rows) if parts.support is not None else None
     return support_step(
         checker,
         analysis,
