@@ -12,10 +12,8 @@ import pytest
 
 from storygraph.qa.engine import QAOptions
 from storygraph.qa.per_story import split_by_story, story_head
-from storygraph.services import Services, build_services
-from storygraph.settings import Settings
-from tests.helpers.scripted_logic import Script
-from tests.helpers.scripted_model import ScriptedChatModel
+from storygraph.services import Services
+from tests.helpers.library import ingested_library
 
 TRIPLES = (("old man", "Character", "GOES_TO", "mountain", "Place"),)
 STORIES = {  # file names whose words no question says (qa/story_titles.py)
@@ -26,13 +24,7 @@ STORIES = {  # file names whose words no question says (qa/story_titles.py)
 
 @pytest.fixture
 def library(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
-    settings = Settings(data_dir=tmp_path / "data", chunk_size=40, chunk_overlap=0)
-    services = build_services(settings, llm=ScriptedChatModel(script=Script(triples=TRIPLES)))
-    ids: dict[str, str] = {}
-    for name, text in STORIES.items():
-        report = services.ingestor().ingest_bytes(name, text.encode("utf-8"))
-        assert report.status == "added", report.message
-        ids[name] = report.document_id
+    services, ids = ingested_library(tmp_path, STORIES, TRIPLES)
     yield services, ids
     services.close()
 
