@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import token_readings
@@ -45,9 +46,11 @@ def _folded(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=4096)
 def title_words(name: str) -> tuple[str, ...]:
     """The words a document's name names its story by (momotaro_akutagawa.txt → momotaro,
-    akutagawa), folded as the question's are."""
+    akutagawa), folded as the question's are (kept for the last 4,096 names: a library's
+    every name is read for every question)."""
     stem = name.rsplit(".", 1)[0] if "." in name else name
     words = name_words(" ".join(_LETTERS.findall(stem.lower())))
     kept = (w for w in words if len(w) >= 3 and w not in STORY_WORDS and w not in EN_STOP_WORDS)
