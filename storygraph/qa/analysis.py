@@ -200,9 +200,9 @@ def analyse(
     library = bool(titles) and len(titles or {}) > 1
     common = common_names(question, entities)
     named = titled(question, titles or {}) if library else None
-    written = story_names(common, names, spelling) if library and spelling else None
+    written = written_as_names(common, names, spelling) if library and spelling else None
     scope = narrow(ids, names, stories, terms, common, named, written)
-    if entities and scope.documents and not scope.keys:
+    if entities and named and scope.documents and not scope.keys:
         # the story the question names by its title holds none of the names found (in other
         # stories): started from, they would bring in those stories' relations
         entities, ids = (), []
@@ -229,7 +229,7 @@ def analyse(
     )
 
 
-def story_names(
+def written_as_names(
     common: frozenset[str],
     names: Sequence[dict[str, Any]],
     spelling: Callable[[Sequence[str]], Mapping[str, frozenset[str]]],
