@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
-from contextlib import nullcontext
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -181,18 +184,39 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
     options = QAOptions.from_settings(settings, no_llm=bool(args.no_llm))
     modes = [canonical_mode(m) for m in (args.modes or [options.mode])]
     cache_dir = None if args.no_cache else Path(args.cache_dir or Path(settings.data_dir) / "e2e")
-    report = run_e2e(
-        settings,
-        questions,
-        Path(args.stories),
-        modes=modes,
-        options=options,
-        cache_dir=cache_dir,
-        fresh=bool(args.fresh),
-        progress=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
-        library=bool(args.library),
-    )
+    with exit_on_terminate():  # a stopped run stops its stores' servers on the way out
+        report = run_e2e(
+            settings,
+            questions,
+            Path(args.stories),
+            modes=modes,
+            options=options,
+            cache_dir=cache_dir,
+            fresh=bool(args.fresh),
+            progress=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
+            library=bool(args.library),
+        )
     return _print_e2e(report, len(questions), bool(args.json))
+
+
+@contextmanager
+def exit_on_terminate() -> Iterator[None]:
+    """SIGTERM (and SIGHUP, a closed terminal) raise SystemExit within the block, so the
+    temporary stores' `finally` steps run (their servers stopped, their directories removed)
+    as they do for Ctrl-C; outside the main thread, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    kept = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for number, handler in kept.items():
+            signal.signal(number, handler)
 
 
 def _print_e2e(report: E2EReport, questions: int, as_json: bool) -> int:

@@ -389,7 +389,9 @@ def story_services(
     info: ModelInfo | None = None,
 ) -> Iterator[Services]:
     """Services over a fresh store in a temporary data directory; the model file stays where
-    the configured settings keep it (one joined model shared by every run)."""
+    the configured settings keep it (one joined model shared by every run). The store's
+    server is stopped at the end, and by its idle reaper if this process dies first
+    (`watch_store`)."""
     with tempfile.TemporaryDirectory(prefix="storygraph-e2e-") as tmp:
         local = settings.model_copy(
             update={
@@ -400,9 +402,35 @@ def story_services(
         )
         services = build_services(local, llm=llm, extractor=extractor, info=info)
         try:
+            watch_store(services, Path(tmp))
             yield services
         finally:
             services.close()
+
+
+REAPER_IDLE_S = 4.0
+"""Seconds a temporary store's server may stand unused, once no process holds it, before its
+idle reaper stops it (looked at every second)."""
+
+
+def watch_store(services: Services, data_dir: Path) -> int | None:
+    """Start the idle reaper of §45 (`storygraph.store.idle_reaper`) on the temporary store's
+    server: a run killed before it could stop the server (SIGKILL, a closed terminal) left it
+    running with its /tmp/storygraph-e2e-* directory. While this process uses the server the
+    reaper only looks; a run that ends stops the server itself and the reaper exits ("gone").
+    The server's pid, or None when no server of its own runs there."""
+    from storygraph.processes import start_detached_module
+    from storygraph.store.falkordb_server import EmbeddedFalkorDB, ServerPaths
+
+    services.store.stats()  # the server starts with the store's first query
+    pid = EmbeddedFalkorDB(data_dir).pid()
+    if pid is None:
+        return None
+    args = ["--data-dir", str(data_dir), "--pid", str(pid), "--idle-s", str(REAPER_IDLE_S)]
+    start_detached_module(
+        "storygraph.store.idle_reaper", args, ServerPaths.for_data_dir(data_dir).reaper_log
+    )
+    return pid
 
 
 def ingest_story(

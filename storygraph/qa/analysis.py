@@ -15,7 +15,7 @@ graph's types, read from the store.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -26,7 +26,13 @@ from storygraph.qa.name_index import name_index
 from storygraph.qa.question_type import QuestionType, detect_question_type
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems
 from storygraph.qa.scope import Scope, names_in_scope, narrow
-from storygraph.qa.specific_names import common_names
+from storygraph.qa.specific_names import (
+    common_names,
+    english_common,
+    named_in_stories,
+    story_capitals,
+)
+from storygraph.qa.story_titles import titled
 from storygraph.qa.translation import NO_TRANSLATOR, QuestionTranslator, Translation
 from storygraph.store import GraphStore
 from storygraph.text.language import detect_language, is_kanji
@@ -151,13 +157,18 @@ def analyse(
     stories: Sequence[str] = (),
     story_languages: Sequence[str] = (),
     translator: QuestionTranslator | None = None,
+    titles: Mapping[str, str] | None = None,
+    spelling: Callable[[Sequence[str]], Mapping[str, frozenset[str]]] | None = None,
 ) -> QuestionAnalysis:
     """Analyse a question once. `start_entities` skips entity finding (the eval's gold);
     `stories`: the document ids the user chose (empty: every story);
     `relation_types` (the graph's) asks the finder to pick the ones that fit;
     `story_languages`: the languages of the stories in scope; when one differs from the
     question's, `translator` brings the question into it (None: no translator installed, a
-    named fallback)."""
+    named fallback); `titles`: the file names of a library's stories by document id (their
+    words name a story too: qa/story_titles.py; None or one story: not read); `spelling`
+    gives the capitalised words of stories by document id, which make an English word a name
+    in a story that writes it so (qa/specific_names.py; None: not read)."""
     question = question.strip()
     every_name = names
     names = names_in_scope(names, stories)
@@ -186,7 +197,15 @@ def analyse(
             t for t in content_terms(translation.search_text, translation.language)
             if t not in terms
         )  # fmt: skip
-    scope = narrow(ids, names, stories, terms, common_names(question, entities))
+    library = bool(titles) and len(titles or {}) > 1
+    common = common_names(question, entities)
+    named = titled(question, titles or {}) if library else None
+    written = written_as_names(common, names, spelling) if library and spelling else None
+    scope = narrow(ids, names, stories, terms, common, named, written)
+    if entities and named and scope.documents and not scope.keys:
+        # the story the question names by its title holds none of the names found (in other
+        # stories): started from, they would bring in those stories' relations
+        entities, ids = (), []
     qtype = detect_question_type(question, ids, language=language)
     unroled = [e.mention for e in entities if e.node_id not in qtype.roles and e.mention]
     return QuestionAnalysis(
@@ -208,6 +227,20 @@ def analyse(
         name_rows=every_name,
         translation=translation,
     )
+
+
+def written_as_names(
+    common: frozenset[str],
+    names: Sequence[dict[str, Any]],
+    spelling: Callable[[Sequence[str]], Mapping[str, frozenset[str]]],
+) -> dict[str, frozenset[str]]:
+    """Per story, the question's English ordinary words that story writes as names (read only
+    for the stories holding such a word)."""
+    english = set(english_common(common))
+    if not english:
+        return {}
+    holders = sorted({str(r.get("document_id") or "") for r in names if r["id"] in english})
+    return named_in_stories(english, names, spelling([h for h in holders if h]))
 
 
 def translation_target(language: str, story_languages: Sequence[str]) -> str | None:
@@ -306,10 +339,8 @@ class QuestionReader:
         names = self.store.entity_names()
         wants_pick = self.pick_types and not start_entities
         types = [t for t, _ in self.store.relation_types()] if wants_pick else None
-        languages = [
-            d.language
-            for d in self.store.list_documents()
-            if not self.stories or d.id in self.stories
+        documents = [
+            d for d in self.store.list_documents() if not self.stories or d.id in self.stories
         ]
         return analyse(
             question,
@@ -319,6 +350,10 @@ class QuestionReader:
             relation_types=types,
             start_entities=start_entities,
             stories=self.stories,
-            story_languages=languages,
+            story_languages=[d.language for d in documents],
             translator=self.translator,
+            titles={d.id: d.name for d in documents},
+            spelling=lambda ids: story_capitals(
+                {d.id: d.sha256 for d in documents if d.id in ids}, self.store.document_chunks
+            ),
         )

@@ -36,8 +36,9 @@ from storygraph.qa.per_story import (
     story_scopes,
 )
 from storygraph.qa.retrieval import DEFAULT_MODE, Retrieval, Retriever
-from storygraph.qa.scope import Scope
+from storygraph.qa.scope import Scope, names_in_scope
 from storygraph.qa.scoring import RerankResult, Scorer, keep_fitting
+from storygraph.qa.story_lead import STORY_LEAD, led_scope, story_lead
 from storygraph.qa.support import SupportChecker
 from storygraph.qa.support_text import SupportStep, support_step
 from storygraph.qa.trace import (
@@ -157,6 +158,11 @@ UNDECIDED = (
     "{count} stories, and the answer is written for each of them, under its name: {stories}. "
     "Pick the stories to ask about one."
 )
+LED = (
+    "{count} stories fit this question's words equally, and it names none of them; {story}'s "
+    "sentences fit it best, so the answer is about {story}. Pick the stories to ask about "
+    "another."
+)
 UNDECIDED_ONE = (
     "The question's names do not say which story it is about; its sources are from {story}. "
     "Pick the stories to ask about one."
@@ -197,8 +203,12 @@ class QAEngine:
         trace.record("entities", **entities_detail(analysis))
         scopes = story_scopes(analysis.scope)
         if len(scopes) > 1:
-            return per_story_answer(analysis, scopes, parts, trace, on_token, told=TIED)
-        told = undecided_story(analysis, parts, trace)
+            led = leading_story(analysis, scopes, parts, trace)
+            if led is None:
+                return per_story_answer(analysis, scopes, parts, trace, on_token, told=TIED)
+            analysis, told = led
+        else:
+            told = undecided_story(analysis, parts, trace)
         if len(told.scopes) > 1:
             return per_story_answer(analysis, told.scopes, parts, trace, on_token, told=UNDECIDED)
         head = told.head
@@ -264,7 +274,8 @@ class Gathered:
 class Undecided:
     """What an undecided scope (qa/scope.py) leads to once its sources are gathered: the
     stories to answer for one by one (`scopes`, when the sources came from several), or the one
-    story's head line and the warning naming it; empty when the scope is decided."""
+    story's head line and the warning naming it (also the story whose sentences lead a tie of
+    ordinary words: `leading_story`); empty when the scope is decided."""
 
     gathered: Gathered | None = None
     scopes: tuple[Scope, ...] = ()
@@ -287,6 +298,33 @@ def undecided_story(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) ->
     name = named.get(stories[0], stories[0])
     head = story_head(name, japanese=analysis.reply_language == "ja")
     return Undecided(gathered, head=head, warnings=(UNDECIDED_ONE.format(story=name),))
+
+
+def leading_story(
+    analysis: QuestionAnalysis, scopes: Sequence[Scope], parts: QAParts, trace: Trace
+) -> tuple[QuestionAnalysis, Undecided] | None:
+    """Stories tied by ordinary words alone (`Scope.ordinary`): when one story's sentences
+    lead the others' (qa/story_lead.py), the question within that story's scope, with its head
+    line and the warning naming it; None when none leads (the answer is written per story)."""
+    if not analysis.scope.ordinary or parts.stories_named is None:
+        return None
+    passages = parts.context.sentences(analysis)
+    lead = story_lead(passages, analysis.scope.tied)
+    trace.record(
+        "story lead",
+        best={d: round(score, 3) for d, score in lead.best.items()},
+        leading=lead.story,
+        needed=STORY_LEAD,
+    )
+    scope = led_scope(scopes, lead.story) if lead.story is not None else None
+    if scope is None or lead.story is None:
+        return None
+    named = parts.stories_named()
+    name = named.get(lead.story, lead.story)
+    head = story_head(name, japanese=analysis.reply_language == "ja")
+    entities = analysis.entities if scope.keys else ()
+    told = LED.format(count=len(scopes), story=name)
+    return replace(analysis, scope=scope, entities=entities), Undecided(head=head, warnings=(told,))
 
 
 def answer_within(
@@ -446,8 +484,13 @@ def check_support(
     facts: Sequence[Fact],
 ) -> SupportStep:
     """The support check on the written answer: does a cited source say what it says, in that
-    role? (storygraph.qa.support_text.support_step: one that fails is replaced by "not sure".)"""
-    checker = parts.support(analysis.name_rows) if parts.support is not None else None
+    role? (storygraph.qa.support_text.support_step: one that fails is replaced by "not sure".)
+    It reads the names of the question's stories only (`Scope.documents`; every story's when
+    the scope is all of them): in a library, another story's names (丹後, a place of another
+    tale) made a right answer's words "names the sources do not hold", and the answer the
+    one-story store showed was replaced (docs/ISSUES.md §61)."""
+    rows = names_in_scope(analysis.name_rows, analysis.scope.documents)
+    checker = parts.support(rows) if parts.support is not None else None
     return support_step(
         checker,
         analysis,

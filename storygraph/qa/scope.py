@@ -17,6 +17,11 @@ of them. Within that choice:
   (「おじいさんが灰をまいたのは？」: 灰 is an entity of 花咲かじじい only); of more than
   MAX_STORIES, those first ones. The words used to drop the other tied stories: they picked the
   wrong one as often as the right one (docs/ISSUES.md §47 has the variants measured);
+- a story's own names also count for it (docs/ISSUES.md §61): the words of its document's name
+  the question holds ("In Akutagawa's story", 「芥川の「桃太郎」で」, "the grapes" of "The Fox
+  and the Grapes": qa/story_titles.py), and an English word written small in the question
+  that the story writes with a capital ("the fox" of a fable writing "the Fox":
+  qa/specific_names.py), each a proper name of that story alone;
 - retrieval starts from the kept stories' entities only (their keys) and sentence search reads
   only the kept stories, so an answer never cites a story outside its scope;
 - a question the names do not settle (`Scope.undecided`: it names no one, or only ordinary
@@ -30,7 +35,7 @@ together when the twin's story is within the user's choice.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +64,9 @@ class Scope:
     """The question's names do not settle its story: it names no one, or only ordinary words
     (qa/specific_names.py), no stories tie and the user did not pick one story. The answer
     says which story each source is from (qa/engine.py)."""
+    ordinary: bool = False
+    """The stories tie (`tied`) by ordinary words alone, no proper name among them: the
+    stories' own sentences may still tell them apart (qa/story_lead.py)."""
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
@@ -112,23 +120,36 @@ def narrow(
     stories: Sequence[str],
     terms: Sequence[str] = (),
     common: Collection[str] = frozenset(),
+    titled: Mapping[str, int] | None = None,
+    named_in: Mapping[str, Collection[str]] | None = None,
 ) -> Scope:
     """The scope of a question whose found start names are `found` (see the module doc).
 
     `names`: the rows of `names_in_scope`; `stories`: the user's choice (empty: all); `terms`:
     the question's content words outside its names (QuestionAnalysis.terms); `common`: those
-    of `found` that are ordinary words (qa/specific_names.common_names)."""
-    if not found:
+    of `found` that are ordinary words (qa/specific_names.common_names); `titled`: per story,
+    the words of its document's name the question holds (qa/story_titles.titled), counted as
+    proper names of that story; `named_in`: per story, those of `common` its text writes as
+    names (qa/specific_names.named_in_stories), proper names of that story."""
+    allowed = set(stories)
+    titles = {d: n for d, n in (titled or {}).items() if n and (not allowed or d in allowed)}
+    if not found and not titles:
         return Scope(documents=tuple(stories), undecided=len(stories) != 1)
     wanted = set(found)
     rows = [row for row in names if row["id"] in wanted and row.get("key")]
-    holders: dict[str, set[str]] = {}
+    holders: dict[str, set[str]] = {document: set() for document in titles}
     for row in rows:
         holders.setdefault(str(row.get("document_id") or ""), set()).add(row["id"])
     if not holders:
         return Scope(documents=tuple(stories), undecided=len(stories) != 1)
     counts = {
-        document: (len(ids - set(common)), len(ids)) for document, ids in holders.items()
+        document: (
+            len(ids - set(common))
+            + len(ids & set((named_in or {}).get(document, ())))
+            + titles.get(document, 0),
+            len(ids) + titles.get(document, 0),
+        )
+        for document, ids in holders.items()
     }
     best = max(counts.values())
     if best[0]:  # proper names decide; ordinary words only order the stories they tie
@@ -138,7 +159,6 @@ def narrow(
     ordered = _by_words(by_names, names, terms)
     kept = sorted(ordered, key=lambda d: -counts[d][1])[:MAX_STORIES]
     keys = [row["key"] for row in rows if str(row.get("document_id") or "") in kept]
-    allowed = set(stories)
     twins = [
         str(t)
         for row in rows
@@ -164,4 +184,5 @@ def narrow(
         note=note,
         tied=tied if len(tied) > 1 else (),
         undecided=undecided,
+        ordinary=best[0] == 0 and len(tied) > 1,
     )

@@ -17,15 +17,34 @@ A name is an ordinary word when
 - English: the question writes it without a capital letter ("the bone", "the fox"; "the Fox"
   is a name); a mention that opens the question, or that the question does not spell (a
   translation's), is read by the graph's own spelling instead.
+
+An English word written small in the question may still be a story's own name: the fable that
+writes "the Fox should choose the course" names its Fox, however the question spells it. So a
+name found as an ordinary English word is, per story, a name of each story whose text writes
+its last word with a capital inside a sentence (`capitalised_words`: not a sentence's first
+word, not a line printed in capitals), read from the story's chunks (`story_capitals`, kept
+per document version). "What was the fox trying to get?" went to another story while the fox was an
+ordinary word everywhere (docs/ISSUES.md §61). The graph's spelling cannot say it: a model's
+extraction writes every name with capitals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 from storygraph.models import ResolvedEntity
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import is_common_noun
+from storygraph.text.terms import name_words
+
+_INSIDE = re.compile(r"[a-z,;]\s+([A-Z][a-z'-]+)")
+"""A capitalised word after a lower-case letter or a comma: inside a sentence."""
+SPELLINGS_KEPT = 256
+"""Stories whose capitalised words are kept (by document id and content hash)."""
 
 
 def is_ordinary_word(mention: str, node_id: str, question: str) -> bool:
@@ -47,3 +66,61 @@ def common_names(question: str, entities: Sequence[ResolvedEntity]) -> frozenset
         ordinary = is_ordinary_word(entity.mention, entity.node_id, question)
         kinds[entity.node_id] = kinds.get(entity.node_id, True) and ordinary
     return frozenset(node for node, ordinary in kinds.items() if ordinary)
+
+
+def capitalised_words(text: str) -> frozenset[str]:
+    """The words `text` writes with a capital inside a sentence, folded as names are matched
+    (`terms.name_words`: "the Fox should" → fox; not "The" opening a sentence, nor "A FAMISHED
+    FOX", a line printed in capitals)."""
+    return frozenset(w for m in _INSIDE.finditer(text) for w in name_words(m.group(1)))
+
+
+def named_in_stories(
+    common: Collection[str],
+    names: Sequence[dict[str, Any]],
+    capitals: Mapping[str, frozenset[str]],
+) -> dict[str, frozenset[str]]:
+    """Per document id, those of `common` (English) the story writes as a name: the last word
+    of the name is one of the story's `capitals` (`capitalised_words`)."""
+    named: dict[str, set[str]] = {}
+    for row in names:
+        node, document = str(row["id"]), str(row.get("document_id") or "")
+        if node not in common or document not in capitals:
+            continue
+        words = name_words(node)
+        if words and words[-1] in capitals[document]:
+            named.setdefault(document, set()).add(node)
+    return {document: frozenset(nodes) for document, nodes in named.items()}
+
+
+def english_common(common: Collection[str]) -> list[str]:
+    """Those of `common` written in Latin letters (a Japanese word is judged by Sudachi)."""
+    return [n for n in common if not any(is_japanese_char(ch) for ch in n)]
+
+
+_KEPT: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
+_KEPT_LOCK = threading.Lock()
+
+
+def story_capitals(
+    versions: Mapping[str, str], texts: Callable[[Sequence[str]], Sequence[dict[str, Any]]]
+) -> dict[str, frozenset[str]]:
+    """Per document id of `versions` (id → content hash), its capitalised words
+    (`capitalised_words`), read from its chunks (`texts`: chunk rows with document_id and
+    text, of the documents asked) at most once per document version in this process (the
+    last SPELLINGS_KEPT kept)."""
+    with _KEPT_LOCK:
+        found = {d: _KEPT.get((d, v)) for d, v in versions.items()}
+    missing = [d for d, words in found.items() if words is None]
+    if missing:
+        chunks: dict[str, list[str]] = {d: [] for d in missing}
+        for row in texts(missing):
+            chunks.setdefault(str(row["document_id"]), []).append(str(row.get("text") or ""))
+        with _KEPT_LOCK:
+            for document in missing:
+                words = capitalised_words("\n".join(chunks[document]))
+                found[document] = words
+                _KEPT[(document, versions[document])] = words
+                while len(_KEPT) > SPELLINGS_KEPT:
+                    _KEPT.popitem(last=False)
+    return {d: words for d, words in found.items() if words is not None}

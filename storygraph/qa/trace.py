@@ -104,6 +104,7 @@ def sentences_detail(method: str, passages: Sequence[Passage]) -> dict[str, Any]
         "found": [
             {
                 "text": p.text,
+                "document": p.document_name,
                 "score": p.score,
                 "bm25": p.lexical,
                 "cosine": p.semantic,

@@ -26,6 +26,8 @@ TRIPLES = (
     ("old man", "Character", "FINDS", "Momotaro", "Character"),
     ("old man", "Character", "HAS", "lump", "Object"),
 )
+# Files whose names name nothing a question says (their words would name the story too:
+# qa/story_titles.py, tested in test_library_titles.py).
 PEACH = "The old man went to the mountain.\nThe old man found Momotaro.\n"
 LUMP = "The old man went to the mountain.\nThe old man had a lump.\n"
 
@@ -35,7 +37,7 @@ def library(tmp_path: Path) -> Iterator[tuple[Services, str, str]]:
     settings = Settings(data_dir=tmp_path / "data", chunk_size=40, chunk_overlap=0)
     services = build_services(settings, llm=ScriptedChatModel(script=Script(triples=TRIPLES)))
     ids = []
-    for name, text in (("peach.txt", PEACH), ("lump.txt", LUMP)):
+    for name, text in (("story_a.txt", PEACH), ("story_b.txt", LUMP)):
         report = services.ingestor().ingest_bytes(name, text.encode("utf-8"))
         assert report.status == "added", report.message
         ids.append(report.document_id)
@@ -67,7 +69,7 @@ def test_a_name_only_one_story_has_scopes_the_question(
     )
     entities = next(s for s in answer.steps if s.name == "entities")
     assert entities.detail["stories"] == [peach]
-    assert answer.citations and _documents(answer) == {"peach.txt"}
+    assert answer.citations and _documents(answer) == {"story_a.txt"}
     assert all(f.type != "HAS" for f in answer.facts)
 
 
@@ -77,10 +79,10 @@ def test_a_chosen_story_is_the_only_source(
     services, peach, lump = library
     question = "What did the old man have?"
     only_lump = services.qa().ask(question, QAOptions(no_llm=True, stories=(lump,)))
-    assert only_lump.citations and _documents(only_lump) == {"lump.txt"}
+    assert only_lump.citations and _documents(only_lump) == {"story_b.txt"}
     assert any(f.type == "HAS" for f in only_lump.facts)
     only_peach = services.qa().ask(question, QAOptions(no_llm=True, stories=(peach,)))
-    assert _documents(only_peach) <= {"peach.txt"}
+    assert _documents(only_peach) <= {"story_a.txt"}
     assert all(f.type != "HAS" for f in only_peach.facts)
     # a shared name asked of every story is answered per story: each part under its story's
     # name, each citation under its own story's part, and the warnings name the stories
@@ -88,18 +90,18 @@ def test_a_chosen_story_is_the_only_source(
     entities = next(s for s in both.steps if s.name == "entities")
     assert sorted(entities.detail["stories"]) == sorted([peach, lump])
     assert "2 stories have its names" in entities.detail["scope"]
-    assert _documents(both) == {"peach.txt", "lump.txt"}
+    assert _documents(both) == {"story_a.txt", "story_b.txt"}
     parts = split_by_story(both.answer)
     names = [name or "" for name, _ in parts]
-    assert sorted(names) == ["lump.txt", "peach.txt"]
+    assert sorted(names) == ["story_a.txt", "story_b.txt"]
     for name, part in parts:
         marks = {int(n) for n in re.findall(r"\[(\d+)\]", part)}
         assert marks and {c.document_name for c in both.citations if c.number in marks} == {name}
     numbers = [c.number for c in both.citations]
     assert numbers == list(range(1, len(numbers) + 1))  # numbered on across the parts
-    assert misplaced_citations(both.answer, both.citations, "peach.txt") == []
+    assert misplaced_citations(both.answer, both.citations, "story_a.txt") == []
     said = "2 stories fit this question equally; the answer is written for each of them"
-    assert any(w.startswith(said) and "lump.txt" in w for w in both.warnings)
+    assert any(w.startswith(said) and "story_b.txt" in w for w in both.warnings)
     retrievals = [s for s in both.steps if s.name == "retrieval"]
     assert len(retrievals) == 2  # one retrieval per story
     # streamed: each story's head line comes with its part's first piece, after its retrieval
@@ -138,19 +140,19 @@ def test_merging_two_stories_entities_is_recorded_and_undoable(
     name = next(r["id"] for r in services.store.entity_names() if r["norm"] == "old man")
     pages = EntityPages(services.store)
     with pytest.raises(StoryGraphError, match="2 stories"):
-        identity.merge(services.store, name, f"{name}@lump.txt")
-    change = identity.merge(services.store, f"{name}@peach.txt", f"{name}@lump.txt")
+        identity.merge(services.store, name, f"{name}@story_b.txt")
+    change = identity.merge(services.store, f"{name}@story_a.txt", f"{name}@story_b.txt")
     assert change.changed and change.keys == (f"{peach}:{name}", f"{lump}:{name}")
-    assert not identity.merge(services.store, f"{name}@peach.txt", f"{name}@lump.txt").changed
-    page = pages.page(f"{name}@peach.txt")
+    assert not identity.merge(services.store, f"{name}@story_a.txt", f"{name}@story_b.txt").changed
+    page = pages.page(f"{name}@story_a.txt")
     assert page is not None and page.twins == [f"{lump}:{name}"]
-    assert page.history[-1].kind == "merged" and "lump.txt" in page.history[-1].changes[0]
+    assert page.history[-1].kind == "merged" and "story_b.txt" in page.history[-1].changes[0]
     # a question scoped to peach's Momotaro now starts at lump's old man too: that is the act
     answer = services.qa().ask("What did Momotaro's old man have?", QAOptions(no_llm=True))
     assert any(f.type == "HAS" for f in answer.facts)
     # undone: the link goes, both keep their own relations, the history says so
-    assert identity.unmerge(services.store, f"{name}@lump.txt", f"{name}@peach.txt").changed
-    page = pages.page(f"{name}@peach.txt")
+    assert identity.unmerge(services.store, f"{name}@story_b.txt", f"{name}@story_a.txt").changed
+    page = pages.page(f"{name}@story_a.txt")
     assert page is not None and page.twins == [] and page.history[-1].kind == "unmerged"
     assert {r.type for r in page.relations} == {"GOES_TO", "FINDS"}
     answer = services.qa().ask("What did Momotaro's old man have?", QAOptions(no_llm=True))
@@ -179,10 +181,10 @@ def test_a_question_naming_no_one_is_answered_per_story_its_sources_came_from(
 ) -> None:
     services, _, _ = library
     answer = services.qa().ask("Where did he go?", QAOptions(no_llm=True))
-    assert not answer.entities and _documents(answer) == {"peach.txt", "lump.txt"}
+    assert not answer.entities and _documents(answer) == {"story_a.txt", "story_b.txt"}
     parts = split_by_story(answer.answer)
-    assert sorted(name or "" for name, _ in parts) == ["lump.txt", "peach.txt"]
-    for own in ("peach.txt", "lump.txt"):  # every citation under its own story's name
+    assert sorted(name or "" for name, _ in parts) == ["story_a.txt", "story_b.txt"]
+    for own in ("story_a.txt", "story_b.txt"):  # every citation under its own story's name
         assert misplaced_citations(answer.answer, answer.citations, own) == []
     said = "The question's names do not say which story it is about; its sources came from 2"
     assert any(w.startswith(said) for w in answer.warnings), answer.warnings
@@ -192,14 +194,14 @@ def test_a_question_only_an_ordinary_word_scopes_names_its_story(
     library: tuple[Services, str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     services, _, lump = library
-    question = "What was the lump?"  # 'lump': a word, an entity of lump.txt's graph only
+    question = "What was the lump?"  # 'lump': a word, an entity of story_b.txt's graph only
     answer = services.qa().ask(question, QAOptions(no_llm=True))
     entities = next(s for s in answer.steps if s.name == "entities")
     assert entities.detail["stories"] == [lump] and "ordinary words" in entities.detail["scope"]
-    assert answer.citations and _documents(answer) == {"lump.txt"}
-    head = story_head("lump.txt", japanese=False)
+    assert answer.citations and _documents(answer) == {"story_b.txt"}
+    head = story_head("story_b.txt", japanese=False)
     assert answer.answer.startswith(head + "\n")
-    assert any("its sources are from lump.txt" in w for w in answer.warnings)
+    assert any("its sources are from story_b.txt" in w for w in answer.warnings)
     pieces: list[str] = []
     services.qa().ask(question, QAOptions(no_llm=True), on_token=pieces.append)
     assert pieces[0] == head + "\n" and "".join(pieces) == answer.answer  # streamed first
@@ -212,7 +214,7 @@ def test_a_single_story_store_never_labels_its_answers(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "data", chunk_size=40, chunk_overlap=0)
     services = build_services(settings, llm=ScriptedChatModel(script=Script(triples=TRIPLES)))
     try:
-        report = services.ingestor().ingest_bytes("lump.txt", LUMP.encode("utf-8"))
+        report = services.ingestor().ingest_bytes("story_b.txt", LUMP.encode("utf-8"))
         assert report.status == "added", report.message
         for question in ("What was the lump?", "Where did he go?"):
             answer = services.qa().ask(question, QAOptions(no_llm=True))

@@ -116,3 +116,37 @@ def test_stories_a_proper_name_ties_are_ordered_not_dropped_by_ordinary_words() 
     scope = narrow(["桃太郎", "おじいさん"], names, (), common={"おじいさん"})
     assert scope.tied == ("m", "a") and not scope.undecided  # m holds both: first
     assert narrow(["桃太郎", "おじいさん"], names, ()).documents == ("m",)  # counted alike
+
+
+def test_a_story_named_by_its_title_counts_as_one_of_its_proper_names() -> None:
+    # 「芥川の「桃太郎」で…」: both stories hold 桃太郎; the title's 芥川 names a only
+    names = [
+        {"id": "桃太郎", "norm": "桃太郎", "key": "a:桃太郎", "document_id": "a"},
+        {"id": "桃太郎", "norm": "桃太郎", "key": "m:桃太郎", "document_id": "m"},
+    ]
+    assert narrow(["桃太郎"], names, ()).tied == ("a", "m")
+    scope = narrow(["桃太郎"], names, (), titled={"a": 2, "m": 1})
+    assert scope.documents == ("a",) and scope.keys == ("a:桃太郎",) and not scope.tied
+    # an ordinary word two stories hold ("the fox"), the title naming one: decided
+    foxes = [
+        {"id": "fox", "norm": "fox", "key": "g:fox", "document_id": "g"},
+        {"id": "fox", "norm": "fox", "key": "h:fox", "document_id": "h"},
+    ]
+    scope = narrow(["fox"], foxes, (), common={"fox"}, titled={"g": 1})
+    assert scope.documents == ("g",) and not scope.undecided
+    # no name found at all: the title alone decides, with no start entity
+    scope = narrow([], foxes, (), titled={"h": 1})
+    assert scope.documents == ("h",) and scope.keys == () and not scope.undecided
+    # a title outside the user's choice names nothing
+    assert narrow([], foxes, ["g"], titled={"h": 1}).documents == ("g",)
+
+
+def test_stories_tied_by_ordinary_words_alone_are_marked_so() -> None:
+    names = [
+        {"id": "おじいさん", "norm": "おじいさん", "key": "a:おじいさん", "document_id": "a"},
+        {"id": "おじいさん", "norm": "おじいさん", "key": "b:おじいさん", "document_id": "b"},
+        {"id": "桃太郎", "norm": "桃太郎", "key": "a:桃太郎", "document_id": "a"},
+        {"id": "桃太郎", "norm": "桃太郎", "key": "b:桃太郎", "document_id": "b"},
+    ]
+    assert narrow(["おじいさん"], names, (), common={"おじいさん"}).ordinary
+    assert not narrow(["桃太郎"], names, (), common={"おじいさん"}).ordinary  # a proper name

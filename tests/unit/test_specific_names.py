@@ -38,3 +38,18 @@ def test_the_names_found_as_ordinary_words_in_either_language_are_common() -> No
     ]
     question = "Did Momotaro's old man meet the 鬼?"
     assert common_names(question, found) == frozenset({"Old Man", "鬼"})
+
+
+def test_a_story_capitalising_a_word_inside_a_sentence_writes_it_as_a_name() -> None:
+    from storygraph.qa.specific_names import capitalised_words, named_in_stories
+
+    text = "The Fox and the Grapes\n\nA FAMISHED FOX saw grapes. The Hare, laughing, ran."
+    assert capitalised_words(text) == frozenset({"fox", "grape", "hare"})
+    assert capitalised_words("A fox ate. The cheese was good.") == frozenset()
+    names = [
+        {"id": "fox", "document_id": "g"},
+        {"id": "fox", "document_id": "c"},
+        {"id": "old man", "document_id": "g"},
+    ]
+    capitals = {"g": capitalised_words(text), "c": frozenset()}
+    assert named_in_stories({"fox", "old man"}, names, capitals) == {"g": frozenset({"fox"})}

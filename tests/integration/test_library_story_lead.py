@@ -1,0 +1,57 @@
+"""Stories tied by ordinary words alone are told apart by their own sentences (issue #28,
+docs/ISSUES.md §61, qa/story_lead.py), on a real embedded store with the scripted model at the
+model boundary: a question whose words only one story's sentences hold is answered from that
+story alone, under its name; one both stories' sentences fit alike is still answered per story."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from storygraph.qa.engine import QAOptions
+from storygraph.qa.per_story import split_by_story, story_head
+from storygraph.services import Services
+from tests.helpers.library import ingested_library
+
+TRIPLES = (("old man", "Character", "GOES_TO", "mountain", "Place"),)
+STORIES = {  # file names whose words no question says (qa/story_titles.py)
+    "story_a.txt": "The old man went to the mountain.\nThe old man cut wood all day.\n",
+    "story_b.txt": "The old man went to the mountain.\nThe old man sang a song by the river.\n",
+}
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
+    services, ids = ingested_library(tmp_path, STORIES, TRIPLES)
+    yield services, ids
+    services.close()
+
+
+def _step(answer, name: str) -> dict:
+    return next(s for s in answer.steps if s.name == name).detail
+
+
+def test_the_story_whose_sentences_lead_a_tie_of_ordinary_words_answers_alone(
+    library: tuple[Services, dict[str, str]],
+) -> None:
+    services, ids = library
+    question = "What song did the old man sing by the river?"
+    answer = services.qa().ask(question, QAOptions(no_llm=True))
+    assert sorted(_step(answer, "entities")["stories"]) == sorted(ids.values())  # a tie
+    assert _step(answer, "story lead")["leading"] == ids["story_b.txt"]
+    assert answer.citations and {c.document_name for c in answer.citations} == {"story_b.txt"}
+    assert answer.answer.startswith(story_head("story_b.txt", japanese=False) + "\n")
+    assert any("story_b.txt's sentences fit it best" in w for w in answer.warnings)
+
+
+def test_a_tie_the_sentences_do_not_break_is_answered_per_story(
+    library: tuple[Services, dict[str, str]],
+) -> None:
+    services, _ = library
+    answer = services.qa().ask("Where did the old man go?", QAOptions(no_llm=True))
+    assert _step(answer, "story lead")["leading"] is None
+    names = sorted(name or "" for name, _ in split_by_story(answer.answer))
+    assert names == ["story_a.txt", "story_b.txt"]
+    assert any("stories fit this question equally" in w for w in answer.warnings)

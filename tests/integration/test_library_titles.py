@@ -1,0 +1,95 @@
+"""A library's question names its story by the story's own spelling or by the document's name
+(issue #28, docs/ISSUES.md §61), on a real embedded store with the scripted model at the model
+boundary: "the fox" asked of a fable that writes "the Fox", and a question that names the
+story's title ("the grapes", 「芥川の」), are answered from that story alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from storygraph.qa.engine import QAOptions
+from storygraph.services import Services
+from tests.helpers.library import ingested_library
+
+TRIPLES = (
+    ("Fox", "Character", "JUDGES", "race", "Event"),
+    ("fox", "Animal", "EATS", "cheese", "Object"),
+    ("Hare", "Character", "RACES", "Tortoise", "Character"),
+    ("Fox", "Character", "SEES", "grapes", "Object"),
+)
+STORIES = {
+    # the fable writes its Fox with a capital: a name in that story
+    "first.txt": "The Hare raced the Tortoise.\nThe Fox judged the race.\n",
+    # here a fox is an animal, written small: an ordinary word
+    "second.txt": "A fox ate the cheese.\nThe cheese was good.\n",
+    # a title the question may name
+    "the_grapes_on_the_vine.txt": "The Fox saw the grapes.\nThey were high.\n",
+}
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
+    services, ids = ingested_library(tmp_path, STORIES, TRIPLES)
+    yield services, ids
+    services.close()
+
+
+def _scope(answer) -> dict:
+    return next(s for s in answer.steps if s.name == "entities").detail
+
+
+def _cited(answer) -> set[str]:
+    return {c.document_name for c in answer.citations if c.document_name}
+
+
+def test_a_word_the_story_capitalises_is_that_storys_name_however_asked(
+    library: tuple[Services, dict[str, str]],
+) -> None:
+    services, ids = library
+    answer = services.qa().ask("Who did the fox judge?", QAOptions(no_llm=True, mode="onehop"))
+    assert set(_scope(answer)["stories"]) == {ids["first.txt"], ids["the_grapes_on_the_vine.txt"]}
+    assert "second.txt" not in _cited(answer)  # its fox is a word, not its story's name
+    assert not any("do not say which story" in w for w in answer.warnings)
+
+
+def test_a_question_naming_the_documents_title_is_answered_from_that_story(
+    library: tuple[Services, dict[str, str]],
+) -> None:
+    services, ids = library
+    question = "What did the fox see on the vine?"  # "vine": a word of its title alone
+    answer = services.qa().ask(question, QAOptions(no_llm=True, mode="onehop"))
+    assert _scope(answer)["stories"] == [ids["the_grapes_on_the_vine.txt"]]
+    assert answer.citations and _cited(answer) == {"the_grapes_on_the_vine.txt"}
+    # the user's choice bounds the titles: another story chosen, the title names nothing
+    chosen = (ids["first.txt"], ids["second.txt"])
+    other = services.qa().ask(question, QAOptions(no_llm=True, mode="onehop", stories=chosen))
+    assert "the_grapes_on_the_vine.txt" not in _cited(other)
+
+
+def test_the_support_check_reads_the_names_of_the_questions_stories_only(
+    library: tuple[Services, dict[str, str]],
+) -> None:
+    """In a library another story's names made a right answer's words "names the sources do
+    not hold" (国 of another tale in 「丹後の国水の江の浦に。」): the check is built over the
+    names of the question's scope, as in a store of that story alone."""
+    services, ids = library
+    engine = services.qa()
+    options = QAOptions(no_llm=True, mode="onehop")
+    parts = engine.parts_for(options)
+    assert parts.support is not None
+    given: list[set[str]] = []
+
+    def recording(rows):  # the factory's own check, the rows it is handed noted
+        given.append({str(r.get("document_id")) for r in rows})
+        return parts.support(rows)
+
+    from dataclasses import replace
+
+    from storygraph.qa.engine import QAEngine
+
+    scoped = QAEngine(replace(parts, support=recording))
+    scoped.ask("What did the fox see on the vine?", options)
+    assert given == [{ids["the_grapes_on_the_vine.txt"]}]
