@@ -239,6 +239,10 @@ class Support:
     check: str = ""
     """Which check decided it: "name", "role", "premise", "" (none ran)."""
     candidates: tuple[Candidate, ...] = field(default_factory=tuple)
+    answered_by: str = ""
+    """Who wrote the answer the verdict is on: "" the model; "structure" the one candidate the
+    sentences' frames and facts put in the asked slot, "choice" the model's choice among them
+    (storygraph.qa.candidate_answer: shown after the model's own answer was not confirmed)."""
 
     @property
     def supported(self) -> bool:
@@ -257,6 +261,7 @@ class Support:
             "check": self.check,
             "candidate": self.candidate.to_json() if self.candidate else None,
             "candidates": [c.to_json() for c in self.candidates],
+            "answered_by": self.answered_by,
         }
 
 
