@@ -56,7 +56,7 @@ from storygraph.qa.candidate_answer import (
     RETRIED,
     SingleCandidate,
     candidate_step,
-    sourced,
+    offerable,
     written_as_answer,
 )
 from storygraph.qa.engine import QAOptions
@@ -233,14 +233,23 @@ def offered(
     unanswerable = bool(case.get("unanswerable"))
     language = "ja" if analysis.reply_language == "ja" else "en"
     offers = []
-    for candidate in sourced(support.candidates):
+    for candidate in support.candidates:
         text = written_as_answer(candidate, language)
         again = checker.check(
             analysis, text, answer.citations, answer.facts, read, answer_language(text)
         )
         strict = score_strict(text, accepted, wrong, unanswerable=unanswerable)
         offers.append(
-            {"name": candidate.name, "confirmed": again.supported, "strict_correct": strict.correct}
+            {
+                "name": candidate.name,
+                "kind": candidate.kind,
+                "locative": candidate.locative,
+                "how": candidate.how,
+                "direct": candidate.direct,
+                "offered": candidate in offerable(analysis, support.candidates),
+                "confirmed": again.supported,
+                "strict_correct": strict.correct,
+            }
         )
     single = None
     picked = candidate_step(
@@ -259,7 +268,7 @@ def candidate_table(name: str, rows: Sequence[dict[str, Any]]) -> list[str]:
     it); and the ceiling of the model's choice (a question with a confirmed right candidate)."""
     answerable = [r for r in rows if not r["unanswerable"]]
     unanswerable = [r for r in rows if r["unanswerable"]]
-    with_offers = [r for r in rows if r.get("offers")]
+    with_offers = [r for r in rows if any(o["offered"] for o in r.get("offers") or [])]
     singles = [r for r in rows if r.get("single")]
     shown = [r for r in answerable if r["verdict"] == "supported" or r.get("single")]
     right = sum(
@@ -274,9 +283,11 @@ def candidate_table(name: str, rows: Sequence[dict[str, Any]]) -> list[str]:
     ]
     after = right + len(declined_after)
     ceiling = [
-        r for r in with_offers if any(o["confirmed"] and o["strict_correct"] for o in r["offers"])
+        r
+        for r in with_offers
+        if any(o["offered"] and o["confirmed"] and o["strict_correct"] for o in r["offers"])
     ]
-    many = [r for r in with_offers if len(r["offers"]) > 1]
+    many = [r for r in with_offers if sum(o["offered"] for o in r["offers"]) > 1]
     return [
         f"| {name} | {len(with_offers)} ({len(many)} with 2+) "
         f"| {_share(sum(r['single']['strict_correct'] for r in singles), len(singles))} "

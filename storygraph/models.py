@@ -214,6 +214,10 @@ class Candidate:
     relation: str = ""
     direct: bool = False
     """Its relation is the question's own verb (not only one of the same field of meaning)."""
+    kind: str = ""
+    """Its node's type in the graph, lower case ("" when untyped or not a node)."""
+    locative: bool = False
+    """It was read from a place phrase (に / へ / で / から, a preposition) or a place fact."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -223,6 +227,8 @@ class Candidate:
             "how": self.how,
             "relation": self.relation,
             "direct": self.direct,
+            "kind": self.kind,
+            "locative": self.locative,
         }
 
 

@@ -32,7 +32,9 @@ from storygraph.llm.grammar import choice_grammar
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import UNKNOWN, prompt_messages
+from storygraph.qa.question_type import PERSON_KINDS
 from storygraph.qa.support import SupportChecker
+from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.settings import AnswerCandidates
 from storygraph.text.language import answer_language
 from storygraph.text.normalize import normalize_name
@@ -46,15 +48,33 @@ story does not say, and nothing fills the slot)."""
 CHOICE_MAX_TOKENS = 32
 
 
-def sourced(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """The candidates a sentence read says (a kept fact without a source read is not shown),
-    one per name, in the check's order (the question's own verb first)."""
+def offerable(analysis: QuestionAnalysis, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates the step may show, one per name, in the check's order (the question's
+    own verb first): read from the parser's frame of a sentence the model read (a fact's
+    candidate is the graph's extraction, whose sentence may say another act: on the saved runs
+    1 of 17 was right), of the asked kind by its node's type (a person for who, not a place or a
+    thing; a place for where, not a person or a thing) and case (where: a place phrase, に / へ /
+    で / から; what: not one: 「山へ」 says where, not what)."""
     found: list[Candidate] = []
     for c in candidates:
-        if c.source is None or any(normalize_name(c.name) == normalize_name(f.name) for f in found):
+        if c.source is None or c.how != "frame" or not fits_asked(analysis, c):
+            continue
+        if any(normalize_name(c.name) == normalize_name(f.name) for f in found):
             continue
         found.append(c)
     return found
+
+
+def fits_asked(analysis: QuestionAnalysis, candidate: Candidate) -> bool:
+    """Is the candidate of the kind and case the question asks for (`offerable`)?"""
+    kind = analysis.qtype.kind
+    if kind in PERSON_KINDS:
+        return candidate.kind not in PLACE_TYPES | THING_TYPES
+    if kind == "where":
+        return candidate.locative and candidate.kind not in PERSON_TYPES | THING_TYPES
+    if kind == "what":
+        return not candidate.locative and candidate.kind not in PLACE_TYPES
+    return True
 
 
 def written_as_answer(candidate: Candidate, language: str) -> str:
@@ -98,7 +118,7 @@ class SingleCandidate:
         read: Sequence[Citation],
         callbacks: list[Any],
     ) -> tuple[Candidate, PickedBy] | None:
-        found = sourced(candidates)
+        found = offerable(analysis, candidates)
         return (found[0], "structure") if len(found) == 1 else None
 
 
@@ -121,7 +141,7 @@ class ChosenCandidate:
         read: Sequence[Citation],
         callbacks: list[Any],
     ) -> tuple[Candidate, PickedBy] | None:
-        found = sourced(candidates)
+        found = offerable(analysis, candidates)
         if not found:
             return None
         if self.single and len(found) == 1:
@@ -189,12 +209,10 @@ def candidate_step(
     """Pick a candidate after the model's answer failed the check (`support`), and keep it only
     when the same check confirms it; None when the step does not apply (another verdict, no
     candidate with a sentence read)."""
-    if support.verdict not in RETRIED or not sourced(support.candidates):
+    offered = offerable(analysis, support.candidates)
+    if support.verdict not in RETRIED or not offered:
         return None
-    detail: dict[str, Any] = {
-        "picker": picker.name,
-        "candidates": [c.name for c in sourced(support.candidates)],
-    }
+    detail: dict[str, Any] = {"picker": picker.name, "candidates": [c.name for c in offered]}
     try:
         picked = picker.pick(analysis, support.candidates, read, callbacks)
     except ValueError as exc:  # a reply outside the grammar (a server that did not hold it)

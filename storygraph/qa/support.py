@@ -827,9 +827,9 @@ class GraphSupportChecker:
                 if any(_same(other, c.name) for c in found):
                     continue
                 direct = bool(type_stems(link.relation) & analysis.stems)
-                found.append(
-                    Candidate(other, link.source, link.sentence, link.how, link.relation, direct)
-                )
+                kind = self.types.get(normalize_name(other), "")
+                said = (link.source, link.sentence, link.how, link.relation)
+                found.append(Candidate(other, *said, direct, kind, link.locative()))
         return found[:MAX_CANDIDATES]
 
     def _premise(

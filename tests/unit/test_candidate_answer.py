@@ -21,8 +21,8 @@ from storygraph.qa.candidate_answer import (
     ChosenCandidate,
     SingleCandidate,
     candidate_step,
+    offerable,
     picker_for,
-    sourced,
     written_as_answer,
 )
 from storygraph.qa.entities import LocalEntityFinder
@@ -89,7 +89,8 @@ def test_two_candidates_are_not_read_as_one_and_other_verdicts_get_no_step() -> 
         SingleCandidate(), "桃太郎の家来は誰？", ["桃太郎"], "おじいさんです。[1]",
         _sources(RAISED, FOLLOW, MONKEY),
     )  # fmt: skip
-    assert {c.name for c in sourced(support.candidates)} == {"犬", "猿"}
+    analysis = _analysis("桃太郎の家来は誰？", ["桃太郎"])
+    assert {c.name for c in offerable(analysis, support.candidates)} == {"犬", "猿"}
     assert picked is not None and picked.text is None and picked.detail["picked"] is None
     # a confirmed answer, and a question with no premise, are left as they are
     single = SingleCandidate()
@@ -99,15 +100,32 @@ def test_two_candidates_are_not_read_as_one_and_other_verdicts_get_no_step() -> 
     assert picked is None
 
 
-def test_candidates_without_a_sentence_read_are_not_offered_and_names_once() -> None:
+def test_only_frames_of_sentences_read_of_the_asked_kind_and_case_are_offered_once() -> None:
+    who = _analysis("桃太郎の家来は誰？", ["桃太郎"])
     found = [
-        Candidate("犬", None, "kept fact", "fact"),
+        Candidate("犬", None, "kept fact", "frame"),  # no sentence read
+        Candidate("きじ", 1, "a fact's sentence", "fact"),  # the graph's extraction
         Candidate("猿", 2, MONKEY, "frame"),
-        Candidate("猿", 3, MONKEY, "fact"),
+        Candidate("猿", 3, MONKEY, "frame"),  # the same name again
+        Candidate("鬼が島", 4, "…", "frame", kind="place"),  # a place for who
     ]
-    assert [(c.name, c.source) for c in sourced(found)] == [("猿", 2)]
-    assert written_as_answer(found[1], "ja") == "猿です。[2]"
-    assert written_as_answer(found[1], "en") == "猿. [2]"
+    assert [(c.name, c.source) for c in offerable(who, found)] == [("猿", 2)]
+    where = _analysis("桃太郎はどこへ行った？", ["桃太郎"])
+    places = [
+        Candidate("犬", 1, "…", "frame", kind="character", locative=True),  # a person
+        Candidate("家来", 2, "…", "frame"),  # not read from a place phrase
+        Candidate("鬼が島", 3, "…", "frame", locative=True),
+    ]
+    assert [c.name for c in offerable(where, places)] == ["鬼が島"]
+    what = _analysis("桃太郎は何をもらった？", ["桃太郎"])
+    things = [
+        Candidate("山", 1, "…", "frame", locative=True),  # 山へ says where, not what
+        Candidate("都", 2, "…", "frame", kind="place"),
+        Candidate("きびだんご", 3, "…", "frame"),
+    ]
+    assert [c.name for c in offerable(what, things)] == ["きびだんご"]
+    assert written_as_answer(found[2], "ja") == "猿です。[2]"
+    assert written_as_answer(found[2], "en") == "猿. [2]"
 
 
 @pytest.fixture
@@ -132,7 +150,8 @@ def test_the_models_choice_is_held_to_the_candidates_and_does_not_say(
     support, picked = _step(
         _chosen(server), "桃太郎の家来は誰？", ["桃太郎"], "おじいさんです。[1]", sources
     )
-    names = [c.name for c in sourced(support.candidates)]
+    asked = _analysis("桃太郎の家来は誰？", ["桃太郎"])
+    names = [c.name for c in offerable(asked, support.candidates)]
     body = server.requests[-1]
     assert body["grammar"] == choice_grammar([*names, UNKNOWN["ja"]])
     assert body["max_tokens"] == CHOICE_MAX_TOKENS
