@@ -5,15 +5,18 @@ on the mode; the trace names the step and keeps the model's words."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from storygraph.evaluation.e2e import load_e2e_questions, run_e2e
 from storygraph.llm.factory import ModelInfo
 from storygraph.qa.engine import QAEngine, QAOptions
 from storygraph.qa.factory import build_engine
 from storygraph.qa.support_text import NOT_SURE
 from storygraph.services import Services, question_structure, sentence_frames
+from storygraph.settings import Settings
 from tests.helpers import scripted_logic
 from tests.helpers.scripted_model import ScriptedChatModel
 
@@ -85,3 +88,37 @@ def test_a_server_without_grammars_gets_no_choice_and_says_so(momotaro: Services
     assert any("no grammar" in w for w in parts.warnings)
     assert engine.parts_for(QAOptions(candidates="both")).candidate is not None  # the single one
     assert engine.parts_for(QAOptions(candidates="off")).candidate is None
+
+
+def test_the_harness_counts_a_confirmed_candidate_as_supported_and_keeps_the_models_words(
+    tmp_path: Path, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scripted_logic, "answer", lambda prompt: WRONG)
+    rows = [
+        {"id": "followed", "story": "ja/momotaro_kusuyama.txt", "question": FOLLOWED,
+         "answers": ["桃太郎"]},
+        {"id": "given", "story": "ja/momotaro_kusuyama.txt",
+         "question": "猿は誰にきびだんごをもらった？", "answers": ["桃太郎"]},
+    ]  # fmt: skip
+    path = tmp_path / "questions.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+
+    def run(candidates: str) -> dict[str, dict]:
+        report = run_e2e(
+            Settings(data_dir=tmp_path / "data"),
+            load_e2e_questions(path),
+            shared_dir / "stories",
+            modes=["onehop+qtype+reltype+rerank"],
+            options=QAOptions(candidates=candidates),
+            cache_dir=tmp_path / "cache",
+            llm=ScriptedChatModel(),
+        )
+        return {q["id"]: q for q in report.to_json()["questions"]}
+
+    shown = run("single")
+    assert shown["followed"]["supported"] is True and shown["followed"]["strict_correct"]
+    assert shown["followed"]["model_answer"] == WRONG
+    # two candidates: nothing shown, "not sure" is not counted as supported
+    assert shown["given"]["supported"] is False and not shown["given"]["strict_correct"]
+    off = run("off")
+    assert off["followed"]["supported"] is False and not off["followed"]["strict_correct"]
