@@ -98,7 +98,7 @@ class Settings(BaseSettings):
     )
     answer_choice: bool = Field(False, validation_alias=_env("STORYGRAPH_ANSWER_CHOICE"))
     answer_candidates: AnswerCandidates = Field(
-        "off", validation_alias=_env("STORYGRAPH_ANSWER_CANDIDATES")
+        "single", validation_alias=_env("STORYGRAPH_ANSWER_CANDIDATES")
     )
     question_translation: QuestionTranslation = Field(
         "dictionary", validation_alias=_env("STORYGRAPH_QUESTION_TRANSLATION")

@@ -70,10 +70,10 @@ class QAOptions:
     translation: str = "dictionary"
     """How a question in another language than its stories is brought into theirs:
     "dictionary", "model", "dictionary+model" or "off" (storygraph.qa.translation)."""
-    candidates: str = "off"
+    candidates: str = "single"
     """After an answer the support check did not confirm, a candidate the sentences' structure
-    puts in the asked slot: "off", "single", "choice" or "both"
-    (storygraph.qa.candidate_answer)."""
+    puts in the asked slot: "off", "single" (the default: the one candidate, no call; measured
+    in docs/ISSUES.md §59), "choice" or "both" (storygraph.qa.candidate_answer)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:

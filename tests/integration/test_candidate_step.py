@@ -1,7 +1,8 @@
 """The candidate step through the engine (storygraph.qa.candidate_answer), on the real embedded
 FalkorDB with the sample story ingested by the parser and the real support check: the small
 model's answer is scripted wrong (the one who raised 桃太郎), and what is shown instead depends
-on the mode; the trace names the step and keeps the model's words."""
+on the mode (the default: the single candidate); the trace names the step and keeps the
+model's words."""
 
 from __future__ import annotations
 
@@ -41,9 +42,9 @@ def _engine(services: Services, model: ScriptedChatModel, info: ModelInfo = SMAL
     )  # fmt: skip
 
 
-def test_off_by_default_the_unconfirmed_answer_is_not_sure(momotaro: Services) -> None:
+def test_off_the_unconfirmed_answer_is_not_sure(momotaro: Services) -> None:
     model = ScriptedChatModel()
-    answer = _engine(momotaro, model).ask(FOLLOWED, QAOptions())
+    answer = _engine(momotaro, model).ask(FOLLOWED, QAOptions(candidates="off"))
     assert answer.answer.startswith(NOT_SURE["ja"])
     assert answer.support is not None and answer.support.verdict == "not supported"
     assert not any(s.name == "candidate" for s in answer.steps)
@@ -52,7 +53,7 @@ def test_off_by_default_the_unconfirmed_answer_is_not_sure(momotaro: Services) -
 
 def test_the_one_frame_candidate_is_shown_marked_without_a_call(momotaro: Services) -> None:
     model = ScriptedChatModel()
-    answer = _engine(momotaro, model).ask(FOLLOWED, QAOptions(candidates="single"))
+    answer = _engine(momotaro, model).ask(FOLLOWED, QAOptions())  # the default
     assert answer.answer.startswith("桃太郎です。[")
     assert answer.support is not None and answer.support.supported
     assert answer.support.answered_by == "structure"
