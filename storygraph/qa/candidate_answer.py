@@ -52,7 +52,7 @@ def offerable(analysis: QuestionAnalysis, candidates: Sequence[Candidate]) -> li
     """The candidates the step may show, one per name, in the check's order (the question's
     own verb first): read from the parser's frame of a sentence the model read (a fact's
     candidate is the graph's extraction, whose sentence may say another act: on the saved runs
-    1 of 17 was right), of the asked kind by its node's type (a person for who, not a place or a
+    1 of 20 was right, a frame's 5 of 9), of the asked kind by its node's type (a person for who, not a place or a
     thing; a place for where, not a person or a thing) and case (where: a place phrase, に / へ /
     で / から; what: not one: 「山へ」 says where, not what)."""
     found: list[Candidate] = []
