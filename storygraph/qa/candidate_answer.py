@@ -5,9 +5,10 @@ The support check (storygraph.qa.support) lists, for a role question (who / whom
 where / what about a participant), what the parser's frames and the graph's facts put in the
 asked slot (`Support.candidates`: the subjects of しばりつける with 瓜子姫子 as its object, each
 with its sentence). When the model's answer fails the check (or the model declined) and such
-candidates exist, a `CandidatePicker` may pick one:
+candidates exist, they are narrowed to those a parser frame of a sentence the model read gives,
+of the asked kind and case (`offerable`), and a `CandidatePicker` may pick one:
 
-- `SingleCandidate` ("single"): exactly one candidate fills the slot → it is the answer, no call;
+- `SingleCandidate` ("single", the default): exactly one is left → it is the answer, no call;
 - `ChosenCandidate` ("choice"): a second model call, held by a GBNF grammar
   (storygraph.llm.grammar.choice_grammar) to the candidates' names and the fixed "the sentences
   do not say" reply, over the sources the model read (the prompt of storygraph.qa.answer_choice);
@@ -16,9 +17,10 @@ candidates exist, a `CandidatePicker` may pick one:
 
 The picked candidate is written as the small model writes a name (「犬です。[2]」 / "犬. [2]")
 and goes through the same support check again: only a confirmed one is shown, its `Support`
-marked `answered_by` ("structure" / "choice": the chat says "read from the sentence's
-structure"); an unconfirmed pick leaves the "not sure" reply as it was. The trace's `candidate`
-step names the picker, the candidates, the pick and the re-check's verdict. `candidate_step` is
+marked `answered_by` ("structure" / "choice": the chat's line says "read from the sentence's
+structure" / "chosen by the model among what the sentences' structure offers"); an unconfirmed
+pick leaves the "not sure" reply as it was. The trace's `candidate` step names the picker, the
+candidates, the pick and the re-check's verdict. `candidate_step` is
 that whole step for the engine; the factory composes the picker (`picker_for`).
 """
 
@@ -52,9 +54,9 @@ def offerable(analysis: QuestionAnalysis, candidates: Sequence[Candidate]) -> li
     """The candidates the step may show, one per name, in the check's order (the question's
     own verb first): read from the parser's frame of a sentence the model read (a fact's
     candidate is the graph's extraction, whose sentence may say another act: on the saved runs
-    1 of 20 was right, a frame's 5 of 9), of the asked kind by its node's type (a person for who, not a place or a
-    thing; a place for where, not a person or a thing) and case (where: a place phrase, に / へ /
-    で / から; what: not one: 「山へ」 says where, not what)."""
+    1 of 20 was right, a frame's 5 of 9), of the asked kind by its node's type (a person for
+    who, not a place or a thing; a place for where, not a person or a thing) and case (where:
+    a place phrase, に / へ / で / から; what: not one: 「山へ」 says where, not what)."""
     found: list[Candidate] = []
     for c in candidates:
         if c.source is None or c.how != "frame" or not fits_asked(analysis, c):
