@@ -11,7 +11,7 @@ of the asked kind and case (`offerable`), and a `CandidatePicker` may pick one:
 - `SingleCandidate` ("single", the default): exactly one is left → it is the answer, no call;
 - `ChosenCandidate` ("choice"): a second model call, held by a GBNF grammar
   (storygraph.llm.grammar.choice_grammar) to the candidates' names and the fixed "the sentences
-  do not say" reply, over the sources the model read (the prompt of storygraph.qa.answer_choice);
+  do not say" reply, over the sources the model read (storygraph.qa.answer_choice.ask_choice);
   at most two calls a question in all (the answer, then this one);
 - "both": the single candidate without a call, the model's choice among two or more.
 
@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from storygraph.llm.grammar import choice_grammar
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.answer import UNKNOWN, prompt_messages
+from storygraph.qa.answer import UNKNOWN
+from storygraph.qa.answer_choice import ask_choice
 from storygraph.qa.question_type import PERSON_KINDS
 from storygraph.qa.support import SupportChecker
 from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
 RETRIED = frozenset({"not supported", "declined"})
 """Verdicts on the model's answer after which a candidate may be offered ("no premise": the
 story does not say, and nothing fills the slot)."""
-CHOICE_MAX_TOKENS = 32
 
 
 def offerable(analysis: QuestionAnalysis, candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -148,21 +147,8 @@ class ChosenCandidate:
             return None
         if self.single and len(found) == 1:
             return found[0], "structure"
-        unknown = UNKNOWN[analysis.reply_language]
-        names = [c.name for c in found]
-        messages = prompt_messages(
-            "answer_choice",
-            sources="\n".join(f"[{c.number}] {c.text}" for c in read),
-            question=analysis.question,
-            options=" / ".join(names),
-            unknown=unknown,
-        )
-        body = dict(getattr(self.llm, "extra_body", None) or {})
-        body.update(max_tokens=CHOICE_MAX_TOKENS, grammar=choice_grammar([*names, unknown]))
-        reply = self.llm.invoke(messages, config={"callbacks": callbacks}, extra_body=body)
-        content = reply.content if isinstance(reply.content, str) else str(reply.content)
-        picked = content.strip()
-        if picked == unknown:
+        picked = ask_choice(self.llm, analysis, read, [c.name for c in found], callbacks)
+        if picked == UNKNOWN[analysis.reply_language]:
             return None
         chosen = next((c for c in found if c.name == picked), None)
         if chosen is None:

@@ -16,8 +16,8 @@ from storygraph.llm.grammar import choice_grammar
 from storygraph.models import Candidate, Citation, Support
 from storygraph.qa.analysis import analyse
 from storygraph.qa.answer import UNKNOWN
+from storygraph.qa.answer_choice import CHOICE_MAX_TOKENS
 from storygraph.qa.candidate_answer import (
-    CHOICE_MAX_TOKENS,
     ChosenCandidate,
     SingleCandidate,
     candidate_step,
