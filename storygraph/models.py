@@ -214,6 +214,10 @@ class Candidate:
     relation: str = ""
     direct: bool = False
     """Its relation is the question's own verb (not only one of the same field of meaning)."""
+    kind: str = ""
+    """Its node's type in the graph, lower case ("" when untyped or not a node)."""
+    locative: bool = False
+    """It was read from a place phrase (に / へ / で / から, a preposition) or a place fact."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -223,6 +227,8 @@ class Candidate:
             "how": self.how,
             "relation": self.relation,
             "direct": self.direct,
+            "kind": self.kind,
+            "locative": self.locative,
         }
 
 
@@ -239,6 +245,10 @@ class Support:
     check: str = ""
     """Which check decided it: "name", "role", "premise", "" (none ran)."""
     candidates: tuple[Candidate, ...] = field(default_factory=tuple)
+    answered_by: str = ""
+    """Who wrote the answer the verdict is on: "" the model; "structure" the one candidate the
+    sentences' frames and facts put in the asked slot, "choice" the model's choice among them
+    (storygraph.qa.candidate_answer: shown after the model's own answer was not confirmed)."""
 
     @property
     def supported(self) -> bool:
@@ -257,6 +267,7 @@ class Support:
             "check": self.check,
             "candidate": self.candidate.to_json() if self.candidate else None,
             "candidates": [c.to_json() for c in self.candidates],
+            "answered_by": self.answered_by,
         }
 
 

@@ -69,6 +69,31 @@ def options(
     return sorted(found, key=lambda n: found[n])[:MAX_OPTIONS]
 
 
+def ask_choice(
+    llm: BaseChatModel,
+    analysis: QuestionAnalysis,
+    shown: Sequence[Citation],
+    choices: Sequence[str],
+    callbacks: list[Any],
+) -> str:
+    """One model call over the `shown` sources, held by a grammar to the `choices` and the fixed
+    "the sentences do not say" reply (`UNKNOWN`): the reply as written (the candidate step,
+    storygraph.qa.candidate_answer, asks the same way)."""
+    unknown = UNKNOWN[analysis.reply_language]
+    messages = prompt_messages(
+        "answer_choice",
+        sources="\n".join(f"[{c.number}] {c.text}" for c in shown),
+        question=analysis.question,
+        options=" / ".join(choices),
+        unknown=unknown,
+    )
+    body = dict(getattr(llm, "extra_body", None) or {})
+    body.update(max_tokens=CHOICE_MAX_TOKENS, grammar=choice_grammar([*choices, unknown]))
+    reply = llm.invoke(messages, config={"callbacks": callbacks}, extra_body=body)
+    content = reply.content if isinstance(reply.content, str) else str(reply.content)
+    return content.strip()
+
+
 @dataclass
 class ChoiceAnswerer:
     """One constrained model call choosing the answer among the graph's names (module doc)."""
@@ -113,22 +138,10 @@ class ChoiceAnswerer:
         callbacks: list[Any],
         on_token: TokenFn | None = None,
     ) -> str:
-        language = analysis.reply_language
         shown = sources.read
         choices = self.options_for(analysis, sources)
-        unknown = UNKNOWN[language]
-        messages = prompt_messages(
-            "answer_choice",
-            sources="\n".join(f"[{c.number}] {c.text}" for c in shown),
-            question=analysis.question,
-            options=" / ".join(choices),
-            unknown=unknown,
-        )
-        body = dict(getattr(self.llm, "extra_body", None) or {})
-        body.update(max_tokens=CHOICE_MAX_TOKENS, grammar=choice_grammar([*choices, unknown]))
-        reply = self.llm.invoke(messages, config={"callbacks": callbacks}, extra_body=body)
-        content = reply.content if isinstance(reply.content, str) else str(reply.content)
-        picked = content.strip()
+        unknown = UNKNOWN[analysis.reply_language]
+        picked = ask_choice(self.llm, analysis, shown, choices, callbacks)
         if picked == unknown:
             text = unknown
         elif picked in choices:

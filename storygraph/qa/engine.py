@@ -24,6 +24,7 @@ from storygraph.models import CLOSEST_SHOWN, Answer, Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis, QuestionReader
 from storygraph.qa.answer import Answerer, TokenFn, facts_answer, sentence_line
 from storygraph.qa.answer_choice import ChoiceAnswerer
+from storygraph.qa.candidate_answer import CandidatePicker, candidate_step
 from storygraph.qa.checks import judge_reply, nothing_found, unsupported_names
 from storygraph.qa.context import ContextBuilder, Sources
 from storygraph.qa.passages import unsearched_warning
@@ -40,7 +41,7 @@ from storygraph.qa.scope import Scope, names_in_scope
 from storygraph.qa.scoring import RerankResult, Scorer, keep_fitting
 from storygraph.qa.story_lead import STORY_LEAD, led_scope, story_lead
 from storygraph.qa.support import SupportChecker
-from storygraph.qa.support_text import SupportStep, support_step
+from storygraph.qa.support_text import ANSWERED_BY, SupportStep, support_step
 from storygraph.qa.trace import (
     Trace,
     entities_detail,
@@ -70,6 +71,10 @@ class QAOptions:
     translation: str = "dictionary"
     """How a question in another language than its stories is brought into theirs:
     "dictionary", "model", "dictionary+model" or "off" (storygraph.qa.translation)."""
+    candidates: str = "single"
+    """After an answer the support check did not confirm, a candidate the sentences' structure
+    puts in the asked slot: "off", "single" (the default: the one candidate, no call; measured
+    in docs/ISSUES.md §59), "choice" or "both" (storygraph.qa.candidate_answer)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -83,6 +88,7 @@ class QAOptions:
             sentence_sources=settings.sentence_sources,
             choose_names=settings.answer_choice,
             translation=settings.question_translation,
+            candidates=settings.answer_candidates,
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(options, **given)
@@ -114,6 +120,9 @@ class QAParts:
     written answer; None: no check (the answer's support says "not checked")."""
     stories_named: Callable[[], dict[str, str]] | None = None
     """The stories' names by document id, for the head lines of a per-story answer."""
+    candidate: CandidatePicker | None = None
+    """Picks an answer among the check's candidates for the asked slot when the model's was
+    not confirmed (storygraph.qa.candidate_answer); None: the "not sure" reply stands."""
     warnings: tuple[str, ...] = ()
     """Fallbacks these parts run on, named in every answer's warnings (no sentence encoder:
     storygraph.text.embeddings.NO_EMBEDDER)."""
@@ -344,8 +353,12 @@ def answer_within(
         sources_read=written.read, unsupported_names=list(written.unsupported),
     )  # fmt: skip
     checked = check_support(analysis, parts, written, sources, facts)
-    trace.record("support", **checked.detail)
-    return Answered(found, ranked, facts, sources, written, checked)
+    offered = offer_candidate(analysis, parts, written, sources, facts, checked, trace.callbacks)
+    shown = offered.step if offered is not None else checked
+    trace.record("support", **shown.detail)
+    if offered is not None:
+        trace.record("candidate", **offered.detail)
+    return Answered(found, ranked, facts, sources, written, shown)
 
 
 def gather(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) -> Gathered:
@@ -501,6 +514,53 @@ def check_support(
         written.read,
         written.language or None,
     )
+
+
+def offer_candidate(
+    analysis: QuestionAnalysis,
+    parts: QAParts,
+    written: Written,
+    sources: Sources,
+    facts: Sequence[Fact],
+    checked: SupportStep,
+    callbacks: list[Any],
+) -> Offered | None:
+    """The candidate step (storygraph.qa.candidate_answer) after a model answer the check did
+    not confirm or that declined: a candidate of the asked slot, shown when the same check
+    confirms it; None when the parts have no picker or the step does not apply."""
+    if parts.candidate is None or parts.support is None:
+        return None
+    checker = parts.support(analysis.name_rows)
+    read = sources.citations[: written.read]
+    picked = candidate_step(
+        parts.candidate, checker, analysis, checked.support, sources.citations, facts, read,
+        callbacks,
+    )  # fmt: skip
+    if picked is None:
+        return None
+    if picked.text is None or picked.support is None:
+        return Offered(checked, picked.detail)
+    by = ANSWERED_BY.get(picked.support.answered_by, picked.support.answered_by)
+    warning = (
+        f"the model's answer was not confirmed; the answer shown is {by} "
+        f"({picked.support.reason})"
+    )
+    step = SupportStep(
+        picked.support,
+        picked.text,
+        (*checked.warnings, warning),
+        {**checked.detail, "model_answer": written.text},
+    )
+    return Offered(step, picked.detail)
+
+
+@dataclass(frozen=True)
+class Offered:
+    """The candidate step's outcome: the support step the answer keeps (the candidate's when
+    one was shown) and the candidate step's trace detail."""
+
+    step: SupportStep
+    detail: dict[str, Any]
 
 
 def set_aside(facts: Sequence[Fact]) -> list[Fact]:

@@ -35,6 +35,7 @@ from storygraph.llm.factory import ModelInfo
 from storygraph.qa.analysis import QuestionReader
 from storygraph.qa.answer import Answerer, FactsAnswerer, ModelAnswerer
 from storygraph.qa.answer_choice import ChoiceAnswerer
+from storygraph.qa.candidate_answer import NO_CHOICE, CandidatePicker, picker_for
 from storygraph.qa.context import ContextBuilder, SourceBudget
 from storygraph.qa.engine import QAEngine, QAOptions, QAParts
 from storygraph.qa.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
@@ -121,11 +122,15 @@ class PartsFactory:
             top_k=min(options.top_k, SMALL_TOP_K) if small else options.top_k,
             min_score=options.min_score,
             chooser=self._chooser(llm, options) if small else None,
+            candidate=self._candidate(llm, options),
             no_model=llm is None,
             support=self.support_checker,
             stories_named=self._stories_named,
-            # a named fallback (storygraph.text.embeddings)
-            warnings=(NO_EMBEDDER,) if self.embedder is None else (),
+            # named fallbacks (storygraph.text.embeddings; the candidate step's model choice)
+            warnings=(
+                *((NO_EMBEDDER,) if self.embedder is None else ()),
+                *self._candidate_warnings(llm, options),
+            ),
         )
 
     def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:
@@ -172,6 +177,28 @@ class PartsFactory:
         if llm is None or not options.compose_answer:
             return FactsAnswerer()
         return ModelAnswerer(llm, compact=not capable)
+
+    def _candidate(
+        self, llm: BaseChatModel | None, options: QAOptions
+    ) -> CandidatePicker | None:
+        """The candidate step's picker (storygraph.qa.candidate_answer): the model chooses
+        only on a server that holds it to the candidates' names; never when the answer is not
+        composed (no model answer to follow)."""
+        if not options.compose_answer or self.answerer is not None:
+            return None
+        chooses = llm if llm is not None and self.info.grammar_constrained else None
+        return picker_for(options.candidates, chooses)  # type: ignore[arg-type]
+
+    def _candidate_warnings(self, llm: BaseChatModel | None, options: QAOptions) -> tuple[str, ...]:
+        """The candidate step asked for the model's choice on a model (or none) that cannot be
+        held to the names: said in every answer's warnings."""
+        if options.candidates not in ("choice", "both") or not options.compose_answer:
+            return ()
+        if llm is not None and self.info.grammar_constrained:
+            return ()
+        if options.candidates == "both":
+            return (NO_CHOICE + " the single candidate alone is offered",)
+        return (NO_CHOICE + " the candidate step is off",)
 
     def _chooser(self, llm: BaseChatModel | None, options: QAOptions) -> ChoiceAnswerer | None:
         """The small model chooses a name only when asked, on a server that holds it to the

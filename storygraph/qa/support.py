@@ -678,12 +678,20 @@ class GraphSupportChecker:
         citations: Sequence[Citation],
         facts: Sequence[Fact],
     ) -> Support:
+        offered: tuple[Candidate, ...] = ()
         if _asks_role(analysis):
             links = self._links(analysis, read, citations, facts)
             premise = self._premise(analysis, links, facts, read)
             if premise is not None:
                 return Support("no premise", reason=premise, check="premise")
-        return Support("declined", reason="the answer says the story's sentences do not say")
+            # what the frames and facts put in the asked slot: the candidate step
+            # (storygraph.qa.candidate_answer) may offer one where the model declined
+            offered = tuple(self._candidates(analysis, links))
+        return Support(
+            "declined",
+            reason="the answer says the story's sentences do not say",
+            candidates=offered,
+        )
 
     def _words_check(
         self,
@@ -880,9 +888,9 @@ class GraphSupportChecker:
                 if any(_same(other, c.name) for c in found):
                     continue
                 direct = bool(type_stems(link.relation) & analysis.stems)
-                found.append(
-                    Candidate(other, link.source, link.sentence, link.how, link.relation, direct)
-                )
+                kind = self.types.get(normalize_name(other), "")
+                said = (link.source, link.sentence, link.how, link.relation)
+                found.append(Candidate(other, *said, direct, kind, link.locative()))
         return found[:MAX_CANDIDATES]
 
     def _premise(

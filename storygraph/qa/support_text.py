@@ -73,10 +73,26 @@ def support_reply(
     return NOT_SURE[language] + (gap + closest if closest else "")
 
 
+ANSWERED_BY = {
+    "structure": "read from the sentence's structure",
+    "choice": "chosen by the model among what the sentences' structure offers",
+}
+"""How an answer the candidate step showed was found (`Support.answered_by`,
+storygraph.qa.candidate_answer), in the reader's words."""
+
+
 def support_line(support: Support | None) -> str:
     """One line for the reader: what the check found, in words."""
     if support is None:
         return ""
+    if support.verdict == "supported" and support.answered_by:
+        by = ANSWERED_BY.get(support.answered_by, support.answered_by)
+        said = support.candidate
+        sentence = f" — 「{said.sentence}」" if said is not None and said.sentence else ""
+        return (
+            f"supported ({by}; the model's own answer was not confirmed): "
+            f"{support.reason}{sentence}"
+        )
     if support.verdict == "supported":
         return f"checked: {support.reason}"
     if support.verdict == "not supported":

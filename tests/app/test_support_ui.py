@@ -106,3 +106,19 @@ def _controls(at):  # type: ignore[no-untyped-def]
         at.session_state[TAB_KEY] = "Chat"
         at.run()
     return at.number_input
+
+
+def test_an_answer_read_from_the_sentences_structure_is_marked_so(
+    services: Services,  # noqa: F811 - the fixture
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the model names the one who raised 桃太郎; the one frame candidate of the asked slot is
+    # shown instead (the default STORYGRAPH_ANSWER_CANDIDATES=single), marked as such
+    question = "犬は誰のあとからついて行きましたか？"
+    at = _asked(services, monkeypatch, question, _reply_naming("おじいさん", "おじいさん"))
+    shown = str(at.chat_message[-1].markdown[0].value)
+    assert shown.startswith("桃太郎です。["), shown
+    lines = _support_lines(at)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("supported (read from the sentence's structure;"), lines[0]
+    assert "the model's own answer was not confirmed" in lines[0]
