@@ -153,14 +153,14 @@ def read_structure(doc: Any) -> QuestionStructure:
     if predicate is None:
         spans = tuple(_span(t) for t in clauses)
         return QuestionStructure("", "", "active", (), "", asked_case, spans)
-    members = sorted(_chain(predicate), key=lambda m: m.i)
+    members = sorted(verb_chain(predicate), key=lambda m: m.i)
     written = "".join(_written(text, m) for m in members)
     outside = tuple(
         _span(t)
         for t in clauses
         if all(t.i != m.i for m in members) and not any(a.i == t.i for a in predicate.ancestors)
     )
-    voice = _voice(predicate)
+    voice = voice_of(predicate)
     arguments = tuple(
         replace(arg, chained=m.i != predicate.i) for m in members for arg in _arguments(m, voice)
     )
@@ -174,7 +174,7 @@ def _written(text: str, pred: Any) -> str:
     return text[parts[0].idx : parts[-1].idx + len(parts[-1].text)]
 
 
-def _chain_end(tok: Any) -> Any:
+def chain_end(tok: Any) -> Any:
     """The last verb of the chain a verb is in (連れだって出かけた: 出かける)."""
     while _chained(tok):
         tok = tok.head
@@ -197,13 +197,13 @@ def _chained(tok: Any) -> bool:
     return te or stem
 
 
-def _chain(pred: Any) -> list[Any]:
+def verb_chain(pred: Any) -> list[Any]:
     """The predicate and the verbs chained before it (`_chained`), which share its subject
     (as the frames reader reads them, storygraph.ingest.frames.ja)."""
     members = [pred]
     for child in pred.children:
         if _chained(child):
-            members += _chain(child)
+            members += verb_chain(child)
     return members
 
 
@@ -222,7 +222,7 @@ def _asked_predicate(tokens: list[Any]) -> Any | None:
         node = node.head
         light = node.lemma_ in _LIGHT_VERBS and node.i != root.i and node.head.pos_ == "VERB"
         if node.pos_ == "VERB" and node.dep_ not in ("fixed", "compound", "aux") and not light:
-            return _chain_end(node)
+            return chain_end(node)
     if root.pos_ == "VERB" and (asked is None or asked.i != root.i):
         return root
     # the root is the question word or a formal noun: the clause its subject is made of
@@ -235,7 +235,7 @@ def _asked_predicate(tokens: list[Any]) -> Any | None:
         if child.dep_ == "nsubj" and child.pos_ in ("NOUN", "PROPN"):
             said = [g for g in child.children if g.dep_ == "acl" and g.pos_ == "VERB"]
             if said:
-                return _chain_end(said[-1])
+                return chain_end(said[-1])
     for child in root.children:  # …のは誰: the nominalised clause is the root's subject
         nominalised = any(g.dep_ == "mark" and g.text == "の" for g in child.children)
         if child.pos_ == "VERB" and nominalised:
@@ -260,7 +260,7 @@ def _predicate_tokens(pred: Any) -> list[Any]:
     return list(doc[first : last + 1])
 
 
-def _voice(pred: Any) -> Voice:
+def voice_of(pred: Any) -> Voice:
     lemmas = [t.lemma_ for t in _predicate_tokens(pred)[1:]]
     passive = any(lemma in _PASSIVE for lemma in lemmas)
     causative = any(lemma in _CAUSATIVE for lemma in lemmas)
@@ -281,7 +281,7 @@ def _arguments(pred: Any, chain_voice: Voice) -> Iterator[Argument]:
     for child in pred.children:
         if child.dep_ not in _ARGUMENT_DEPS or child.pos_ not in ("NOUN", "PROPN", "PRON"):
             continue
-        case, voice = _case(child), _voice(pred)
+        case, voice = _case(child), voice_of(pred)
         voice = chain_voice if voice == "active" else voice
         start = _phrase_start(child)
         yield Argument(child.doc[start].idx, child.idx + len(child.text), case, voice)
@@ -313,3 +313,10 @@ def _span(tok: Any) -> tuple[int, int]:
     subtree = list(tok.subtree)
     first, last = subtree[0], subtree[-1]
     return first.idx, last.idx + len(last.text)
+
+
+def argument_phrases(verb: Any, voice: Voice) -> list[tuple[str, str]]:
+    """A verb's noun phrases as written, with their case (`_arguments`): what the support
+    check reads of a source's clause (storygraph.qa.support_slots)."""
+    text = verb.doc.text
+    return [(text[a.start : a.end], a.case) for a in _arguments(verb, voice)]
