@@ -45,6 +45,8 @@ PLACE_PREPOSITIONS = frozenset(
 )
 """The English prepositions a where question asks for."""
 _AUXILIARIES = frozenset({"be", "do", "have", "will", "can", "would", "could"})
+LIGHT_VERBS = frozenset({"する", "為る", "なる", "成る"})
+"""Verbs whose noun says the act (行司をする, 行司になる: to be the referee)."""
 _WH_WORDS = frozenset({"where", "what", "who", "whom", "which"})
 _PLACE_CASES = ("に", "へ", "で", "から")
 _SUBJECT_CASES = ("が", "は", "も")
@@ -141,16 +143,28 @@ def fills(
     asked: AskedSlot, clauses: Sequence[Clause], name: str, context: str = ""
 ) -> Clause | None:
     """The first clause that has `name` in the asked slot of the asked predicate, with no
-    argument of the question contradicted and one of them (or none asked) matched; a pronoun
+    argument of the question contradicted and one of them matched; a pronoun
     in an argument's role stands for it when `context` (the source) names it."""
     for clause in clauses:
-        if asked.lemma not in clause.lemmas:
+        if not _same_predicate(asked, clause):
             continue
         if not any(_same_phrase(s.phrase, name) and _asked(asked, clause, s) for s in clause.slots):
             continue
         if _agrees(asked, clause, name, context):
             return clause
     return None
+
+
+def _same_predicate(asked: AskedSlot, clause: Clause) -> bool:
+    """The question's predicate: the same lemma; for a light verb (行司をする) a light verb or
+    なる with the question's を noun as its を / に phrase (行司になる)."""
+    if asked.lemma in clause.lemmas:
+        return True
+    if asked.lemma not in LIGHT_VERBS or not LIGHT_VERBS & set(clause.lemmas):
+        return False
+    nouns = [a.phrase for a in asked.arguments if a.case == "を"]
+    held = [s.phrase for s in clause.slots if s.case in ("を", "に")]
+    return any(_same_phrase(p, n) for n in nouns for p in held)
 
 
 def _asked(asked: AskedSlot, clause: Clause, slot: Slot) -> bool:
@@ -175,7 +189,8 @@ def _direction(case: str, voice: Voice) -> str:
 def _agrees(asked: AskedSlot, clause: Clause, name: str, context: str) -> bool:
     """No argument of the question in a core case (subject, object) stands in the clause as
     another noun phrase in its role, and at least one argument stands there (a question with
-    no argument: yes)."""
+    none of its own, 「…飛び出して「…」と言ったのは誰？」, is not read this way: any speaker
+    would do)."""
     matched = False
     for argument in asked.arguments:
         role = _direction(argument.case, asked.voice)
@@ -200,7 +215,7 @@ def _agrees(asked: AskedSlot, clause: Clause, name: str, context: str) -> bool:
             normalize_name(s.phrase) not in _PRONOUNS for s in same_role
         ):
             return False  # another doer or another thing done to: another event
-    return matched or not asked.arguments
+    return matched
 
 
 def _same_phrase(phrase: str, name: str) -> bool:
