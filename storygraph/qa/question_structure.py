@@ -49,6 +49,8 @@ _PASSIVE = frozenset({"れる", "られる"})
 _CAUSATIVE = frozenset({"せる", "させる"})
 _BENEFACTIVE = frozenset({"もらう", "貰う", "いただく", "頂く"})
 """te + these: the subject receives the act, the に (から) noun does it (助けてもらった)."""
+_REQUEST_MARKS = frozenset({"よう", "様"})
+"""A verb + よう(に) under another verb (頼む, 言いつける): the act asked for."""
 _SUBJECT_CASES = ("が", "は", "も", "")
 _CASES = ("から", "まで", "より", "が", "を", "に", "へ", "と", "で", "は", "も", "の")
 
@@ -91,6 +93,9 @@ class QuestionStructure:
     outside: tuple[tuple[int, int], ...] = ()
     """Spans of the clauses that are not the asked predicate's (a time clause, a relative
     clause): an entity inside one takes no part in the asked relation."""
+    requested: bool = False
+    """The asked predicate is what someone is asked or told to do (こしらえておくよう頼んだ):
+    its に noun is the one asked, who would do it, and the story need not tell it was done."""
 
     def direction(self, start: int, end: int) -> Direction | None:
         """The role a question's mention at [start, end) plays, as the support check reads
@@ -100,6 +105,8 @@ class QuestionStructure:
             if arg.start <= end - 1 < arg.end:
                 if arg.chained and arg.case not in _SUBJECT_CASES:
                     return "any"
+                if self.requested and arg.case == "に":
+                    return "out"  # おばあさんにこしらえておくよう頼んだ: she is to make it
                 return case_direction(arg.case, arg.voice)
         return None
 
@@ -164,8 +171,11 @@ def read_structure(doc: Any) -> QuestionStructure:
     arguments = tuple(
         replace(arg, chained=m.i != predicate.i) for m in members for arg in _arguments(m, voice)
     )
+    requested = predicate.dep_ in ("advcl", "ccomp") and any(
+        t.lemma_ in _REQUEST_MARKS for t in _predicate_tokens(predicate)
+    )
     return QuestionStructure(
-        written, predicate.lemma_, voice, arguments, written, asked_case, outside
+        written, predicate.lemma_, voice, arguments, written, asked_case, outside, requested
     )
 
 

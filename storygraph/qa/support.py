@@ -925,9 +925,10 @@ class GraphSupportChecker:
         if not analysis.stems or analysis.qtype.kind not in PREMISE_KINDS:
             return None
         structure = self._structure(analysis.question, analysis.language)
-        if structure is not None and not structure.predicate:
+        if structure is not None and (not structure.predicate or structure.requested):
             # 「玉手箱に入っていた…とは何だった？」 asks what a thing is: the verb of its relative
-            # clause says which thing, no act the story must hold
+            # clause says which thing, no act the story must hold; nor must it hold an act
+            # someone is asked to do (こしらえておくよう頼んだ)
             return None
         wanted = [(e, s) for e, s in self._wanted(analysis) if s != "any"]
         if not wanted:

@@ -121,3 +121,17 @@ def test_an_english_where_answer_is_read_in_the_asked_predicates_preposition(
     assert after.verdict == "supported", after.reason
     _, bad = _both(question, graph, wrong, [source])
     assert bad.verdict != "supported", bad.reason
+
+
+def test_an_act_someone_is_asked_to_do_is_no_premise_the_story_must_hold() -> None:
+    # こしらえておくよう頼んだ: the story need not tell that anyone made it, and おばあさん
+    # (asked to) is the one who would make it, not the one made
+    question = "おじいさんはおばあさんに何をこしらえておくよう頼んだ？"
+    structure = question_structure(question, "ja")
+    assert structure is not None and structure.requested
+    at = question.index("おばあさん")
+    assert structure.direction(at, at + len("おばあさん")) == "out"
+    source = "おじいさんはおばあさんに、晩までにごちそうを用意しておいておくれと言いのこしました。"
+    graph = ["おじいさん", "おばあさん", "ごちそう", "たぬき"]
+    _, after = _both(question, graph, "たぬきです。[1]", [source])
+    assert after.verdict == "not supported", after.reason
