@@ -83,6 +83,8 @@ from storygraph.text.vocabulary import words_by_stem
 
 ROLE_KINDS = frozenset({"who_did", "who_was_done_to", "with_whom", "where", "who"})
 """Question kinds whose answer fills a slot of a relation: the role check applies."""
+SLOT_KINDS = ROLE_KINDS | {"what"}
+"""Kinds whose answer a source's clause can hold in the asked slot (storygraph.qa.support_slots)."""
 MAX_CANDIDATES = 3
 MAX_CACHED_FRAMES = 4096
 """Sentences whose frames a checker keeps (it is reused while the graph is unchanged)."""
@@ -434,6 +436,8 @@ class GraphSupportChecker:
         """The first source whose parse has `name` in the question's asked slot of its
         predicate (`support_slots.fills`), read to its sentence's end (a source stopping at a
         speech: 「…」と流れて来ました)."""
+        if analysis.qtype.kind not in SLOT_KINDS:
+            return None  # how / why / when: no noun slot to fill
         asked = self._asked_slot(analysis)
         if asked is None:
             return None

@@ -148,7 +148,7 @@ def fills(
     for clause in clauses:
         if not _same_predicate(asked, clause):
             continue
-        if not any(_same_phrase(s.phrase, name) and _asked(asked, clause, s) for s in clause.slots):
+        if not any(_names(s.phrase, name) and _asked(asked, clause, s) for s in clause.slots):
             continue
         if _agrees(asked, clause, name, context):
             return clause
@@ -156,11 +156,12 @@ def fills(
 
 
 def _same_predicate(asked: AskedSlot, clause: Clause) -> bool:
-    """The question's predicate: the same lemma; for a light verb (行司をする) a light verb or
-    なる with the question's を noun as its を / に phrase (行司になる)."""
-    if asked.lemma in clause.lemmas:
-        return True
-    if asked.lemma not in LIGHT_VERBS or not LIGHT_VERBS & set(clause.lemmas):
+    """The question's predicate: the same lemma; for a light verb (行司をする), which says
+    little alone (どうなった, お見送りになる), a light verb or なる with the question's を noun
+    as its を / に phrase (行司になる)."""
+    if asked.lemma not in LIGHT_VERBS:
+        return asked.lemma in clause.lemmas
+    if not LIGHT_VERBS & set(clause.lemmas):
         return False
     nouns = [a.phrase for a in asked.arguments if a.case == "を"]
     held = [s.phrase for s in clause.slots if s.case in ("を", "に")]
@@ -197,7 +198,7 @@ def _agrees(asked: AskedSlot, clause: Clause, name: str, context: str) -> bool:
         same_role = [
             s
             for s in clause.slots
-            if not _same_phrase(s.phrase, name)
+            if not _names(s.phrase, name)
             and s.case != WH_CASE
             and (
                 s.case == argument.case
@@ -218,9 +219,30 @@ def _agrees(asked: AskedSlot, clause: Clause, name: str, context: str) -> bool:
     return matched
 
 
+def _names(phrase: str, name: str) -> bool:
+    """Is a clause's noun phrase (its head and compounds) the answer's name: the same; the
+    name with a modifier the phrase leaves out (鳥羽という所 for 所, trellised vine for vine);
+    or the phrase with an honorific prefix (お庭 for 庭). Not another name sharing its end
+    (車持皇子 is not 皇子)."""
+    a, b = normalize_name(phrase), normalize_name(name)
+    if not a or not b:
+        return False
+    if a.isascii() and b.isascii():
+        return _same_phrase(a, b)
+    if a == b:
+        return True
+    if b.endswith(a):
+        return b[: -len(a)].endswith(_MODIFIER_ENDS)
+    return a.endswith(b) and a[: -len(b)] in _HONORIFIC_PREFIXES
+
+
+_MODIFIER_ENDS = ("の", "という", "といふ", "とかいう")
+_HONORIFIC_PREFIXES = frozenset({"お", "ご", "御"})
+
+
 def _same_phrase(phrase: str, name: str) -> bool:
-    """Is a clause's noun phrase the named thing: the same, or one ends with the other
-    (鳥羽という所 / 所, 土の舟 / 舟, trellised vine / vine)?"""
+    """Is a clause's noun phrase the question's argument: the same, or one ends or starts
+    with the other (the question's parse may cut a name short: 親 of 親がに)?"""
     a, b = normalize_name(phrase), normalize_name(name)
     if not a or not b:
         return False
@@ -255,6 +277,10 @@ def _japanese(doc: Any) -> list[Clause]:
             continue
         voice = voice_of(tok)
         slots = [Slot(phrase, case) for phrase, case in argument_phrases(tok, voice)]
+        if any(s.case == "が" for s in slots):
+            # 子がには猿が親がにを殺したから…: the が noun is the verb's subject, the は
+            # topic that of the sentence's main verb
+            slots = [s for s in slots if s.case != "は"]
         if not any(s.case in _SUBJECT_CASES for s in slots):
             slots += [Slot(p, "が") for p in _inherited_subjects(tok) or _topic_before(tok)]
         clauses.append(Clause((tok.lemma_,), voice, tuple(slots), tok.sent.text))
