@@ -23,7 +23,9 @@ the subject and who the object of which verb) and the typed facts with their sen
    verb: its relation's stems meet the question's (widened to their field of meaning,
    storygraph.qa.relation_words), or, for a verb the table lacks, its own predicate is the
    question's word; partners also by coordination (おじいさんとおばあさんが…); node types keep a
-   place out of a person's slot and a person out of a where's;
+   place out of a person's slot and a person out of a where's; with no frame or fact for it
+   (an oblique case: 川上から; no participant the graph knows), a source's own parse with the
+   answer in the asked slot of the question's predicate (storygraph.qa.support_slots);
 4. the premise, asked only of an answer that failed (who did / to whom / what, a verb the table
    knows, a definite direction): when no fact around the participant and no frame of the
    sources has the verb in the asked direction (no one is the subject of a 倒す with 桃太郎 as

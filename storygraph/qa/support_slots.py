@@ -8,14 +8,21 @@ parse has it: this module reads each predicate of a source as a `Clause` (its le
 its noun phrases with their case particle or preposition) and `fills` says whether one has the
 answer in the question's asked slot:
 
-- the predicate is the question's (the same lemma, for a verb chain any of its verbs);
-- the answer is the argument in the asked case: the question word's particle (どこから: から,
-  何で: で) or preposition ("where": a place preposition); for a gap question (…のは誰？) the
-  doer or the one done to, by the case and voice (a causative's or a passive's roles read as in
-  storygraph.qa.question_structure.case_direction); a clause with no subject takes the subject
-  of the verb it is chained or subordinated to (Japanese leaves it unsaid there);
-- no argument of the question is contradicted: an argument the question gives in a case the
-  clause also fills must be the same noun phrase there, and at least one of them must be.
+- the predicate is the question's (the same lemma; a light verb only with the question's own
+  noun: 行司をした / 行司になった);
+- the answer is the clause's noun phrase in the asked case: the question word's particle
+  (どこから: から, 何で: で) or, for where, a place particle or preposition ("hanging from a
+  vine"); for a gap question (…のは誰？) the doer or the one done to, by the case and voice
+  (storygraph.qa.question_structure.case_direction; a causative's subject for 作らせたのは誰);
+  the phrase is the answer's name itself, with a modifier (鳥羽という所) or an honorific (お庭)
+  at most;
+- a clause with no subject takes the subject of the verb it is chained, subordinated or
+  coordinated to, else the topic (は) of the text before it, as the frames reader fills a zero
+  subject; a は topic beside a が subject is not the verb's subject; an English participle's
+  subject is the noun it describes;
+- one argument of the question stands in the clause in its role (the same noun phrase, or a
+  pronoun in a source that names it: "You feed in my pasture"), and no core argument (subject,
+  object) stands there as another noun phrase.
 
 `read_clauses` reads a spaCy `Doc` (GiNZA for Japanese, spaCy's English pipeline) and imports
 no parser; the composition root parses (storygraph.services.source_clauses).
@@ -69,7 +76,8 @@ class Slot:
 
 @dataclass(frozen=True)
 class Clause:
-    """A predicate of a sentence: the lemmas of its verb chain, its voice and its slots."""
+    """A predicate of a sentence: its lemma (each verb of a chain is a clause of its own, a
+    subject-less one with the chain's subject), its voice and its slots."""
 
     lemmas: tuple[str, ...]
     voice: Voice
