@@ -165,13 +165,13 @@ def fills(
 
 def _same_predicate(asked: AskedSlot, clause: Clause) -> bool:
     """The question's predicate: the same lemma; for a light verb (行司をする), which says
-    little alone (どうなった, お見送りになる), a light verb or なる with the question's を noun
-    as its を / に phrase (行司になる)."""
+    little alone (どうなった, お見送りになる), a light verb or なる with the question's を / に
+    noun as its を / に phrase (行司になる, 家来になる)."""
     if asked.lemma not in LIGHT_VERBS:
         return asked.lemma in clause.lemmas
     if not LIGHT_VERBS & set(clause.lemmas):
         return False
-    nouns = [a.phrase for a in asked.arguments if a.case == "を"]
+    nouns = [a.phrase for a in asked.arguments if a.case in ("を", "に")]
     held = [s.phrase for s in clause.slots if s.case in ("を", "に")]
     return any(_same_phrase(p, n) for n in nouns for p in held)
 

@@ -135,3 +135,25 @@ def test_an_act_someone_is_asked_to_do_is_no_premise_the_story_must_hold() -> No
     graph = ["おじいさん", "おばあさん", "ごちそう", "たぬき"]
     _, after = _both(question, graph, "たぬきです。[1]", [source])
     assert after.verdict == "not supported", after.reason
+
+
+def test_a_topic_beside_the_clauses_own_subject_is_not_its_doer() -> None:
+    # たぬきは … きつねが長者を助けたから: the が noun helps; the は topic only speaks
+    source = "たぬきは、きつねが村の長者を助けたから、えらいものだと言いました。"
+    graph = ["きつね", "たぬき"]
+    _, right = _both("村の長者を助けたのは誰？", graph, "きつねです。[1]", [source])
+    assert right.verdict == "supported", right.reason
+    _, wrong = _both("村の長者を助けたのは誰？", graph, "たぬきです。[1]", [source])
+    assert wrong.verdict != "supported", wrong.reason
+
+
+def test_a_light_verb_is_read_with_its_noun() -> None:
+    # 審判をした is 審判になった with the same noun; another act of the same sentence is not
+    source = "はじめに犬と猫が走って、きつねが審判になりました。"
+    graph = ["犬", "猫", "きつね"]
+    question = "犬と猫の競走で審判をしたのは誰？"
+    before, after = _both(question, graph, "きつねです。[1]", [source])
+    assert before.verdict == "not supported", before.reason
+    assert after.verdict == "supported", after.reason
+    _, wrong = _both(question, graph, "猫です。[1]", [source])
+    assert wrong.verdict != "supported", wrong.reason
