@@ -385,14 +385,19 @@ class GraphSupportChecker:
     def _around(self, source: Citation) -> tuple[str, str]:
         """The story's text just before a source in its chunk (`text_around`), ("", "") when
         the chunk does not hold the source as written."""
+        chunk = self._chunk(source)
+        return text_around(chunk, source.text) if chunk else ("", "")
+
+    def _chunk(self, source: Citation) -> str:
+        """The text of a source's chunk ("" when the checker reads no chunks)."""
         if self.chunks is None or not source.chunk_id:
-            return "", ""
+            return ""
         chunk = self._chunk_cache.get(source.chunk_id)
         if chunk is None:
             if len(self._chunk_cache) >= MAX_CACHED_FRAMES:
                 self._chunk_cache.clear()
             chunk = self._chunk_cache[source.chunk_id] = self.chunks(source.chunk_id)
-        return text_around(chunk, source.text)
+        return chunk
 
     def _structure(self, question: str, language: str) -> QuestionStructure | None:
         if self.questions is None:
@@ -458,14 +463,14 @@ class GraphSupportChecker:
         on from (「…」と流れて来ました), found in its chunk by the source's first and last
         words (a source joins the story's lines); "" otherwise."""
         text = source.text.strip()
-        if not text.endswith("」") or self.chunks is None or not source.chunk_id:
-            return ""
-        chunk = self._chunk_cache.get(source.chunk_id) or self.chunks(source.chunk_id)
+        chunk = self._chunk(source) if text.endswith("」") else ""
+        tail = text[-SPEECH_ANCHOR:]
         at = chunk.find(text[:SPEECH_ANCHOR])
-        end = chunk.find(text[-SPEECH_ANCHOR:], max(at, 0)) if at >= 0 else -1
+        end = chunk.find(tail, at) if at >= 0 else -1
         if end < 0:
             return ""
-        rest = chunk[end + SPEECH_ANCHOR : end + SPEECH_ANCHOR + CONTEXT_CHARS].lstrip(" 　\n")
+        end += len(tail)
+        rest = chunk[end : end + CONTEXT_CHARS].lstrip(" 　\n")
         if not rest.startswith(("と", "って")):
             return ""
         return re.sub(r"\s+", "", _rest_of_sentence(rest))
