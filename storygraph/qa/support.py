@@ -1001,7 +1001,7 @@ def _in_slot(named: Sequence[str], source: Citation) -> Support:
         "supported",
         source=source.number,
         named=tuple(named),
-        reason=f"{named[0]} is in the asked slot of the question's verb in [{source.number}]",
+        reason=f"{named[0]} fills the asked slot of the question's verb in [{source.number}]",
         check="role",
     )
 
