@@ -75,6 +75,7 @@ from storygraph.qa.support_slots import (
     asked_in_english,
     asked_in_japanese,
     fills,
+    phrasal,
 )
 from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.text.embeddings import Embedder
@@ -941,6 +942,8 @@ class GraphSupportChecker:
             # clause says which thing, no act the story must hold; nor must it hold an act
             # someone is asked to do (こしらえておくよう頼んだ)
             return None
+        if analysis.language != "ja" and phrasal(self._asked_slot(analysis)):
+            return None  # "make fun of": the verb's stems do not name the act
         wanted = [(e, s) for e, s in self._wanted(analysis) if s != "any"]
         if not wanted:
             return None

@@ -147,6 +147,15 @@ def asked_in_english(clauses: Sequence[Clause], kind: str) -> AskedSlot | None:
     return AskedSlot(clause.lemmas[0], clause.voice, "", "in" if subject else "out", own)
 
 
+def phrasal(asked: AskedSlot | None) -> bool:
+    """Does an English question ask the object of a preposition after its verb's own object
+    ("What did the Hare make fun of?")? Then verb, noun and preposition are one act
+    (ridicule) that the verb's own stems (MAKE) do not name."""
+    if asked is None or not asked.case or asked.case == WH_CASE:
+        return False
+    return any(s.case == "obj" for s in asked.arguments)
+
+
 def fills(
     asked: AskedSlot, clauses: Sequence[Clause], name: str, context: str = ""
 ) -> Clause | None:

@@ -157,3 +157,13 @@ def test_a_light_verb_is_read_with_its_noun() -> None:
     assert after.verdict == "supported", after.reason
     _, wrong = _both(question, graph, "猫です。[1]", [source])
     assert wrong.verdict != "supported", wrong.reason
+
+
+def test_an_english_verb_with_its_noun_and_preposition_is_no_premise_of_the_verb_alone() -> None:
+    # "make fun of" is one act (ridicule): no MAKE frame is no sign the story lacks it
+    source = "A Crow one day mocked the Snail, who replied: I will beat you."
+    graph = ["Crow", "Snail"]
+    answer = "The short legs of the animal. [1]"
+    before, after = _both("What did the Crow make fun of?", graph, answer, [source])
+    assert before.verdict == "no premise", before.reason
+    assert after.verdict == "not supported", after.reason
