@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from storygraph.ingest.pipeline import Ingestor
     from storygraph.qa.engine import QAEngine
     from storygraph.qa.question_structure import QuestionStructure
+    from storygraph.qa.support_slots import Clause
 
 log = logging.getLogger(__name__)
 
@@ -324,7 +325,12 @@ class Services:
         from storygraph.qa.factory import build_engine
 
         return build_engine(
-            self.store, self.llm(), self.info, frames=sentence_frames, questions=question_structure
+            self.store,
+            self.llm(),
+            self.info,
+            frames=sentence_frames,
+            questions=question_structure,
+            clauses=source_clauses,
         )
 
     def close(self) -> None:
@@ -446,6 +452,21 @@ def question_structure(question: str, language: str) -> QuestionStructure | None
     from storygraph.qa.question_structure import read_structure
 
     return read_structure(parse(question))
+
+
+def source_clauses(text: str, language: str) -> list[Clause]:
+    """The predicates of a source with their cases, read off the parser's dependency parse for
+    the answer's support check (storygraph.qa.support_slots): a Japanese source's narration
+    and each of its speeches apart, an English source as it is."""
+    from storygraph.qa.support_slots import read_clauses, speech_apart
+
+    if language == "ja":
+        from storygraph.ingest.frames.ja import parse
+
+        return [c for part in speech_apart(text) for c in read_clauses(parse(part), "ja")]
+    from storygraph.text.english import pipeline
+
+    return read_clauses(pipeline()(text), "en")
 
 
 def sentence_frames(text: str, language: str) -> list[ProposedFact]:

@@ -50,6 +50,7 @@ from storygraph.qa.support import (
     names_language,
 )
 from storygraph.qa.support_crosslang import across_languages
+from storygraph.qa.support_slots import ClauseReader
 from storygraph.qa.translation import translator_for
 from storygraph.store import GraphStore
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
@@ -83,6 +84,9 @@ class PartsFactory:
     questions: StructureReader | None = None
     """The parser's reading of a question's structure for the support check (storygraph.
     services gives it; None: the check reads the question's words as the analysis did)."""
+    clauses: ClauseReader | None = None
+    """The parser's clauses of a source for the support check's asked slot (storygraph.
+    services gives it; None: the frames and facts only)."""
     _checker: tuple[Sequence[dict[str, Any]], SupportChecker] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -147,7 +151,13 @@ class PartsFactory:
             language = names_language(names, languages)
             checker = across_languages(
                 graph_support_checker(
-                    names, self.embedder, self.frames, language, self._chunk_text, self.questions
+                    names,
+                    self.embedder,
+                    self.frames,
+                    language,
+                    self._chunk_text,
+                    self.questions,
+                    self.clauses,
                 ),
                 language,
             )
@@ -222,11 +232,12 @@ def build_engine(
     passages: PassageFinder | None = None,
     frames: FrameReader | None = None,
     questions: StructureReader | None = None,
+    clauses: ClauseReader | None = None,
 ) -> QAEngine:
     """The engine the app, the CLI and the evaluation use: parts per question's options (module
     table); `embedder` "default" is the process-wide one when it is installed."""
     chosen = default_embedder() if embedder == "default" else embedder
     factory = PartsFactory(
-        store, llm, info, chosen, finder, scorer, answerer, passages, frames, questions
+        store, llm, info, chosen, finder, scorer, answerer, passages, frames, questions, clauses
     )
     return QAEngine(factory.parts)

@@ -49,6 +49,8 @@ _PASSIVE = frozenset({"れる", "られる"})
 _CAUSATIVE = frozenset({"せる", "させる"})
 _BENEFACTIVE = frozenset({"もらう", "貰う", "いただく", "頂く"})
 """te + these: the subject receives the act, the に (から) noun does it (助けてもらった)."""
+_REQUEST_MARKS = frozenset({"よう", "様"})
+"""A verb + よう(に) under another verb (頼む, 言いつける): the act asked for."""
 _SUBJECT_CASES = ("が", "は", "も", "")
 _CASES = ("から", "まで", "より", "が", "を", "に", "へ", "と", "で", "は", "も", "の")
 
@@ -94,6 +96,9 @@ class QuestionStructure:
     clauses: tuple[Clause, ...] = ()
     """Every verb of the text with the noun phrases it governs (`read_clauses`): what an
     answer read by the same parse says (storygraph.qa.support_quotes)."""
+    requested: bool = False
+    """The asked predicate is what someone is asked or told to do (こしらえておくよう頼んだ):
+    its に noun is the one asked, who would do it, and the story need not tell it was done."""
 
     def direction(self, start: int, end: int) -> Direction | None:
         """The role a question's mention at [start, end) plays, as the support check reads
@@ -103,6 +108,8 @@ class QuestionStructure:
             if arg.start <= end - 1 < arg.end:
                 if arg.chained and arg.case not in _SUBJECT_CASES:
                     return "any"
+                if self.requested and arg.case == "に":
+                    return "out"  # おばあさんにこしらえておくよう頼んだ: she is to make it
                 return case_direction(arg.case, arg.voice)
         return None
 
@@ -173,19 +180,30 @@ def read_structure(doc: Any) -> QuestionStructure:
     if predicate is None:
         spans = tuple(_span(t) for t in verbal)
         return QuestionStructure("", "", "active", (), "", asked_case, spans, clauses)
-    members = sorted(_chain(predicate), key=lambda m: m.i)
+    members = sorted(verb_chain(predicate), key=lambda m: m.i)
     written = "".join(_written(text, m) for m in members)
     outside = tuple(
         _span(t)
         for t in verbal
         if all(t.i != m.i for m in members) and not any(a.i == t.i for a in predicate.ancestors)
     )
-    voice = _voice(predicate)
+    voice = voice_of(predicate)
     arguments = tuple(
         replace(arg, chained=m.i != predicate.i) for m in members for arg in _arguments(m, voice)
     )
+    requested = predicate.dep_ in ("advcl", "ccomp") and any(
+        t.lemma_ in _REQUEST_MARKS for t in _predicate_tokens(predicate)
+    )
     return QuestionStructure(
-        written, predicate.lemma_, voice, arguments, written, asked_case, outside, clauses
+        written,
+        predicate.lemma_,
+        voice,
+        arguments,
+        written,
+        asked_case,
+        outside,
+        clauses,
+        requested,
     )
 
 
@@ -202,7 +220,7 @@ def read_clauses(doc: Any) -> tuple[Clause, ...]:
     for tok in doc:
         if tok.pos_ != "VERB" or tok.dep_ in ("fixed", "compound", "aux"):
             continue
-        members = _chain(tok)
+        members = verb_chain(tok)
         host = tok.head if tok.dep_ == "advcl" and tok.head.lemma_ in LIGHT_PREDICATES else None
         governors = [*_beneath(tok), *([host] if host is not None and host.i != tok.i else [])]
         arguments = []
@@ -214,7 +232,7 @@ def read_clauses(doc: Any) -> tuple[Clause, ...]:
                     start = doc[_owned_start(noun)].idx
                     arguments.append((text[start : noun.idx + len(noun.text)], _particle(noun)))
         lemmas = tuple(m.lemma_ for m in sorted(members, key=lambda m: m.i))
-        found.append(Clause(tok.lemma_, _voice(tok), tuple(arguments), lemmas))
+        found.append(Clause(tok.lemma_, voice_of(tok), tuple(arguments), lemmas))
     return tuple(found)
 
 
@@ -257,7 +275,7 @@ def _written(text: str, pred: Any) -> str:
     return text[parts[0].idx : parts[-1].idx + len(parts[-1].text)]
 
 
-def _chain_end(tok: Any) -> Any:
+def chain_end(tok: Any) -> Any:
     """The last verb of the chain a verb is in (連れだって出かけた: 出かける)."""
     while _chained(tok):
         tok = tok.head
@@ -280,13 +298,13 @@ def _chained(tok: Any) -> bool:
     return te or stem
 
 
-def _chain(pred: Any) -> list[Any]:
+def verb_chain(pred: Any) -> list[Any]:
     """The predicate and the verbs chained before it (`_chained`), which share its subject
     (as the frames reader reads them, storygraph.ingest.frames.ja)."""
     members = [pred]
     for child in pred.children:
         if _chained(child):
-            members += _chain(child)
+            members += verb_chain(child)
     return members
 
 
@@ -305,7 +323,7 @@ def _asked_predicate(tokens: list[Any]) -> Any | None:
         node = node.head
         light = node.lemma_ in _LIGHT_VERBS and node.i != root.i and node.head.pos_ == "VERB"
         if node.pos_ == "VERB" and node.dep_ not in ("fixed", "compound", "aux") and not light:
-            return _chain_end(node)
+            return chain_end(node)
     if root.pos_ == "VERB" and (asked is None or asked.i != root.i):
         return root
     # the root is the question word or a formal noun: the clause its subject is made of
@@ -318,7 +336,7 @@ def _asked_predicate(tokens: list[Any]) -> Any | None:
         if child.dep_ == "nsubj" and child.pos_ in ("NOUN", "PROPN"):
             said = [g for g in child.children if g.dep_ == "acl" and g.pos_ == "VERB"]
             if said:
-                return _chain_end(said[-1])
+                return chain_end(said[-1])
     for child in root.children:  # …のは誰: the nominalised clause is the root's subject
         nominalised = any(g.dep_ == "mark" and g.text == "の" for g in child.children)
         if child.pos_ == "VERB" and nominalised:
@@ -343,7 +361,7 @@ def _predicate_tokens(pred: Any) -> list[Any]:
     return list(doc[first : last + 1])
 
 
-def _voice(pred: Any) -> Voice:
+def voice_of(pred: Any) -> Voice:
     lemmas = [t.lemma_ for t in _predicate_tokens(pred)[1:]]
     passive = any(lemma in _PASSIVE for lemma in lemmas)
     causative = any(lemma in _CAUSATIVE for lemma in lemmas)
@@ -364,7 +382,7 @@ def _arguments(pred: Any, chain_voice: Voice) -> Iterator[Argument]:
     for child in pred.children:
         if child.dep_ not in _ARGUMENT_DEPS or child.pos_ not in ("NOUN", "PROPN", "PRON"):
             continue
-        case, voice = _case(child), _voice(pred)
+        case, voice = _case(child), voice_of(pred)
         voice = chain_voice if voice == "active" else voice
         start = _phrase_start(child)
         yield Argument(child.doc[start].idx, child.idx + len(child.text), case, voice)
@@ -396,3 +414,10 @@ def _span(tok: Any) -> tuple[int, int]:
     subtree = list(tok.subtree)
     first, last = subtree[0], subtree[-1]
     return first.idx, last.idx + len(last.text)
+
+
+def argument_phrases(verb: Any, voice: Voice) -> list[tuple[str, str]]:
+    """A verb's noun phrases as written, with their case (`_arguments`): what the support
+    check reads of a source's clause (storygraph.qa.support_slots)."""
+    text = verb.doc.text
+    return [(text[a.start : a.end], a.case) for a in _arguments(verb, voice)]

@@ -23,7 +23,9 @@ the subject and who the object of which verb) and the typed facts with their sen
    verb: its relation's stems meet the question's (widened to their field of meaning,
    storygraph.qa.relation_words), or, for a verb the table lacks, its own predicate is the
    question's word; partners also by coordination (おじいさんとおばあさんが…); node types keep a
-   place out of a person's slot and a person out of a where's;
+   place out of a person's slot and a person out of a where's; with no frame or fact for it
+   (an oblique case: 川上から; no participant the graph knows), a source's own parse with the
+   answer in the asked slot of the question's predicate (storygraph.qa.support_slots);
 4. the premise, asked only of an answer that failed (who did / to whom / what, a verb the table
    knows, a definite direction): when no fact around the participant and no frame of the
    sources has the verb in the asked direction (no one is the subject of a 倒す with 桃太郎 as
@@ -78,6 +80,15 @@ from storygraph.qa.support_quotes import (
     in_order_share,
     quote_misses,
 )
+from storygraph.qa.support_slots import (
+    AskedSlot,
+    Clause,
+    ClauseReader,
+    asked_in_english,
+    asked_in_japanese,
+    fills,
+    phrasal,
+)
 from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.text.embeddings import Embedder
 from storygraph.text.language import is_kanji
@@ -87,6 +98,8 @@ from storygraph.text.vocabulary import words_by_stem
 
 ROLE_KINDS = frozenset({"who_did", "who_was_done_to", "with_whom", "where", "who"})
 """Question kinds whose answer fills a slot of a relation: the role check applies."""
+SLOT_KINDS = ROLE_KINDS | {"what"}
+"""Kinds whose answer a source's clause can hold in the asked slot (storygraph.qa.support_slots)."""
 MAX_CANDIDATES = 3
 MAX_CACHED_FRAMES = 4096
 """Sentences whose frames a checker keeps (it is reused while the graph is unchanged)."""
@@ -123,6 +136,8 @@ StructureReader = Callable[[str, str], QuestionStructure | None]
 """(question, language) → its structure (storygraph.qa.question_structure), None for a
 language whose structure is not read (English: the question's words are read as they are)."""
 """A chunk id → the chunk's text ("" when the store has none): the story around a source."""
+SPEECH_ANCHOR = 8
+"""Characters of a source's start and end it is found by in its chunk."""
 CONTEXT_CHARS = 240
 """Characters of the story before a source the parser reads with it (from a sentence start):
 enough for the paragraph's topic, which a Japanese sentence leaves unsaid."""
@@ -340,8 +355,12 @@ class GraphSupportChecker:
         types: Mapping[str, str] | None = None,
         chunks: ChunkText | None = None,
         questions: StructureReader | None = None,
+        clauses: ClauseReader | None = None,
     ) -> None:
         self.names = names
+        self.clauses = clauses
+        """Reads a source's clauses (storygraph.qa.support_slots): an answer in the asked
+        slot of the question's predicate there is supported when no frame or fact has it."""
         self.frames = frames
         self.chunks = chunks
         self.questions = questions
@@ -358,6 +377,7 @@ class GraphSupportChecker:
         self._frame_cache: dict[tuple[str, str], tuple[Frame, ...]] = {}
         self._chunk_cache: dict[str, str] = {}
         self._structure_cache: dict[tuple[str, str], QuestionStructure | None] = {}
+        self._clause_cache: dict[tuple[str, str], tuple[Clause, ...]] = {}
 
     # --- reading ------------------------------------------------------------------------------
     def _frames_of(self, text: str, language: str) -> tuple[Frame, ...]:
@@ -378,14 +398,19 @@ class GraphSupportChecker:
     def _around(self, source: Citation) -> tuple[str, str]:
         """The story's text just before a source in its chunk (`text_around`), ("", "") when
         the chunk does not hold the source as written."""
+        chunk = self._chunk(source)
+        return text_around(chunk, source.text) if chunk else ("", "")
+
+    def _chunk(self, source: Citation) -> str:
+        """The text of a source's chunk ("" when the checker reads no chunks)."""
         if self.chunks is None or not source.chunk_id:
-            return "", ""
+            return ""
         chunk = self._chunk_cache.get(source.chunk_id)
         if chunk is None:
             if len(self._chunk_cache) >= MAX_CACHED_FRAMES:
                 self._chunk_cache.clear()
             chunk = self._chunk_cache[source.chunk_id] = self.chunks(source.chunk_id)
-        return text_around(chunk, source.text)
+        return chunk
 
     def _structure(self, question: str, language: str) -> QuestionStructure | None:
         if self.questions is None:
@@ -401,6 +426,67 @@ class GraphSupportChecker:
                 self.questions = None
                 return None
         return self._structure_cache[key]
+
+    def _clauses_of(self, text: str, language: str) -> tuple[Clause, ...]:
+        if self.clauses is None or not text:
+            return ()
+        key = (text, language)
+        if key not in self._clause_cache:
+            if len(self._clause_cache) >= MAX_CACHED_FRAMES:
+                self._clause_cache.clear()
+            try:
+                self._clause_cache[key] = tuple(self.clauses(text, language))
+            except ModelError as exc:  # the parser is not installed: frames and facts only
+                self.problem = f"the sources' clauses could not be read: {exc.message}"
+                self.clauses = None
+                return ()
+        return self._clause_cache[key]
+
+    def _asked_slot(self, analysis: QuestionAnalysis) -> AskedSlot | None:
+        """What the question asks of its predicate (storygraph.qa.support_slots)."""
+        kind = analysis.qtype.kind
+        if analysis.language == "ja":
+            structure = self._structure(analysis.question, "ja")
+            return asked_in_japanese(structure, analysis.question, kind) if structure else None
+        return asked_in_english(self._clauses_of(analysis.question, "en"), kind)
+
+    def _slot_source(
+        self, analysis: QuestionAnalysis, name: str, sources: Sequence[Citation]
+    ) -> Citation | None:
+        """The first source whose parse has `name` in the question's asked slot of its
+        predicate (`support_slots.fills`), read to its sentence's end (a source stopping at a
+        speech: 「…」と流れて来ました)."""
+        if analysis.qtype.kind not in SLOT_KINDS:
+            return None  # how / why / when: no noun slot to fill
+        asked = self._asked_slot(analysis)
+        if asked is None:
+            return None
+        language = "ja" if analysis.language == "ja" else "en"
+        for c in sources:
+            if c.kind == "graph" or not _holds(c.text, name):
+                continue
+            text = c.text + self._around(c)[1] + self._after_speech(c)
+            clauses = self._clauses_of(text, c.language or language)
+            if fills(asked, clauses, name, c.text) is not None:
+                return c
+        return None
+
+    def _after_speech(self, source: Citation) -> str:
+        """The rest of the sentence after a source that ends with a speech its sentence goes
+        on from (「…」と流れて来ました), found in its chunk by the source's first and last
+        words (a source joins the story's lines); "" otherwise."""
+        text = source.text.strip()
+        chunk = self._chunk(source) if text.endswith("」") else ""
+        tail = text[-SPEECH_ANCHOR:]
+        at = chunk.find(text[:SPEECH_ANCHOR])
+        end = chunk.find(tail, at) if at >= 0 else -1
+        if end < 0:
+            return ""
+        end += len(tail)
+        rest = chunk[end : end + CONTEXT_CHARS].lstrip(" 　\n")
+        if not rest.startswith(("と", "って")):
+            return ""
+        return re.sub(r"\s+", "", _rest_of_sentence(rest))
 
     def _structured(self, analysis: QuestionAnalysis) -> QuestionAnalysis:
         """The analysis with the question's verb and roles read from its structure, when it
@@ -618,7 +704,11 @@ class GraphSupportChecker:
                 )
             return self._words_check(analysis, answer, sources, cites, links, fail)
         if analysis.qtype.kind in PERSON_KINDS | {"where"} and not role:
-            # no participant of the story in the question: nothing to check the role against
+            # no participant of the story in the question: the asked predicate's own slot in
+            # a source's parse can still confirm it (親がにを殺したのは: the subject of 殺す)
+            slotted = self._slot_source(analysis, named[0], sources) if len(named) == 1 else None
+            if slotted is not None:
+                return _in_slot(named, slotted)
             return fail("the question names no one of the story to check the answer by", "role")
         # the name check
         holding: dict[str, list[Citation]] = {}
@@ -658,6 +748,13 @@ class GraphSupportChecker:
                     cited_source, phrase = cloze
                     source = source or cited_source.number
                     said.append(f"「{phrase}」")
+                    continue
+                slotted = self._slot_source(analysis, name, sources)
+                if slotted is not None:
+                    # no frame or fact has the slot (an oblique case: 川上から), but the
+                    # source's parse has the answer in the asked case of the question's verb
+                    source = source or slotted.number
+                    said.append(f"{name} fills the asked slot of the question's verb")
                     continue
                 slot = self._slot_words(analysis)
                 return fail(f"the sentences name {name} but not as {slot}", "role", named)
@@ -909,10 +1006,13 @@ class GraphSupportChecker:
         if not analysis.stems or analysis.qtype.kind not in PREMISE_KINDS:
             return None
         structure = self._structure(analysis.question, analysis.language)
-        if structure is not None and not structure.predicate:
+        if structure is not None and (not structure.predicate or structure.requested):
             # 「玉手箱に入っていた…とは何だった？」 asks what a thing is: the verb of its relative
-            # clause says which thing, no act the story must hold
+            # clause says which thing, no act the story must hold; nor must it hold an act
+            # someone is asked to do (こしらえておくよう頼んだ)
             return None
+        if analysis.language != "ja" and phrasal(self._asked_slot(analysis)):
+            return None  # "make fun of": the verb's stems do not name the act
         wanted = [(e, s) for e, s in self._wanted(analysis) if s != "any"]
         if not wanted:
             return None
@@ -966,6 +1066,16 @@ class GraphSupportChecker:
             else:
                 parts.append(f"the one linked to {entity} by {verb}")
         return " or ".join(parts) or "the one asked for"
+
+
+def _in_slot(named: Sequence[str], source: Citation) -> Support:
+    return Support(
+        "supported",
+        source=source.number,
+        named=tuple(named),
+        reason=f"{named[0]} fills the asked slot of the question's verb in [{source.number}]",
+        check="role",
+    )
 
 
 def declines(answer: str) -> bool:
@@ -1198,6 +1308,7 @@ def graph_support_checker(
     language: str,
     chunks: ChunkText | None = None,
     questions: StructureReader | None = None,
+    clauses: ClauseReader | None = None,
 ) -> GraphSupportChecker:
     """The check over a graph's name rows (id, norm, type), whose names are written in
     `language` (`names_language`): the answer's names found by the question's entity finder,
@@ -1213,7 +1324,7 @@ def graph_support_checker(
         return [(e.mention, e.node_id) for e in finder.find(text, names, []).entities]
 
     types = {str(r["id"]): str(r.get("type") or "") for r in names}
-    return GraphSupportChecker(named, frames, types, chunks, questions)
+    return GraphSupportChecker(named, frames, types, chunks, questions, clauses)
 
 
 def names_language(names: Sequence[dict[str, Any]], documents: Mapping[str, str]) -> str:

@@ -135,12 +135,16 @@ def test_the_facts_are_fitted_to_the_question_s_words_only_with_no_model(
 
 def test_the_support_check_is_built_with_the_given_frame_reader(seeded: Services) -> None:
     """The factory builds the support check over the graph's names with the parser's frame
-    reader it was given (storygraph.services passes `sentence_frames`)."""
+    reader and clause reader it was given (storygraph.services passes `sentence_frames` and
+    `source_clauses`)."""
 
     def frames(text: str, language: str) -> list[Any]:
         return []
 
-    engine = build_engine(seeded.store, None, NONE, embedder=None, frames=frames)
+    def clauses(text: str, language: str) -> list[Any]:
+        return []
+
+    engine = build_engine(seeded.store, None, NONE, embedder=None, frames=frames, clauses=clauses)
     names = seeded.store.entity_names()
     for options in (QAOptions(), QAOptions(mode="directed2", compose_answer=False)):
         parts = engine.parts_for(options)
@@ -150,6 +154,7 @@ def test_the_support_check_is_built_with_the_given_frame_reader(seeded: Services
         # (storygraph.qa.support_crosslang: JMdict is installed)
         assert isinstance(checker, CrossLanguageChecker)
         assert getattr(checker.inner, "frames", None) is frames
+        assert getattr(checker.inner, "clauses", None) is clauses
         # built once per names list: the node-type map over every name is not read again for
         # every answer, while a changed graph (a new names list) gets a new checker
         assert parts.support(names) is checker
