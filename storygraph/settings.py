@@ -18,6 +18,7 @@ LLMProvider = Literal["auto", "embedded", "openai", "azure", "openai_compatible"
 RerankStrategy = Literal["auto", "batched", "per_fact"]
 ExtractorChoice = Literal["auto", "parser", "model"]
 QuestionTranslation = Literal["dictionary", "model", "dictionary+model", "off"]
+CrossLanguageAnswer = Literal["question", "sources", "sources-asked"]
 
 
 def _env(name: str) -> AliasChoices:
@@ -97,6 +98,9 @@ class Settings(BaseSettings):
     answer_choice: bool = Field(False, validation_alias=_env("STORYGRAPH_ANSWER_CHOICE"))
     question_translation: QuestionTranslation = Field(
         "dictionary", validation_alias=_env("STORYGRAPH_QUESTION_TRANSLATION")
+    )
+    crosslang_answer: CrossLanguageAnswer = Field(
+        "question", validation_alias=_env("STORYGRAPH_CROSSLANG_ANSWER")
     )
 
     # --- cost estimate -----------------------------------------------------------------

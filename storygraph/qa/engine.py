@@ -24,6 +24,7 @@ from storygraph.models import CLOSEST_SHOWN, Answer, Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis, QuestionReader
 from storygraph.qa.answer import Answerer, TokenFn, facts_answer, sentence_line
 from storygraph.qa.answer_choice import ChoiceAnswerer
+from storygraph.qa.answer_crosslang import SourcesLanguageAnswer
 from storygraph.qa.checks import judge_reply, nothing_found, unsupported_names
 from storygraph.qa.context import ContextBuilder, Sources
 from storygraph.qa.passages import unsearched_warning
@@ -69,6 +70,10 @@ class QAOptions:
     translation: str = "dictionary"
     """How a question in another language than its stories is brought into theirs:
     "dictionary", "model", "dictionary+model" or "off" (storygraph.qa.translation)."""
+    crosslang_answer: str = "question"
+    """What language the small model answers such a question in: "question" (its own),
+    "sources" (the stories', the question translated by the model: a second call),
+    "sources-asked" (the stories', the question read as asked); storygraph.qa.answer_crosslang."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -82,6 +87,7 @@ class QAOptions:
             sentence_sources=settings.sentence_sources,
             choose_names=settings.answer_choice,
             translation=settings.question_translation,
+            crosslang_answer=settings.crosslang_answer,
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(options, **given)
@@ -116,6 +122,9 @@ class QAParts:
     warnings: tuple[str, ...] = ()
     """Fallbacks these parts run on, named in every answer's warnings (no sentence encoder:
     storygraph.text.embeddings.NO_EMBEDDER)."""
+    across: SourcesLanguageAnswer | None = None
+    """A question asked across languages is answered in its sources' language and shown in
+    its own (storygraph.qa.answer_crosslang); None: answered in the question's language."""
 
     def rank(
         self, analysis: QuestionAnalysis, found: Retrieval, callbacks: list[Any]
@@ -300,12 +309,21 @@ def answer_within(
     check within `analysis.scope`, each step recorded in `trace`."""
     got = gathered if gathered is not None else gather(analysis, parts, trace)
     found, ranked, facts, kept, sources = got.found, got.ranked, got.facts, got.kept, got.sources
-    written = write(analysis, parts, kept, facts, sources, trace.callbacks, on_token)
+    asked = None
+    if parts.across is not None and parts.answerer.calls_model and (kept or sources.citations):
+        # the model answers in the sources' language (qa/answer_crosslang.py)
+        asked = parts.across.asked(analysis, trace.callbacks)
+    written = write(
+        asked.prompt if asked else analysis, parts, kept, facts, sources, trace.callbacks, on_token
+    )
     trace.record(
         "answer", method=written.method, citations=len(sources.citations),
         sources_read=written.read, unsupported_names=list(written.unsupported),
     )  # fmt: skip
-    checked = check_support(analysis, parts, written, sources, facts)
+    checked = check_support(asked.checked if asked else analysis, parts, written, sources, facts)
+    if asked is not None and parts.across is not None and written.method.startswith("llm"):
+        checked = parts.across.shown(analysis, asked, checked, written.text, sources)
+        written = replace(written, warnings=(*asked.warnings, *written.warnings))
     trace.record("support", **checked.detail)
     return Answered(found, ranked, facts, sources, written, checked)
 

@@ -35,6 +35,7 @@ from storygraph.llm.factory import ModelInfo
 from storygraph.qa.analysis import QuestionReader
 from storygraph.qa.answer import Answerer, FactsAnswerer, ModelAnswerer
 from storygraph.qa.answer_choice import ChoiceAnswerer
+from storygraph.qa.answer_crosslang import SourcesLanguageAnswer, sources_language_answer
 from storygraph.qa.context import ContextBuilder, SourceBudget
 from storygraph.qa.engine import QAEngine, QAOptions, QAParts
 from storygraph.qa.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
@@ -49,9 +50,10 @@ from storygraph.qa.support import (
     names_language,
 )
 from storygraph.qa.support_crosslang import across_languages
-from storygraph.qa.translation import translator_for
+from storygraph.qa.translation import ModelTranslator, translator_for
 from storygraph.store import GraphStore
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
+from storygraph.text.jmdict import open_dictionary
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -126,6 +128,7 @@ class PartsFactory:
             stories_named=self._stories_named,
             # a named fallback (storygraph.text.embeddings)
             warnings=(NO_EMBEDDER,) if self.embedder is None else (),
+            across=self._across(llm, options) if small else None,
         )
 
     def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:
@@ -172,6 +175,20 @@ class PartsFactory:
         if llm is None or not options.compose_answer:
             return FactsAnswerer()
         return ModelAnswerer(llm, compact=not capable)
+
+    def _across(
+        self, llm: BaseChatModel | None, options: QAOptions
+    ) -> SourcesLanguageAnswer | None:
+        """The small model answers a question asked across languages in its sources' language
+        (`crosslang_answer` "sources": the question translated by one more call; "sources-asked":
+        read as asked, the reply asked in Japanese) or in the question's ("question")."""
+        if llm is None or options.crosslang_answer == "question" or self.answerer is not None:
+            return None
+        by_model = options.crosslang_answer == "sources"
+        translator = ModelTranslator(llm) if by_model else None
+        return sources_language_answer(
+            open_dictionary(), translator, "model" if by_model else "asked"
+        )
 
     def _chooser(self, llm: BaseChatModel | None, options: QAOptions) -> ChoiceAnswerer | None:
         """The small model chooses a name only when asked, on a server that holds it to the

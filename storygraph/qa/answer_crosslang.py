@@ -1,0 +1,260 @@
+"""An English question over Japanese stories answered in the stories' language, shown in the
+question's (issue 27 item 4, docs/ISSUES.md §60).
+
+The small model read Japanese sentences and wrote English: it mistranslated (きね → "a fire",
+"kiibadan-gu"), answered in Japanese anyway (「とんとん麦.」), and the cross-language check
+(storygraph.qa.support_crosslang) had to read its English back into Japanese. Its strong case is
+a Japanese answer over Japanese sentences. So, when the question was asked across languages (its
+analysis carries a `translation` into the sources' language, storygraph.qa.translation):
+
+- `asked`: the question the model answers, in the sources' language: the model's translation of
+  it (the analysis's, when the translator was the model; else one short call of
+  `ModelTranslator`: the small model's second call), or, with `question="asked"`, the English
+  question itself with the reply asked in Japanese (one call). The answer prompt, its worked
+  examples and the reply checks (storygraph.qa.checks) are the Japanese ones.
+- the support check reads the Japanese answer against the Japanese sources as for a Japanese
+  question (`in_sources_language`: the question's participants by the words it writes them with).
+- `shown`: what the English reader sees: the checked Japanese answer rendered in English (each
+  content word the question does not hold: a name by its reading, 桃太郎 → Momotaro, when
+  JMdict has no gloss for it; a word by its first JMdict gloss, きね → mallet), the Japanese in
+  brackets, and the answer's source marks: "Mallet (きね) [2]". A replaced answer ("not sure",
+  "the story does not say", the model's own refusal) is shown with the English fixed replies.
+  The Japanese answer stays in the trace's support step (`answer_in_sources_language`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from storygraph.errors import error_text
+from storygraph.qa.analysis import QuestionAnalysis
+from storygraph.qa.answer import UNKNOWN
+from storygraph.qa.checks import SOURCE_MARK, closest_sentence
+from storygraph.qa.context import Sources
+from storygraph.qa.entities import name_reading
+from storygraph.qa.support import declines
+from storygraph.qa.support_crosslang import in_sources_language
+from storygraph.qa.support_text import SupportStep, support_reply
+from storygraph.qa.translation import ModelTranslator
+from storygraph.text.jmdict import Dictionary
+from storygraph.text.normalize import normalize_name, word_lemmas, written_form
+
+SOURCES_LANGUAGE = "ja"
+"""The stories' language this path answers in (JMdict glosses Japanese in English)."""
+RENDERED_WORDS = 3
+"""Content words of the Japanese answer rendered in English, at most (its answer is a word or a
+short phrase; a sentence's other words are the question's, left out)."""
+NOUNS = frozenset({"名詞"})
+ADJECTIVES = frozenset({"形容詞"})
+VERBS = frozenset({"動詞"})
+_CLOSING = re.compile(r"(?:です|でした|でしょう|である|だった|だ|[。.!！、\s])+$")
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The question as the model answers it, and as the check reads it, in the sources'
+    language."""
+
+    prompt: QuestionAnalysis
+    """The analysis the answerer and the reply checks read: the question in the sources'
+    language (or as asked, `question="asked"`), language theirs."""
+    checked: QuestionAnalysis
+    """The analysis the support check reads (`in_sources_language`)."""
+    how: str
+    """How the question was brought over: "model translation", "as asked"."""
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """A Japanese answer as the English reader is shown it."""
+
+    text: str
+    words: tuple[str, ...]
+    """How each word was rendered ("きね → mallet", "桃太郎 → Momotaro")."""
+
+
+class SourcesLanguageAnswer:
+    """The hook the engine calls around its answer and support steps (module doc)."""
+
+    def __init__(
+        self,
+        dictionary: Dictionary,
+        translator: ModelTranslator | None,
+        question: str = "model",
+    ) -> None:
+        self.dictionary = dictionary
+        self.translator = translator
+        """Writes the question in the sources' language (None: only the analysis's own
+        model translation, else the question as asked)."""
+        self.question = question
+        """"model": the model's translation of the question; "asked": the English question."""
+
+    def applies(self, analysis: QuestionAnalysis) -> bool:
+        """Asked in English over Japanese stories, and brought into theirs."""
+        translation = analysis.translation
+        return (
+            translation is not None
+            and translation.language == SOURCES_LANGUAGE
+            and analysis.reply_language != SOURCES_LANGUAGE
+        )
+
+    def asked(self, analysis: QuestionAnalysis, callbacks: list[Any]) -> Asked | None:
+        """The question in the sources' language (None: the question is not asked across
+        languages). A translation call that fails is named, and the question is asked as
+        written, with the reply in Japanese."""
+        if not self.applies(analysis):
+            return None
+        checked = in_sources_language(analysis, SOURCES_LANGUAGE)
+        question, how, warnings = analysis.question, "as asked", ()
+        if self.question == "model":
+            question, how, warnings = self._translated(analysis, callbacks)
+        return Asked(replace(checked, question=question), checked, how, warnings)
+
+    def _translated(
+        self, analysis: QuestionAnalysis, callbacks: list[Any]
+    ) -> tuple[str, str, tuple[str, ...]]:
+        translation = analysis.translation
+        if translation is not None and translation.sentence:
+            return translation.sentence, "model translation", ()
+        if self.translator is None:
+            return analysis.question, "as asked", ()
+        try:
+            made = self.translator.translate(
+                analysis.question, analysis.reply_language, SOURCES_LANGUAGE, callbacks
+            )
+        except Exception as exc:  # noqa: BLE001 - any client fault: the question as asked
+            return (
+                analysis.question,
+                "as asked",
+                (
+                    f"the question's translation for the answer failed ({error_text(exc)}); "
+                    "the model read it as asked",
+                ),
+            )
+        if made is None or not made.sentence:
+            return analysis.question, "as asked", ()
+        return made.sentence, "model translation", ()
+
+    def shown(
+        self,
+        analysis: QuestionAnalysis,
+        asked: Asked,
+        checked: SupportStep,
+        written: str,
+        sources: Sources,
+    ) -> SupportStep:
+        """The checked Japanese answer as the English reader sees it (module doc); the trace's
+        support step keeps the Japanese answer and how it was rendered."""
+        detail = {
+            **checked.detail,
+            "asked_in_sources_language": asked.prompt.question,
+            "asked_how": asked.how,
+            "answer_in_sources_language": written,
+        }
+        if checked.text != written:
+            # the check replaced it: its reply again in the question's language
+            text = support_reply(checked.support, analysis, sources.citations, written)
+            return replace(checked, text=text or checked.text, detail=detail)
+        if declines(written):
+            text = UNKNOWN[analysis.reply_language] + closest_sentence(
+                sources, analysis.reply_language
+            )
+            return replace(checked, text=text, detail=detail)
+        rendering = self.render(analysis, written)
+        detail["rendered"] = list(rendering.words)
+        return replace(checked, text=rendering.text, detail=detail)
+
+    def render(self, analysis: QuestionAnalysis, answer: str) -> Rendering:
+        """"Mallet (きね) [2]": the answer's own content words in English, the Japanese answer
+        in brackets, its source marks (module doc)."""
+        marks = " ".join(SOURCE_MARK.findall(answer))
+        core = _CLOSING.sub("", SOURCE_MARK.sub(" ", answer).strip()).strip()
+        english: list[str] = []
+        how: list[str] = []
+        asked = analysis.question.lower()
+        for word in self._answer_words(analysis, core):
+            glosses = self._glosses(word)
+            if any(_holds(asked, g.lower()) for g in glosses):
+                continue  # the question's own word in other words (おばあさん: old woman)
+            gloss = glosses[0] if glosses else ""
+            if gloss and gloss.lower() not in (e.lower() for e in english):
+                english.append(gloss)
+                how.append(f"{word} → {gloss}")
+            if len(english) == RENDERED_WORDS:
+                break
+        said = ", ".join(english)
+        said = said[:1].upper() + said[1:]
+        text = f"{said} ({core})" if said else core
+        return Rendering(f"{text} {marks}".strip(), tuple(how))
+
+    def _answer_words(self, analysis: QuestionAnalysis, core: str) -> list[str]:
+        """The answer's content words the question does not hold (its nouns and adjectives; its
+        verbs when it has neither), graph names whole (足柄山, not 足柄 + 山)."""
+        asked = _question_words(analysis)
+        names = sorted(
+            (n for n in analysis.graph_names if len(n) > 1 and n in core), key=len, reverse=True
+        )
+        found: list[tuple[int, str]] = []
+        rest = core
+        for name in names:
+            at = rest.find(name)
+            if at < 0:
+                continue
+            if normalize_name(name) not in asked:
+                found.append((at, name))
+            rest = rest[:at] + "\u3000" * len(name) + rest[at + len(name) :]
+        nouns: list[tuple[int, str]] = []
+        others: list[tuple[int, str]] = []
+        at = 0
+        for surface, lemma, pos in word_lemmas(rest) or []:
+            start = rest.find(surface, at)
+            at = start + len(surface) if start >= 0 else at
+            if normalize_name(lemma) in asked or normalize_name(surface) in asked:
+                continue
+            if (pos in NOUNS and surface.strip("\u3000")) or pos in ADJECTIVES:
+                nouns.append((start, lemma))
+            elif pos in VERBS:
+                others.append((start, lemma))
+        words = sorted([*found, *nouns]) or sorted(others)
+        return list(dict.fromkeys(w for _, w in words))
+
+    def _glosses(self, word: str) -> list[str]:
+        """A word's JMdict glosses, best first (by its dictionary spelling first: のり → 糊),
+        else a name's reading (足柄山 → Ashigarayama); [] when it has neither."""
+        for form in (written_form(word), word):
+            if form:
+                glosses = self.dictionary.english_for(form)
+                if glosses:
+                    return glosses
+        roman = name_reading(word)
+        return [roman[:1].upper() + roman[1:]] if roman else []
+
+
+def _holds(text: str, phrase: str) -> bool:
+    """Is `phrase` in `text` on word boundaries?"""
+    return len(phrase) > 2 and re.search(rf"\b{re.escape(phrase)}\b", text) is not None
+
+
+def _question_words(analysis: QuestionAnalysis) -> set[str]:
+    """The question's own words in the sources' language (its translation's forms and its
+    participants' graph names), normalised: an answer's words that are not these are its own."""
+    words = {normalize_name(e.node_id) for e in analysis.entities}
+    translation = analysis.translation
+    if translation is not None:
+        words |= {normalize_name(f) for w in translation.words for f in w.forms}
+    return {w for w in words if w}
+
+
+def sources_language_answer(
+    dictionary: Dictionary | None, translator: ModelTranslator | None, question: str
+) -> SourcesLanguageAnswer | None:
+    """The hook for `crosslang_answer` "sources" / "sources-asked"; None without JMdict (the
+    `jamdict-data` package): the question is then not translated either, and is answered as
+    asked (storygraph.qa.translation.NO_TRANSLATOR names that)."""
+    if dictionary is None:
+        return None
+    return SourcesLanguageAnswer(dictionary, translator, question)
+
