@@ -46,9 +46,15 @@ SOURCES_LANGUAGE = "ja"
 RENDERED_WORDS = 3
 """Content words of the Japanese answer rendered in English, at most (its answer is a word or a
 short phrase; a sentence's other words are the question's, left out)."""
+GLOSS_WORDS = 3
+"""A gloss longer than this is a definition, not a word to show."""
+COMPOUND_NOUNS = 3
+"""Adjacent nouns tried as one JMdict word, at most."""
 NOUNS = frozenset({"名詞"})
 ADJECTIVES = frozenset({"形容詞"})
 VERBS = frozenset({"動詞"})
+_NOTE = re.compile(r"^\([^)]*\)\s*")
+"""A gloss's leading note: "(common) millet"."""
 _CLOSING = re.compile(r"(?:です|でした|でしょう|である|だった|だ|[。.!！、\s])+$")
 
 
@@ -168,8 +174,8 @@ class SourcesLanguageAnswer:
         return replace(checked, text=rendering.text, detail=detail)
 
     def render(self, analysis: QuestionAnalysis, answer: str) -> Rendering:
-        """"Mallet (きね) [2]": the answer's own content words in English, the Japanese answer
-        in brackets, its source marks (module doc)."""
+        """The answer as shown, "Mallet (きね) [2]": its own content words in English, the
+        Japanese answer in brackets, its source marks (module doc)."""
         marks = " ".join(SOURCE_MARK.findall(answer))
         core = _CLOSING.sub("", SOURCE_MARK.sub(" ", answer).strip()).strip()
         english: list[str] = []
@@ -179,7 +185,7 @@ class SourcesLanguageAnswer:
             glosses = self._glosses(word)
             if any(_holds(asked, g.lower()) for g in glosses):
                 continue  # the question's own word in other words (おばあさん: old woman)
-            gloss = glosses[0] if glosses else ""
+            gloss = _short(glosses)
             if gloss and gloss.lower() not in (e.lower() for e in english):
                 english.append(gloss)
                 how.append(f"{word} → {gloss}")
@@ -209,7 +215,7 @@ class SourcesLanguageAnswer:
         nouns: list[tuple[int, str]] = []
         others: list[tuple[int, str]] = []
         at = 0
-        for surface, lemma, pos in word_lemmas(rest) or []:
+        for surface, lemma, pos in self._compounds(word_lemmas(rest) or []):
             start = rest.find(surface, at)
             at = start + len(surface) if start >= 0 else at
             if normalize_name(lemma) in asked or normalize_name(surface) in asked:
@@ -221,6 +227,24 @@ class SourcesLanguageAnswer:
         words = sorted([*found, *nouns]) or sorted(others)
         return list(dict.fromkeys(w for _, w in words))
 
+    def _compounds(self, tokens: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+        """Sudachi's tokens, adjacent nouns joined when JMdict has the joined word (きび +
+        だんご → きびだんご, "millet dumplings", not "millet, dango")."""
+        joined: list[tuple[str, str, str]] = []
+        i = 0
+        while i < len(tokens):
+            for size in range(min(COMPOUND_NOUNS, len(tokens) - i), 1, -1):
+                run = tokens[i : i + size]
+                word = "".join(t[0] for t in run)
+                if all(t[2] in NOUNS for t in run) and self.dictionary.english_for(word):
+                    joined.append((word, word, "名詞"))
+                    i += size
+                    break
+            else:
+                joined.append(tokens[i])
+                i += 1
+        return joined
+
     def _glosses(self, word: str) -> list[str]:
         """A word's JMdict glosses, best first (by its dictionary spelling first: のり → 糊),
         else a name's reading (足柄山 → Ashigarayama); [] when it has neither."""
@@ -231,6 +255,15 @@ class SourcesLanguageAnswer:
                     return glosses
         roman = name_reading(word)
         return [roman[:1].upper() + roman[1:]] if roman else []
+
+
+def _short(glosses: list[str]) -> str:
+    """The first gloss of at most `GLOSS_WORDS` words (a long one is a definition, cut at its
+    note: "sweet dumpling made with mochi flour and" before "millet dumplings"), else the
+    first; "" for none."""
+    cleaned = [_NOTE.sub("", g).strip() for g in glosses]
+    short = (g for g in cleaned if g and len(g.split()) <= GLOSS_WORDS)
+    return next(short, cleaned[0] if cleaned else "")
 
 
 def _holds(text: str, phrase: str) -> bool:
@@ -257,4 +290,3 @@ def sources_language_answer(
     if dictionary is None:
         return None
     return SourcesLanguageAnswer(dictionary, translator, question)
-

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from storygraph.llm.factory import ModelInfo
+from storygraph.models import Answer
 from storygraph.qa.engine import QAOptions
 from storygraph.qa.factory import build_engine
 from storygraph.services import Services
@@ -28,9 +29,8 @@ def momotaro(services: Services, shared_dir: Path) -> tuple[Services, str]:
     return services, report.document_id
 
 
-def _support(answer: object) -> dict[str, object]:
-    steps = getattr(answer, "steps")
-    return next(s.detail for s in steps if s.name == "support")
+def _support(answer: Answer) -> dict[str, object]:
+    return next(s.detail for s in answer.steps if s.name == "support")
 
 
 def test_the_model_answers_the_japanese_question_and_the_reader_gets_english(
@@ -46,16 +46,15 @@ def test_the_model_answers_the_japanese_question_and_the_reader_gets_english(
     assert support["asked_in_sources_language"] == IN_JAPANESE
     assert support["asked_how"] == "model translation"
     written = str(support["answer_in_sources_language"])
-    # the scripted small model cites the Japanese sentence closest to the Japanese question
+    # the scripted small model quotes the Japanese sentence closest to the Japanese question:
+    # the same-language check confirms the quote
     assert "陣羽織" in written, written
-    if answer.support is not None and answer.support.verdict in {"supported", "not checked"}:
-        # shown in English, the Japanese answer in brackets, its source mark kept
-        assert answer.answer.split(" (", 1)[0].isascii(), answer.answer
-        assert "陣羽織" in answer.answer and answer.answer.rstrip().endswith("]")
-        assert support["rendered"], support
-    else:
-        # replaced by the check: the reader is told so in English
-        assert answer.answer.startswith("Not sure") or answer.answer.startswith("The story")
+    assert answer.support is not None and answer.support.verdict == "supported", answer.support
+    # shown in English, the Japanese answer in brackets, its source mark kept
+    english, _, rest = answer.answer.partition(" (")
+    assert english and english.isascii() and "millet dumplings" in english.lower(), answer.answer
+    assert written.split("[")[0].rstrip(" 、。") in rest and answer.answer.endswith("]")
+    assert any(step.startswith("きびだんご → ") for step in support["rendered"])
 
 
 def test_read_as_asked_the_model_gets_the_english_question_and_a_japanese_reply_line(
@@ -98,3 +97,29 @@ def test_a_failing_translation_is_named_and_the_question_is_read_as_asked(
     engine = build_engine(services.store, model, SMALL)
     answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="sources"))
     assert _support(answer)["asked_how"] == "as asked"
+
+
+def test_an_answer_the_check_replaces_is_replaced_in_english(
+    momotaro: tuple[Services, str],
+) -> None:
+    services, story = momotaro
+    model = ScriptedChatModel(faults={"answer": "text:猿です。[1]"})
+    engine = build_engine(services.store, model, SMALL)
+    answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="sources-asked"))
+    support = _support(answer)
+    # the same-language check reads 猿 as someone 桃太郎 wears: no such fact or sentence
+    assert answer.support is not None and answer.support.verdict == "no premise"
+    assert answer.answer.startswith("The story's sentences do not say. "), answer.answer
+    assert "猿" not in answer.answer.split("The closest sentence is:")[0]
+    assert support["answer_in_sources_language"] == support["model_answer"] == "猿です。[1]"
+
+
+def test_the_models_refusal_in_japanese_is_shown_in_english(
+    momotaro: tuple[Services, str],
+) -> None:
+    services, story = momotaro
+    model = ScriptedChatModel(faults={"answer": "text:この話の文からは分かりません。"})
+    engine = build_engine(services.store, model, SMALL)
+    answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="sources-asked"))
+    assert answer.answer.startswith("The story's sentences do not say."), answer.answer
+    assert "The closest sentence is: 「" in answer.answer
