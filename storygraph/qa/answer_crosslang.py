@@ -150,10 +150,15 @@ class SourcesLanguageAnswer:
         asked: Asked,
         checked: SupportStep,
         written: str,
+        method: str,
         sources: Sources,
     ) -> SupportStep:
         """The checked Japanese answer as the English reader sees it (module doc); the trace's
-        support step keeps the Japanese answer and how it was rendered."""
+        support step keeps the Japanese answer and how it was rendered. The model's answer
+        only (`method` "llm…"): a facts list (the model failed) is shown as written."""
+        warnings = (*checked.warnings, *asked.warnings)
+        if not method.startswith("llm"):
+            return replace(checked, warnings=warnings)
         detail = {
             **checked.detail,
             "asked_in_sources_language": asked.prompt.question,
@@ -163,15 +168,15 @@ class SourcesLanguageAnswer:
         if checked.text != written:
             # the check replaced it: its reply again in the question's language
             text = support_reply(checked.support, analysis, sources.citations, written)
-            return replace(checked, text=text or checked.text, detail=detail)
+            return replace(checked, text=text or checked.text, detail=detail, warnings=warnings)
         if declines(written):
             text = UNKNOWN[analysis.reply_language] + closest_sentence(
                 sources, analysis.reply_language
             )
-            return replace(checked, text=text, detail=detail)
+            return replace(checked, text=text, detail=detail, warnings=warnings)
         rendering = self.render(analysis, written)
         detail["rendered"] = list(rendering.words)
-        return replace(checked, text=rendering.text, detail=detail)
+        return replace(checked, text=rendering.text, detail=detail, warnings=warnings)
 
     def render(self, analysis: QuestionAnalysis, answer: str) -> Rendering:
         """The answer as shown, "Mallet (きね) [2]": its own content words in English, the

@@ -321,9 +321,10 @@ def answer_within(
         sources_read=written.read, unsupported_names=list(written.unsupported),
     )  # fmt: skip
     checked = check_support(asked.checked if asked else analysis, parts, written, sources, facts)
-    if asked is not None and parts.across is not None and written.method.startswith("llm"):
-        checked = parts.across.shown(analysis, asked, checked, written.text, sources)
-        written = replace(written, warnings=(*asked.warnings, *written.warnings))
+    if asked is not None and parts.across is not None:
+        checked = parts.across.shown(
+            analysis, asked, checked, written.text, written.method, sources
+        )
     trace.record("support", **checked.detail)
     return Answered(found, ranked, facts, sources, written, checked)
 
