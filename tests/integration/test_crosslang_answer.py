@@ -123,3 +123,16 @@ def test_the_models_refusal_in_japanese_is_shown_in_english(
     answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="sources-asked"))
     assert answer.answer.startswith("The story's sentences do not say."), answer.answer
     assert "The closest sentence is: 「" in answer.answer
+
+
+def test_a_model_fault_is_named_for_the_translation_and_the_answer(
+    momotaro: tuple[Services, str],
+) -> None:
+    services, story = momotaro
+    model = ScriptedChatModel(faults={"answer": TimeoutError("slow")})
+    engine = build_engine(services.store, model, SMALL)
+    answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="sources"))
+    told = answer.warnings
+    assert any(w.startswith("the question's translation for the answer failed") for w in told)
+    assert any(w.startswith("the model could not answer") for w in told)
+    assert "answer_in_sources_language" not in _support(answer)
