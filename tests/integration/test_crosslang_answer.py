@@ -29,6 +29,14 @@ def momotaro(services: Services, shared_dir: Path) -> tuple[Services, str]:
     return services, report.document_id
 
 
+def _ask(
+    momotaro: tuple[Services, str], model: ScriptedChatModel, choice: str, question: str = QUESTION
+) -> Answer:
+    services, story = momotaro
+    engine = build_engine(services.store, model, SMALL)
+    return engine.ask(question, QAOptions(stories=(story,), crosslang_answer=choice))
+
+
 def _support(answer: Answer) -> dict[str, object]:
     return next(s.detail for s in answer.steps if s.name == "support")
 
@@ -36,10 +44,8 @@ def _support(answer: Answer) -> dict[str, object]:
 def test_the_model_answers_the_japanese_question_and_the_reader_gets_english(
     momotaro: tuple[Services, str],
 ) -> None:
-    services, story = momotaro
     model = ScriptedChatModel(script=Script(translations={QUESTION: IN_JAPANESE}))
-    engine = build_engine(services.store, model, SMALL)
-    answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="sources"))
+    answer = _ask(momotaro, model, "sources")
     support = _support(answer)
     # two calls: the question into Japanese, the answer
     assert model.calls == ["answer", "answer"]
@@ -60,10 +66,8 @@ def test_the_model_answers_the_japanese_question_and_the_reader_gets_english(
 def test_read_as_asked_the_model_gets_the_english_question_and_a_japanese_reply_line(
     momotaro: tuple[Services, str],
 ) -> None:
-    services, story = momotaro
     model = ScriptedChatModel()
-    engine = build_engine(services.store, model, SMALL)
-    answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="sources-asked"))
+    answer = _ask(momotaro, model, "sources-asked")
     support = _support(answer)
     assert model.calls == ["answer"]
     assert support["asked_in_sources_language"] == QUESTION
@@ -74,38 +78,29 @@ def test_read_as_asked_the_model_gets_the_english_question_and_a_japanese_reply_
 def test_the_questions_language_path_is_unchanged_and_japanese_questions_are_not_touched(
     momotaro: tuple[Services, str],
 ) -> None:
-    services, story = momotaro
     model = ScriptedChatModel(script=Script(translations={QUESTION: IN_JAPANESE}))
-    engine = build_engine(services.store, model, SMALL)
-    answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="question"))
+    answer = _ask(momotaro, model, "question")
     assert model.calls == ["answer"]
     assert "answer_in_sources_language" not in _support(answer)
     model.calls.clear()
-    japanese = engine.ask(
-        "桃太郎は何を着ましたか？", QAOptions(stories=(story,), crosslang_answer="sources")
-    )
+    japanese = _ask(momotaro, model, "sources", IN_JAPANESE)
     assert model.calls == ["answer"]
     assert "answer_in_sources_language" not in _support(japanese)
 
 
-def test_a_failing_translation_is_named_and_the_question_is_read_as_asked(
+def test_an_empty_translation_leaves_the_question_as_asked(
     momotaro: tuple[Services, str],
 ) -> None:
-    services, story = momotaro
     # no scripted translation: the model's reply is empty, so the question is read as asked
-    model = ScriptedChatModel()
-    engine = build_engine(services.store, model, SMALL)
-    answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="sources"))
+    answer = _ask(momotaro, ScriptedChatModel(), "sources")
     assert _support(answer)["asked_how"] == "as asked"
 
 
 def test_an_answer_the_check_replaces_is_replaced_in_english(
     momotaro: tuple[Services, str],
 ) -> None:
-    services, story = momotaro
     model = ScriptedChatModel(faults={"answer": "text:猿です。[1]"})
-    engine = build_engine(services.store, model, SMALL)
-    answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="sources-asked"))
+    answer = _ask(momotaro, model, "sources-asked")
     support = _support(answer)
     # the same-language check reads 猿 as someone 桃太郎 wears: no such fact or sentence
     assert answer.support is not None and answer.support.verdict == "no premise"
@@ -117,10 +112,8 @@ def test_an_answer_the_check_replaces_is_replaced_in_english(
 def test_the_models_refusal_in_japanese_is_shown_in_english(
     momotaro: tuple[Services, str],
 ) -> None:
-    services, story = momotaro
     model = ScriptedChatModel(faults={"answer": "text:この話の文からは分かりません。"})
-    engine = build_engine(services.store, model, SMALL)
-    answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="sources-asked"))
+    answer = _ask(momotaro, model, "sources-asked")
     assert answer.answer.startswith("The story's sentences do not say."), answer.answer
     assert "The closest sentence is: 「" in answer.answer
 
@@ -128,10 +121,8 @@ def test_the_models_refusal_in_japanese_is_shown_in_english(
 def test_a_model_fault_is_named_for_the_translation_and_the_answer(
     momotaro: tuple[Services, str],
 ) -> None:
-    services, story = momotaro
     model = ScriptedChatModel(faults={"answer": TimeoutError("slow")})
-    engine = build_engine(services.store, model, SMALL)
-    answer = engine.ask(QUESTION, QAOptions(stories=(story,), crosslang_answer="sources"))
+    answer = _ask(momotaro, model, "sources")
     told = answer.warnings
     assert any(w.startswith("the question's translation for the answer failed") for w in told)
     assert any(w.startswith("the model could not answer") for w in told)
