@@ -18,7 +18,7 @@ LLMProvider = Literal["auto", "embedded", "openai", "azure", "openai_compatible"
 RerankStrategy = Literal["auto", "batched", "per_fact"]
 ExtractorChoice = Literal["auto", "parser", "model"]
 QuestionTranslation = Literal["dictionary", "model", "dictionary+model", "off"]
-CrossLanguageAnswer = Literal["question", "sources", "sources-asked"]
+CrossLanguageAnswer = Literal["sources", "question"]
 
 
 def _env(name: str) -> AliasChoices:
@@ -100,7 +100,7 @@ class Settings(BaseSettings):
         "dictionary", validation_alias=_env("STORYGRAPH_QUESTION_TRANSLATION")
     )
     crosslang_answer: CrossLanguageAnswer = Field(
-        "question", validation_alias=_env("STORYGRAPH_CROSSLANG_ANSWER")
+        "sources", validation_alias=_env("STORYGRAPH_CROSSLANG_ANSWER")
     )
 
     # --- cost estimate -----------------------------------------------------------------

@@ -7,11 +7,11 @@ The small model read Japanese sentences and wrote English: it mistranslated (き
 a Japanese answer over Japanese sentences. So, when the question was asked across languages (its
 analysis carries a `translation` into the sources' language, storygraph.qa.translation):
 
-- `asked`: the question the model answers, in the sources' language: the model's translation of
-  it (the analysis's, when the translator was the model; else one short call of
-  `ModelTranslator`: the small model's second call), or, with `question="asked"`, the English
-  question itself with the reply asked in Japanese (one call). The answer prompt, its worked
-  examples and the reply checks (storygraph.qa.checks) are the Japanese ones.
+- `asked`: the question as the model answers it: as asked, in English, with the reply asked in
+  Japanese (the answer prompt, its worked examples and the reply checks of storygraph.qa.checks
+  are the Japanese ones): one call, as before. (Measured and not kept: the question translated
+  by the model first, a second call; the model then named the question's own participant more
+  often, docs/ISSUES.md §60.)
 - the support check reads the Japanese answer against the Japanese sources as for a Japanese
   question (`in_sources_language`: the question's participants by the words it writes them with).
 - `shown`: what the English reader sees: the checked Japanese answer rendered in English (each
@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any
 
-from storygraph.errors import error_text
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import UNKNOWN
 from storygraph.qa.checks import SOURCE_MARK, closest_sentence
@@ -37,7 +35,6 @@ from storygraph.qa.entities import name_reading
 from storygraph.qa.support import declines
 from storygraph.qa.support_crosslang import in_sources_language
 from storygraph.qa.support_text import SupportStep, support_reply
-from storygraph.qa.translation import ModelTranslator
 from storygraph.text.jmdict import Dictionary
 from storygraph.text.normalize import normalize_name, word_lemmas, written_form
 
@@ -59,21 +56,6 @@ _CLOSING = re.compile(r"(?:です|でした|でしょう|である|だった|だ
 
 
 @dataclass(frozen=True)
-class Asked:
-    """The question as the model answers it, and as the check reads it, in the sources'
-    language."""
-
-    prompt: QuestionAnalysis
-    """The analysis the answerer and the reply checks read: the question in the sources'
-    language (or as asked, `question="asked"`), language theirs."""
-    checked: QuestionAnalysis
-    """The analysis the support check reads (`in_sources_language`)."""
-    how: str
-    """How the question was brought over: "model translation", "as asked"."""
-    warnings: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class Rendering:
     """A Japanese answer as the English reader is shown it."""
 
@@ -85,18 +67,8 @@ class Rendering:
 class SourcesLanguageAnswer:
     """The hook the engine calls around its answer and support steps (module doc)."""
 
-    def __init__(
-        self,
-        dictionary: Dictionary,
-        translator: ModelTranslator | None,
-        question: str = "model",
-    ) -> None:
+    def __init__(self, dictionary: Dictionary) -> None:
         self.dictionary = dictionary
-        self.translator = translator
-        """Writes the question in the sources' language (None: only the analysis's own
-        model translation, else the question as asked)."""
-        self.question = question
-        """"model": the model's translation of the question; "asked": the English question."""
 
     def applies(self, analysis: QuestionAnalysis) -> bool:
         """Asked in English over Japanese stories, and brought into theirs."""
@@ -107,47 +79,17 @@ class SourcesLanguageAnswer:
             and analysis.reply_language != SOURCES_LANGUAGE
         )
 
-    def asked(self, analysis: QuestionAnalysis, callbacks: list[Any]) -> Asked | None:
-        """The question in the sources' language (None: the question is not asked across
-        languages). A translation call that fails is named, and the question is asked as
-        written, with the reply in Japanese."""
+    def asked(self, analysis: QuestionAnalysis) -> QuestionAnalysis | None:
+        """The question as the model answers it and the check reads it: in the sources'
+        language (`in_sources_language`; the question's text as asked); None when it is not
+        asked across languages."""
         if not self.applies(analysis):
             return None
-        checked = in_sources_language(analysis, SOURCES_LANGUAGE)
-        question, how, warnings = analysis.question, "as asked", ()
-        if self.question == "model":
-            question, how, warnings = self._translated(analysis, callbacks)
-        return Asked(replace(checked, question=question), checked, how, warnings)
-
-    def _translated(
-        self, analysis: QuestionAnalysis, callbacks: list[Any]
-    ) -> tuple[str, str, tuple[str, ...]]:
-        translation = analysis.translation
-        if translation is not None and translation.sentence:
-            return translation.sentence, "model translation", ()
-        if self.translator is None:
-            return analysis.question, "as asked", ()
-        try:
-            made = self.translator.translate(
-                analysis.question, analysis.reply_language, SOURCES_LANGUAGE, callbacks
-            )
-        except Exception as exc:  # noqa: BLE001 - any client fault: the question as asked
-            return (
-                analysis.question,
-                "as asked",
-                (
-                    f"the question's translation for the answer failed ({error_text(exc)}); "
-                    "the model read it as asked",
-                ),
-            )
-        if made is None or not made.sentence:
-            return analysis.question, "as asked", ()
-        return made.sentence, "model translation", ()
+        return in_sources_language(analysis, SOURCES_LANGUAGE)
 
     def shown(
         self,
         analysis: QuestionAnalysis,
-        asked: Asked,
         checked: SupportStep,
         written: str,
         method: str,
@@ -156,27 +98,21 @@ class SourcesLanguageAnswer:
         """The checked Japanese answer as the English reader sees it (module doc); the trace's
         support step keeps the Japanese answer and how it was rendered. The model's answer
         only (`method` "llm…"): a facts list (the model failed) is shown as written."""
-        warnings = (*checked.warnings, *asked.warnings)
         if not method.startswith("llm"):
-            return replace(checked, warnings=warnings)
-        detail = {
-            **checked.detail,
-            "asked_in_sources_language": asked.prompt.question,
-            "asked_how": asked.how,
-            "answer_in_sources_language": written,
-        }
+            return checked
+        detail = {**checked.detail, "answer_in_sources_language": written}
         if checked.text != written:
             # the check replaced it: its reply again in the question's language
             text = support_reply(checked.support, analysis, sources.citations, written)
-            return replace(checked, text=text or checked.text, detail=detail, warnings=warnings)
+            return replace(checked, text=text or checked.text, detail=detail)
         if declines(written):
             text = UNKNOWN[analysis.reply_language] + closest_sentence(
                 sources, analysis.reply_language
             )
-            return replace(checked, text=text, detail=detail, warnings=warnings)
+            return replace(checked, text=text, detail=detail)
         rendering = self.render(analysis, written)
         detail["rendered"] = list(rendering.words)
-        return replace(checked, text=rendering.text, detail=detail, warnings=warnings)
+        return replace(checked, text=rendering.text, detail=detail)
 
     def render(self, analysis: QuestionAnalysis, answer: str) -> Rendering:
         """The answer as shown, "Mallet (きね) [2]": its own content words in English, the
@@ -286,12 +222,10 @@ def _question_words(analysis: QuestionAnalysis) -> set[str]:
     return {w for w in words if w}
 
 
-def sources_language_answer(
-    dictionary: Dictionary | None, translator: ModelTranslator | None, question: str
-) -> SourcesLanguageAnswer | None:
-    """The hook for `crosslang_answer` "sources" / "sources-asked"; None without JMdict (the
-    `jamdict-data` package): the question is then not translated either, and is answered as
-    asked (storygraph.qa.translation.NO_TRANSLATOR names that)."""
+def sources_language_answer(dictionary: Dictionary | None) -> SourcesLanguageAnswer | None:
+    """The hook for `crosslang_answer` "sources"; None without JMdict (the `jamdict-data`
+    package): the question is then not translated either, and is answered in its own language
+    (storygraph.qa.translation.NO_TRANSLATOR names that)."""
     if dictionary is None:
         return None
-    return SourcesLanguageAnswer(dictionary, translator, question)
+    return SourcesLanguageAnswer(dictionary)

@@ -70,10 +70,10 @@ class QAOptions:
     translation: str = "dictionary"
     """How a question in another language than its stories is brought into theirs:
     "dictionary", "model", "dictionary+model" or "off" (storygraph.qa.translation)."""
-    crosslang_answer: str = "question"
-    """What language the small model answers such a question in: "question" (its own),
-    "sources" (the stories', the question translated by the model: a second call),
-    "sources-asked" (the stories', the question read as asked); storygraph.qa.answer_crosslang."""
+    crosslang_answer: str = "sources"
+    """What language the small model answers such a question in: "sources" (the stories', shown
+    in the question's with the stories' words in brackets) or "question" (its own);
+    storygraph.qa.answer_crosslang."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -311,20 +311,15 @@ def answer_within(
     found, ranked, facts, kept, sources = got.found, got.ranked, got.facts, got.kept, got.sources
     asked = None
     if parts.across is not None and parts.answerer.calls_model and (kept or sources.citations):
-        # the model answers in the sources' language (qa/answer_crosslang.py)
-        asked = parts.across.asked(analysis, trace.callbacks)
-    written = write(
-        asked.prompt if asked else analysis, parts, kept, facts, sources, trace.callbacks, on_token
-    )
+        asked = parts.across.asked(analysis)  # answered in the sources' language
+    written = write(asked or analysis, parts, kept, facts, sources, trace.callbacks, on_token)
     trace.record(
         "answer", method=written.method, citations=len(sources.citations),
         sources_read=written.read, unsupported_names=list(written.unsupported),
     )  # fmt: skip
-    checked = check_support(asked.checked if asked else analysis, parts, written, sources, facts)
+    checked = check_support(asked or analysis, parts, written, sources, facts)
     if asked is not None and parts.across is not None:
-        checked = parts.across.shown(
-            analysis, asked, checked, written.text, written.method, sources
-        )
+        checked = parts.across.shown(analysis, checked, written.text, written.method, sources)
     trace.record("support", **checked.detail)
     return Answered(found, ranked, facts, sources, written, checked)
 

@@ -50,7 +50,7 @@ from storygraph.qa.support import (
     names_language,
 )
 from storygraph.qa.support_crosslang import across_languages
-from storygraph.qa.translation import ModelTranslator, translator_for
+from storygraph.qa.translation import translator_for
 from storygraph.store import GraphStore
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
 from storygraph.text.jmdict import open_dictionary
@@ -180,15 +180,11 @@ class PartsFactory:
         self, llm: BaseChatModel | None, options: QAOptions
     ) -> SourcesLanguageAnswer | None:
         """The small model answers a question asked across languages in its sources' language
-        (`crosslang_answer` "sources": the question translated by one more call; "sources-asked":
-        read as asked, the reply asked in Japanese) or in the question's ("question")."""
-        if llm is None or options.crosslang_answer == "question" or self.answerer is not None:
+        (`crosslang_answer` "sources", storygraph.qa.answer_crosslang) or in the question's
+        ("question")."""
+        if llm is None or options.crosslang_answer != "sources" or self.answerer is not None:
             return None
-        by_model = options.crosslang_answer == "sources"
-        translator = ModelTranslator(llm) if by_model else None
-        return sources_language_answer(
-            open_dictionary(), translator, "model" if by_model else "asked"
-        )
+        return sources_language_answer(open_dictionary())
 
     def _chooser(self, llm: BaseChatModel | None, options: QAOptions) -> ChoiceAnswerer | None:
         """The small model chooses a name only when asked, on a server that holds it to the

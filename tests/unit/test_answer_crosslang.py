@@ -19,7 +19,7 @@ NAMES = ("たぬき", "おばあさん", "桃太郎", "足柄山", "鬼")
 def hook() -> SourcesLanguageAnswer:
     dictionary = open_dictionary()
     assert dictionary is not None, "jamdict-data is pinned in requirements.txt"
-    return SourcesLanguageAnswer(dictionary, None, "asked")
+    return SourcesLanguageAnswer(dictionary)
 
 
 def _asked(question: str, *named: str) -> QuestionAnalysis:
