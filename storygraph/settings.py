@@ -20,6 +20,7 @@ ExtractorChoice = Literal["auto", "parser", "model"]
 QuestionTranslation = Literal["dictionary", "model", "dictionary+model", "off"]
 AnswerCandidates = Literal["off", "single", "choice", "both"]
 """The candidate step after an unconfirmed answer (storygraph.qa.candidate_answer)."""
+CrossLanguageAnswer = Literal["sources", "question"]
 
 
 def _env(name: str) -> AliasChoices:
@@ -102,6 +103,9 @@ class Settings(BaseSettings):
     )
     question_translation: QuestionTranslation = Field(
         "dictionary", validation_alias=_env("STORYGRAPH_QUESTION_TRANSLATION")
+    )
+    crosslang_answer: CrossLanguageAnswer = Field(
+        "sources", validation_alias=_env("STORYGRAPH_CROSSLANG_ANSWER")
     )
 
     # --- cost estimate -----------------------------------------------------------------

@@ -246,6 +246,9 @@ class E2EResult:
     """What the model wrote when the support check replaced it (the trace's support step), so
     a saved run can be checked again without the model (`benchmarks.support_check --answers`);
     None when the answer shown is the model's own."""
+    answer_in_sources_language: str | None = None
+    """What the model wrote in the stories' language for a question asked in another, before
+    it was shown in the question's (storygraph.qa.answer_crosslang); None on other paths."""
     other_stories: list[str] = field(default_factory=list)
     """Stories other than the question's that the answer cites (`--library`: one store holds
     every story; always empty when each story has its own store)."""
@@ -542,6 +545,7 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         before_answer_seconds=sum(s.seconds for s in before),
         supported=support_verdict(answer),
         model_answer=_model_answer(answer.steps),
+        answer_in_sources_language=_support_detail(answer.steps, "answer_in_sources_language"),
         **verdicts(answer.answer, case),
         other_stories=sorted(
             {c.document_name for c in answer.citations if c.document_name}
@@ -572,8 +576,13 @@ def read_citations(answer: Answer) -> list[Citation]:
 
 def _model_answer(steps: Sequence[Any]) -> str | None:
     """The model's own words when the support step replaced them (else None)."""
+    return _support_detail(steps, "model_answer")
+
+
+def _support_detail(steps: Sequence[Any], key: str) -> str | None:
+    """A text the trace's support step holds under `key` (None: it holds none)."""
     step = next((s for s in steps if s.name == "support"), None)
-    written = step.detail.get("model_answer") if step else None
+    written = step.detail.get(key) if step else None
     return str(written) if written else None
 
 

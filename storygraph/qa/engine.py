@@ -24,6 +24,7 @@ from storygraph.models import CLOSEST_SHOWN, Answer, Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis, QuestionReader
 from storygraph.qa.answer import Answerer, TokenFn, facts_answer, sentence_line
 from storygraph.qa.answer_choice import ChoiceAnswerer
+from storygraph.qa.answer_crosslang import SourcesLanguageAnswer
 from storygraph.qa.candidate_answer import CandidatePicker, candidate_step
 from storygraph.qa.checks import judge_reply, nothing_found, unsupported_names
 from storygraph.qa.context import ContextBuilder, Sources
@@ -75,6 +76,10 @@ class QAOptions:
     """After an answer the support check did not confirm, a candidate the sentences' structure
     puts in the asked slot: "off", "single" (the default: the one candidate, no call; measured
     in docs/ISSUES.md §59), "choice" or "both" (storygraph.qa.candidate_answer)."""
+    crosslang_answer: str = "sources"
+    """What language the small model answers such a question in: "sources" (the stories', shown
+    in the question's with the stories' words in brackets) or "question" (its own);
+    storygraph.qa.answer_crosslang."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -89,6 +94,7 @@ class QAOptions:
             choose_names=settings.answer_choice,
             translation=settings.question_translation,
             candidates=settings.answer_candidates,
+            crosslang_answer=settings.crosslang_answer,
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(options, **given)
@@ -126,6 +132,9 @@ class QAParts:
     warnings: tuple[str, ...] = ()
     """Fallbacks these parts run on, named in every answer's warnings (no sentence encoder:
     storygraph.text.embeddings.NO_EMBEDDER)."""
+    across: SourcesLanguageAnswer | None = None
+    """A question asked across languages is answered in its sources' language and shown in
+    its own (storygraph.qa.answer_crosslang); None: answered in the question's language."""
 
     def rank(
         self, analysis: QuestionAnalysis, found: Retrieval, callbacks: list[Any]
@@ -347,14 +356,22 @@ def answer_within(
     check within `analysis.scope`, each step recorded in `trace`."""
     got = gathered if gathered is not None else gather(analysis, parts, trace)
     found, ranked, facts, kept, sources = got.found, got.ranked, got.facts, got.kept, got.sources
-    written = write(analysis, parts, kept, facts, sources, trace.callbacks, on_token)
+    asked = None
+    if parts.across is not None and parts.answerer.calls_model and (kept or sources.citations):
+        asked = parts.across.asked(analysis)  # answered in the sources' language
+    written = write(asked or analysis, parts, kept, facts, sources, trace.callbacks, on_token)
     trace.record(
         "answer", method=written.method, citations=len(sources.citations),
         sources_read=written.read, unsupported_names=list(written.unsupported),
     )  # fmt: skip
-    checked = check_support(analysis, parts, written, sources, facts)
-    offered = offer_candidate(analysis, parts, written, sources, facts, checked, trace.callbacks)
+    read_as = asked or analysis
+    checked = check_support(read_as, parts, written, sources, facts)
+    offered = offer_candidate(read_as, parts, written, sources, facts, checked, trace.callbacks)
     shown = offered.step if offered is not None else checked
+    if asked is not None and parts.across is not None:
+        # a candidate shown in the sources' language is rendered as the model's answer would be
+        said = shown.text if shown is not checked else written.text
+        shown = parts.across.shown(analysis, shown, said, written.method, sources)
     trace.record("support", **shown.detail)
     if offered is not None:
         trace.record("candidate", **offered.detail)

@@ -255,6 +255,11 @@ def _romaji(name: str) -> str:
     return roman
 
 
+def name_reading(name: str) -> str:
+    """A Japanese name's romaji as the entity finder reads it (桃太郎 → momotaro); "" if none."""
+    return _romaji(name)
+
+
 class LocalEntityFinder:
     """No model call: dictionary, transliteration, word match, then embeddings (module doc)."""
 

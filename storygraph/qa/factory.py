@@ -35,6 +35,7 @@ from storygraph.llm.factory import ModelInfo
 from storygraph.qa.analysis import QuestionReader
 from storygraph.qa.answer import Answerer, FactsAnswerer, ModelAnswerer
 from storygraph.qa.answer_choice import ChoiceAnswerer
+from storygraph.qa.answer_crosslang import SourcesLanguageAnswer, sources_language_answer
 from storygraph.qa.candidate_answer import NO_CHOICE, CandidatePicker, picker_for
 from storygraph.qa.context import ContextBuilder, SourceBudget
 from storygraph.qa.engine import QAEngine, QAOptions, QAParts
@@ -54,6 +55,7 @@ from storygraph.qa.support_slots import ClauseReader
 from storygraph.qa.translation import translator_for
 from storygraph.store import GraphStore
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
+from storygraph.text.jmdict import open_dictionary
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -135,6 +137,7 @@ class PartsFactory:
                 *((NO_EMBEDDER,) if self.embedder is None else ()),
                 *self._candidate_warnings(llm, options),
             ),
+            across=self._across(llm, options) if small else None,
         )
 
     def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:
@@ -209,6 +212,16 @@ class PartsFactory:
         if options.candidates == "both":
             return (NO_CHOICE + " the single candidate alone is offered",)
         return (NO_CHOICE + " the candidate step is off",)
+
+    def _across(
+        self, llm: BaseChatModel | None, options: QAOptions
+    ) -> SourcesLanguageAnswer | None:
+        """The small model answers a question asked across languages in its sources' language
+        (`crosslang_answer` "sources", storygraph.qa.answer_crosslang) or in the question's
+        ("question")."""
+        if llm is None or options.crosslang_answer != "sources" or self.answerer is not None:
+            return None
+        return sources_language_answer(open_dictionary())
 
     def _chooser(self, llm: BaseChatModel | None, options: QAOptions) -> ChoiceAnswerer | None:
         """The small model chooses a name only when asked, on a server that holds it to the

@@ -124,24 +124,7 @@ class CrossLanguageChecker:
         )
 
     def in_sources_language(self, analysis: QuestionAnalysis) -> QuestionAnalysis:
-        """The question as the check reads it in the sources' language: its language theirs
-        (its terms already hold the translation's), and each participant's role read from the
-        words the question writes it with (the turtle for かめ, found by translation; Urashima
-        Taro for 浦島太郎, found by reading): the graph name is not in the English question,
-        so its role was unknown and the role check had no participant to read."""
-        entities = tuple(
-            replace(e, mention=_written_as(analysis, e.mention, e.source))
-            for e in analysis.entities
-        )
-        unroled = [e.mention for e in entities if e.node_id not in analysis.qtype.roles]
-        by_mention = (
-            detect_question_type(analysis.question, unroled, language=analysis.language)
-            if unroled
-            else analysis.qtype_by_mention
-        )
-        return replace(
-            analysis, language=self.language, entities=entities, qtype_by_mention=by_mention
-        )
+        return in_sources_language(analysis, self.language)
 
     def applies(self, analysis: QuestionAnalysis) -> bool:
         """Was the question asked across languages, and brought into the sources' one?"""
@@ -196,6 +179,25 @@ class CrossLanguageChecker:
             return []
         looked_up = (self.translator.noun(w) for w in words)
         return [w for w in looked_up if w is not None]
+
+
+def in_sources_language(analysis: QuestionAnalysis, language: str) -> QuestionAnalysis:
+    """The question as the check reads it in the sources' `language`: its language theirs
+    (its terms already hold the translation's), and each participant's role read from the
+    words the question writes it with (the turtle for かめ, found by translation; Urashima
+    Taro for 浦島太郎, found by reading): the graph name is not in the English question, so
+    its role was unknown and the role check had no participant to read. The answer written in
+    the sources' language (storygraph.qa.answer_crosslang) is checked with it too."""
+    entities = tuple(
+        replace(e, mention=_written_as(analysis, e.mention, e.source)) for e in analysis.entities
+    )
+    unroled = [e.mention for e in entities if e.node_id not in analysis.qtype.roles]
+    by_mention = (
+        detect_question_type(analysis.question, unroled, language=analysis.language)
+        if unroled
+        else analysis.qtype_by_mention
+    )
+    return replace(analysis, language=language, entities=entities, qtype_by_mention=by_mention)
 
 
 SHORT_ANSWER_WORDS = 3

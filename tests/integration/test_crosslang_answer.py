@@ -1,0 +1,103 @@
+"""An English question over a Japanese story answered in Japanese and shown in English (issue 27
+item 4, docs/ISSUES.md §60): the real store, sample story, JMdict, Sudachi and support check;
+the model scripted at the model boundary (tests/helpers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from storygraph.llm.factory import ModelInfo
+from storygraph.models import Answer
+from storygraph.qa.engine import QAOptions
+from storygraph.qa.factory import build_engine
+from storygraph.services import Services
+from tests.helpers.scripted_model import ScriptedChatModel
+
+SMALL = ModelInfo("embedded", "scripted-small", capable=False)
+QUESTION = "What did Momotaro wear?"
+IN_JAPANESE = "桃太郎は何を着ましたか？"
+
+
+@pytest.fixture
+def momotaro(services: Services, shared_dir: Path) -> tuple[Services, str]:
+    story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
+    report = services.ingestor().ingest_bytes(story.name, story.read_bytes())
+    assert report.status == "added", report.message
+    return services, report.document_id
+
+
+def _ask(
+    momotaro: tuple[Services, str], model: ScriptedChatModel, choice: str, question: str = QUESTION
+) -> Answer:
+    services, story = momotaro
+    engine = build_engine(services.store, model, SMALL)
+    return engine.ask(question, QAOptions(stories=(story,), crosslang_answer=choice))
+
+
+def _support(answer: Answer) -> dict[str, object]:
+    return next(s.detail for s in answer.steps if s.name == "support")
+
+
+def test_the_model_answers_in_japanese_and_the_reader_gets_english(
+    momotaro: tuple[Services, str],
+) -> None:
+    model = ScriptedChatModel()
+    answer = _ask(momotaro, model, "sources")
+    support = _support(answer)
+    # one call: the English question, the reply asked in Japanese over the Japanese sources
+    assert model.calls == ["answer"]
+    written = str(support["answer_in_sources_language"])
+    # the scripted small model quotes the source sharing most character pairs with the question
+    # (an English question shares none: the first, 「桃太郎は十五になりました。」); the
+    # same-language check confirms the quote
+    assert written.startswith("桃太郎は十五になりました。"), written
+    assert answer.support is not None and answer.support.verdict == "supported", answer.support
+    # shown in English (桃太郎 is the question's own Momotaro: left out), the Japanese answer in
+    # brackets, its source mark kept
+    assert answer.answer == "15 (桃太郎は十五になりました) [1]", answer.answer
+    assert support["rendered"] == ["十五 → 15"]
+
+
+def test_the_questions_language_path_is_unchanged_and_japanese_questions_are_not_touched(
+    momotaro: tuple[Services, str],
+) -> None:
+    model = ScriptedChatModel()
+    answer = _ask(momotaro, model, "question")
+    assert model.calls == ["answer"]
+    assert "answer_in_sources_language" not in _support(answer)
+    model.calls.clear()
+    japanese = _ask(momotaro, model, "sources", IN_JAPANESE)
+    assert model.calls == ["answer"]
+    assert "answer_in_sources_language" not in _support(japanese)
+
+
+def test_an_answer_the_check_replaces_is_replaced_in_english(
+    momotaro: tuple[Services, str],
+) -> None:
+    model = ScriptedChatModel(faults={"answer": "text:猿です。[1]"})
+    answer = _ask(momotaro, model, "sources")
+    support = _support(answer)
+    # the same-language check reads 猿 as someone 桃太郎 wears: no such fact or sentence
+    assert answer.support is not None and answer.support.verdict == "no premise"
+    assert answer.answer.startswith("The story's sentences do not say. "), answer.answer
+    assert "猿" not in answer.answer.split("The closest sentence is:")[0]
+    assert support["answer_in_sources_language"] == support["model_answer"] == "猿です。[1]"
+
+
+def test_the_models_refusal_in_japanese_is_shown_in_english(
+    momotaro: tuple[Services, str],
+) -> None:
+    model = ScriptedChatModel(faults={"answer": "text:この話の文からは分かりません。"})
+    answer = _ask(momotaro, model, "sources")
+    assert answer.answer.startswith("The story's sentences do not say."), answer.answer
+    assert "The closest sentence is: 「" in answer.answer
+
+
+def test_a_model_fault_is_named_and_the_facts_are_shown(
+    momotaro: tuple[Services, str],
+) -> None:
+    answer = _ask(momotaro, ScriptedChatModel(faults={"answer": TimeoutError("slow")}), "sources")
+    assert any(w.startswith("the model could not answer") for w in answer.warnings)
+    assert "answer_in_sources_language" not in _support(answer)
