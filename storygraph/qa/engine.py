@@ -365,8 +365,11 @@ def answer_within(
         sources_read=written.read, unsupported_names=list(written.unsupported),
     )  # fmt: skip
     read_as = asked or analysis
-    checked = check_support(read_as, parts, written, sources, facts)
-    offered = offer_candidate(read_as, parts, written, sources, facts, checked, trace.callbacks)
+    checker = scoped_checker(read_as, parts)
+    checked = check_support(read_as, checker, written, sources, facts)
+    offered = offer_candidate(
+        read_as, parts, checker, written, sources, facts, checked, trace.callbacks
+    )
     shown = offered.step if offered is not None else checked
     if asked is not None and parts.across is not None:
         # a candidate shown in the sources' language is rendered as the model's answer would be
@@ -506,21 +509,26 @@ def least_supported(supports: Sequence[Support]) -> Support:
     return next((s for s in supports if not s.supported), supports[0])
 
 
+def scoped_checker(analysis: QuestionAnalysis, parts: QAParts) -> SupportChecker | None:
+    """The support checker for one question: it reads the names of the question's stories
+    only (`Scope.documents`; every story's when the scope is all of them): in a library,
+    another story's names (丹後, a place of another tale) made a right answer's words "names
+    the sources do not hold", and the answer the one-story store showed was replaced
+    (docs/ISSUES.md §61). None: the parts check nothing."""
+    if parts.support is None:
+        return None
+    return parts.support(names_in_scope(analysis.name_rows, analysis.scope.documents))
+
+
 def check_support(
     analysis: QuestionAnalysis,
-    parts: QAParts,
+    checker: SupportChecker | None,
     written: Written,
     sources: Sources,
     facts: Sequence[Fact],
 ) -> SupportStep:
     """The support check on the written answer: does a cited source say what it says, in that
-    role? (storygraph.qa.support_text.support_step: one that fails is replaced by "not sure".)
-    It reads the names of the question's stories only (`Scope.documents`; every story's when
-    the scope is all of them): in a library, another story's names (丹後, a place of another
-    tale) made a right answer's words "names the sources do not hold", and the answer the
-    one-story store showed was replaced (docs/ISSUES.md §61)."""
-    rows = names_in_scope(analysis.name_rows, analysis.scope.documents)
-    checker = parts.support(rows) if parts.support is not None else None
+    role? (storygraph.qa.support_text.support_step: one that fails is replaced by "not sure".)"""
     return support_step(
         checker,
         analysis,
@@ -536,6 +544,7 @@ def check_support(
 def offer_candidate(
     analysis: QuestionAnalysis,
     parts: QAParts,
+    checker: SupportChecker | None,
     written: Written,
     sources: Sources,
     facts: Sequence[Fact],
@@ -545,9 +554,8 @@ def offer_candidate(
     """The candidate step (storygraph.qa.candidate_answer) after a model answer the check did
     not confirm or that declined: a candidate of the asked slot, shown when the same check
     confirms it; None when the parts have no picker or the step does not apply."""
-    if parts.candidate is None or parts.support is None:
+    if parts.candidate is None or checker is None:
         return None
-    checker = parts.support(analysis.name_rows)
     read = sources.citations[: written.read]
     picked = candidate_step(
         parts.candidate, checker, analysis, checked.support, sources.citations, facts, read,
