@@ -20,6 +20,11 @@ analysis carries a `translation` into the sources' language, storygraph.qa.trans
   brackets, and the answer's source marks: "Mallet (きね) [2]". A replaced answer ("not sure",
   "the story does not say", the model's own refusal) is shown with the English fixed replies.
   The Japanese answer stays in the trace's support step (`answer_in_sources_language`).
+  A checked answer with more of its own content words than `RENDERED_WORDS` is a sentence of
+  the story, not a word or a phrase: rendered word by word it reads as a list that says
+  something else ("Cats and dogs, article, three" for 「桃太郎は犬と猿と、きじと…」), so it is
+  shown as "not sure" with the closest sentence, its verdict "not supported" by the
+  "rendering" check (docs/ISSUES.md §60).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from storygraph.models import Support
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import UNKNOWN
 from storygraph.qa.checks import SOURCE_MARK, closest_sentence
@@ -43,6 +49,11 @@ SOURCES_LANGUAGE = "ja"
 RENDERED_WORDS = 3
 """Content words of the Japanese answer rendered in English, at most (its answer is a word or a
 short phrase; a sentence's other words are the question's, left out)."""
+SENTENCE = (
+    "the answer is a whole sentence of the story, which a word-by-word English rendering "
+    "would misread"
+)
+"""Why a checked answer in the sources' language is not shown as the answer (module doc)."""
 GLOSS_WORDS = 3
 """A gloss longer than this is a definition, not a word to show."""
 COMPOUND_NOUNS = 3
@@ -110,9 +121,41 @@ class SourcesLanguageAnswer:
                 sources, analysis.reply_language
             )
             return replace(checked, text=text, detail=detail)
+        if checked.support.supported and self._sentence(analysis, written):
+            return self._not_rendered(analysis, checked, written, sources, detail)
         rendering = self.render(analysis, written)
         detail["rendered"] = list(rendering.words)
         return replace(checked, text=rendering.text, detail=detail)
+
+    def _sentence(self, analysis: QuestionAnalysis, answer: str) -> bool:
+        """Is the Japanese answer a sentence (more content words of its own than a rendering
+        shows), not a word or a phrase?"""
+        core = _CLOSING.sub("", SOURCE_MARK.sub(" ", answer).strip()).strip()
+        return len(self._answer_words(analysis, core)) > RENDERED_WORDS
+
+    def _not_rendered(
+        self,
+        analysis: QuestionAnalysis,
+        checked: SupportStep,
+        written: str,
+        sources: Sources,
+        detail: dict[str, object],
+    ) -> SupportStep:
+        """A checked sentence the English reader cannot be shown word by word: "not sure", the
+        closest sentence, the verdict "not supported" by the "rendering" check (module doc)."""
+        support = Support(
+            "not supported", named=checked.support.named, reason=SENTENCE, check="rendering"
+        )
+        text = support_reply(support, analysis, sources.citations, written) or checked.text
+        warning = f"the answer was not shown: support check (rendering) found {SENTENCE}"
+        detail = {
+            **detail,
+            "verdict": support.verdict,
+            "check": support.check,
+            "reason": support.reason,
+            "model_answer": written,
+        }
+        return SupportStep(support, text, (*checked.warnings, warning), detail)
 
     def render(self, analysis: QuestionAnalysis, answer: str) -> Rendering:
         """The answer as shown, "Mallet (きね) [2]": its own content words in English, the

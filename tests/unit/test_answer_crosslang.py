@@ -79,3 +79,30 @@ def test_an_answer_with_no_word_to_render_is_shown_as_written(
 ) -> None:
     asked = _asked("What did the raccoon dog hit the old woman with?", "たぬき")
     assert hook.render(asked, "たぬきです。[1]").text == "たぬき [1]"
+
+
+def test_a_checked_sentence_is_not_shown_as_a_word_list(hook: SourcesLanguageAnswer) -> None:
+    """A whole sentence of the story, rendered word by word, read as a list that said something
+    else ("Cats and dogs, article, three" for 「桃太郎は犬と猿と、きじと…」): it is "not sure"
+    with the closest sentence; a phrase is still rendered."""
+    from storygraph.models import Citation, Support
+    from storygraph.qa.context import Sources
+    from storygraph.qa.support_text import SupportStep
+
+    asked = _asked("What food did Momotaro take with him on his journey?", "桃太郎")
+    sentence = (
+        "桃太郎は犬と猿と、きじと、これで三にんまで、いい家来ができたので、"
+        "桃太郎はいよいよ勇み立って、またずんずん進んで行きますと、やがてひろい海ばたに出ました"
+    )
+    source = Citation(1, "c1", "momotaro.txt", sentence + "。", kind="sentence", language="ja")
+    sources = Sources(citations=[source], read=[source])
+    checked = SupportStep(Support("supported", source=1, reason="the answer quotes [1]"), "")
+    written = f"{sentence}。[1]"
+    shown = hook.shown(asked, SupportStep(checked.support, written), written, "llm", sources)
+    assert shown.support.verdict == "not supported" and shown.support.check == "rendering"
+    assert shown.text.startswith("Not sure: "), shown.text
+    assert shown.detail["model_answer"] == written
+    assert any("(rendering)" in w for w in shown.warnings)
+    phrase = "きびだんごです。[1]"
+    kept = hook.shown(asked, SupportStep(checked.support, phrase), phrase, "llm", sources)
+    assert kept.support.verdict == "supported" and kept.text.endswith("(きびだんご) [1]"), kept.text
