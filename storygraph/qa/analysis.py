@@ -229,6 +229,13 @@ def analyse(
     )
 
 
+def scope_languages(analysis: QuestionAnalysis, documents: Sequence[Any]) -> list[str]:
+    """The languages of the stories a question's scope holds it to (its decided stories, or
+    the ones it ties), [] when it is not held to some of them (every story)."""
+    held = set(analysis.scope.documents) | set(analysis.scope.tied)
+    return [d.language for d in documents if d.id in held] if held else []
+
+
 def written_as_names(
     common: frozenset[str],
     names: Sequence[dict[str, Any]],
@@ -342,18 +349,34 @@ class QuestionReader:
         documents = [
             d for d in self.store.list_documents() if not self.stories or d.id in self.stories
         ]
-        return analyse(
-            question,
-            names,
-            self.finder,
-            callbacks,
-            relation_types=types,
-            start_entities=start_entities,
-            stories=self.stories,
-            story_languages=[d.language for d in documents],
-            translator=self.translator,
-            titles={d.id: d.name for d in documents},
-            spelling=lambda ids: story_capitals(
-                {d.id: d.sha256 for d in documents if d.id in ids}, self.store.document_chunks
-            ),
-        )
+
+        def analysed(languages: Sequence[str]) -> QuestionAnalysis:
+            return analyse(
+                question,
+                names,
+                self.finder,
+                callbacks,
+                relation_types=types,
+                start_entities=start_entities,
+                stories=self.stories,
+                story_languages=languages,
+                translator=self.translator,
+                titles={d.id: d.name for d in documents},
+                spelling=lambda ids: story_capitals(
+                    {d.id: d.sha256 for d in documents if d.id in ids}, self.store.document_chunks
+                ),
+            )
+
+        analysis = analysed([d.language for d in documents])
+        languages = scope_languages(analysis, documents)
+        if analysis.translation is not None or not languages:
+            return analysis
+        if translation_target(analysis.language, languages) is None:
+            return analysis
+        # a library of both languages: the question's names put it in stories all written in
+        # the other language (Kintaro → 金太郎), so it is brought into theirs as for a store of
+        # those stories alone (docs/ISSUES.md §60); kept only if its scope stays among them
+        translated = analysed(languages)
+        within = set(analysis.scope.documents) | set(analysis.scope.tied)
+        found = set(translated.scope.documents) | set(translated.scope.tied)
+        return translated if found and found <= within else analysis

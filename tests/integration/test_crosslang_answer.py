@@ -101,3 +101,23 @@ def test_a_model_fault_is_named_and_the_facts_are_shown(
     answer = _ask(momotaro, ScriptedChatModel(faults={"answer": TimeoutError("slow")}), "sources")
     assert any(w.startswith("the model could not answer") for w in answer.warnings)
     assert "answer_in_sources_language" not in _support(answer)
+
+
+def test_in_a_library_of_both_languages_a_question_held_to_japanese_stories_is_translated(
+    momotaro: tuple[Services, str], shared_dir: Path
+) -> None:
+    """A library that also holds an English fable: the question was searched as asked (a story
+    in its own language exists) and answered in the model's Japanese. Its names put it in the
+    Japanese story (Momotaro → 桃太郎), so it is brought into Japanese as for that story alone;
+    a question about the fable is not."""
+    services, story = momotaro
+    fable = shared_dir / "stories" / "en" / "aesop__the_fox_and_the_grapes.txt"
+    report = services.ingestor().ingest_bytes(fable.name, fable.read_bytes())
+    assert report.status == "added", report.message
+    engine = build_engine(services.store, ScriptedChatModel(), SMALL)
+    asked = engine.ask(QUESTION, QAOptions(crosslang_answer="sources"))
+    support = _support(asked)
+    assert "answer_in_sources_language" in support, support
+    assert {c.document_name for c in asked.citations} == {"momotaro_kusuyama.txt"}
+    about_fable = engine.ask("What did the Fox see?", QAOptions(crosslang_answer="sources"))
+    assert "answer_in_sources_language" not in _support(about_fable)

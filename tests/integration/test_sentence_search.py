@@ -218,9 +218,14 @@ def test_the_engine_traces_the_translation_and_answers_in_the_questions_language
     stories: Services,
 ) -> None:
     engine = build_engine(stories.store, ScriptedChatModel(), SMALL)
-    # both stories in scope: one is English, the question is searched as asked
+    # both stories in scope, one English: a question about the English one is searched as
+    # asked; one whose names put it in the Japanese story alone is brought into Japanese, as
+    # for that story alone (docs/ISSUES.md §60)
+    tin = engine.ask("What were the tin soldiers made from?")
+    assert next(s for s in tin.steps if s.name == "entities").detail["translation"] is None
     both = engine.ask("What did Momotaro wear?")
-    assert next(s for s in both.steps if s.name == "entities").detail["translation"] is None
+    translated = next(s for s in both.steps if s.name == "entities").detail["translation"]
+    assert translated is not None and translated["language"] == "ja"
     japanese = next(d.id for d in stories.store.list_documents() if d.language == "ja")
     answer = engine.ask("What did Momotaro wear?", QAOptions(stories=(japanese,)))
     step = next(s for s in answer.steps if s.name == "entities")
