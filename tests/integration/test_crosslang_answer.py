@@ -110,7 +110,7 @@ def test_in_a_library_of_both_languages_a_question_held_to_japanese_stories_is_t
     in its own language exists) and answered in the model's Japanese. Its names put it in the
     Japanese story (Momotaro → 桃太郎), so it is brought into Japanese as for that story alone;
     a question about the fable is not."""
-    services, story = momotaro
+    services, _ = momotaro
     fable = shared_dir / "stories" / "en" / "aesop__the_fox_and_the_grapes.txt"
     report = services.ingestor().ingest_bytes(fable.name, fable.read_bytes())
     assert report.status == "added", report.message
