@@ -236,6 +236,16 @@ def scope_languages(analysis: QuestionAnalysis, documents: Sequence[Any]) -> lis
     return [d.language for d in documents if d.id in held] if held else []
 
 
+def same_stories(one: Scope, other: Scope) -> bool:
+    """Do two scopes hold a question to the same stories in the same way (decided, tied,
+    undecided)?"""
+    return (
+        set(one.documents) == set(other.documents)
+        and set(one.tied) == set(other.tied)
+        and one.undecided == other.undecided
+    )
+
+
 def written_as_names(
     common: frozenset[str],
     names: Sequence[dict[str, Any]],
@@ -375,8 +385,8 @@ class QuestionReader:
             return analysis
         # a library of both languages: the question's names put it in stories all written in
         # the other language (Kintaro → 金太郎), so it is brought into theirs as for a store of
-        # those stories alone (docs/ISSUES.md §60); kept only if its scope stays among them
+        # those stories alone (docs/ISSUES.md §60); kept only if the translation's words leave
+        # that decision as it was (a translated ordinary word, 翁 for "old man", must not pick
+        # one story of those the question tied)
         translated = analysed(languages)
-        within = set(analysis.scope.documents) | set(analysis.scope.tied)
-        found = set(translated.scope.documents) | set(translated.scope.tied)
-        return translated if found and found <= within else analysis
+        return translated if same_stories(translated.scope, analysis.scope) else analysis

@@ -6,7 +6,7 @@ import pytest
 
 from storygraph.errors import InputError
 from storygraph.models import DocumentInfo
-from storygraph.qa.scope import MAX_STORIES, names_in_scope, narrow, story_ids
+from storygraph.qa.scope import MAX_STORIES, Scope, names_in_scope, narrow, story_ids
 
 NAMES = [
     {"id": "おじいさん", "key": "m:おじいさん", "document_id": "m", "twins": []},
@@ -150,3 +150,18 @@ def test_stories_tied_by_ordinary_words_alone_are_marked_so() -> None:
     ]
     assert narrow(["おじいさん"], names, (), common={"おじいさん"}).ordinary
     assert not narrow(["桃太郎"], names, (), common={"おじいさん"}).ordinary  # a proper name
+
+
+def test_a_translation_is_kept_only_when_it_holds_the_question_to_the_same_stories() -> None:
+    """A library of both languages (docs/ISSUES.md §60): the translated question is kept only
+    when its scope is the one the question's own names gave; in the v22 library run "the old
+    man" translated to 翁 turned a question tied between stories into one about 竹取物語 alone,
+    answered without its story's name."""
+    from storygraph.qa.analysis import same_stories
+
+    tied = Scope(tied=("a", "b"), undecided=False)
+    assert same_stories(Scope(tied=("b", "a")), tied)
+    assert not same_stories(Scope(documents=("b",)), tied)
+    decided = Scope(keys=("k",), documents=("a",))
+    assert same_stories(Scope(keys=("k", "k2"), documents=("a",)), decided)
+    assert not same_stories(Scope(documents=("a",), undecided=True), decided)
