@@ -20,7 +20,7 @@ from storygraph.store.graph_store import GraphStore, WriteCounts
 from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord
 from storygraph.store.runner import Row, Statement
 
-TIMESTAMPS = {"created_at", "updated_at"}
+TIMESTAMPS = {"created_at", "updated_at", "uploaded_at"}
 AT = re.compile(r'"at": "[^"]*"')
 
 NODES = "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props"
