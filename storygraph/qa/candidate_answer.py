@@ -93,7 +93,8 @@ the Support's `answered_by`."""
 
 
 class CandidatePicker(Protocol):
-    """Picks the answer among the check's candidates for the asked slot, or None."""
+    """Picks the answer among the candidates the step may show (`offerable`, at least one), or
+    None."""
 
     name: str
 
@@ -119,8 +120,7 @@ class SingleCandidate:
         read: Sequence[Citation],
         callbacks: list[Any],
     ) -> tuple[Candidate, PickedBy] | None:
-        found = offerable(analysis, candidates)
-        return (found[0], "structure") if len(found) == 1 else None
+        return (candidates[0], "structure") if len(candidates) == 1 else None
 
 
 @dataclass
@@ -142,15 +142,14 @@ class ChosenCandidate:
         read: Sequence[Citation],
         callbacks: list[Any],
     ) -> tuple[Candidate, PickedBy] | None:
-        found = offerable(analysis, candidates)
-        if not found:
+        if not candidates:
             return None
-        if self.single and len(found) == 1:
-            return found[0], "structure"
-        picked = ask_choice(self.llm, analysis, read, [c.name for c in found], callbacks)
+        if self.single and len(candidates) == 1:
+            return candidates[0], "structure"
+        picked = ask_choice(self.llm, analysis, read, [c.name for c in candidates], callbacks)
         if picked == UNKNOWN[analysis.reply_language]:
             return None
-        chosen = next((c for c in found if c.name == picked), None)
+        chosen = next((c for c in candidates if c.name == picked), None)
         if chosen is None:
             raise ValueError(f"the model's choice is none of the candidates: {picked[:40]!r}")
         return chosen, "choice"
@@ -202,7 +201,7 @@ def candidate_step(
         return None
     detail: dict[str, Any] = {"picker": picker.name, "candidates": [c.name for c in offered]}
     try:
-        picked = picker.pick(analysis, support.candidates, read, callbacks)
+        picked = picker.pick(analysis, offered, read, callbacks)
     except ValueError as exc:  # a reply outside the grammar (a server that did not hold it)
         detail.update(picked=None, error=str(exc))
         return Picked(None, None, detail)
