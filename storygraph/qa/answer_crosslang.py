@@ -121,17 +121,14 @@ class SourcesLanguageAnswer:
                 sources, analysis.reply_language
             )
             return replace(checked, text=text, detail=detail)
-        if checked.support.supported and self._sentence(analysis, written):
+        core = _core(written)
+        words = self._answer_words(analysis, core)
+        if checked.support.supported and len(words) > RENDERED_WORDS:
+            # a sentence, not a word or a phrase: more content words than a rendering shows
             return self._not_rendered(analysis, checked, written, sources, detail)
-        rendering = self.render(analysis, written)
+        rendering = self._rendering(analysis, written, core, words)
         detail["rendered"] = list(rendering.words)
         return replace(checked, text=rendering.text, detail=detail)
-
-    def _sentence(self, analysis: QuestionAnalysis, answer: str) -> bool:
-        """Is the Japanese answer a sentence (more content words of its own than a rendering
-        shows), not a word or a phrase?"""
-        core = _CLOSING.sub("", SOURCE_MARK.sub(" ", answer).strip()).strip()
-        return len(self._answer_words(analysis, core)) > RENDERED_WORDS
 
     def _not_rendered(
         self,
@@ -160,12 +157,18 @@ class SourcesLanguageAnswer:
     def render(self, analysis: QuestionAnalysis, answer: str) -> Rendering:
         """The answer as shown, "Mallet (きね) [2]": its own content words in English, the
         Japanese answer in brackets, its source marks (module doc)."""
+        core = _core(answer)
+        return self._rendering(analysis, answer, core, self._answer_words(analysis, core))
+
+    def _rendering(
+        self, analysis: QuestionAnalysis, answer: str, core: str, words: list[str]
+    ) -> Rendering:
+        """`render` of an answer whose core (`_core`) and own content words are read."""
         marks = " ".join(SOURCE_MARK.findall(answer))
-        core = _CLOSING.sub("", SOURCE_MARK.sub(" ", answer).strip()).strip()
         english: list[str] = []
         how: list[str] = []
         asked = analysis.question.lower()
-        for word in self._answer_words(analysis, core):
+        for word in words:
             glosses = self._glosses(word)
             if any(_holds(asked, g.lower()) for g in glosses):
                 continue  # the question's own word in other words (おばあさん: old woman)
@@ -239,6 +242,11 @@ class SourcesLanguageAnswer:
                     return glosses
         roman = name_reading(word)
         return [roman[:1].upper() + roman[1:]] if roman else []
+
+
+def _core(answer: str) -> str:
+    """An answer without its source marks and closing copula / punctuation."""
+    return _CLOSING.sub("", SOURCE_MARK.sub(" ", answer).strip()).strip()
 
 
 def _short(glosses: list[str]) -> str:
