@@ -458,12 +458,12 @@ def source_clauses(text: str, language: str) -> list[Clause]:
     """The predicates of a source with their cases, read off the parser's dependency parse for
     the answer's support check (storygraph.qa.support_slots): a Japanese source's narration
     and each of its speeches apart, an English source as it is."""
-    from storygraph.qa.support_slots import read_clauses, speech_apart
+    from storygraph.qa.support_slots import read_clauses
 
     if language == "ja":
-        from storygraph.ingest.frames.ja import parse
+        from storygraph.ingest.frames.ja import parse, parsed_pieces
 
-        return [c for part in speech_apart(text) for c in read_clauses(parse(part), "ja")]
+        return [c for part in parsed_pieces(text) for c in read_clauses(parse(part), "ja")]
     from storygraph.text.english import pipeline
 
     return read_clauses(pipeline()(text), "en")

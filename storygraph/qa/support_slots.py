@@ -30,7 +30,6 @@ no parser; the composition root parses (storygraph.services.source_clauses).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -271,15 +270,6 @@ def _same_phrase(phrase: str, name: str) -> bool:
 
 
 # --- reading a parse --------------------------------------------------------------------------
-
-_QUOTE = re.compile(r"「[^「」]*」")
-
-
-def speech_apart(text: str) -> list[str]:
-    """A Japanese text as the parser reads it best: the narration with each speech 「…」
-    left as 「」, then each speech on its own (as storygraph.ingest.frames.ja reads a story)."""
-    inner = [m.group(0)[1:-1] for m in _QUOTE.finditer(text)]
-    return [_QUOTE.sub("「」", text), *[s for s in inner if s.strip()]]
 
 
 def read_clauses(doc: Any, language: str) -> list[Clause]:

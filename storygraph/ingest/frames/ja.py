@@ -188,6 +188,12 @@ def _pieces(text: str) -> list[_Piece]:
     return pieces
 
 
+def parsed_pieces(text: str) -> list[str]:
+    """The texts the reader parses one by one: the narration (each quote left as 「」) and each
+    speech on its own (`_pieces`); the support check reads a source's clauses the same way."""
+    return [p.text for p in _pieces(text)]
+
+
 # --- noun phrases -----------------------------------------------------------------------------
 
 _FORMAL_NOUNS = frozenset(
