@@ -60,6 +60,12 @@ from storygraph.errors import ModelError
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import REFUSALS
+from storygraph.qa.answer_core import (
+    ENGLISH_LEAD,
+    WRITTEN_COPULAS,
+    answer_core,
+    cited_numbers,
+)
 from storygraph.qa.checks import says_unknown
 from storygraph.qa.context import MAX_SOURCE_CHARS
 from storygraph.qa.entities import LocalEntityFinder
@@ -161,9 +167,6 @@ class SupportChecker(Protocol):
         ...
 
 
-_MARK = re.compile(r"\[(\d+)\]|\((\d+)\)")
-_COPULA = re.compile(r"(?:です|でした|だ|である)?[。.!！]*$")
-_EN_LEAD = re.compile(r"^(?:it was|it is|they were|the answer is)\s+", re.IGNORECASE)
 _SHORT_JA = 12
 _QUESTION_WORD = re.compile(r"(誰|だれ|どこ|何|なに)(から|まで|より|へ|に|で|を|が|と)")
 _KANJI_RUN = re.compile(r"[\u4e00-\u9fff々]+")
@@ -221,15 +224,14 @@ of relations the parser reads too sparsely to say that none exists."""
 
 
 def _cited(answer: str, citations: Sequence[Citation]) -> list[Citation]:
-    numbers = {int(a or b) for a, b in _MARK.findall(answer)}
+    numbers = cited_numbers(answer)
     return [c for c in citations if c.number in numbers]
 
 
 def _core(answer: str) -> str:
     """The answer without its source marks, stop and copula (「猿です。[1]」 → 猿)."""
-    text = _MARK.sub("", answer).strip()
-    text = _COPULA.sub("", text).strip()
-    return _EN_LEAD.sub("", text).strip(" 、,.。")
+    text = answer_core(answer, copulas=WRITTEN_COPULAS, run=False, gap="")
+    return ENGLISH_LEAD.sub("", text).strip(" 、,.。")
 
 
 def _own_part(core: str, folded: str) -> str:
