@@ -1275,19 +1275,37 @@ def text_around(chunk: str, source: str) -> tuple[str, str]:
     """The text before `source` in `chunk` (its last `CONTEXT_CHARS` characters, starting after
     a sentence end so that no sentence is read from its middle) and, when the source stops
     inside a sentence (「川上から、大きな桃が一つ、」 before a speech), the rest of that sentence
-    (「…」と流れて来ました。); ("", "") when `source` is not in the chunk."""
-    at = chunk.find(source) if source else -1
-    if at < 0:
+    (「…」と流れて来ました。); ("", "") when `source` is not in the chunk (`source_span`)."""
+    span = source_span(chunk, source)
+    if span is None:
         return "", ""
+    at, end = span
     window = chunk[max(0, at - CONTEXT_CHARS) : at]
     if at > CONTEXT_CHARS:
         cut = _SENTENCE_END.search(window)
         window = window[cut.end() :] if cut else ""
-    end = at + len(source)
     after = ""
     if not _CLOSED.search(source.rstrip()):
         after = _rest_of_sentence(chunk[end : end + CONTEXT_CHARS])
     return window, after
+
+
+def source_span(chunk: str, source: str) -> tuple[int, int] | None:
+    """Where `source` stands in `chunk` (start, end), its spaces and line breaks aside: a source
+    is the story's text with other whitespace between its words and sentences than the chunk
+    keeps (sentence search joins a passage's sentences side by side in Japanese and with one
+    space in English, storygraph.qa.passages, where the chunk has a line break and an indent;
+    the English parser reads a line break as a space); None when it is not in the chunk."""
+    at = chunk.find(source) if source else -1
+    if at >= 0:
+        return at, at + len(source)
+    kept = [i for i, ch in enumerate(chunk) if not ch.isspace()]
+    bare = "".join(chunk[i] for i in kept)
+    wanted = "".join(ch for ch in source if not ch.isspace())
+    at = bare.find(wanted) if wanted else -1
+    if at < 0:
+        return None
+    return kept[at], kept[at + len(wanted) - 1] + 1
 
 
 def _rest_of_sentence(text: str) -> str:
