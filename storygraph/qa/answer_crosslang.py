@@ -35,7 +35,8 @@ from dataclasses import dataclass, replace
 from storygraph.models import Support
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import UNKNOWN
-from storygraph.qa.checks import SOURCE_MARK, closest_sentence
+from storygraph.qa.answer_core import SOURCE_MARK, answer_core
+from storygraph.qa.checks import closest_sentence
 from storygraph.qa.context import Sources
 from storygraph.qa.entities import name_reading
 from storygraph.qa.support import declines
@@ -63,7 +64,6 @@ ADJECTIVES = frozenset({"形容詞"})
 VERBS = frozenset({"動詞"})
 _NOTE = re.compile(r"^\([^)]*\)\s*")
 """A gloss's leading note: "(common) millet"."""
-_CLOSING = re.compile(r"(?:です|でした|でしょう|である|だった|だ|[。.!！、\s])+$")
 
 
 @dataclass(frozen=True)
@@ -246,7 +246,7 @@ class SourcesLanguageAnswer:
 
 def _core(answer: str) -> str:
     """An answer without its source marks and closing copula / punctuation."""
-    return _CLOSING.sub("", SOURCE_MARK.sub(" ", answer).strip()).strip()
+    return answer_core(answer)
 
 
 def _short(glosses: list[str]) -> str:

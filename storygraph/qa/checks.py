@@ -26,15 +26,13 @@ from dataclasses import dataclass
 from storygraph.models import Citation, Fact
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import CLOSEST_LEAD, UNKNOWN
+from storygraph.qa.answer_core import SHORT_COPULAS, answer_core, without_marks
 from storygraph.qa.answer_examples import answer_examples
 from storygraph.qa.context import Sources
 from storygraph.qa.question_type import PERSON_KINDS
 from storygraph.text.language import answer_language
 from storygraph.text.normalize import normalize_name
 
-SOURCE_MARK = re.compile(r"\[\d+\]|\(\d+\)")
-"""A source number an answer cites ([1], or (1) as the small model sometimes writes it)."""
-_COPULA = ("です", "でした", "だ")
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 
 
@@ -48,10 +46,8 @@ def says_unknown(text: str) -> bool:
 
 def _answer_core(text: str) -> str:
     """An answer without its source numbers and final stop, normalised (normalize_name)."""
-    core = normalize_name(SOURCE_MARK.sub(" ", text)).strip(" 。.")
-    for ending in _COPULA:
-        core = core.removesuffix(ending)
-    return core.strip()
+    said = normalize_name(without_marks(text)).strip(" 。.")
+    return answer_core(said, copulas=SHORT_COPULAS, run=False)
 
 
 def copied_example(answer: str, language: str, read: Sequence[Citation]) -> str | None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from storygraph.qa.question_type import Direction
+from storygraph.text.vocabulary import DOING_VERBS_JA, LIGHT_PREDICATES_JA
 
 Voice = Literal["active", "passive", "causative", "causative passive"]
 
@@ -42,9 +43,6 @@ _FORMAL_NOUNS = frozenset({"もの", "物", "こと", "事", "の", "人", "ひ�
 """Nouns that stand for a relative clause's gap (拾ったもの: the thing picked up)."""
 _ARGUMENT_DEPS = frozenset({"nsubj", "obj", "obl", "iobj", "nmod", "dislocated", "csubj"})
 _CLAUSE_DEPS = frozenset({"acl", "advcl", "csubj", "ccomp"})
-_LIGHT_VERBS = frozenset({"する", "為る"})
-"""何をしに行った asks for the act of going: a question word's する under another verb is not
-the asked predicate."""
 _PASSIVE = frozenset({"れる", "られる"})
 _CAUSATIVE = frozenset({"せる", "させる"})
 _BENEFACTIVE = frozenset({"もらう", "貰う", "いただく", "頂く"})
@@ -168,7 +166,7 @@ def read_structure(doc: Any) -> QuestionStructure:
     asked_case = "" if asked_case in ("は", "も", "の") else asked_case
     verbal = [t for t in tokens if t.dep_ in _CLAUSE_DEPS and _verbal(t)]
     predicate = _asked_predicate(tokens)
-    if predicate is not None and predicate.lemma_ in _LIGHT_VERBS:
+    if predicate is not None and predicate.lemma_ in DOING_VERBS_JA:
         # 食べようとした: the verb of the clause する is said of
         said = [
             c
@@ -207,11 +205,6 @@ def read_structure(doc: Any) -> QuestionStructure:
     )
 
 
-LIGHT_PREDICATES = frozenset({"する", "為る", "なる", "成る", "ある", "有る", "いる", "居る"})
-"""Verbs that say no act of their own (…ようになる, …ている): a verb standing under one lends
-it its nouns, and a question asking by one (どうなった) asks for an event, not a slot."""
-
-
 def read_clauses(doc: Any) -> tuple[Clause, ...]:
     """Every verb of a parsed text (not a subsidiary one written on another) with the noun
     phrases it governs (`Clause.arguments`)."""
@@ -221,7 +214,7 @@ def read_clauses(doc: Any) -> tuple[Clause, ...]:
         if tok.pos_ != "VERB" or tok.dep_ in ("fixed", "compound", "aux"):
             continue
         members = verb_chain(tok)
-        host = tok.head if tok.dep_ == "advcl" and tok.head.lemma_ in LIGHT_PREDICATES else None
+        host = tok.head if tok.dep_ == "advcl" and tok.head.lemma_ in LIGHT_PREDICATES_JA else None
         governors = [*_beneath(tok), *([host] if host is not None and host.i != tok.i else [])]
         arguments = []
         for verb in governors:
@@ -321,7 +314,7 @@ def _asked_predicate(tokens: list[Any]) -> Any | None:
     node = asked
     while node is not None and node.i != root.i:
         node = node.head
-        light = node.lemma_ in _LIGHT_VERBS and node.i != root.i and node.head.pos_ == "VERB"
+        light = node.lemma_ in DOING_VERBS_JA and node.i != root.i and node.head.pos_ == "VERB"
         if node.pos_ == "VERB" and node.dep_ not in ("fixed", "compound", "aux") and not light:
             return chain_end(node)
     if root.pos_ == "VERB" and (asked is None or asked.i != root.i):

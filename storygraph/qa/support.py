@@ -60,6 +60,12 @@ from storygraph.errors import ModelError
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import REFUSALS
+from storygraph.qa.answer_core import (
+    ENGLISH_LEAD,
+    WRITTEN_COPULAS,
+    answer_core,
+    cited_numbers,
+)
 from storygraph.qa.checks import says_unknown
 from storygraph.qa.context import MAX_SOURCE_CHARS
 from storygraph.qa.entities import LocalEntityFinder
@@ -161,9 +167,6 @@ class SupportChecker(Protocol):
         ...
 
 
-_MARK = re.compile(r"\[(\d+)\]|\((\d+)\)")
-_COPULA = re.compile(r"(?:です|でした|だ|である)?[。.!！]*$")
-_EN_LEAD = re.compile(r"^(?:it was|it is|they were|the answer is)\s+", re.IGNORECASE)
 _SHORT_JA = 12
 _QUESTION_WORD = re.compile(r"(誰|だれ|どこ|何|なに)(から|まで|より|へ|に|で|を|が|と)")
 _KANJI_RUN = re.compile(r"[\u4e00-\u9fff々]+")
@@ -221,15 +224,14 @@ of relations the parser reads too sparsely to say that none exists."""
 
 
 def _cited(answer: str, citations: Sequence[Citation]) -> list[Citation]:
-    numbers = {int(a or b) for a, b in _MARK.findall(answer)}
+    numbers = cited_numbers(answer)
     return [c for c in citations if c.number in numbers]
 
 
 def _core(answer: str) -> str:
     """The answer without its source marks, stop and copula (「猿です。[1]」 → 猿)."""
-    text = _MARK.sub("", answer).strip()
-    text = _COPULA.sub("", text).strip()
-    return _EN_LEAD.sub("", text).strip(" 、,.。")
+    text = answer_core(answer, copulas=WRITTEN_COPULAS, run=False, gap="")
+    return ENGLISH_LEAD.sub("", text).strip(" 、,.。")
 
 
 def _own_part(core: str, folded: str) -> str:
@@ -1273,19 +1275,37 @@ def text_around(chunk: str, source: str) -> tuple[str, str]:
     """The text before `source` in `chunk` (its last `CONTEXT_CHARS` characters, starting after
     a sentence end so that no sentence is read from its middle) and, when the source stops
     inside a sentence (「川上から、大きな桃が一つ、」 before a speech), the rest of that sentence
-    (「…」と流れて来ました。); ("", "") when `source` is not in the chunk."""
-    at = chunk.find(source) if source else -1
-    if at < 0:
+    (「…」と流れて来ました。); ("", "") when `source` is not in the chunk (`source_span`)."""
+    span = source_span(chunk, source)
+    if span is None:
         return "", ""
+    at, end = span
     window = chunk[max(0, at - CONTEXT_CHARS) : at]
     if at > CONTEXT_CHARS:
         cut = _SENTENCE_END.search(window)
         window = window[cut.end() :] if cut else ""
-    end = at + len(source)
     after = ""
     if not _CLOSED.search(source.rstrip()):
         after = _rest_of_sentence(chunk[end : end + CONTEXT_CHARS])
     return window, after
+
+
+def source_span(chunk: str, source: str) -> tuple[int, int] | None:
+    """Where `source` stands in `chunk` (start, end), its spaces and line breaks aside: a source
+    is the story's text with other whitespace between its words and sentences than the chunk
+    keeps (sentence search joins a passage's sentences side by side in Japanese and with one
+    space in English, storygraph.qa.passages, where the chunk has a line break and an indent;
+    the English parser reads a line break as a space); None when it is not in the chunk."""
+    at = chunk.find(source) if source else -1
+    if at >= 0:
+        return at, at + len(source)
+    kept = [i for i, ch in enumerate(chunk) if not ch.isspace()]
+    bare = "".join(chunk[i] for i in kept)
+    wanted = "".join(ch for ch in source if not ch.isspace())
+    at = bare.find(wanted) if wanted else -1
+    if at < 0:
+        return None
+    return kept[at], kept[at + len(wanted) - 1] + 1
 
 
 def _rest_of_sentence(text: str) -> str:

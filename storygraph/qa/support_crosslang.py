@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 from storygraph.models import Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.checks import SOURCE_MARK
+from storygraph.qa.answer_core import SOURCE_MARK, without_marks
 from storygraph.qa.question_type import detect_question_type
 from storygraph.qa.support import (
     GraphSupportChecker,
@@ -140,7 +140,7 @@ class CrossLanguageChecker:
     ) -> Rendering | None:
         """The answer's own words in the sources' language (module doc); None when it has none."""
         marks = " ".join(SOURCE_MARK.findall(answer))
-        core = SOURCE_MARK.sub(" ", answer).strip()
+        core = without_marks(answer).strip()
         held = [_Held.of(c.text) for c in sources]
         parts = list(_JAPANESE_RUN.findall(core))
         how: list[str] = []

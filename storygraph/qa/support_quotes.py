@@ -46,15 +46,11 @@ from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 
 from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.question_structure import (
-    LIGHT_PREDICATES,
-    Clause,
-    QuestionStructure,
-    case_direction,
-)
+from storygraph.qa.question_structure import Clause, QuestionStructure, case_direction
 from storygraph.qa.relation_words import question_stems
 from storygraph.text.normalize import normalize_name
 from storygraph.text.terms import english_words
+from storygraph.text.vocabulary import LIGHT_PREDICATES_JA
 
 Reader = Callable[[str, str], QuestionStructure | None]
 _REASON_OR_MANNER = re.compile(r"なぜ|どうして|どうやって|どのよう|どんなふう|何のため")
@@ -71,7 +67,7 @@ def quote_misses(
     when it does or nothing more can be asked of it (module docstring)."""
     if analysis.language != "ja" or question is None or not question.predicate:
         return None
-    if question.lemma in LIGHT_PREDICATES:
+    if question.lemma in LIGHT_PREDICATES_JA:
         return None  # どうなった asks for an event, not a slot of one
     if _REASON_OR_MANNER.search(analysis.question):
         return None  # なぜ / どうやって ask for no noun of the act
@@ -132,7 +128,7 @@ def _asked_lemmas(question: QuestionStructure) -> set[str]:
     for clause in question.clauses:
         if clause.lemma == question.lemma:
             lemmas |= set(clause.lemmas)
-    return lemmas - LIGHT_PREDICATES
+    return lemmas - LIGHT_PREDICATES_JA
 
 
 def _says(clause: Clause, asked: set[str], analysis: QuestionAnalysis) -> bool:

@@ -43,6 +43,7 @@ from storygraph.qa.question_structure import (
     voice_of,
 )
 from storygraph.text.normalize import normalize_name
+from storygraph.text.vocabulary import NOUN_ACT_VERBS_JA
 
 WH_CASE = "?"
 """The case a clause of a question gives its question word ("where", "what")."""
@@ -51,8 +52,6 @@ PLACE_PREPOSITIONS = frozenset(
 )
 """The English prepositions a where question asks for."""
 _AUXILIARIES = frozenset({"be", "do", "have", "will", "can", "would", "could"})
-LIGHT_VERBS = frozenset({"する", "為る", "なる", "成る"})
-"""Verbs whose noun says the act (行司をする, 行司になる: to be the referee)."""
 _WH_WORDS = frozenset({"where", "what", "who", "whom", "which"})
 _PLACE_CASES = ("に", "へ", "で", "から")
 _SUBJECT_CASES = ("が", "は", "も")
@@ -175,9 +174,9 @@ def _same_predicate(asked: AskedSlot, clause: Clause) -> bool:
     """The question's predicate: the same lemma; for a light verb (行司をする), which says
     little alone (どうなった, お見送りになる), a light verb or なる with the question's を / に
     noun as its を / に phrase (行司になる, 家来になる)."""
-    if asked.lemma not in LIGHT_VERBS:
+    if asked.lemma not in NOUN_ACT_VERBS_JA:
         return asked.lemma in clause.lemmas
-    if not LIGHT_VERBS & set(clause.lemmas):
+    if not NOUN_ACT_VERBS_JA & set(clause.lemmas):
         return False
     nouns = [a.phrase for a in asked.arguments if a.case in ("を", "に")]
     held = [s.phrase for s in clause.slots if s.case in ("を", "に")]

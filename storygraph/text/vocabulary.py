@@ -21,6 +21,11 @@ the relation types themselves are nouns such as COMPANION_OF); nouns naming thin
 
 `FIELDS` groups stems into fields of meaning: a question about companions is also about meeting
 and following.
+
+Beside the table, the closed classes of verbs the readers ask about (lemmas): verbs of speech
+and of feeling (a living subject), counters, and the Japanese light verbs, each set named for
+what its reader does with it, each larger one defined from the smaller: `DOING_VERBS_JA` (する)
+within `NOUN_ACT_VERBS_JA` (+ なる) within `LIGHT_PREDICATES_JA` (+ ある, いる).
 """
 
 from __future__ import annotations
@@ -279,6 +284,19 @@ FEELING_VERBS_EN = frozenset(
 )
 """English verbs of thinking, feeling, wanting, sleeping and dying (lemmas): what only a living
 being does; the English reader's animacy signal (`storygraph.ingest.frames.en`)."""
+
+DOING_VERBS_JA = frozenset({"する", "為る"})
+"""する (lemma and normal form): it says no act of its own but lends its clause to the verb it
+is said of (何をしに行った asks for the act of going; 食べようとした: 食べる). The question's
+reader (storygraph.qa.question_structure) looks past it for the asked predicate."""
+NOUN_ACT_VERBS_JA = DOING_VERBS_JA | {"なる", "成る"}
+"""Verbs whose noun says the act (行司をする, 行司になる: to be the referee); the slot check
+(storygraph.qa.support_slots) matches such a predicate by its noun, not by its lemma."""
+LIGHT_PREDICATES_JA = NOUN_ACT_VERBS_JA | {"ある", "有る", "いる", "居る"}
+"""Verbs that say no act of their own (…ようになる, …ている): a verb standing under one lends it
+its nouns, and a question asking by one (どうなった) asks for an event, not a slot
+(storygraph.qa.question_structure.read_clauses, storygraph.qa.support_quotes)."""
+
 ANIMATE_COUNTERS_JA = frozenset({"匹", "羽", "頭", "人", "疋"})
 """Counters for animals and people (犬が一匹, 三人の子供): what they count is alive."""
 INANIMATE_COUNTERS_JA = frozenset({"本", "枚", "個", "艘", "そう", "冊", "台", "軒", "粒", "束"})

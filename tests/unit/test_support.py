@@ -364,6 +364,55 @@ def test_a_source_stopping_at_a_speech_is_read_to_the_end_of_its_sentence() -> N
     assert alone.verdict != "supported"
 
 
+# The first chunk of momotaro_kusuyama as the embedded model's ingest cuts it (200 characters),
+# and the passage sentence search makes of its second sentence with its neighbours: the
+# sentences side by side, where the chunk has a line break and an indent between them.
+MOMOTARO_CHUNK = (
+    "一\n\n\u3000むかし、むかし、あるところに、おじいさんとおばあさんがありました。まいにち、"
+    "おじいさんは山へしば刈りに、おばあさんは川へ洗濯に行きました。\n\u3000ある日、おばあさん"
+    "が、川のそばで、せっせと洗濯をしていますと、川上から、大きな桃が一つ、\n\n「ドンブラコッコ、"
+    "スッコッコ。\nドンブラコッコ、スッコッコ。」\n\n\u3000と流れて来ました。"
+)
+MOMOTARO_PASSAGE = (
+    "むかし、むかし、あるところに、おじいさんとおばあさんがありました。まいにち、おじいさんは山へ"
+    "しば刈りに、おばあさんは川へ洗濯に行きました。ある日、おばあさんが、川のそばで、せっせと洗濯"
+    "をしていますと、川上から、大きな桃が一つ、"
+)
+
+
+def test_a_source_joining_the_storys_lines_otherwise_than_its_chunk_is_read_in_it() -> None:
+    from storygraph.qa.support import source_span, text_around
+
+    # a sentence-search passage across a paragraph break: read to the end of its sentence
+    assert text_around(MOMOTARO_CHUNK, MOMOTARO_PASSAGE) == (
+        "一\n\n\u3000",
+        "\n\n「ドンブラコッコ、スッコッコ。\nドンブラコッコ、スッコッコ。」\n\n\u3000と流れて来ました。",
+    )
+    # the English parser's sentence reads a line break as a space (a hard-wrapped story)
+    chunk = (
+        "In order to make it burn better, she put in a handful of\nstraw. When the beans began "
+        "to bubble in the pot, one of them fell out\nand lay, never noticed, near a straw which "
+        "was already there."
+    )
+    evidence = (
+        "When the beans began to bubble in the pot, one of them fell out and lay, never noticed, "
+        "near a straw which was already there."
+    )
+    assert text_around(chunk, evidence) == (
+        "In order to make it burn better, she put in a handful of\nstraw. ",
+        "",
+    )
+    assert source_span(chunk, evidence) == (len(chunk) - len(evidence), len(chunk))
+    assert source_span(chunk, "the beans began to boil") is None
+    graph = [*MOMOTARO_NAMES, "桃", "川上"]
+    analysis = analyse(
+        "桃はどこから流れて来た？", [], LocalEntityFinder(), [], start_entities=["桃"]
+    )
+    source = [Citation(1, "c1", "story", MOMOTARO_PASSAGE)]
+    told = _with_story(MOMOTARO_CHUNK, graph).check(analysis, "川上です。[1]", source, [], source)
+    assert told.verdict == "supported", told.reason
+
+
 def test_a_question_of_no_known_kind_with_a_verb_and_a_doer_gets_the_role_check() -> None:
     # 「かにが川のそばで拾ったものは？」 is typed "unknown"; its verb and its doer are known, so
     # a name of the source the doer does not pick up is not confirmed by being in it
