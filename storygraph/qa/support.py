@@ -54,6 +54,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Protocol
 
 from storygraph.errors import ModelError
@@ -92,7 +93,7 @@ from storygraph.qa.support_slots import (
 from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.text.embeddings import Embedder
 from storygraph.text.language import is_kanji
-from storygraph.text.normalize import normalize_name, same_entity
+from storygraph.text.normalize import normalize_name, reading, same_entity
 from storygraph.text.terms import english_words
 from storygraph.text.vocabulary import words_by_stem
 
@@ -1132,9 +1133,29 @@ def _on_topic(text: str, analysis: QuestionAnalysis) -> bool:
     language = "ja" if analysis.language == "ja" else "en"
     held = normalize_name(text) if language == "ja" else " ".join(english_words(text))
     if language == "ja":
-        return any(term in held for term in analysis.terms)
+        return any(term in held or _in_kana(term, held) for term in analysis.terms)
     words = set(held.split())
     return any(w.startswith(t) or t.startswith(w) for t in analysis.terms for w in words)
+
+
+MIN_KANA_READING = 3
+"""A kanji term's reading shorter than this (木: き, 火: ひ) is not looked for in a source's
+kana: it stands inside too many other words."""
+
+
+@lru_cache(maxsize=4096)
+def _kana_reading(term: str) -> str:
+    """A kanji term's hiragana reading (景色: けしき), "" when it is too short to look for or
+    cannot be read (no Sudachi)."""
+    spoken = reading(term) or ""
+    return spoken if len(spoken) >= MIN_KANA_READING else ""
+
+
+def _in_kana(term: str, held: str) -> bool:
+    """Does a (normalised) source write a question's kanji term in kana (景色 as けしき)? The
+    stories for children spell many words in kana that a question writes in kanji."""
+    spoken = _kana_reading(term)
+    return bool(spoken) and spoken in held
 
 
 def _beside(

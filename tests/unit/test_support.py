@@ -658,3 +658,23 @@ def test_a_choice_question_is_answered_by_repeating_one_of_its_choices() -> None
 )
 def test_a_question_asking_for_a_name_is_told_by_its_words(question: str, kind: str) -> None:
     assert asked_kind(question) == kind
+
+
+def test_a_question_term_in_kanji_is_on_topic_in_a_source_that_writes_it_in_kana() -> None:
+    # 景色 of the question is けしき in the story (ISSUES §62): the quote of the scene is on the
+    # question's topic; a source that does not say the word is not
+    question = "娘が西の窓をあけると、何の景色だった？"
+    source = (
+        "娘は、こんどは西の窓をおあけになりました。"
+        "そこは秋のけしきで、山じゅうのもみじがまっかにそまっていました。"
+    )
+    graph = ["娘", "西の窓", "もみじ"]
+    answer = "秋のけしきで、山じゅうのもみじがまっかにそまっていました。[1]"
+    _, support = _check(question, ["娘", "西の窓"], answer, _sources(source), graph=graph)
+    assert support.verdict == "supported", support.reason
+    assert support.check == "quote"
+    elsewhere = (
+        "娘は、こんどは西の窓をおあけになりました。そこでは、もみじがまっかにそまっていました。"
+    )
+    _, other = _check(question, ["娘", "西の窓"], answer, _sources(elsewhere), graph=graph)
+    assert other.verdict != "supported", other.reason
