@@ -1241,11 +1241,24 @@ def _quoted(
         share = sum(x in held for x in mine) / len(mine)
         if (
             share >= QUOTE_SHARE
-            and _beside(c, analysis.entities, True, links)
+            and (_beside(c, analysis.entities, True, links) or _holds_quoted(c.text, analysis))
             and _on_topic(c.text, analysis)
         ):
             return c
     return None
+
+
+MIN_QUOTED_PHRASE = 5
+"""A phrase the question quotes this long or longer is the story's own words (「人間のいちばん
+だいじなたから」, a speech), not a title or a name (「桃太郎」)."""
+
+
+def _holds_quoted(text: str, analysis: QuestionAnalysis) -> bool:
+    """Does a source hold a phrase the question quotes from the story, word for word? Then it
+    tells what the question is about, whether or not it names a participant (the thing the
+    phrase describes, 玉手箱, stands in a clause of its own)."""
+    held = normalize_name(text)
+    return any(len(q) >= MIN_QUOTED_PHRASE and q in held for q in analysis.quoted)
 
 
 def _says_asked_case(analysis: QuestionAnalysis, answer: str) -> bool:

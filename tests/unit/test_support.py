@@ -678,3 +678,22 @@ def test_a_question_term_in_kanji_is_on_topic_in_a_source_that_writes_it_in_kana
     )
     _, other = _check(question, ["娘", "西の窓"], answer, _sources(elsewhere), graph=graph)
     assert other.verdict != "supported", other.reason
+
+
+def test_a_source_holding_the_phrase_the_question_quotes_is_about_the_question() -> None:
+    # the thing the quoted phrase describes (箱) stands in a relative clause and is not in the
+    # source; the source holds the quoted phrase itself (ISSUES §62)
+    question = "箱に入っていた「この世でいちばんの宝」とは何だった？"
+    graph = ["箱", "娘", "母"]
+    source = (
+        "娘は、「母が、この世でいちばんの宝をしまったと言ったのは、"
+        "母のやさしい心だったのね」とつぶやきました。"
+    )
+    answer = "母が、この世でいちばんの宝をしまったと言ったのは、母のやさしい心だったのね。[1]"
+    _, support = _check(question, ["箱"], answer, _sources(source), graph=graph)
+    assert support.verdict == "supported", support.reason
+    assert support.check == "quote"
+    # the same quote from a source without the phrase is not about it
+    other = "娘は、「母が、しまったと言ったのは、母のやさしい心だったのね」とつぶやきました。"
+    _, elsewhere = _check(question, ["箱"], answer, _sources(other), graph=graph)
+    assert elsewhere.verdict != "supported", elsewhere.reason
