@@ -1229,6 +1229,11 @@ def _quoted(
         mine = english_words(core)
         if len(core.split()) <= _SHORT_EN:
             return None
+        # "The Hare made fun of the short feet…" for "What did the Hare make fun of?": the
+        # words it repeats of the question say the question, not what it quotes
+        asked = set(english_words(analysis.question))
+        own = [w for w in mine if w not in asked]
+        mine = own if len(own) >= MIN_QUOTED_WORDS else mine
     if not mine:
         return None
     if analysis.qtype.kind in PERSON_KINDS | {"where"} and not _on_topic(core, analysis):
@@ -1242,10 +1247,24 @@ def _quoted(
         if (
             share >= QUOTE_SHARE
             and (_beside(c, analysis.entities, True, links) or _holds_quoted(c.text, analysis))
-            and _on_topic(c.text, analysis)
+            and (_on_topic(c.text, analysis) or _says_asked_verb(c.text, analysis))
         ):
             return c
     return None
+
+
+MIN_QUOTED_WORDS = 3
+"""An English answer's own words (those the question does not say) a quote is read by, at
+least: fewer, and the whole answer is."""
+
+
+def _says_asked_verb(text: str, analysis: QuestionAnalysis) -> bool:
+    """Does a source say the question's verb by a word of the verb table's row for it
+    (storygraph.text.vocabulary: "ridiculed" for "make fun of", 退治 for 倒した)? Then it is on
+    the question's topic though it shares no term with it."""
+    folded = text.lower()
+    table = words_by_stem()
+    return any(word_in(w, folded) for stem in analysis.stems for w in table.get(stem, ()))
 
 
 MIN_QUOTED_PHRASE = 5

@@ -697,3 +697,19 @@ def test_a_source_holding_the_phrase_the_question_quotes_is_about_the_question()
     other = "娘は、「母が、しまったと言ったのは、母のやさしい心だったのね」とつぶやきました。"
     _, elsewhere = _check(question, ["箱"], answer, _sources(other), graph=graph)
     assert elsewhere.verdict != "supported", elsewhere.reason
+
+
+def test_an_english_quote_saying_the_asked_verb_by_another_word_of_its_row_is_on_topic() -> None:
+    # "make fun of" and "ridiculed" are one row of the verb table (ISSUES §62): the answer
+    # restates the question's words and quotes the rest of the sentence that says it
+    question = "What did the Crow make fun of?"
+    graph = ["Crow", "Rabbit", "ears", "tail"]
+    source = "A Crow one day ridiculed the long ears and thin tail of the Rabbit, who said nothing."
+    answer = "The Crow made fun of the long ears and thin tail of the Rabbit. [1]"
+    _, support = _check(question, ["Crow"], answer, _sources(source), graph=graph)
+    assert support.verdict == "supported", support.reason
+    assert support.check == "quote"
+    # a sentence that names the same things but not the act is no quote of it
+    seen = "A Crow one day looked at the long ears and thin tail of the Rabbit, who said nothing."
+    _, other = _check(question, ["Crow"], answer, _sources(seen), graph=graph)
+    assert other.verdict != "supported", other.reason
