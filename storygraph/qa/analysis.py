@@ -141,6 +141,13 @@ class QuestionAnalysis:
         """`folded` without what the question quotes (「一寸法師」: a title, not a participant)."""
         return normalize_name(_QUOTED.sub(" ", self.question))
 
+    @cached_property
+    def quoted(self) -> tuple[str, ...]:
+        """What the question quotes, normalised, without its brackets (「人間のいちばんだいじな
+        たから」, a title, a speech)."""
+        found = (normalize_name(q[1:-1]) for q in _QUOTED.findall(self.question))
+        return tuple(q for q in found if q)
+
 
 def has_kanji_term(terms: Sequence[str]) -> bool:
     return any(is_kanji(ch) for term in terms for ch in term)

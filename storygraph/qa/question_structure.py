@@ -410,7 +410,22 @@ def _span(tok: Any) -> tuple[int, int]:
 
 
 def argument_phrases(verb: Any, voice: Voice) -> list[tuple[str, str]]:
-    """A verb's noun phrases as written, with their case (`_arguments`): what the support
-    check reads of a source's clause (storygraph.qa.support_slots)."""
+    """A verb's noun phrases as written, with their case (`_arguments`), and the nouns those
+    govern in a case of their own (山うば of おかあさんの山うばといっしょに: と; each with its
+    の-owner in the same case, as `_arguments` reads an owner): what the support check reads
+    of a source's clause (storygraph.qa.support_slots)."""
     text = verb.doc.text
-    return [(text[a.start : a.end], a.case) for a in _arguments(verb, voice)]
+    found = [(text[a.start : a.end], a.case) for a in _arguments(verb, voice)]
+    for child in verb.children:
+        if child.dep_ not in _ARGUMENT_DEPS or child.pos_ not in ("NOUN", "PROPN", "PRON"):
+            continue
+        for noun in _case_marked(child):
+            case = _particle(noun)
+            found.append(
+                (text[verb.doc[_phrase_start(noun)].idx : noun.idx + len(noun.text)], case)
+            )
+            for owner in noun.children:
+                if owner.dep_ == "nmod" and owner.i < noun.i and _particle(owner) == "の":
+                    start = verb.doc[_phrase_start(owner)].idx
+                    found.append((text[start : owner.idx + len(owner.text)], case))
+    return found

@@ -54,6 +54,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Protocol
 
 from storygraph.errors import ModelError
@@ -98,7 +99,7 @@ from storygraph.qa.support_slots import (
 from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.text.embeddings import Embedder
 from storygraph.text.language import is_kanji
-from storygraph.text.normalize import normalize_name, same_entity
+from storygraph.text.normalize import normalize_name, reading, same_entity
 from storygraph.text.terms import english_words
 from storygraph.text.vocabulary import words_by_stem
 
@@ -1134,9 +1135,29 @@ def _on_topic(text: str, analysis: QuestionAnalysis) -> bool:
     language = "ja" if analysis.language == "ja" else "en"
     held = normalize_name(text) if language == "ja" else " ".join(english_words(text))
     if language == "ja":
-        return any(term in held for term in analysis.terms)
+        return any(term in held or _in_kana(term, held) for term in analysis.terms)
     words = set(held.split())
     return any(w.startswith(t) or t.startswith(w) for t in analysis.terms for w in words)
+
+
+MIN_KANA_READING = 3
+"""A kanji term's reading shorter than this (木: き, 火: ひ) is not looked for in a source's
+kana: it stands inside too many other words."""
+
+
+@lru_cache(maxsize=4096)
+def _kana_reading(term: str) -> str:
+    """A kanji term's hiragana reading (景色: けしき), "" when it is too short to look for or
+    cannot be read (no Sudachi)."""
+    spoken = reading(term) or ""
+    return spoken if len(spoken) >= MIN_KANA_READING else ""
+
+
+def _in_kana(term: str, held: str) -> bool:
+    """Does a (normalised) source write a question's kanji term in kana (景色 as けしき)? The
+    stories for children spell many words in kana that a question writes in kanji."""
+    spoken = _kana_reading(term)
+    return bool(spoken) and spoken in held
 
 
 def _beside(
@@ -1210,6 +1231,11 @@ def _quoted(
         mine = english_words(core)
         if len(core.split()) <= _SHORT_EN:
             return None
+        # "The Hare made fun of the short feet…" for "What did the Hare make fun of?": the
+        # words it repeats of the question say the question, not what it quotes
+        asked = set(english_words(analysis.question))
+        own = [w for w in mine if w not in asked]
+        mine = own if len(own) >= MIN_QUOTED_WORDS else mine
     if not mine:
         return None
     if analysis.qtype.kind in PERSON_KINDS | {"where"} and not _on_topic(core, analysis):
@@ -1222,11 +1248,38 @@ def _quoted(
         share = sum(x in held for x in mine) / len(mine)
         if (
             share >= QUOTE_SHARE
-            and _beside(c, analysis.entities, True, links)
-            and _on_topic(c.text, analysis)
+            and (_beside(c, analysis.entities, True, links) or _holds_quoted(c.text, analysis))
+            and (_on_topic(c.text, analysis) or _says_asked_verb(c.text, analysis))
         ):
             return c
     return None
+
+
+MIN_QUOTED_WORDS = 3
+"""An English answer's own words (those the question does not say) a quote is read by, at
+least: fewer, and the whole answer is."""
+
+
+def _says_asked_verb(text: str, analysis: QuestionAnalysis) -> bool:
+    """Does a source say the question's verb by a word of the verb table's row for it
+    (storygraph.text.vocabulary: "ridiculed" for "make fun of", 退治 for 倒した)? Then it is on
+    the question's topic though it shares no term with it."""
+    folded = text.lower()
+    table = words_by_stem()
+    return any(word_in(w, folded) for stem in analysis.stems for w in table.get(stem, ()))
+
+
+MIN_QUOTED_PHRASE = 5
+"""A phrase the question quotes this long or longer is the story's own words (「人間のいちばん
+だいじなたから」, a speech), not a title or a name (「桃太郎」)."""
+
+
+def _holds_quoted(text: str, analysis: QuestionAnalysis) -> bool:
+    """Does a source hold a phrase the question quotes from the story, word for word? Then it
+    tells what the question is about, whether or not it names a participant (the thing the
+    phrase describes, 玉手箱, stands in a clause of its own)."""
+    held = normalize_name(text)
+    return any(len(q) >= MIN_QUOTED_PHRASE and q in held for q in analysis.quoted)
 
 
 def _says_asked_case(analysis: QuestionAnalysis, answer: str) -> bool:

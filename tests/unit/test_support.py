@@ -707,3 +707,58 @@ def test_a_choice_question_is_answered_by_repeating_one_of_its_choices() -> None
 )
 def test_a_question_asking_for_a_name_is_told_by_its_words(question: str, kind: str) -> None:
     assert asked_kind(question) == kind
+
+
+def test_a_question_term_in_kanji_is_on_topic_in_a_source_that_writes_it_in_kana() -> None:
+    # 景色 of the question is けしき in the story (ISSUES §62): the quote of the scene is on the
+    # question's topic; a source that does not say the word is not
+    question = "娘が西の窓をあけると、何の景色だった？"
+    source = (
+        "娘は、こんどは西の窓をおあけになりました。"
+        "そこは秋のけしきで、山じゅうのもみじがまっかにそまっていました。"
+    )
+    graph = ["娘", "西の窓", "もみじ"]
+    answer = "秋のけしきで、山じゅうのもみじがまっかにそまっていました。[1]"
+    _, support = _check(question, ["娘", "西の窓"], answer, _sources(source), graph=graph)
+    assert support.verdict == "supported", support.reason
+    assert support.check == "quote"
+    elsewhere = (
+        "娘は、こんどは西の窓をおあけになりました。そこでは、もみじがまっかにそまっていました。"
+    )
+    _, other = _check(question, ["娘", "西の窓"], answer, _sources(elsewhere), graph=graph)
+    assert other.verdict != "supported", other.reason
+
+
+def test_a_source_holding_the_phrase_the_question_quotes_is_about_the_question() -> None:
+    # the thing the quoted phrase describes (箱) stands in a relative clause and is not in the
+    # source; the source holds the quoted phrase itself (ISSUES §62)
+    question = "箱に入っていた「この世でいちばんの宝」とは何だった？"
+    graph = ["箱", "娘", "母"]
+    source = (
+        "娘は、「母が、この世でいちばんの宝をしまったと言ったのは、"
+        "母のやさしい心だったのね」とつぶやきました。"
+    )
+    answer = "母が、この世でいちばんの宝をしまったと言ったのは、母のやさしい心だったのね。[1]"
+    _, support = _check(question, ["箱"], answer, _sources(source), graph=graph)
+    assert support.verdict == "supported", support.reason
+    assert support.check == "quote"
+    # the same quote from a source without the phrase is not about it
+    other = "娘は、「母が、しまったと言ったのは、母のやさしい心だったのね」とつぶやきました。"
+    _, elsewhere = _check(question, ["箱"], answer, _sources(other), graph=graph)
+    assert elsewhere.verdict != "supported", elsewhere.reason
+
+
+def test_an_english_quote_saying_the_asked_verb_by_another_word_of_its_row_is_on_topic() -> None:
+    # "make fun of" and "ridiculed" are one row of the verb table (ISSUES §62): the answer
+    # restates the question's words and quotes the rest of the sentence that says it
+    question = "What did the Crow make fun of?"
+    graph = ["Crow", "Rabbit", "ears", "tail"]
+    source = "A Crow one day ridiculed the long ears and thin tail of the Rabbit, who said nothing."
+    answer = "The Crow made fun of the long ears and thin tail of the Rabbit. [1]"
+    _, support = _check(question, ["Crow"], answer, _sources(source), graph=graph)
+    assert support.verdict == "supported", support.reason
+    assert support.check == "quote"
+    # a sentence that names the same things but not the act is no quote of it
+    seen = "A Crow one day looked at the long ears and thin tail of the Rabbit, who said nothing."
+    _, other = _check(question, ["Crow"], answer, _sources(seen), graph=graph)
+    assert other.verdict != "supported", other.reason

@@ -160,10 +160,24 @@ def test_a_light_verb_is_read_with_its_noun() -> None:
 
 
 def test_an_english_verb_with_its_noun_and_preposition_is_no_premise_of_the_verb_alone() -> None:
-    # "make fun of" is one act (ridicule): no MAKE frame is no sign the story lacks it
+    # "make fun of" is one act (ridicule): no MAKE frame is no sign the story lacks it; since
+    # the verb table's RIDICULES row holds the phrase (ISSUES §62), "mocked" says the act even
+    # without the clause reader, which claimed "no premise" before
     source = "A Crow one day mocked the Snail, who replied: I will beat you."
     graph = ["Crow", "Snail"]
     answer = "The short legs of the animal. [1]"
     before, after = _both("What did the Crow make fun of?", graph, answer, [source])
-    assert before.verdict == "no premise", before.reason
+    assert before.verdict == "not supported", before.reason
     assert after.verdict == "not supported", after.reason
+
+
+def test_a_partner_in_the_case_of_a_noun_the_verb_governs_fills_the_asked_slot() -> None:
+    # 花子といっしょにくらす: 花子's と hangs on いっしょ, not on the verb (ISSUES §62)
+    source = "太郎は村の奥に生まれて、おばあさんの花子といっしょにくらしていました。"
+    graph = ["太郎", "花子", "おばあさん", "村"]
+    question = "太郎は山で誰といっしょにくらしていた？"
+    _, after = _both(question, graph, "花子です。[1]", [source])
+    assert after.verdict == "supported", after.reason
+    assert "fills the asked slot" in after.reason
+    _, wrong = _both(question, graph, "村です。[1]", [source])
+    assert wrong.verdict != "supported", wrong.reason
