@@ -238,10 +238,11 @@ def scope_languages(analysis: QuestionAnalysis, documents: Sequence[Any]) -> lis
 
 def same_stories(one: Scope, other: Scope) -> bool:
     """Do two scopes hold a question to the same stories in the same way (decided, tied,
-    undecided)?"""
+    tellings of one tale, undecided)?"""
     return (
         set(one.documents) == set(other.documents)
         and set(one.tied) == set(other.tied)
+        and set(one.tellings) == set(other.tellings)
         and one.undecided == other.undecided
     )
 

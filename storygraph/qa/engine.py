@@ -30,6 +30,7 @@ from storygraph.qa.checks import judge_reply, nothing_found, unsupported_names
 from storygraph.qa.context import ContextBuilder, Sources
 from storygraph.qa.passages import unsearched_warning
 from storygraph.qa.per_story import (
+    JOINED,
     cited_stories,
     moved_support,
     renumbered,
@@ -181,6 +182,10 @@ LED = (
     "sentences fit it best, so the answer is about {story}. Pick the stories to ask about "
     "another."
 )
+TELLINGS = (
+    "{count} stories tell the tale this question names ({stories}); the answer is drawn from "
+    "them together, under their names. Pick the stories to ask about one."
+)
 UNDECIDED_ONE = (
     "The question's names do not say which story it is about; its sources are from {story}. "
     "Pick the stories to ask about one."
@@ -226,7 +231,7 @@ class QAEngine:
                 return per_story_answer(analysis, scopes, parts, trace, on_token, told=TIED)
             analysis, told = led
         else:
-            told = undecided_story(analysis, parts, trace)
+            told = tellings_story(analysis, parts) or undecided_story(analysis, parts, trace)
         if len(told.scopes) > 1:
             return per_story_answer(analysis, told.scopes, parts, trace, on_token, told=UNDECIDED)
         head = told.head
@@ -316,6 +321,18 @@ def undecided_story(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) ->
     name = named.get(stories[0], stories[0])
     head = story_head(name, japanese=analysis.reply_language == "ja")
     return Undecided(gathered, head=head, warnings=(UNDECIDED_ONE.format(story=name),))
+
+
+def tellings_story(analysis: QuestionAnalysis, parts: QAParts) -> Undecided | None:
+    """A question naming a tale several stories tell (`Scope.tellings`): one answer from all
+    of them, under one head line naming them; None for any other scope."""
+    if not analysis.scope.tellings or parts.stories_named is None:
+        return None
+    named = parts.stories_named()
+    names = [named.get(d, d) for d in analysis.scope.tellings]
+    head = story_head(JOINED.join(names), japanese=analysis.reply_language == "ja")
+    told = TELLINGS.format(count=len(names), stories=", ".join(names))
+    return Undecided(head=head, warnings=(told,))
 
 
 def leading_story(

@@ -26,8 +26,14 @@ _HEAD = re.compile(r"^(?:【(?P<ja>[^】\n]+)】|── (?P<en>[^\n]+) ──)$"
 _MARK = re.compile(r"\[(\d+)\]")
 
 
+JOINED = " / "
+"""Between the stories' names in the head line of an answer drawn from several tellings of
+one tale (`Scope.tellings`); a file name never holds a slash."""
+
+
 def story_head(name: str, *, japanese: bool) -> str:
-    """The line that opens a story's part of the answer."""
+    """The line that opens a story's part of the answer (`name`: its story's name, or the
+    names of the tellings it is drawn from, JOINED)."""
     return f"【{name}】" if japanese else f"── {name} ──"
 
 
@@ -127,8 +133,12 @@ def misplaced_citations(
         earlier = [m for m in marked if m < number]
         return under[earlier[-1]] if earlier else under[marked[0]] if marked else None
 
+    def under_its_name(citation: Citation) -> bool:
+        head = part_of(citation.number)
+        return head is not None and citation.document_name in head.split(JOINED)
+
     return [
         c
         for c in citations
-        if c.document_name and c.document_name != own and part_of(c.number) != c.document_name
+        if c.document_name and c.document_name != own and not under_its_name(c)
     ]

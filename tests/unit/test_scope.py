@@ -141,6 +141,25 @@ def test_a_story_named_by_its_title_counts_as_one_of_its_proper_names() -> None:
     assert narrow([], foxes, ["g"], titled={"h": 1}).documents == ("g",)
 
 
+def test_tellings_of_the_tale_the_question_names_by_title_are_answered_together() -> None:
+    # 「桃太郎が組みふせたのは誰？」: both stories hold 桃太郎, and both names hold its title word
+    names = [
+        {"id": "桃太郎", "norm": "桃太郎", "key": "a:桃太郎", "document_id": "a"},
+        {"id": "桃太郎", "norm": "桃太郎", "key": "m:桃太郎", "document_id": "m"},
+        {"id": "鬼が島", "norm": "鬼が島", "key": "a:鬼が島", "document_id": "a"},
+        {"id": "鬼が島", "norm": "鬼が島", "key": "m:鬼が島", "document_id": "m"},
+    ]
+    scope = narrow(["桃太郎"], names, (), titled={"a": 1, "m": 1})
+    assert scope.tellings == ("a", "m") and not scope.tied and not scope.undecided
+    assert set(scope.documents) == {"a", "m"} and set(scope.keys) == {"a:桃太郎", "m:桃太郎"}
+    # a proper name both hold that no title word names (鬼が島): a tie, answered per story
+    scope = narrow(["鬼が島"], names, ())
+    assert scope.tied == ("a", "m") and not scope.tellings
+    # a title naming one telling more (「芥川の「桃太郎」」): that one, alone
+    scope = narrow(["桃太郎"], names, (), titled={"a": 2, "m": 1})
+    assert scope.documents == ("a",) and not scope.tellings
+
+
 def test_stories_tied_by_ordinary_words_alone_are_marked_so() -> None:
     names = [
         {"id": "おじいさん", "norm": "おじいさん", "key": "a:おじいさん", "document_id": "a"},
