@@ -21,7 +21,7 @@ from typing import Any
 
 from storygraph.errors import error_text
 from storygraph.models import CLOSEST_SHOWN, Answer, Citation, Fact, Support
-from storygraph.qa.analysis import QuestionAnalysis, QuestionReader
+from storygraph.qa.analysis import QuestionAnalysis, QuestionReader, for_stories
 from storygraph.qa.answer import Answerer, TokenFn, facts_answer, sentence_line
 from storygraph.qa.answer_choice import ChoiceAnswerer
 from storygraph.qa.answer_crosslang import SourcesLanguageAnswer
@@ -236,7 +236,8 @@ class QAEngine:
             return per_story_answer(analysis, told.scopes, parts, trace, on_token, told=UNDECIDED)
         head = told.head
         streamed = headed(on_token, head + "\n") if on_token is not None and head else on_token
-        one = answer_within(analysis, parts, trace, streamed, told.gathered)
+        about = for_stories(analysis, (told.story,)) if told.story else analysis
+        one = answer_within(about, parts, trace, streamed, told.gathered)
         return Answer(
             question=analysis.question,
             answer=f"{head}\n{one.checked.text}" if head else one.checked.text,
@@ -304,6 +305,8 @@ class Undecided:
     scopes: tuple[Scope, ...] = ()
     head: str = ""
     warnings: tuple[str, ...] = ()
+    story: str = ""
+    """The one story the answer is about (its sources', or the leading one), when one."""
 
 
 def undecided_story(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) -> Undecided:
@@ -320,7 +323,9 @@ def undecided_story(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) ->
         return Undecided(gathered)
     name = named.get(stories[0], stories[0])
     head = story_head(name, japanese=analysis.reply_language == "ja")
-    return Undecided(gathered, head=head, warnings=(UNDECIDED_ONE.format(story=name),))
+    return Undecided(
+        gathered, head=head, warnings=(UNDECIDED_ONE.format(story=name),), story=stories[0]
+    )
 
 
 def tellings_story(analysis: QuestionAnalysis, parts: QAParts) -> Undecided | None:
@@ -359,7 +364,8 @@ def leading_story(
     head = story_head(name, japanese=analysis.reply_language == "ja")
     entities = analysis.entities if scope.keys else ()
     told = LED.format(count=len(scopes), story=name)
-    return replace(analysis, scope=scope, entities=entities), Undecided(head=head, warnings=(told,))
+    led = for_stories(replace(analysis, scope=scope, entities=entities), scope.documents)
+    return led, Undecided(head=head, warnings=(told,))
 
 
 def answer_within(
@@ -447,7 +453,7 @@ def per_story_answer(
         # a story holding none of the question's names starts from none (without keys the
         # names would start retrieval in every story)
         entities = analysis.entities if scope.keys else ()
-        part = replace(analysis, scope=scope, entities=entities)
+        part = for_stories(replace(analysis, scope=scope, entities=entities), scope.documents)
         one = answer_within(part, parts, trace, streamed)
         offset = len(citations)
         text, cited = renumbered(one.checked.text, one.sources.citations, offset)

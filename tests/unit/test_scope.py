@@ -6,6 +6,7 @@ import pytest
 
 from storygraph.errors import InputError
 from storygraph.models import DocumentInfo
+from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.scope import MAX_STORIES, Scope, names_in_scope, narrow, story_ids
 
 NAMES = [
@@ -184,3 +185,34 @@ def test_a_translation_is_kept_only_when_it_holds_the_question_to_the_same_stori
     decided = Scope(keys=("k",), documents=("a",))
     assert same_stories(Scope(keys=("k", "k2"), documents=("a",)), decided)
     assert not same_stories(Scope(documents=("a",), undecided=True), decided)
+
+
+def test_a_translation_read_for_some_stories_is_dropped_for_the_others() -> None:
+    """A library of both languages: the translation is read for the other language's stories
+    only (`translated_for`); a part about a story in the question's own language reads the
+    question as asked."""
+    from dataclasses import replace
+
+    from storygraph.qa.analysis import for_stories
+    from storygraph.qa.question_type import detect_question_type
+    from storygraph.qa.translation import Translation
+
+    plain = QuestionAnalysis(
+        question="Who won?",
+        language="en",
+        entities=(),
+        qtype=detect_question_type("Who won?", [], language="en"),
+        stems=frozenset(),
+        related=frozenset(),
+        terms=(),
+    )
+    translated = replace(
+        plain, translation=Translation("勝つ", "ja", "dictionary"), translated_for=("j",)
+    )
+    assert for_stories(translated, ("j",)) is translated
+    assert for_stories(translated, ("j", "e")) is translated
+    alone = for_stories(translated, ("e",))
+    assert alone.translation is None and alone.translated_for == ()
+    assert for_stories(plain, ("e",)) is plain  # a translation for every story stays
+    everywhere = replace(plain, translation=Translation("勝つ", "ja", "dictionary"))
+    assert for_stories(everywhere, ("e",)) is everywhere
