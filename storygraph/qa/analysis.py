@@ -256,10 +256,10 @@ def held_by_other_language(
     analysis: QuestionAnalysis, names: Sequence[dict[str, Any]], documents: Sequence[Any]
 ) -> list[Any]:
     """In a library of both languages, the stories of the other language a question should be
-    read for through its translation: its names do not hold it to stories (none found, or
-    ordinary words only: `Scope.undecided`, `Scope.ordinary`), and no story in its own language
-    holds any of the names it found ("the raccoon dog", "the old woman" over Japanese folk
-    tales beside English fables); [] otherwise."""
+    read for through its translation: it found names, ordinary words only (`Scope.undecided`,
+    `Scope.ordinary`), and every one of them is a name of the other language's stories, none of
+    its own language's ("the raccoon dog", "the old woman" found as 犬, 女 in Japanese folk tales
+    beside English fables); [] otherwise."""
     own = "ja" if analysis.language == "ja" else "en"
     others = [d for d in documents if ("ja" if d.language == "ja" else "en") != own]
     if not others or len(others) == len(documents) or analysis.translation is not None:
@@ -268,7 +268,9 @@ def held_by_other_language(
         return []
     home = {d.id for d in documents} - {d.id for d in others}
     found = set(analysis.ids)
-    if any(r["id"] in found and r.get("document_id") in home for r in names):
+    if not found or any(r["id"] in found and r.get("document_id") in home for r in names):
+        # naming no one, it is searched as asked: the two languages' word scores do not
+        # compare (a translation's many forms outscored the English story's own words)
         return []
     return others
 
