@@ -586,7 +586,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh", action="store_true", help="ingest again, ignoring the cache")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     p.add_argument("--cache-dir", help="ingest cache (default: <data dir>/e2e)")
-    p.add_argument("--only", action="append", help="only question ids containing this text")
+    p.add_argument(
+        "--only",
+        action="append",
+        help="only question ids containing this text (a --library store still holds every "
+        "story the sets name)",
+    )
     p.add_argument("--per-story", type=int, help="at most this many questions per story")
     p.add_argument(
         "--library",

@@ -163,6 +163,7 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
     questions = []
     for name in args.questions:
         questions.extend(load_e2e_questions(Path(name)))
+    shelf = list(dict.fromkeys(q.story for q in questions))  # a library holds every set's story
     if args.only:
         questions = [q for q in questions if any(part in q.id for part in args.only)]
     if args.per_story:
@@ -195,6 +196,7 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
             fresh=bool(args.fresh),
             progress=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
             library=bool(args.library),
+            shelf=shelf,
         )
     return _print_e2e(report, len(questions), bool(args.json))
 

@@ -615,17 +615,21 @@ def run_e2e(
     info: ModelInfo | None = None,
     progress: Progress | None = None,
     library: bool = False,
+    shelf: Sequence[str] = (),
 ) -> E2EReport:
     """Ingest each story the questions name into its own fresh store, then ask its questions.
 
     `library`: ingest every story into ONE fresh store first, then ask every question with the
-    scope "all stories" (issue #28); answers citing another story are counted."""
+    scope "all stories" (issue #28); answers citing another story are counted. `shelf`: more
+    stories the library holds besides the questions' (the sets' stories when `--only` picked a
+    few questions: the library asked is the whole one, not the picked questions' stories)."""
     started = time.perf_counter()
     say = progress or (lambda _: None)
     by_story: dict[str, list[E2EQuestion]] = {}
     for case in questions:
         by_story.setdefault(case.story, []).append(case)
-    for story in by_story:
+    stocked = list(dict.fromkeys([*by_story, *shelf])) if library else list(by_story)
+    for story in stocked:
         if not (stories_dir / story).is_file():
             raise InputError(f"story {story} not found under {stories_dir}")
     ingests: list[StoryIngest] = []
@@ -660,7 +664,7 @@ def run_e2e(
         if library:
             with story_services(settings, llm=llm, extractor=extractor, info=info) as services:
                 model_label = services.info.label
-                for story in by_story:
+                for story in stocked:
                     ingest(services, story)
                 for cases in by_story.values():
                     ask(services, cases)

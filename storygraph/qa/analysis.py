@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -83,6 +83,11 @@ class QuestionAnalysis:
     asked_case: str = ""
     """The case particle on the question word (何で: で), when the question's structure was
     read; "" otherwise."""
+    translated_for: tuple[str, ...] = ()
+    """The stories `translation` is read for (empty: every story in scope). In a library of
+    both languages a question may be brought into the other language for that language's
+    stories only (`QuestionReader.read`); a part of the answer about a story in the question's
+    own language reads it as asked (`for_stories`)."""
 
     @property
     def ids(self) -> list[str]:
@@ -205,7 +210,7 @@ def analyse(
             if t not in terms
         )  # fmt: skip
     library = bool(titles) and len(titles or {}) > 1
-    common = common_names(question, entities)
+    common = common_names(question, entities, translated_words(translation))
     named = titled(question, titles or {}) if library else None
     written = written_as_names(common, names, spelling) if library and spelling else None
     scope = narrow(ids, names, stories, terms, common, named, written)
@@ -243,12 +248,47 @@ def scope_languages(analysis: QuestionAnalysis, documents: Sequence[Any]) -> lis
     return [d.language for d in documents if d.id in held] if held else []
 
 
+def for_stories(analysis: QuestionAnalysis, stories: Sequence[str]) -> QuestionAnalysis:
+    """The analysis an answer about `stories` reads: without its translation when that is read
+    for other stories only (`translated_for`: a fable in the question's own language is answered
+    as asked, not in the translation's language)."""
+    if not analysis.translated_for or analysis.translation is None:
+        return analysis
+    if set(stories) & set(analysis.translated_for):
+        return analysis
+    return replace(analysis, translation=None, translated_for=())
+
+
+def held_by_other_language(
+    analysis: QuestionAnalysis, names: Sequence[dict[str, Any]], documents: Sequence[Any]
+) -> list[Any]:
+    """In a library of both languages, the stories of the other language a question should be
+    read for through its translation: it found names, ordinary words only (`Scope.undecided`,
+    `Scope.ordinary`), and every one of them is a name of the other language's stories, none of
+    its own language's ("the raccoon dog", "the old woman" found as 犬, 女 in Japanese folk tales
+    beside English fables); [] otherwise."""
+    own = "ja" if analysis.language == "ja" else "en"
+    others = [d for d in documents if ("ja" if d.language == "ja" else "en") != own]
+    if not others or len(others) == len(documents) or analysis.translation is not None:
+        return []
+    if not (analysis.scope.undecided or analysis.scope.ordinary):
+        return []
+    home = {d.id for d in documents} - {d.id for d in others}
+    found = set(analysis.ids)
+    if not found or any(r["id"] in found and r.get("document_id") in home for r in names):
+        # naming no one, it is searched as asked: the two languages' word scores do not
+        # compare (a translation's many forms outscored the English story's own words)
+        return []
+    return others
+
+
 def same_stories(one: Scope, other: Scope) -> bool:
     """Do two scopes hold a question to the same stories in the same way (decided, tied,
-    undecided)?"""
+    tellings of one tale, undecided)?"""
     return (
         set(one.documents) == set(other.documents)
         and set(one.tied) == set(other.tied)
+        and set(one.tellings) == set(other.tellings)
         and one.undecided == other.undecided
     )
 
@@ -305,6 +345,17 @@ def _translate(
             + "; searched with the question as asked"
         )
         return None
+
+
+def translated_words(translation: Translation | None) -> dict[str, str]:
+    """A dictionary translation's noun forms → the question's word each translates (the first
+    word giving it); empty for none."""
+    words: dict[str, str] = {}
+    for word in translation.words if translation is not None else ():
+        if word.noun:
+            for form in word.forms:
+                words.setdefault(form, word.source)
+    return words
 
 
 def translated_names(
@@ -385,6 +436,15 @@ class QuestionReader:
             )
 
         analysis = analysed([d.language for d in documents])
+        others = held_by_other_language(analysis, names, documents)
+        if others:
+            # its names hold it to no story of its own language: the other language's stories
+            # are searched through its translation (as a store of those stories alone would),
+            # its own language's as asked (`for_stories`)
+            translated = analysed([d.language for d in others])
+            if translated.translation is not None:
+                return replace(translated, translated_for=tuple(d.id for d in others))
+            return analysis
         languages = scope_languages(analysis, documents)
         if analysis.translation is not None or not languages:
             return analysis

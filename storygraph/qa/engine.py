@@ -21,7 +21,7 @@ from typing import Any
 
 from storygraph.errors import error_text
 from storygraph.models import CLOSEST_SHOWN, Answer, Citation, Fact, Support
-from storygraph.qa.analysis import QuestionAnalysis, QuestionReader
+from storygraph.qa.analysis import QuestionAnalysis, QuestionReader, for_stories
 from storygraph.qa.answer import Answerer, TokenFn, facts_answer, sentence_line
 from storygraph.qa.answer_choice import ChoiceAnswerer
 from storygraph.qa.answer_crosslang import SourcesLanguageAnswer
@@ -30,6 +30,7 @@ from storygraph.qa.checks import judge_reply, nothing_found, unsupported_names
 from storygraph.qa.context import ContextBuilder, Sources
 from storygraph.qa.passages import unsearched_warning
 from storygraph.qa.per_story import (
+    JOINED,
     cited_stories,
     moved_support,
     renumbered,
@@ -181,6 +182,10 @@ LED = (
     "sentences fit it best, so the answer is about {story}. Pick the stories to ask about "
     "another."
 )
+TELLINGS = (
+    "{count} stories tell the tale this question names ({stories}); the answer is drawn from "
+    "them together, under their names. Pick the stories to ask about one."
+)
 UNDECIDED_ONE = (
     "The question's names do not say which story it is about; its sources are from {story}. "
     "Pick the stories to ask about one."
@@ -226,12 +231,13 @@ class QAEngine:
                 return per_story_answer(analysis, scopes, parts, trace, on_token, told=TIED)
             analysis, told = led
         else:
-            told = undecided_story(analysis, parts, trace)
+            told = tellings_story(analysis, parts) or undecided_story(analysis, parts, trace)
         if len(told.scopes) > 1:
             return per_story_answer(analysis, told.scopes, parts, trace, on_token, told=UNDECIDED)
         head = told.head
         streamed = headed(on_token, head + "\n") if on_token is not None and head else on_token
-        one = answer_within(analysis, parts, trace, streamed, told.gathered)
+        about = for_stories(analysis, (told.story,)) if told.story else analysis
+        one = answer_within(about, parts, trace, streamed, told.gathered)
         return Answer(
             question=analysis.question,
             answer=f"{head}\n{one.checked.text}" if head else one.checked.text,
@@ -299,6 +305,8 @@ class Undecided:
     scopes: tuple[Scope, ...] = ()
     head: str = ""
     warnings: tuple[str, ...] = ()
+    story: str = ""
+    """The one story the answer is about (its sources', or the leading one), when one."""
 
 
 def undecided_story(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) -> Undecided:
@@ -315,7 +323,21 @@ def undecided_story(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) ->
         return Undecided(gathered)
     name = named.get(stories[0], stories[0])
     head = story_head(name, japanese=analysis.reply_language == "ja")
-    return Undecided(gathered, head=head, warnings=(UNDECIDED_ONE.format(story=name),))
+    return Undecided(
+        gathered, head=head, warnings=(UNDECIDED_ONE.format(story=name),), story=stories[0]
+    )
+
+
+def tellings_story(analysis: QuestionAnalysis, parts: QAParts) -> Undecided | None:
+    """A question naming a tale several stories tell (`Scope.tellings`): one answer from all
+    of them, under one head line naming them; None for any other scope."""
+    if not analysis.scope.tellings or parts.stories_named is None:
+        return None
+    named = parts.stories_named()
+    names = [named.get(d, d) for d in analysis.scope.tellings]
+    head = story_head(JOINED.join(names), japanese=analysis.reply_language == "ja")
+    told = TELLINGS.format(count=len(names), stories=", ".join(names))
+    return Undecided(head=head, warnings=(told,))
 
 
 def leading_story(
@@ -342,7 +364,8 @@ def leading_story(
     head = story_head(name, japanese=analysis.reply_language == "ja")
     entities = analysis.entities if scope.keys else ()
     told = LED.format(count=len(scopes), story=name)
-    return replace(analysis, scope=scope, entities=entities), Undecided(head=head, warnings=(told,))
+    led = for_stories(replace(analysis, scope=scope, entities=entities), scope.documents)
+    return led, Undecided(head=head, warnings=(told,))
 
 
 def answer_within(
@@ -430,7 +453,7 @@ def per_story_answer(
         # a story holding none of the question's names starts from none (without keys the
         # names would start retrieval in every story)
         entities = analysis.entities if scope.keys else ()
-        part = replace(analysis, scope=scope, entities=entities)
+        part = for_stories(replace(analysis, scope=scope, entities=entities), scope.documents)
         one = answer_within(part, parts, trace, streamed)
         offset = len(citations)
         text, cited = renumbered(one.checked.text, one.sources.citations, offset)

@@ -26,8 +26,14 @@ _HEAD = re.compile(r"^(?:【(?P<ja>[^】\n]+)】|── (?P<en>[^\n]+) ──)$"
 _MARK = re.compile(r"\[(\d+)\]")
 
 
+JOINED = " / "
+"""Between the stories' names in the head line of an answer drawn from several tellings of
+one tale (`Scope.tellings`); a file name never holds a slash."""
+
+
 def story_head(name: str, *, japanese: bool) -> str:
-    """The line that opens a story's part of the answer."""
+    """The line that opens a story's part of the answer (`name`: its story's name, or the
+    names of the tellings it is drawn from, JOINED)."""
     return f"【{name}】" if japanese else f"── {name} ──"
 
 
@@ -71,11 +77,16 @@ def source_scopes(scope: Scope, stories: Sequence[str]) -> list[Scope]:
 
 
 def renumbered(text: str, citations: Sequence[Citation], offset: int) -> tuple[str, list[Citation]]:
-    """A part's text and citations with every number moved on by `offset`."""
-    if not offset:
-        return text, list(citations)
-    moved = _MARK.sub(lambda m: f"[{int(m.group(1)) + offset}]", text)
-    return moved, [replace(c, number=c.number + offset) for c in citations]
+    """A part's text and citations with every number moved on by `offset`. A mark naming none
+    of the part's own sources (a model writing [9] beside 8 sources) is dropped: moved on, it
+    would name another story's source in this story's part."""
+    own = {c.number for c in citations}
+
+    def moved(mark: re.Match[str]) -> str:
+        number = int(mark.group(1))
+        return f"[{number + offset}]" if number in own else ""
+
+    return _MARK.sub(moved, text), [replace(c, number=c.number + offset) for c in citations]
 
 
 def moved_support(support: Support, offset: int) -> Support:
@@ -112,9 +123,12 @@ def misplaced_citations(
 ) -> list[Citation]:
     """The citations of a story other than `own` that the reader does not see under that
     story's head line: marked in a part headed by another story or by none. A source listed
-    without a mark belongs to the part its number falls in (each part's numbers follow the
-    part before), or to none in an answer about one story (no head line), which cites another
-    story only by mistake."""
+    without a mark belongs to its own story's part when the answer has one (a part's sources
+    are its story's, numbered on from the part before: jaf:issunboshi:08's 桃太郎 (Kusuyama)
+    part marked only its source [12], and its unmarked sources 6-11 were counted in the part
+    before, whose last mark was [1]); else to the part its number falls in (a linked twin's
+    story, answered within another story's part), or to none in an answer about one story (no
+    head line), which cites another story only by mistake."""
     under: dict[int, str | None] = {}
     for name, part in split_by_story(text):
         for mark in _MARK.finditer(part):
@@ -127,8 +141,16 @@ def misplaced_citations(
         earlier = [m for m in marked if m < number]
         return under[earlier[-1]] if earlier else under[marked[0]] if marked else None
 
+    headed = {n for name, _ in split_by_story(text) if name for n in name.split(JOINED)}
+
+    def under_its_name(citation: Citation) -> bool:
+        if citation.number not in under and citation.document_name in headed:
+            return True
+        head = part_of(citation.number)
+        return head is not None and citation.document_name in head.split(JOINED)
+
     return [
         c
         for c in citations
-        if c.document_name and c.document_name != own and part_of(c.number) != c.document_name
+        if c.document_name and c.document_name != own and not under_its_name(c)
     ]

@@ -67,6 +67,11 @@ class Scope:
     ordinary: bool = False
     """The stories tie (`tied`) by ordinary words alone, no proper name among them: the
     stories' own sentences may still tell them apart (qa/story_lead.py)."""
+    tellings: tuple[str, ...] = ()
+    """Stories the question's proper names tie that are tellings of the tale the question
+    names by title (its title words are in each story's name alike: 桃太郎 in
+    momotaro_kusuyama.txt and momotaro_akutagawa.txt): answered once from all of them, under
+    one head line naming them (`tied` is then empty; qa/engine.py)."""
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
@@ -178,11 +183,22 @@ def narrow(
     undecided = best[0] == 0 and len(tied) < 2 and len(stories) != 1  # not the user's one
     if undecided:
         note = "its names are ordinary words, not the story's own: each source labelled"
+    tellings = tied if best[0] and len(tied) > 1 and one_tale(tied, titles) else ()
+    if tellings:
+        note = f"{len(tellings)} stories tell the tale its title names: answered from them together"
     return Scope(
         keys=tuple(dict.fromkeys([*keys, *twins])),
         documents=tuple(d for d in documents if d) or tuple(stories),
         note=note,
-        tied=tied if len(tied) > 1 else (),
+        tied=tied if len(tied) > 1 and not tellings else (),
         undecided=undecided,
         ordinary=best[0] == 0 and len(tied) > 1,
+        tellings=tellings,
     )
+
+
+def one_tale(tied: Sequence[str], titles: Mapping[str, int]) -> bool:
+    """Are the stories a question's proper names tie tellings of one tale it names by title:
+    the question holds as many of each story's title words, at least one (qa/story_titles.py)?"""
+    held = {titles.get(d, 0) for d in tied}
+    return len(held) == 1 and min(held) > 0

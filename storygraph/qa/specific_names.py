@@ -59,11 +59,25 @@ def is_ordinary_word(mention: str, node_id: str, question: str) -> bool:
     return not any(ch.isupper() for ch in written)
 
 
-def common_names(question: str, entities: Sequence[ResolvedEntity]) -> frozenset[str]:
-    """The node ids of `entities` that every mention found only as an ordinary word."""
+def common_names(
+    question: str,
+    entities: Sequence[ResolvedEntity],
+    translated: Mapping[str, str] | None = None,
+) -> frozenset[str]:
+    """The node ids of `entities` that every mention found only as an ordinary word.
+
+    `translated`: the forms a dictionary translation gave (form → the question's word it
+    translates, storygraph.qa.translation); a name found through one of them is read by that
+    word as the question writes it ("the old man" → 翁: an ordinary word, although Sudachi does
+    not read 翁 as a common noun), not by the graph's spelling."""
     kinds: dict[str, bool] = {}
+    words = translated or {}
     for entity in entities:
-        ordinary = is_ordinary_word(entity.mention, entity.node_id, question)
+        word = words.get(entity.mention) if entity.source == "translation" else None
+        if word is not None:
+            ordinary = is_ordinary_word(word, word, question)
+        else:
+            ordinary = is_ordinary_word(entity.mention, entity.node_id, question)
         kinds[entity.node_id] = kinds.get(entity.node_id, True) and ordinary
     return frozenset(node for node, ordinary in kinds.items() if ordinary)
 

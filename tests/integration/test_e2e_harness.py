@@ -190,3 +190,25 @@ def test_library_mode_asks_every_question_of_one_store_and_counts_other_stories(
     assert grandpa["other_stories"] == ["momotaro_kusuyama.txt"]
     overall = report["overall"]["onehop"]
     assert overall["citing_other_stories"] == sum(bool(q["other_stories"]) for q in by_id.values())
+
+
+def test_a_library_asked_a_few_questions_still_holds_every_story_of_its_shelf(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    # `--only` picks one question; the library it is asked of is still every set's story, so
+    # another story's おじいさん competes as it does in the whole run
+    path = _write(tmp_path)
+    report = run_e2e(
+        Settings(data_dir=tmp_path / "data"),
+        load_e2e_questions(path)[:1],
+        shared_dir / "stories",
+        modes=["onehop"],
+        options=QAOptions(no_llm=True),
+        cache_dir=None,
+        llm=ScriptedChatModel(),
+        library=True,
+        shelf=["ja/momotaro_kusuyama.txt", "ja/hanasaka_jijii_kusuyama.txt"],
+    ).to_json()
+    stocked = [i["story"] for i in report["ingests"]]
+    assert stocked == ["momotaro_kusuyama.txt", "hanasaka_jijii_kusuyama.txt"]
+    assert [q["id"] for q in report["questions"]] == ["ja-companions"]

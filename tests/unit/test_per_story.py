@@ -68,8 +68,15 @@ def test_a_citation_is_misplaced_unless_it_is_under_its_own_storys_name() -> Non
     # [3] is a.txt's but under b.txt; [4], listed with no mark, falls in b.txt's part
     assert misplaced_citations(text, cited, "a.txt") == []
     assert [c.number for c in misplaced_citations(text, cited, "b.txt")] == [3]
-    wrong_part = [_cite(1, "a.txt"), _cite(2, "b.txt"), _cite(3, "b.txt"), _cite(4, "a.txt")]
-    assert [c.number for c in misplaced_citations(text, wrong_part, "b.txt")] == [4]
+    # a story with no part of its own (a linked twin's), listed with no mark: by its number
+    twin = [_cite(1, "a.txt"), _cite(2, "b.txt"), _cite(3, "b.txt"), _cite(4, "c.txt")]
+    assert [c.number for c in misplaced_citations(text, twin, "b.txt")] == [4]
+    # jaf:issunboshi:08: the second part marked only [12]; its unmarked sources 6-11 are its
+    # own story's, not the part before's (whose last mark is [1])
+    head_a, head_b = story_head("a.txt", japanese=True), story_head("b.txt", japanese=True)
+    text = f"{head_a}\n答え[1]\n{head_b}\n答え[12]"
+    parts = [_cite(n, "a.txt" if n <= 5 else "b.txt") for n in range(1, 17)]
+    assert misplaced_citations(text, parts, "c.txt") == []
     # an answer about one story: any other story's citation is misplaced
     assert misplaced_citations("答え[1][2]", cited[:2], "a.txt") == [cited[1]]
     assert misplaced_citations("答え[1]", cited[:1], "a.txt") == []
@@ -78,6 +85,9 @@ def test_a_citation_is_misplaced_unless_it_is_under_its_own_storys_name() -> Non
 def test_a_parts_marks_and_citations_are_numbered_on() -> None:
     text, cited = renumbered("x[1] y[2]", [_cite(1, "b"), _cite(2, "b")], 3)
     assert text == "x[4] y[5]" and [c.number for c in cited] == [4, 5]
+    # a mark naming none of the part's sources would name the next part's: dropped
+    text, _ = renumbered("x[1] y[3]", [_cite(1, "a"), _cite(2, "a")], 0)
+    assert text == "x[1] y"
 
 
 def test_an_undecided_questions_sources_give_a_scope_per_story_they_came_from() -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from storygraph.errors import InputError
 from storygraph.models import DocumentInfo
+from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.scope import MAX_STORIES, Scope, names_in_scope, narrow, story_ids
 
 NAMES = [
@@ -141,6 +142,25 @@ def test_a_story_named_by_its_title_counts_as_one_of_its_proper_names() -> None:
     assert narrow([], foxes, ["g"], titled={"h": 1}).documents == ("g",)
 
 
+def test_tellings_of_the_tale_the_question_names_by_title_are_answered_together() -> None:
+    # 「桃太郎が組みふせたのは誰？」: both stories hold 桃太郎, and both names hold its title word
+    names = [
+        {"id": "桃太郎", "norm": "桃太郎", "key": "a:桃太郎", "document_id": "a"},
+        {"id": "桃太郎", "norm": "桃太郎", "key": "m:桃太郎", "document_id": "m"},
+        {"id": "鬼が島", "norm": "鬼が島", "key": "a:鬼が島", "document_id": "a"},
+        {"id": "鬼が島", "norm": "鬼が島", "key": "m:鬼が島", "document_id": "m"},
+    ]
+    scope = narrow(["桃太郎"], names, (), titled={"a": 1, "m": 1})
+    assert scope.tellings == ("a", "m") and not scope.tied and not scope.undecided
+    assert set(scope.documents) == {"a", "m"} and set(scope.keys) == {"a:桃太郎", "m:桃太郎"}
+    # a proper name both hold that no title word names (鬼が島): a tie, answered per story
+    scope = narrow(["鬼が島"], names, ())
+    assert scope.tied == ("a", "m") and not scope.tellings
+    # a title naming one telling more (「芥川の「桃太郎」」): that one, alone
+    scope = narrow(["桃太郎"], names, (), titled={"a": 2, "m": 1})
+    assert scope.documents == ("a",) and not scope.tellings
+
+
 def test_stories_tied_by_ordinary_words_alone_are_marked_so() -> None:
     names = [
         {"id": "おじいさん", "norm": "おじいさん", "key": "a:おじいさん", "document_id": "a"},
@@ -165,3 +185,34 @@ def test_a_translation_is_kept_only_when_it_holds_the_question_to_the_same_stori
     decided = Scope(keys=("k",), documents=("a",))
     assert same_stories(Scope(keys=("k", "k2"), documents=("a",)), decided)
     assert not same_stories(Scope(documents=("a",), undecided=True), decided)
+
+
+def test_a_translation_read_for_some_stories_is_dropped_for_the_others() -> None:
+    """A library of both languages: the translation is read for the other language's stories
+    only (`translated_for`); a part about a story in the question's own language reads the
+    question as asked."""
+    from dataclasses import replace
+
+    from storygraph.qa.analysis import for_stories
+    from storygraph.qa.question_type import detect_question_type
+    from storygraph.qa.translation import Translation
+
+    plain = QuestionAnalysis(
+        question="Who won?",
+        language="en",
+        entities=(),
+        qtype=detect_question_type("Who won?", [], language="en"),
+        stems=frozenset(),
+        related=frozenset(),
+        terms=(),
+    )
+    translated = replace(
+        plain, translation=Translation("勝つ", "ja", "dictionary"), translated_for=("j",)
+    )
+    assert for_stories(translated, ("j",)) is translated
+    assert for_stories(translated, ("j", "e")) is translated
+    alone = for_stories(translated, ("e",))
+    assert alone.translation is None and alone.translated_for == ()
+    assert for_stories(plain, ("e",)) is plain  # a translation for every story stays
+    everywhere = replace(plain, translation=Translation("勝つ", "ja", "dictionary"))
+    assert for_stories(everywhere, ("e",)) is everywhere

@@ -53,3 +53,15 @@ def test_a_story_capitalising_a_word_inside_a_sentence_writes_it_as_a_name() -> 
     ]
     capitals = {"g": capitalised_words(text), "c": frozenset()}
     assert named_in_stories({"fox", "old man"}, names, capitals) == {"g": frozenset({"fox"})}
+
+
+def test_a_name_found_through_the_dictionary_is_read_by_the_question_word_it_translates() -> None:
+    # "the old man" → 翁: Sudachi does not read 翁 as a common noun, and a library's scope took
+    # it for 竹取物語's own name; the question writes "old man" small, an ordinary word
+    question = "Who cut off the old man's tongue?"
+    found = [ResolvedEntity("翁", "翁", "translation", 0.9)]
+    assert common_names(question, found) == frozenset()  # by the graph's spelling
+    assert common_names(question, found, {"翁": "old man"}) == {"翁"}
+    # the same form found otherwise (a transliteration) is still read by its spelling
+    found = [ResolvedEntity("翁", "翁", "transliteration")]
+    assert common_names(question, found, {"翁": "old man"}) == frozenset()
