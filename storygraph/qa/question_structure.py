@@ -28,12 +28,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
+from storygraph.qa.clauses import (
+    ARGUMENT_DEPS,
+    Voice,
+    case_of,
+    chained,
+    phrase_start,
+    predicate_tokens,
+    quote_arguments,
+    read,
+    verb_chain,
+    voice_of,
+)
 from storygraph.qa.question_type import Direction
-from storygraph.text.vocabulary import DOING_VERBS_JA, LIGHT_PREDICATES_JA
-
-Voice = Literal["active", "passive", "causative", "causative passive"]
+from storygraph.text.vocabulary import DOING_VERBS_JA
 
 QUESTION_WORDS = frozenset(
     {"誰", "だれ", "どなた", "何者", "何", "なに", "なん", "どこ", "いつ", "どう", "どんな"}
@@ -41,16 +51,10 @@ QUESTION_WORDS = frozenset(
 """The question words whose clause names the asked predicate."""
 _FORMAL_NOUNS = frozenset({"もの", "物", "こと", "事", "の", "人", "ひと", "ところ", "所", "方"})
 """Nouns that stand for a relative clause's gap (拾ったもの: the thing picked up)."""
-_ARGUMENT_DEPS = frozenset({"nsubj", "obj", "obl", "iobj", "nmod", "dislocated", "csubj"})
 _CLAUSE_DEPS = frozenset({"acl", "advcl", "csubj", "ccomp"})
-_PASSIVE = frozenset({"れる", "られる"})
-_CAUSATIVE = frozenset({"せる", "させる"})
-_BENEFACTIVE = frozenset({"もらう", "貰う", "いただく", "頂く"})
-"""te + these: the subject receives the act, the に (から) noun does it (助けてもらった)."""
 _REQUEST_MARKS = frozenset({"よう", "様"})
 """A verb + よう(に) under another verb (頼む, 言いつける): the act asked for."""
 _SUBJECT_CASES = ("が", "は", "も", "")
-_CASES = ("から", "まで", "より", "が", "を", "に", "へ", "と", "で", "は", "も", "の")
 
 
 @dataclass(frozen=True)
@@ -162,7 +166,7 @@ def read_structure(doc: Any) -> QuestionStructure:
     tokens = list(doc)
     text = doc.text
     asked = next((t for t in tokens if QUESTION_WORDS & {t.lemma_, t.text}), None)
-    asked_case = _case(asked) if asked is not None and asked.pos_ == "PRON" else ""
+    asked_case = case_of(asked) if asked is not None and asked.pos_ == "PRON" else ""
     asked_case = "" if asked_case in ("は", "も", "の") else asked_case
     verbal = [t for t in tokens if t.dep_ in _CLAUSE_DEPS and _verbal(t)]
     predicate = _asked_predicate(tokens)
@@ -171,7 +175,7 @@ def read_structure(doc: Any) -> QuestionStructure:
         said = [
             c
             for c in predicate.children
-            if c.dep_ in ("advcl", "ccomp") and c.pos_ == "VERB" and not _chained(c)
+            if c.dep_ in ("advcl", "ccomp") and c.pos_ == "VERB" and not chained(c)
         ]
         predicate = said[0] if said else predicate
     clauses = read_clauses(doc)
@@ -190,7 +194,7 @@ def read_structure(doc: Any) -> QuestionStructure:
         replace(arg, chained=m.i != predicate.i) for m in members for arg in _arguments(m, voice)
     )
     requested = predicate.dep_ in ("advcl", "ccomp") and any(
-        t.lemma_ in _REQUEST_MARKS for t in _predicate_tokens(predicate)
+        t.lemma_ in _REQUEST_MARKS for t in predicate_tokens(predicate)
     )
     return QuestionStructure(
         written,
@@ -207,98 +211,25 @@ def read_structure(doc: Any) -> QuestionStructure:
 
 def read_clauses(doc: Any) -> tuple[Clause, ...]:
     """Every verb of a parsed text (not a subsidiary one written on another) with the noun
-    phrases it governs (`Clause.arguments`)."""
-    text = doc.text
-    found = []
-    for tok in doc:
-        if tok.pos_ != "VERB" or tok.dep_ in ("fixed", "compound", "aux"):
-            continue
-        members = verb_chain(tok)
-        host = tok.head if tok.dep_ == "advcl" and tok.head.lemma_ in LIGHT_PREDICATES_JA else None
-        governors = [*_beneath(tok), *([host] if host is not None and host.i != tok.i else [])]
-        arguments = []
-        for verb in governors:
-            for child in verb.children:
-                if child.dep_ not in _ARGUMENT_DEPS or child.pos_ not in ("NOUN", "PROPN", "PRON"):
-                    continue
-                for noun in (child, *_case_marked(child)):
-                    start = doc[_owned_start(noun)].idx
-                    arguments.append((text[start : noun.idx + len(noun.text)], _particle(noun)))
-        lemmas = tuple(m.lemma_ for m in sorted(members, key=lambda m: m.i))
-        found.append(Clause(tok.lemma_, voice_of(tok), tuple(arguments), lemmas))
-    return tuple(found)
-
-
-def _beneath(verb: Any) -> list[Any]:
-    """A verb and the verbs of the clauses before it that lead up to it (つかまえて、…つついたり、
-    …たたいたり、…いじめている): their nouns are the act's too."""
-    found = [verb]
-    for child in verb.children:
-        if child.dep_ == "advcl" and child.pos_ == "VERB":
-            found += _beneath(child)
-    return found
-
-
-def _owned_start(noun: Any) -> int:
-    """The first token of a noun phrase with its の-owners (かめの子)."""
-    start = _phrase_start(noun)
-    for owner in noun.children:
-        if owner.dep_ == "nmod" and owner.i < start and _particle(owner) == "の":
-            start = min(start, _owned_start(owner))
-    return start
-
-
-def _case_marked(noun: Any) -> list[Any]:
-    """A noun's own nouns in a case other than の (貞光 of 貞光といっしょに)."""
-    return [
-        c
-        for c in noun.children
-        if c.dep_ == "nmod" and c.pos_ in ("NOUN", "PROPN") and _particle(c) not in ("", "の")
-    ]
-
-
-def _particle(tok: Any) -> str:
-    """A noun's case particle, leaving out the copula's に (さんざんに: an adverb's form)."""
-    particles = [c.text for c in tok.children if c.dep_ == "case" and c.lemma_ != "だ"]
-    return next((case for case in _CASES if case in particles), "")
+    phrases it governs (`Clause.arguments`): the quote check's view of
+    storygraph.qa.clauses.read."""
+    return tuple(
+        Clause(c.lemma, c.voice, tuple(quote_arguments(c)), c.chain)
+        for c in read(doc)
+        if not c.subsidiary
+    )
 
 
 def _written(text: str, pred: Any) -> str:
-    parts = _predicate_tokens(pred)
+    parts = predicate_tokens(pred)
     return text[parts[0].idx : parts[-1].idx + len(parts[-1].text)]
 
 
 def chain_end(tok: Any) -> Any:
     """The last verb of the chain a verb is in (連れだって出かけた: 出かける)."""
-    while _chained(tok):
+    while chained(tok):
         tok = tok.head
     return tok
-
-
-def _chained(tok: Any) -> bool:
-    """Is a verb chained to the verb it depends on, sharing its subject: a te-form
-    (先に立って引き出した, つれて行かれた) or a 連用 stem written just before it (組み+ふせた)?"""
-    if tok.dep_ != "advcl" or tok.pos_ != "VERB" or tok.head.pos_ != "VERB":
-        return False
-    # a te whose subsidiary verb is written on it (こしらえておくよう) is the verb's own form
-    te = any(
-        g.dep_ == "mark"
-        and g.text in ("て", "で")
-        and not any(f.dep_ == "fixed" for f in g.children)
-        for g in tok.children
-    )
-    stem = tok.i + 1 == tok.head.i and not any(g.dep_ == "mark" for g in tok.children)
-    return te or stem
-
-
-def verb_chain(pred: Any) -> list[Any]:
-    """The predicate and the verbs chained before it (`_chained`), which share its subject
-    (as the frames reader reads them, storygraph.ingest.frames.ja)."""
-    members = [pred]
-    for child in pred.children:
-        if _chained(child):
-            members += verb_chain(child)
-    return members
 
 
 def _verbal(tok: Any) -> bool:
@@ -337,69 +268,22 @@ def _asked_predicate(tokens: list[Any]) -> Any | None:
     return None
 
 
-def _predicate_tokens(pred: Any) -> list[Any]:
-    """The predicate and what is written as one with it: compound verbs on its left, and the
-    auxiliaries, te + subsidiary verbs and fixed parts on its right, in order."""
-    doc = pred.doc
-    first = pred.i
-    while first > 0 and doc[first - 1].dep_ == "compound" and doc[first - 1].head.i == pred.i:
-        first -= 1
-    last = pred.i
-    for tok in doc[pred.i + 1 :]:
-        attached = tok.head.i in range(pred.i, last + 1)
-        if attached and tok.dep_ in ("aux", "fixed", "mark") and tok.text != "の":
-            last = tok.i
-            continue
-        break
-    return list(doc[first : last + 1])
-
-
-def voice_of(pred: Any) -> Voice:
-    lemmas = [t.lemma_ for t in _predicate_tokens(pred)[1:]]
-    passive = any(lemma in _PASSIVE for lemma in lemmas)
-    causative = any(lemma in _CAUSATIVE for lemma in lemmas)
-    if causative and passive:
-        return "causative passive"
-    if causative:
-        return "causative"
-    if passive or any(lemma in _BENEFACTIVE for lemma in lemmas):
-        return "passive"
-    return "active"
-
-
 def _arguments(pred: Any, chain_voice: Voice) -> Iterator[Argument]:
     """A verb's noun phrases with their case, in its own voice, else the voice of the chain it
     ends (つれて行かれた: passive); a noun's の-owner stands in the same case (車の先に: at the
     cart's front; the support check gives an owner that only says which one is meant, 桃太郎
     of 桃太郎のおじいさん, no role)."""
     for child in pred.children:
-        if child.dep_ not in _ARGUMENT_DEPS or child.pos_ not in ("NOUN", "PROPN", "PRON"):
+        if child.dep_ not in ARGUMENT_DEPS or child.pos_ not in ("NOUN", "PROPN", "PRON"):
             continue
-        case, voice = _case(child), voice_of(pred)
+        case, voice = case_of(child), voice_of(pred)
         voice = chain_voice if voice == "active" else voice
-        start = _phrase_start(child)
+        start = phrase_start(child)
         yield Argument(child.doc[start].idx, child.idx + len(child.text), case, voice)
         for owner in child.children:
-            if owner.dep_ == "nmod" and owner.i < child.i and _case(owner) == "の":
-                first = owner.doc[_phrase_start(owner)]
+            if owner.dep_ == "nmod" and owner.i < child.i and case_of(owner) == "の":
+                first = owner.doc[phrase_start(owner)]
                 yield Argument(first.idx, owner.idx + len(owner.text), case, voice)
-
-
-def _case(tok: Any) -> str:
-    particles = [c.text for c in tok.children if c.dep_ == "case"]
-    for case in _CASES:
-        if case in particles:
-            return case
-    return ""
-
-
-def _phrase_start(tok: Any) -> int:
-    """The first token of the compound ending at `tok` (お+じい+さん)."""
-    start = tok.i
-    for child in sorted(tok.children, key=lambda c: -c.i):
-        if child.dep_ == "compound" and child.i == start - 1:
-            start = _phrase_start(child)
-    return start
 
 
 def _span(tok: Any) -> tuple[int, int]:
@@ -407,25 +291,3 @@ def _span(tok: Any) -> tuple[int, int]:
     subtree = list(tok.subtree)
     first, last = subtree[0], subtree[-1]
     return first.idx, last.idx + len(last.text)
-
-
-def argument_phrases(verb: Any, voice: Voice) -> list[tuple[str, str]]:
-    """A verb's noun phrases as written, with their case (`_arguments`), and the nouns those
-    govern in a case of their own (山うば of おかあさんの山うばといっしょに: と; each with its
-    の-owner in the same case, as `_arguments` reads an owner): what the support check reads
-    of a source's clause (storygraph.qa.support_slots)."""
-    text = verb.doc.text
-    found = [(text[a.start : a.end], a.case) for a in _arguments(verb, voice)]
-    for child in verb.children:
-        if child.dep_ not in _ARGUMENT_DEPS or child.pos_ not in ("NOUN", "PROPN", "PRON"):
-            continue
-        for noun in _case_marked(child):
-            case = _particle(noun)
-            found.append(
-                (text[verb.doc[_phrase_start(noun)].idx : noun.idx + len(noun.text)], case)
-            )
-            for owner in noun.children:
-                if owner.dep_ == "nmod" and owner.i < noun.i and _particle(owner) == "の":
-                    start = verb.doc[_phrase_start(owner)].idx
-                    found.append((text[start : owner.idx + len(owner.text)], case))
-    return found

@@ -34,14 +34,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from storygraph.qa.question_structure import (
-    QUESTION_WORDS,
-    QuestionStructure,
-    Voice,
-    argument_phrases,
-    case_direction,
-    voice_of,
-)
+from storygraph.qa.clauses import SUBJECT_CASES, Voice, read, slot_arguments
+from storygraph.qa.question_structure import QUESTION_WORDS, QuestionStructure, case_direction
 from storygraph.text.normalize import normalize_name
 from storygraph.text.vocabulary import NOUN_ACT_VERBS_JA
 
@@ -54,7 +48,7 @@ PLACE_PREPOSITIONS = frozenset(
 _AUXILIARIES = frozenset({"be", "do", "have", "will", "can", "would", "could"})
 _WH_WORDS = frozenset({"where", "what", "who", "whom", "which"})
 _PLACE_CASES = ("に", "へ", "で", "から")
-_SUBJECT_CASES = ("が", "は", "も")
+
 _CORE_CASES = frozenset({"が", "は", "を", "subj", "obj"})
 """The cases whose other filler makes a clause another event; a に / で / preposition phrase
 may be one of several (まっさきに, 家来に)."""
@@ -115,7 +109,7 @@ def asked_in_japanese(structure: QuestionStructure, question: str, kind: str) ->
         given = {case_direction(a.case, a.voice) for a in structure.arguments if not a.chained}
         direction = "in" if "out" in given else "out"  # no doer given: the doer is asked
         if structure.voice.startswith("causative") and not any(
-            a.case in _SUBJECT_CASES for a in structure.arguments
+            a.case in SUBJECT_CASES for a in structure.arguments
         ):
             direction = "causer"  # 作らせたのは誰: the subject of the causative
     return AskedSlot(
@@ -190,7 +184,7 @@ def _asked(asked: AskedSlot, clause: Clause, slot: Slot) -> bool:
     if asked.case:
         return slot.case == asked.case and clause.voice == asked.voice
     if asked.direction == "causer":
-        return slot.case in _SUBJECT_CASES and clause.voice == asked.voice
+        return slot.case in SUBJECT_CASES and clause.voice == asked.voice
     return _direction(slot.case, clause.voice) == asked.direction
 
 
@@ -277,48 +271,19 @@ def read_clauses(doc: Any, language: str) -> list[Clause]:
 
 
 def _japanese(doc: Any) -> list[Clause]:
-    clauses = []
-    for tok in doc:
-        if tok.pos_ != "VERB":
-            continue
-        voice = voice_of(tok)
-        slots = [Slot(phrase, case) for phrase, case in argument_phrases(tok, voice)]
-        if any(s.case == "が" for s in slots):
-            # 子がには猿が親がにを殺したから…: the が noun is the verb's subject, the は
-            # topic that of the sentence's main verb
-            slots = [s for s in slots if s.case != "は"]
-        if not any(s.case in _SUBJECT_CASES for s in slots):
-            slots += [Slot(p, "が") for p in _inherited_subjects(tok) or _topic_before(tok)]
-        clauses.append(Clause((tok.lemma_,), voice, tuple(slots), tok.sent.text))
-    return clauses
-
-
-def _inherited_subjects(verb: Any) -> list[str]:
-    """The subject of the verb a subject-less verb is chained, subordinated or coordinated to
-    (Japanese leaves it unsaid there): the first が / は phrase up its heads."""
-    node = verb
-    while node.dep_ in ("advcl", "conj") and node.head.pos_ == "VERB" and node.head.i != node.i:
-        node = node.head
-        found = [
-            phrase
-            for phrase, case in argument_phrases(node, voice_of(node))
-            if case in _SUBJECT_CASES
-        ]
-        if found:
-            return found[:1]
-    return []
-
-
-def _topic_before(verb: Any) -> list[str]:
-    """The topic (the last は phrase) of the text before a verb with no subject of its own or
-    up its heads: whom the narration is about, as the frames reader fills a zero subject
-    (storygraph.ingest.frames.ja) — a sentence the parser broke in two (歸つて) keeps it."""
-    for tok in reversed(verb.doc[: verb.i]):
-        if tok.pos_ == "VERB":
-            topics = [p for p, case in argument_phrases(tok, voice_of(tok)) if case == "は"]
-            if topics:
-                return topics[:1]
-    return []
+    """The slot check's view of storygraph.qa.clauses.read: each verb with its own noun
+    phrases in their cases, a は topic beside a が subject dropped (子がには猿が親がにを殺した
+    から…: the が noun is the verb's subject, the は topic that of the sentence's main verb), a
+    missing subject taken from the verb it is chained to, else from the topic before it."""
+    return [
+        Clause(
+            (c.lemma,),
+            c.voice,
+            tuple(Slot(phrase, case) for phrase, case in slot_arguments(c)),
+            c.sentence,
+        )
+        for c in read(doc)
+    ]
 
 
 def _english(doc: Any) -> list[Clause]:
