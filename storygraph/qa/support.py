@@ -101,7 +101,7 @@ from storygraph.text.embeddings import Embedder
 from storygraph.text.language import is_kanji
 from storygraph.text.normalize import normalize_name, reading, same_entity
 from storygraph.text.terms import english_words
-from storygraph.text.vocabulary import words_by_stem
+from storygraph.text.vocabulary import CONVERSE_STEMS, words_by_stem
 
 ROLE_KINDS = frozenset({"who_did", "who_was_done_to", "with_whom", "where", "who"})
 """Question kinds whose answer fills a slot of a relation: the role check applies."""
@@ -190,6 +190,9 @@ class _Link:
     """The frame's construction ("は-へ", "prep:to"); "" for a fact."""
     predicate: str = ""
     """The frame's verb as the sentence writes it (組みふせる); "" for a fact."""
+    swapped: bool = False
+    """Its ends are read swapped from the source's (`as_asked`): the source tells `end` then
+    `start`."""
 
     def said_in(self, analysis: QuestionAnalysis) -> bool:
         """Does the question use this link's verb: the frame's predicate (its first two
@@ -210,6 +213,12 @@ class _Link:
         whose verb the table lacks, the predicate as the sentence writes it (引き出し)."""
         return _verb_words(self.relation) or self.predicate or "is linked to"
 
+    def told(self) -> str:
+        """What the source says, in words and in its own order (鬼の酋長 surrenders to 桃太郎,
+        also when the check reads the link swapped)."""
+        first, last = (self.end, self.start) if self.swapped else (self.start, self.end)
+        return f"{first} {self.verb()} {last}"
+
     def locative(self) -> bool:
         """Does it say where: a place particle or preposition, or a fact type of place?"""
         if self.how == "frame":
@@ -222,6 +231,17 @@ _PLACE_TOKENS = frozenset({"TO", "IN", "AT", "FROM", "INTO", "ON", "LIVES", "GOE
 PREMISE_KINDS = frozenset({"who_did", "who_was_done_to", "who", "what"})
 """Kinds whose premise is checked: a doer or a thing of a verb. A partner or a place is asked
 of relations the parser reads too sparsely to say that none exists."""
+
+
+def as_asked(link: _Link, analysis: QuestionAnalysis) -> _Link:
+    """`link` as the question's act reads it: a relation whose subject is the object of the
+    asked act (鬼の酋長 -[SURRENDERS_TO]-> 桃太郎, asked who defeated whom: CONVERSE_STEMS) with
+    its ends swapped; any other link, and any link for a question about that converse act
+    itself (誰に降参した), as it is."""
+    converse = type_stems(link.relation) & CONVERSE_STEMS
+    if not converse or converse & analysis.stems or not analysis.stems:
+        return link
+    return replace(link, start=link.end, end=link.start, swapped=not link.swapped)
 
 
 def _cited(answer: str, citations: Sequence[Citation]) -> list[Citation]:
@@ -584,7 +604,7 @@ class GraphSupportChecker:
                     "fact",
                 )
             )
-        return links
+        return [as_asked(link, analysis) for link in links]
 
     def _named(self, analysis: QuestionAnalysis, answer: str, language: str) -> list[str]:
         """What the answer (written in `language`) names (module docstring, step 1): the
@@ -702,7 +722,7 @@ class GraphSupportChecker:
                     "supported",
                     source=link.source,
                     named=tuple(own),
-                    reason=f"{link.start} {link.verb()} {link.end} in [{link.source}]",
+                    reason=f"{link.told()} in [{link.source}]",
                     check="role",
                 )
             return self._words_check(analysis, answer, sources, cites, links, fail)
@@ -762,7 +782,7 @@ class GraphSupportChecker:
                 slot = self._slot_words(analysis)
                 return fail(f"the sentences name {name} but not as {slot}", "role", named)
             source = source or link.source or holding[name][0].number
-            said.append(f"{link.start} {link.verb()} {link.end}")
+            said.append(link.told())
         return Support(
             "supported",
             source=source,
@@ -1019,7 +1039,8 @@ class GraphSupportChecker:
         wanted = [(e, s) for e, s in self._wanted(analysis) if s != "any"]
         if not wanted:
             return None
-        every = [*links, *(_Link(f.start, f.type, f.end, None, f.evidence, "fact") for f in facts)]
+        told = (_Link(f.start, f.type, f.end, None, f.evidence, "fact") for f in facts)
+        every = [*links, *(as_asked(link, analysis) for link in told)]
         for link in every:
             if not type_stems(link.relation) & (analysis.related or analysis.stems):
                 continue

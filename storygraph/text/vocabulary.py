@@ -242,6 +242,11 @@ FIELDS: tuple[frozenset[str], ...] = (
 )
 """Stems that belong to one field of meaning; a question about one is about the others."""
 
+CONVERSE_STEMS = frozenset({"SURRENDER"})
+"""Stems of a field whose subject is the other acts' object: 鬼の酋長 surrenders to 桃太郎 says
+that 桃太郎 defeated (conquered, won over) 鬼の酋長. A question about another act of the field
+reads such a relation with its ends swapped (storygraph.qa.support)."""
+
 CHARACTER_RELATIONS = frozenset(
     {"MEETS", "TALKS_TO", "FOLLOWS", "ACCOMPANIES", "SERVES", "HELPS", "THANKS", "DEFEATS",
      "FIGHTS", "ATTACKS", "KILLS", "RAISES", "LOVES", "BECOMES_COMPANION_OF", "COMPANION_OF",

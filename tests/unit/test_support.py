@@ -762,3 +762,38 @@ def test_an_english_quote_saying_the_asked_verb_by_another_word_of_its_row_is_on
     seen = "A Crow one day looked at the long ears and thin tail of the Rabbit, who said nothing."
     _, other = _check(question, ["Crow"], answer, _sources(seen), graph=graph)
     assert other.verdict != "supported", other.reason
+
+
+SURRENDERED = "とうとう鬼の酋長は、命をとりとめた数人の鬼と、桃太郎の前に降参した。"
+
+
+def test_one_who_surrenders_is_read_as_the_defeated_one_not_the_victor():
+    # 鬼の酋長は桃太郎の前に降参した says 桃太郎 defeated 鬼の酋長: asked who defeated 桃太郎
+    # (nobody), the one who surrendered is no answer, and the premise is not there
+    graph = [*MOMOTARO_NAMES, "鬼の酋長"]
+    _, wrong = _check(
+        "桃太郎を倒したのは誰？",
+        ["桃太郎"],
+        "鬼の酋長です。[1]",
+        _sources(SURRENDERED),
+        graph=graph,
+    )
+    assert wrong.verdict == "no premise", wrong.reason
+    assert all(c.name != "鬼の酋長" for c in wrong.candidates)
+    _, right = _check(
+        "桃太郎が倒したのは誰？",
+        ["桃太郎"],
+        "鬼の酋長です。[1]",
+        _sources(SURRENDERED),
+        graph=graph,
+    )
+    assert right.verdict == "supported", right.reason
+    assert right.reason.startswith("鬼の酋長 surrenders to 桃太郎")  # as the source says it
+    _, asked = _check(
+        "鬼の酋長は誰に降参した？",
+        ["鬼の酋長"],
+        "桃太郎です。[1]",
+        _sources(SURRENDERED),
+        graph=graph,
+    )
+    assert asked.verdict == "supported", asked.reason
