@@ -129,8 +129,9 @@ def misplaced_citations(
     before, whose last mark was [1]); else to the part its number falls in (a linked twin's
     story, answered within another story's part), or to none in an answer about one story (no
     head line), which cites another story only by mistake."""
+    parts = split_by_story(text)
     under: dict[int, str | None] = {}
-    for name, part in split_by_story(text):
+    for name, part in parts:
         for mark in _MARK.finditer(part):
             under.setdefault(int(mark.group(1)), name)
     marked = sorted(under)
@@ -141,7 +142,7 @@ def misplaced_citations(
         earlier = [m for m in marked if m < number]
         return under[earlier[-1]] if earlier else under[marked[0]] if marked else None
 
-    headed = {n for name, _ in split_by_story(text) if name for n in name.split(JOINED)}
+    headed = {n for name, _ in parts if name for n in name.split(JOINED)}
 
     def under_its_name(citation: Citation) -> bool:
         if citation.number not in under and citation.document_name in headed:
