@@ -95,7 +95,11 @@ def test_a_caller_first_in_line_hears_nothing(tmp_path: Path) -> None:
 # --- the real chat client against a slow server that answers one request per caller -----------
 class _SlowServer:
     """Answers each chat request after `delay_s` with the request's last message, streamed
-    when asked, and counts how many requests it held at once."""
+    when asked, and counts how many requests it held at once.
+
+    A request stops counting just before its last bytes are written: the client may read
+    them, give its ticket back and let the next request in before this handler's thread runs
+    again, so counting it until after the write would see two at once that never were."""
 
     def __init__(self, delay_s: float) -> None:
         self.delay_s = delay_s
@@ -106,6 +110,7 @@ class _SlowServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            counted = False
 
             def log_message(self, format: str, *args: Any) -> None:
                 return None
@@ -115,6 +120,7 @@ class _SlowServer:
                 with outer.lock:
                     outer.in_flight += 1
                     outer.most_at_once = max(outer.most_at_once, outer.in_flight)
+                self.counted = True
                 try:
                     time.sleep(outer.delay_s)
                     text = request["messages"][-1]["content"]
@@ -123,6 +129,11 @@ class _SlowServer:
                     else:
                         self._send(text)
                 finally:
+                    self._stop_counting()
+
+            def _stop_counting(self) -> None:
+                if self.counted:
+                    self.counted = False
                     with outer.lock:
                         outer.in_flight -= 1
 
@@ -146,6 +157,7 @@ class _SlowServer:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
+                self._stop_counting()
                 self.wfile.write(body)
 
             def _stream(self, text: str) -> None:
@@ -164,6 +176,7 @@ class _SlowServer:
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
                     time.sleep(outer.delay_s / 2)
+                self._stop_counting()
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
                 self.close_connection = True
