@@ -259,6 +259,20 @@ def for_stories(analysis: QuestionAnalysis, stories: Sequence[str]) -> QuestionA
     return replace(analysis, translation=None, translated_for=())
 
 
+def within(analysis: QuestionAnalysis, scope: Scope) -> QuestionAnalysis:
+    """The analysis one story's part of a library answer reads (a tied story's, or the story
+    whose sentences lead a tie: qa/per_story.py, qa/story_lead.py): held to `scope`, its start
+    entities only those the scope's keys hold (none when it has no keys: without keys the
+    names would start retrieval in every story), and its translation only when read for those
+    stories (`for_stories`). A name another story's graph holds is no name of this story:
+    kept, 名前 (an entity of かちかち山) had the support check of 花咲爺's part ask for a
+    sentence naming 白 beside 名前, and the answer one story alone confirms was withheld."""
+    keys = set(scope.keys)
+    held = {str(row["id"]) for row in analysis.name_rows if row.get("key") in keys}
+    entities = tuple(e for e in analysis.entities if e.node_id in held)
+    return for_stories(replace(analysis, scope=scope, entities=entities), scope.documents)
+
+
 def held_by_other_language(
     analysis: QuestionAnalysis, names: Sequence[dict[str, Any]], documents: Sequence[Any]
 ) -> list[Any]:

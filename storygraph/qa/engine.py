@@ -21,7 +21,7 @@ from typing import Any
 
 from storygraph.errors import error_text
 from storygraph.models import CLOSEST_SHOWN, Answer, Citation, Fact, Support
-from storygraph.qa.analysis import QuestionAnalysis, QuestionReader, for_stories
+from storygraph.qa.analysis import QuestionAnalysis, QuestionReader, for_stories, within
 from storygraph.qa.answer import Answerer, TokenFn, facts_answer, sentence_line
 from storygraph.qa.answer_choice import ChoiceAnswerer
 from storygraph.qa.answer_crosslang import SourcesLanguageAnswer
@@ -362,9 +362,8 @@ def leading_story(
     named = parts.stories_named()
     name = named.get(lead.story, lead.story)
     head = story_head(name, japanese=analysis.reply_language == "ja")
-    entities = analysis.entities if scope.keys else ()
     told = LED.format(count=len(scopes), story=name)
-    led = for_stories(replace(analysis, scope=scope, entities=entities), scope.documents)
+    led = within(analysis, scope)
     return led, Undecided(head=head, warnings=(told,))
 
 
@@ -450,10 +449,7 @@ def per_story_answer(
         head = story_head(named.get(story, story), japanese=japanese)
         lead = ("\n\n" if texts else "") + head + "\n"
         streamed = headed(on_token, lead) if on_token is not None else None
-        # a story holding none of the question's names starts from none (without keys the
-        # names would start retrieval in every story)
-        entities = analysis.entities if scope.keys else ()
-        part = for_stories(replace(analysis, scope=scope, entities=entities), scope.documents)
+        part = within(analysis, scope)
         one = answer_within(part, parts, trace, streamed)
         offset = len(citations)
         text, cited = renumbered(one.checked.text, one.sources.citations, offset)
@@ -590,8 +586,7 @@ def offer_candidate(
         return Offered(checked, picked.detail)
     by = ANSWERED_BY.get(picked.support.answered_by, picked.support.answered_by)
     warning = (
-        f"the model's answer was not confirmed; the answer shown is {by} "
-        f"({picked.support.reason})"
+        f"the model's answer was not confirmed; the answer shown is {by} ({picked.support.reason})"
     )
     step = SupportStep(
         picked.support,

@@ -216,3 +216,40 @@ def test_a_translation_read_for_some_stories_is_dropped_for_the_others() -> None
     assert for_stories(plain, ("e",)) is plain  # a translation for every story stays
     everywhere = replace(plain, translation=Translation("勝つ", "ja", "dictionary"))
     assert for_stories(everywhere, ("e",)) is everywhere
+
+
+def test_a_story_part_reads_only_the_names_its_own_graph_holds() -> None:
+    """「正直なおじいさんとおばあさんの飼犬の名前は？」 ties stories by ordinary words; 名前 is
+    an entity of one of them only. The part about a story without it starts from, and is
+    checked against, that story's names alone (analysis.within); a story holding none of the
+    question's names starts from none."""
+    from storygraph.models import ResolvedEntity
+    from storygraph.qa.analysis import within
+    from storygraph.qa.per_story import story_scopes
+    from storygraph.qa.question_type import detect_question_type
+
+    rows = [*NAMES, {"id": "名前", "key": "m:名前", "document_id": "m", "twins": []}]
+    question = "おじいさんの犬の名前は？"
+    found = ("おじいさん", "名前")
+    analysis = QuestionAnalysis(
+        question=question,
+        language="ja",
+        entities=tuple(ResolvedEntity(n, n, "dictionary") for n in found),
+        qtype=detect_question_type(question, list(found), language="ja"),
+        stems=frozenset(),
+        related=frozenset(),
+        terms=(),
+        name_rows=rows,
+        scope=Scope(
+            keys=("m:おじいさん", "h:おじいさん", "m:名前"),
+            documents=("h", "m"),
+            tied=("h", "m"),
+            ordinary=True,
+        ),
+    )
+    parts = {s.documents[0]: within(analysis, s) for s in story_scopes(analysis.scope)}
+    assert set(parts) == {"h", "m"}
+    assert parts["m"].ids == ["おじいさん", "名前"]
+    assert parts["h"].ids == ["おじいさん"]
+    assert parts["h"].scope.keys == ("h:おじいさん",)
+    assert within(analysis, Scope(documents=("e",))).entities == ()
