@@ -186,6 +186,10 @@ TELLINGS = (
     "{count} stories tell the tale this question names ({stories}); the answer is drawn from "
     "them together, under their names. Pick the stories to ask about one."
 )
+WIDER = (
+    "The question's names are ordinary words; {story}'s sentences fit it best of all the "
+    "stories, so the answer is about {story}. Pick the stories to ask about another."
+)
 UNDECIDED_ONE = (
     "The question's names do not say which story it is about; its sources are from {story}. "
     "Pick the stories to ask about one."
@@ -230,6 +234,8 @@ class QAEngine:
             if led is None:
                 return per_story_answer(analysis, scopes, parts, trace, on_token, told=TIED)
             analysis, told = led
+        elif (wider := wider_lead(analysis, parts, trace)) is not None:
+            analysis, told = wider
         else:
             told = tellings_story(analysis, parts) or undecided_story(analysis, parts, trace)
         if len(told.scopes) > 1:
@@ -365,6 +371,47 @@ def leading_story(
     told = LED.format(count=len(scopes), story=name)
     led = within(analysis, scope)
     return led, Undecided(head=head, warnings=(told,))
+
+
+def wider_lead(
+    analysis: QuestionAnalysis, parts: QAParts, trace: Trace
+) -> tuple[QuestionAnalysis, Undecided] | None:
+    """An undecided scope held by ordinary names one story's graph holds (`Scope.choice`):
+    another story's text may say them too without its graph holding them (親 is an entity of
+    竹取物語; 「親がにを殺したのは誰？」 is about 猿蟹合戦, whose graph has no 親), so the sentences
+    of every story the user chose are searched together (qa/story_lead.py). When a story the
+    names did not keep leads them all, the question is answered within that story, from its
+    own entities of those names (none when it has none), under its name; otherwise None (the
+    undecided scope stands: `undecided_story`)."""
+    scope = analysis.scope
+    if not (scope.undecided and scope.keys) or parts.stories_named is None:
+        return None
+    named = parts.stories_named()
+    if len(named) <= len(scope.documents):
+        return None
+    everywhere = replace(analysis, scope=Scope(documents=scope.choice, undecided=True))
+    passages = parts.context.sentences(everywhere)
+    lead = story_lead(passages, list(dict.fromkeys(p.document_id for p in passages)))
+    trace.record(
+        "story lead",
+        best={d: round(score, 3) for d, score in lead.best.items()},
+        leading=lead.story,
+        needed=STORY_LEAD,
+        searched="every story in scope: its names are ordinary words",
+    )
+    if lead.story is None or lead.story in scope.documents:
+        return None
+    ids = set(analysis.ids)
+    keys = tuple(
+        str(row["key"])
+        for row in analysis.name_rows
+        if row.get("document_id") == lead.story and row["id"] in ids and row.get("key")
+    )
+    name = named.get(lead.story, lead.story)
+    held = Scope(keys=keys, documents=(lead.story,), note=f"{name}'s sentences lead every story's")
+    head = story_head(name, japanese=analysis.reply_language == "ja")
+    told = WIDER.format(story=name)
+    return within(analysis, held), Undecided(head=head, warnings=(told,), story=lead.story)
 
 
 def answer_within(

@@ -67,6 +67,10 @@ class Scope:
     ordinary: bool = False
     """The stories tie (`tied`) by ordinary words alone, no proper name among them: the
     stories' own sentences may still tell them apart (qa/story_lead.py)."""
+    choice: tuple[str, ...] = ()
+    """The stories the user chose (empty: every story), kept for an undecided scope whose
+    ordinary names one story's graph holds: another story's text may hold them too, and its
+    sentences may fit the question better (qa/story_lead.py, `wider_lead` in qa/engine.py)."""
     tellings: tuple[str, ...] = ()
     """Stories the question's proper names tie that are tellings of the tale the question
     names by title (its title words are in each story's name alike: 桃太郎 in
@@ -192,6 +196,7 @@ def narrow(
         note=note,
         tied=tied if len(tied) > 1 and not tellings else (),
         undecided=undecided,
+        choice=tuple(stories) if undecided else (),
         ordinary=best[0] == 0 and len(tied) > 1,
         tellings=tellings,
     )

@@ -55,3 +55,42 @@ def test_a_tie_the_sentences_do_not_break_is_answered_per_story(
     names = sorted(name or "" for name, _ in split_by_story(answer.answer))
     assert names == ["story_a.txt", "story_b.txt"]
     assert any("stories fit this question equally" in w for w in answer.warnings)
+
+
+# 'wood' is an entity of story_c's graph only; story_d's text says it too, in a sentence no
+# triple was drawn from (docs/ISSUES.md §66: 親 of 竹取物語 and 「親がにを殺したのは誰？」).
+WOOD = (("farmer", "Character", "SELLS", "wood", "Object"),)
+WOOD_STORIES = {
+    "story_c.txt": "The farmer went to the town.\nThe farmer sold the wood at the market.\n",
+    "story_d.txt": "The fisher lived by the sea.\nA storm broke the fisher's boat into wood.\n",
+}
+
+
+@pytest.fixture
+def wood(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
+    services, ids = ingested_library(tmp_path, WOOD_STORIES, WOOD)
+    yield services, ids
+    services.close()
+
+
+def test_a_story_whose_text_holds_an_ordinary_name_its_graph_lacks_can_lead(
+    wood: tuple[Services, dict[str, str]],
+) -> None:
+    services, ids = wood
+    answer = services.qa().ask("What did the storm break into wood?", QAOptions(no_llm=True))
+    assert _step(answer, "entities")["stories"] == [ids["story_c.txt"]]  # 'wood' holds c
+    lead = _step(answer, "story lead")
+    assert lead["leading"] == ids["story_d.txt"] and "every story" in lead["searched"]
+    assert answer.citations and {c.document_name for c in answer.citations} == {"story_d.txt"}
+    assert answer.answer.startswith(story_head("story_d.txt", japanese=False) + "\n")
+    assert any("story_d.txt's sentences fit it best of all" in w for w in answer.warnings)
+
+
+def test_the_story_holding_the_ordinary_name_still_answers_when_its_sentences_lead(
+    wood: tuple[Services, dict[str, str]],
+) -> None:
+    services, ids = wood
+    answer = services.qa().ask("Who sold the wood at the market?", QAOptions(no_llm=True))
+    assert _step(answer, "story lead")["leading"] == ids["story_c.txt"], _step(answer, "story lead")
+    assert {c.document_name for c in answer.citations} == {"story_c.txt"}
+    assert any("its sources are from story_c.txt" in w for w in answer.warnings)
