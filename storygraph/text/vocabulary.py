@@ -303,6 +303,16 @@ LIGHT_PREDICATES_JA = NOUN_ACT_VERBS_JA | {"ある", "有る", "いる", "居る
 its nouns, and a question asking by one (どうなった) asks for an event, not a slot
 (storygraph.qa.question_structure.read_clauses, storygraph.qa.support_quotes)."""
 
+SUBSIDIARY_VERBS_JA = frozenset(
+    {"いる", "居る", "ある", "おく", "置く", "しまう", "行く", "いく", "来る", "くる", "みる",
+     "見る", "もらう", "貰う", "くれる", "やる", "あげる", "上げる", "くださる", "下さる",
+     "いただく", "頂く"}
+)
+"""Verbs written after a te-form as part of another verb (つい+て+行く, 忘れて行った, 助けて
+もらう): the frames reader joins them to it as one predicate (storygraph.ingest.frames.ja), and
+the quote check does not take them for the act a question asks about
+(storygraph.qa.support_quotes)."""
+
 ANIMATE_COUNTERS_JA = frozenset({"匹", "羽", "頭", "人", "疋"})
 """Counters for animals and people (犬が一匹, 三人の子供): what they count is alive."""
 INANIMATE_COUNTERS_JA = frozenset({"本", "枚", "個", "艘", "そう", "冊", "台", "軒", "粒", "束"})

@@ -56,6 +56,7 @@ from storygraph.text.vocabulary import (
     FEELING_VERBS_JA,
     INANIMATE_COUNTERS_JA,
     SPEECH_VERBS_JA,
+    SUBSIDIARY_VERBS_JA,
     japanese_forms,
     relation_type_for,
 )
@@ -465,32 +466,6 @@ def _unfused(np: tuple[str, Any]) -> list[tuple[str, Any]]:
 _SUBJECT_MARKS = ("が", "は", "も")
 _ARG_DEPS = ("nsubj", "obj", "obl", "iobj", "nsubj:pass", "csubj", "dislocated", "nmod")
 _CHAIN_MARKS = ("て", "で", "ながら", "たり", "つつ")
-_SUBSIDIARY = frozenset(
-    [
-        "いる",
-        "居る",
-        "ある",
-        "おく",
-        "置く",
-        "しまう",
-        "行く",
-        "いく",
-        "来る",
-        "くる",
-        "みる",
-        "見る",
-        "もらう",
-        "貰う",
-        "くれる",
-        "やる",
-        "あげる",
-        "上げる",
-        "くださる",
-        "下さる",
-        "いただく",
-        "頂く",
-    ]
-)
 _BENEFACTIVE_PASSIVE = frozenset(("もらう", "貰う", "いただく", "頂く"))
 _LEXICAL_CAUSATIVES = {"従える": "従う", "したがえる": "従う", "乗せる": "乗る", "のせる": "乗る"}
 """Verbs that are the causative of another verb by their own form (従える: make follow)."""
@@ -639,7 +614,7 @@ def _merged_left(head: Any) -> list[Any]:
             mark is not None
             and mark.i == head.i - 1
             and mark.i == child.i + 1
-            and head.lemma_ in _SUBSIDIARY
+            and head.lemma_ in SUBSIDIARY_VERBS_JA
         )
         if adjacent_plain or adjacent_te:
             parts = [*_merged_left(child), child, *parts]
