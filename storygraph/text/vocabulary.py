@@ -147,7 +147,7 @@ VERBS: tuple[Verb, ...] = (
     Verb("WANTS", ("欲し", "ほし"), ("want", "desire", "long for", "wish")),
     # things: giving, having, making
     Verb("GIVES", ("与える", "与え", "あげる", "あげ", "上げる", "渡す", "渡し", "贈る",
-                   "贈っ", "くれ", "やる", "さし上げ", "差し上げ"),
+                   "贈っ", "くれ", "やる", "さし上げ", "差し上げ", "さし出", "差し出"),
          ("give", "gave", "hand", "offer", "present")),
     Verb("RECEIVES", ("もらう", "もらっ", "もら", "貰う", "貰っ", "貰", "受け取"),
          ("receive", "get", "got", "obtain")),
