@@ -26,8 +26,13 @@ An answer that says the act by none of those verbs may say it by another (さし
 さし上げます, こしらえた？ → 「…きびだんごをつきはじめました」): it is read as before, unless its
 source says the asked act, the answer leaves the verb out and names nothing in the slot
 (くれた？ → 「…たからがこめてあります」 from 「…たからがこめてございます。これを…さし上げます」):
-then it copies another clause of its source. A question asking why or how
-(なぜ, どうやって: no noun of the act) is read as before.
+then it copies another clause of its source; or unless its source does not say the act
+either, the answer says no verb of the asked verb's field of meaning (the vocabulary's
+FIELDS) and names none of the question's participants (「鬼が島に忘れて行ったものは何？」 →
+「犬も…あとからついて行きました。」): then it tells another event. The asked verbs are the
+predicate's chain less a subsidiary verb after another (忘れて行った: 忘れる, not 行く;
+vocabulary.SUBSIDIARY_VERBS_JA). A question asking why or how (なぜ, どうやって: no noun of the
+act) is read as before.
 
 `in_order_share` is the words check's order measure: an answer made of a source's words in
 another order (an event no sentence tells) is not said by that source.
@@ -47,10 +52,10 @@ from difflib import SequenceMatcher
 
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.question_structure import Clause, QuestionStructure, case_direction
-from storygraph.qa.relation_words import question_stems
+from storygraph.qa.relation_words import question_stems, related_stems
 from storygraph.text.normalize import normalize_name
 from storygraph.text.terms import english_words
-from storygraph.text.vocabulary import LIGHT_PREDICATES_JA
+from storygraph.text.vocabulary import LIGHT_PREDICATES_JA, SUBSIDIARY_VERBS_JA
 
 Reader = Callable[[str, str], QuestionStructure | None]
 _REASON_OR_MANNER = re.compile(r"なぜ|どうして|どうやって|どのよう|どんなふう|何のため")
@@ -75,14 +80,22 @@ def quote_misses(
     if said is None:
         return None
     asked = _asked_lemmas(question)
-    clauses = [c for c in said.clauses if _says(c, asked, analysis)]
+    stems = _asked_stems(asked)
+    clauses = [c for c in said.clauses if _says(c, asked, stems)]
     if not clauses:
         # another verb may say the same act (さし出す / さし上げる, こしらえる / つく), unless
         # the quoted source says the asked act by a verb the answer left out and the answer
         # names nothing in the slot: then it copies another clause of the source
         told = read(source, "ja") if source else None
-        if told is None or not any(_says(c, asked, analysis) for c in told.clauses):
+        if told is None:
             return None
+        if not any(_says(c, asked, stems) for c in told.clauses):
+            if _same_field(said.clauses, stems) or _names_participant(answer, analysis):
+                return None
+            # neither the answer nor its source says the act, by no verb of its field, of
+            # none of the question's participants: another event (「鬼が島に忘れて行ったものは
+            # 何？」 → 「犬も…あとからついて行きました。」)
+            return f"neither the quote nor its source says {question.lemma}"
         if _stem(question.lemma) in normalize_name(answer) or _fills(
             said.clauses, question, analysis
         ):
@@ -123,20 +136,48 @@ def _fills(
 
 
 def _asked_lemmas(question: QuestionStructure) -> set[str]:
-    """The asked predicate's dictionary form and those of the verbs chained to it."""
-    lemmas = {question.lemma}
+    """The asked predicate's dictionary form and those of the verbs chained to it, less a
+    subsidiary verb written after another verb of the chain (忘れて行った asks about 忘れる:
+    an answer saying ついて行きました does not say it)."""
+    chain = [question.lemma]
     for clause in question.clauses:
         if clause.lemma == question.lemma:
-            lemmas |= set(clause.lemmas)
+            chain += [lemma for lemma in clause.lemmas if lemma not in chain]
+    acts = [lemma for lemma in chain if lemma not in SUBSIDIARY_VERBS_JA]
+    lemmas = set(acts) if acts and len(acts) < len(chain) else set(chain)
     return lemmas - LIGHT_PREDICATES_JA
 
 
-def _says(clause: Clause, asked: set[str], analysis: QuestionAnalysis) -> bool:
+def _asked_stems(asked: set[str]) -> frozenset[str]:
+    """The relation stems of the asked verbs (the vocabulary's rows their forms are in)."""
+    return frozenset(stem for lemma in asked for stem in question_stems(lemma))
+
+
+def _same_field(clauses: Sequence[Clause], stems: frozenset[str]) -> bool:
+    """Does a clause say a verb of the asked verbs' fields of meaning (さし上げる for a GIVE
+    question)?"""
+    related = related_stems(set(stems)) if stems else set()
+    return bool(related) and any(question_stems(c.lemma) & related for c in clauses)
+
+
+def _names_participant(answer: str, analysis: QuestionAnalysis) -> bool:
+    """Does the answer name one of the question's participants (not a name it only qualifies
+    another by)?"""
+    folded = normalize_name(answer)
+    return any(
+        normalize_name(name) in folded
+        for e in analysis.entities
+        if e.node_id not in analysis.qualifiers
+        for name in (e.node_id, e.mention)
+        if name and normalize_name(name)
+    )
+
+
+def _says(clause: Clause, asked: set[str], stems: frozenset[str]) -> bool:
     """Does the answer's clause say the asked verb (or one of its chain, or a verb of the
     same relation stem)?"""
     if clause.lemma in asked or asked & set(clause.lemmas):
         return True
-    stems = analysis.stems
     return bool(stems and question_stems(clause.lemma) & stems)
 
 

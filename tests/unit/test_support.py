@@ -596,6 +596,30 @@ def test_a_quote_whose_asked_case_phrase_stands_on_another_verb_is_not_supported
     assert right.verdict == "supported" and right.check == "quote", right.reason
 
 
+def test_a_quote_neither_it_nor_its_source_says_the_act_of_is_not_supported() -> None:
+    # 「鬼が島に忘れて行ったものは何？」 asks about 忘れる (行く is its subsidiary verb): a
+    # sentence of the source about following, which says neither, tells another event
+    # (docs/ISSUES.md §66: two such answers were shown as supported in a library)
+    graph = ["桃太郎", "鬼が島", "犬", "きびだんご"]
+    source = (
+        "桃太郎は鬼が島へ出かけました。犬もきびだんごを一つもらって、あとからついて行きました。"
+    )
+    answer = "犬もきびだんごを一つもらって、あとからついて行きました。[1]"
+    before, after = _both("鬼が島に忘れて行ったものは何？", ["鬼が島"], answer, source, graph)
+    assert before.verdict == "supported" and before.check == "quote", before.reason
+    assert not (after.verdict == "supported" and after.check == "quote"), after.reason
+    # a verb of the asked verb's row says the act: さし出す and さし上げる are both GIVES
+    graph = ["鬼の大将", "命", "宝物", "桃太郎"]
+    source = (
+        "鬼の大将は桃太郎に、「命だけはお助け下さい。その代わりに宝物をのこらずさし上げます。」"
+        "と言いました。"
+    )
+    question = "鬼の大将は命を助けてもらう代わりに何をさし出した？"
+    answer = "宝物をのこらずさし上げます。[1]"
+    _, right = _both(question, ["鬼の大将", "命"], answer, source, graph)
+    assert right.verdict == "supported" and right.check == "quote", right.reason
+
+
 def test_a_name_question_is_answered_only_by_a_name_a_source_gives_as_one() -> None:
     # 谷川 is in the sentence about the old woman, as where she washed, not as her name
     graph = ["桃太郎", "お婆さん", "谷川", "お爺さん"]
