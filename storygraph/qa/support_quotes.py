@@ -139,12 +139,13 @@ def _asked_lemmas(question: QuestionStructure) -> set[str]:
     """The asked predicate's dictionary form and those of the verbs chained to it, less a
     subsidiary verb written after another verb of the chain (忘れて行った asks about 忘れる:
     an answer saying ついて行きました does not say it)."""
-    chain = [question.lemma]
+    lemmas = {question.lemma}
     for clause in question.clauses:
         if clause.lemma == question.lemma:
-            chain += [lemma for lemma in clause.lemmas if lemma not in chain]
-    acts = [lemma for lemma in chain if lemma not in SUBSIDIARY_VERBS_JA]
-    lemmas = set(acts) if acts and len(acts) < len(chain) else set(chain)
+            first, *after = clause.lemmas or (question.lemma,)
+            lemmas |= {first, *(lemma for lemma in after if lemma not in SUBSIDIARY_VERBS_JA)}
+            if question.lemma in SUBSIDIARY_VERBS_JA and question.lemma != first:
+                lemmas.discard(question.lemma)
     return lemmas - LIGHT_PREDICATES_JA
 
 
