@@ -26,7 +26,10 @@ An answer that says the act by none of those verbs may say it by another (さし
 さし上げます, こしらえた？ → 「…きびだんごをつきはじめました」): it is read as before, unless its
 source says the asked act, the answer leaves the verb out and names nothing in the slot
 (くれた？ → 「…たからがこめてあります」 from 「…たからがこめてございます。これを…さし上げます」):
-then it copies another clause of its source; or unless its source does not say the act
+then it copies another clause of its source (the answer's nouns count in the slot only when
+the source's clause of the asked verb governs them too: 「…杉の木や松の木をきり倒しては…」 copies
+the clause after 「まさかりをかついで歩いて」 for 「…かついで歩いていた道具は何？」); or unless
+the sentence it copies (`copied_sentence`) does not say the act
 either, the answer says no verb of the asked verb's field of meaning (the vocabulary's
 FIELDS) and names none of the question's participants (「鬼が島に忘れて行ったものは何？」 →
 「犬も…あとからついて行きました。」): then it tells another event. The asked verbs are the
@@ -48,11 +51,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from difflib import SequenceMatcher
 
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.question_structure import Clause, QuestionStructure, case_direction
 from storygraph.qa.relation_words import question_stems, related_stems
+from storygraph.text.chunking import split_sentences
 from storygraph.text.normalize import normalize_name
 from storygraph.text.terms import english_words
 from storygraph.text.vocabulary import LIGHT_PREDICATES_JA, SUBSIDIARY_VERBS_JA
@@ -86,7 +91,7 @@ def quote_misses(
         # another verb may say the same act (さし出す / さし上げる, こしらえる / つく), unless
         # the quoted source says the asked act by a verb the answer left out and the answer
         # names nothing in the slot: then it copies another clause of the source
-        told = read(source, "ja") if source else None
+        told = read(copied_sentence(answer, source), "ja") if source else None
         if told is None:
             return None
         if not any(_says(c, asked, stems) for c in told.clauses):
@@ -96,10 +101,14 @@ def quote_misses(
             # none of the question's participants: another event (「鬼が島に忘れて行ったものは
             # 何？」 → 「犬も…あとからついて行きました。」)
             return f"neither the quote nor its source says {question.lemma}"
-        if _stem(question.lemma) in normalize_name(answer) or _fills(
-            said.clauses, question, analysis
-        ):
-            return None  # the verb is there unparsed (名乗るがいい), or the slot is filled
+        if _stem(question.lemma) in normalize_name(answer):
+            return None  # the verb is there unparsed (名乗るがいい)
+        # the clauses whose own verb is asked (a later verb of its chain governs more)
+        acts = [c for c in told.clauses if c.lemma in asked] or [
+            c for c in told.clauses if _says(c, asked, stems)
+        ]
+        if _fills(_governed_only(said.clauses, acts), question, analysis):
+            return None  # it names what the source's act governs, in the slot
         return f"the quote leaves out {question.lemma}, which its source says, and its slot"
     if not question.asked_case:
         # a gap (…投げつけたものは？): the parse may hang a phrase of the act's sentence on
@@ -152,6 +161,34 @@ def _asked_lemmas(question: QuestionStructure) -> set[str]:
 def _asked_stems(asked: set[str]) -> frozenset[str]:
     """The relation stems of the asked verbs (the vocabulary's rows their forms are in)."""
     return frozenset(stem for lemma in asked for stem in question_stems(lemma))
+
+
+def copied_sentence(answer: str, source: str) -> str:
+    """The sentence of `source` the answer copies (the most of it in the answer's order), or
+    the whole source when none holds `ORDER_SHARE` of it: a source passage brings its
+    neighbours, and one saying the asked act beside the copied one does not make the copy say
+    it (「…杉の木や松の木をきり倒しては…」 copied from a passage whose next sentence says
+    歩く, for 「…かついで歩いていた大きな道具は何？」)."""
+    sentences = [source[start:end] for start, end in split_sentences(source)]
+    if len(sentences) < 2:
+        return source
+    best = max(sentences, key=lambda sentence: in_order_share(answer, sentence, "ja"))
+    return best if in_order_share(answer, best, "ja") >= ORDER_SHARE else source
+
+
+def _governed_only(clauses: Sequence[Clause], acts: Sequence[Clause]) -> list[Clause]:
+    """The answer's clauses keeping only the phrases one of `acts` (the source's clauses saying
+    the asked act) governs too: an answer copying another clause of the act's sentence names
+    that clause's nouns (「…杉の木や松の木をきり倒しては…」 beside 「まさかりをかついで歩いて」),
+    which fill no slot of the act."""
+    governed = {normalize_name(p) for act in acts for p, _ in act.arguments}
+    governed.discard("")
+
+    def held(phrase: str) -> bool:
+        key = normalize_name(phrase)
+        return bool(key) and any(key in g or g in key for g in governed)
+
+    return [replace(c, arguments=tuple(a for a in c.arguments if held(a[0]))) for c in clauses]
 
 
 def _same_field(clauses: Sequence[Clause], stems: frozenset[str]) -> bool:

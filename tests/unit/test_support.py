@@ -620,6 +620,25 @@ def test_a_quote_neither_it_nor_its_source_says_the_act_of_is_not_supported() ->
     assert right.verdict == "supported" and right.check == "quote", right.reason
 
 
+def test_a_quote_of_another_clause_of_the_acts_own_sentence_is_not_supported() -> None:
+    # 「…もらって、かついで歩いていた大きな道具は何？」: the source's sentence says the act
+    # (まさかりをかついで歩いて) and then another (杉の木や松の木をきり倒して); a copy of the
+    # other clause names what that one governs, not what the asked act does
+    graph = ["金太郎", "おかあさん", "まさかり", "杉の木", "松の木"]
+    source = (
+        "そしておかあさんにもらった大きなまさかりをかついで歩いて、やたらに大きな杉の木や"
+        "松の木をきり倒しては、きこりのまねをしておもしろがっていました。"
+    )
+    question = "金太郎がおかあさんにもらって、かついで歩いていた大きな道具は何？"
+    answer = "大きな杉の木や松の木をきり倒しては、きこりのまねをしておもしろがっていました。[1]"
+    before, after = _both(question, ["金太郎", "おかあさん"], answer, source, graph)
+    assert before.verdict == "supported" and before.check == "quote", before.reason
+    assert not (after.verdict == "supported" and after.check == "quote"), after.reason
+    right = "おかあさんにもらった大きなまさかりをかついで歩いていました。[1]"
+    _, kept = _both(question, ["金太郎", "おかあさん"], right, source, graph)
+    assert kept.verdict == "supported", kept.reason
+
+
 def test_a_name_question_is_answered_only_by_a_name_a_source_gives_as_one() -> None:
     # 谷川 is in the sentence about the old woman, as where she washed, not as her name
     graph = ["桃太郎", "お婆さん", "谷川", "お爺さん"]
