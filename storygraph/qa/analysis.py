@@ -35,7 +35,7 @@ from storygraph.qa.specific_names import (
 from storygraph.qa.story_titles import titled
 from storygraph.qa.translation import NO_TRANSLATOR, QuestionTranslator, Translation
 from storygraph.store import GraphStore
-from storygraph.text.language import detect_language, is_kanji
+from storygraph.text.language import detect_language
 from storygraph.text.normalize import normalize_name
 from storygraph.text.terms import content_terms, english_words, passage_terms
 
@@ -152,10 +152,6 @@ class QuestionAnalysis:
         たから」, a title, a speech)."""
         found = (normalize_name(q[1:-1]) for q in _QUOTED.findall(self.question))
         return tuple(q for q in found if q)
-
-
-def has_kanji_term(terms: Sequence[str]) -> bool:
-    return any(is_kanji(ch) for term in terms for ch in term)
 
 
 def analyse(
