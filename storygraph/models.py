@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -184,6 +185,11 @@ was shown instead (qa writes it; the trace's plain text and the e2e summary read
 CitationKind = Literal["fact", "sentence", "graph"]
 """A kept fact's own sentence, a sentence found by sentence search (storygraph.qa.passages), or
 a kept fact with no story sentence behind it (an imported graph's): its text is the fact."""
+
+
+CITATION_MARK = re.compile(r"\[(\d+)\]")
+"""A citation mark in an answer's text ([3]), its source's number the group: the one pattern the
+answer's explanation, the per-story parts and the evaluation read marks by."""
 
 
 @dataclass

@@ -57,7 +57,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from storygraph.models import Citation
+from storygraph.models import CITATION_MARK, Citation
 from storygraph.qa.answer import CLOSEST_LEAD, REFUSALS, sentence_line
 from storygraph.qa.checks import says_unknown
 from storygraph.qa.per_story import split_by_story
@@ -82,7 +82,6 @@ WORD_SPLIT = "B"
 mode A cuts 子|犬)."""
 
 _PUNCT = re.compile(r"[\[\]()（）「」『』【】\"'“”‘’.,!?;:、。！？・…―—\-]+")
-_CITATION = re.compile(r"\[\d+\]")
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 
 
@@ -101,7 +100,7 @@ def _is_japanese(text: str) -> bool:
 
 def normalise(text: str) -> str:
     """The comparable form of an answer or an accepted answer (rule 1)."""
-    folded = _CITATION.sub(" ", unicodedata.normalize("NFKC", text or ""))
+    folded = CITATION_MARK.sub(" ", unicodedata.normalize("NFKC", text or ""))
     folded = normalize_name(folded)
     folded = _PUNCT.sub(" ", folded)
     folded = _ARTICLES.sub(" ", folded)
@@ -220,8 +219,7 @@ def _closing_leads() -> tuple[str, ...]:
     writes them, so the scorer cannot drift from the app)."""
     probe = [Citation(number=1, chunk_id="", document_name="", text="", kind="sentence")]
     lines = [
-        sentence_line(probe, japanese=japanese)[0].removesuffix("[1]")
-        for japanese in (True, False)
+        sentence_line(probe, japanese=japanese)[0].removesuffix("[1]") for japanese in (True, False)
     ]
     return (*CLOSEST_LEAD.values(), *lines)
 
@@ -244,7 +242,7 @@ def _part_core(answer: str) -> str:
         (i for lead in CLOSING_LEADS if (i := text.find(unicodedata.normalize("NFKC", lead))) >= 0),
         default=len(text),
     )
-    text = _CITATION.sub(" ", text[:cut]).strip()
+    text = CITATION_MARK.sub(" ", text[:cut]).strip()
     return _CLOSING_COPULA.sub("", text).strip()
 
 

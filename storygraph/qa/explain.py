@@ -13,15 +13,13 @@ fact that was never scored (set aside by the relation-type stage).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from storygraph.humanize import plural
-from storygraph.models import CLOSEST_SHOWN, Answer, Citation, ResolvedEntity
+from storygraph.models import CITATION_MARK, CLOSEST_SHOWN, Answer, Citation, ResolvedEntity
 
 SCORE_MIN = 0.0
 SCORE_MAX = 10.0
-_MARK = re.compile(r"\[(\d+)\]")
 _HOW = {
     "dictionary": "by name",
     "llm": "named by the model",
@@ -59,7 +57,7 @@ def cited_numbers(answer: Answer) -> list[int]:
     """Citation numbers the answer's text uses, in order of first use (unknown numbers left out)."""
     known = {c.number for c in answer.citations}
     seen: list[int] = []
-    for match in _MARK.finditer(answer.answer):
+    for match in CITATION_MARK.finditer(answer.answer):
         number = int(match.group(1))
         if number in known and number not in seen:
             seen.append(number)

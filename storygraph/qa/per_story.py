@@ -18,12 +18,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from storygraph.models import Citation, Support
+from storygraph.models import CITATION_MARK, Citation, Support
 from storygraph.qa.scope import MAX_STORIES, Scope
 from storygraph.store.plan import key_document
 
 _HEAD = re.compile(r"^(?:【(?P<ja>[^】\n]+)】|── (?P<en>[^\n]+) ──)$", re.M)
-_MARK = re.compile(r"\[(\d+)\]")
 
 
 JOINED = " / "
@@ -86,7 +85,7 @@ def renumbered(text: str, citations: Sequence[Citation], offset: int) -> tuple[s
         number = int(mark.group(1))
         return f"[{number + offset}]" if number in own else ""
 
-    return _MARK.sub(moved, text), [replace(c, number=c.number + offset) for c in citations]
+    return CITATION_MARK.sub(moved, text), [replace(c, number=c.number + offset) for c in citations]
 
 
 def moved_support(support: Support, offset: int) -> Support:
@@ -118,9 +117,7 @@ def split_by_story(text: str) -> list[tuple[str | None, str]]:
     return [(n, part) for n, part in parts if n is not None or part.strip()]
 
 
-def misplaced_citations(
-    text: str, citations: Sequence[Citation], own: str
-) -> list[Citation]:
+def misplaced_citations(text: str, citations: Sequence[Citation], own: str) -> list[Citation]:
     """The citations of a story other than `own` that the reader does not see under that
     story's head line: marked in a part headed by another story or by none. A source listed
     without a mark belongs to its own story's part when the answer has one (a part's sources
@@ -132,7 +129,7 @@ def misplaced_citations(
     parts = split_by_story(text)
     under: dict[int, str | None] = {}
     for name, part in parts:
-        for mark in _MARK.finditer(part):
+        for mark in CITATION_MARK.finditer(part):
             under.setdefault(int(mark.group(1)), name)
     marked = sorted(under)
 
@@ -151,7 +148,5 @@ def misplaced_citations(
         return head is not None and citation.document_name in head.split(JOINED)
 
     return [
-        c
-        for c in citations
-        if c.document_name and c.document_name != own and not under_its_name(c)
+        c for c in citations if c.document_name and c.document_name != own and not under_its_name(c)
     ]
