@@ -34,9 +34,8 @@ from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import UNKNOWN
 from storygraph.qa.answer_choice import ask_choice
-from storygraph.qa.question_type import PERSON_KINDS
 from storygraph.qa.support import SupportChecker
-from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
+from storygraph.qa.type_priors import fits_kind
 from storygraph.settings import AnswerCandidates
 from storygraph.text.language import answer_language
 from storygraph.text.normalize import normalize_name
@@ -67,15 +66,9 @@ def offerable(analysis: QuestionAnalysis, candidates: Sequence[Candidate]) -> li
 
 
 def fits_asked(analysis: QuestionAnalysis, candidate: Candidate) -> bool:
-    """Is the candidate of the kind and case the question asks for (`offerable`)?"""
-    kind = analysis.qtype.kind
-    if kind in PERSON_KINDS:
-        return candidate.kind not in PLACE_TYPES | THING_TYPES
-    if kind == "where":
-        return candidate.locative and candidate.kind not in PERSON_TYPES | THING_TYPES
-    if kind == "what":
-        return not candidate.locative and candidate.kind not in PLACE_TYPES
-    return True
+    """Is the candidate of the kind and case the question asks for (`offerable`;
+    type_priors.fits_kind)?"""
+    return fits_kind(analysis.qtype, candidate.kind, candidate.locative)
 
 
 def written_as_answer(candidate: Candidate, language: str) -> str:

@@ -19,6 +19,7 @@ from storygraph.models import Citation, Fact, Support
 from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.answer import CLOSEST_LEAD, UNKNOWN
 from storygraph.qa.support import SupportChecker, declines
+from storygraph.qa.type_priors import fits_kind
 
 NOT_SURE = {
     "ja": "確かな答えは見つかりませんでした（答えを根拠の文で確かめられませんでした）。",
@@ -59,7 +60,10 @@ def support_reply(
         return UNKNOWN[language] + (" " + closest if closest else "")
     if support.verdict != "not supported":
         return None
-    candidate = support.candidate
+    # the graph's candidate only when it is of the asked kind and case (a place is no answer
+    # to 「山へ何をしに行きましたか？」): else the closest sentence
+    fitting = (c for c in support.candidates if fits_kind(analysis.qtype, c.kind, c.locative))
+    candidate = next(fitting, None)
     if candidate is not None:
         said = f"{candidate.name} — " if language == "en" else f"{candidate.name} ―"
         return (

@@ -63,3 +63,17 @@ def fact_prior(
 def expansion_wanted(qtype: QuestionType) -> bool:
     """Question types whose answer lies beyond one hop: a partner shares a relation's target."""
     return qtype.kind == "with_whom"
+
+
+def fits_kind(qtype: QuestionType, kind: str, locative: bool) -> bool:
+    """Is a node of type `kind`, named in a place phrase (`locative`: に / へ / で / から) or
+    not, of the kind and case the question asks for: a person for who (not a place or a
+    thing), a place phrase for where (not a person or a thing), for what not a place at all
+    (「山へ」 says where, not what)? Any for the other kinds."""
+    if qtype.kind in PERSON_KINDS:
+        return kind not in PLACE_TYPES | THING_TYPES
+    if qtype.kind == "where":
+        return locative and kind not in PERSON_TYPES | THING_TYPES
+    if qtype.kind == "what":
+        return not locative and kind not in PLACE_TYPES
+    return True

@@ -125,6 +125,28 @@ def test_an_answer_naming_what_no_source_says_is_not_supported_and_offers_the_ca
     assert "グラフの候補" in reply and "犬" in reply and "[1]" in reply
 
 
+def test_the_graphs_candidate_is_offered_only_when_it_is_of_the_asked_kind() -> None:
+    """「桃太郎のおじいさんは山へ何をしに行きましたか？」 asks what he went to do: a place the
+    graph has someone go to (鬼が島) is no candidate for it; the closest sentence is shown."""
+    from dataclasses import replace
+
+    from storygraph.models import Candidate
+
+    went = "おじいさんは山へしば刈りに行きました。"
+    analysis, support = _check(
+        "おじいさんは山へ何をしに行きましたか？", ["おじいさん"], "鬼が島です。[1]", _sources(went)
+    )
+    place = Candidate("鬼が島", 1, went, "fact", kind="place", locative=True)
+    thing = Candidate("しば", 1, went, "frame", kind="object")
+    unsure = replace(support, verdict="not supported", candidates=(place,))
+    reply = support_reply(unsure, analysis, _sources(went), "鬼が島です。[1]")
+    assert reply is not None and "グラフの候補" not in reply and "鬼が島" not in reply
+    assert "いちばん近い文" in reply
+    both = replace(unsure, candidates=(place, thing))
+    reply = support_reply(both, analysis, _sources(went), "鬼が島です。[1]")
+    assert reply is not None and "グラフの候補" in reply and "しば" in reply
+
+
 def test_english_roles_come_from_the_english_parser():
     story = "The Lion caught the Mouse. The Mouse freed the Lion from the net."
     graph = ["lion", "mouse", "net"]
