@@ -13,7 +13,7 @@ question than the one asked (the answer's `question`) or whose streamed text is 
 streamed to that session, and the most requests a waiting session heard ahead of it.
 
 The real model must be installed (STORYGRAPH_MODEL_DIR); it is started for the run in a
-temporary data directory and stopped afterwards. Run under `flock /work/model.lock` on a shared
+temporary data directory and stopped afterwards. Run under `flock /tmp/model.lock` on a shared
 machine. llama-cpp-python's server (0.3.x) has no parallel slots or continuous batching: one
 model, one prompt at a time, so the queue is the only order there is.
 """

@@ -26,7 +26,7 @@ warm-up fills it), as an installed package would have them; a shell with PYTHOND
 compiles every imported module on every start instead, which about doubles import times.
 
 `--with-model` adds `ask` through the embedded model (`make model`; run it under
-`flock /work/model.lock`): the warm-up starts the model server, which the CLI keeps running
+`flock /tmp/model.lock`): the warm-up starts the model server, which the CLI keeps running
 (STORYGRAPH_EMBEDDED_IDLE_S), so the timed runs ask a warm model; the table adds the engine's own
 steps (from `ask --json`). `--app` times the app's first render in real Chromium (Playwright,
 /usr/bin/chromium): from the server's first answer to /_stcore/health until the tabs are shown,

@@ -19,7 +19,7 @@ from storygraph.qa.translation import DictionaryTranslator
 from storygraph.text.jmdict import Dictionary, open_dictionary
 from storygraph.text.normalize import normalize_name
 
-# 芥川's 桃太郎 and 楠山's かちかち山, as the stories write them (/work/shared/stories)
+# 芥川's 桃太郎 and 楠山's かちかち山, as the stories write them (../shared/stories)
 HALF = "犬もとうとう嘆息しながら、黍団子を半分貰う代りに、桃太郎の伴をすることになった。"
 NOT_ONE = "「一つはやられぬ。半分やろう。」"
 POUNDING = (
