@@ -68,12 +68,13 @@ def expansion_wanted(qtype: QuestionType) -> bool:
 def fits_kind(qtype: QuestionType, kind: str, locative: bool) -> bool:
     """Is a node of type `kind`, named in a place phrase (`locative`: に / へ / で / から) or
     not, of the kind and case the question asks for: a person for who (not a place or a
-    thing), a place phrase for where (not a person or a thing), for what not a place at all
-    (「山へ」 says where, not what)? Any for the other kinds."""
+    thing), a place phrase for where (not a person; a thing's place is where: 「水がめの陰に」
+    for 「どこにかくれた？」), for what not a place at all (「山へ」 says where, not what)? Any
+    for the other kinds."""
     if qtype.kind in PERSON_KINDS:
         return kind not in PLACE_TYPES | THING_TYPES
     if qtype.kind == "where":
-        return locative and kind not in PERSON_TYPES | THING_TYPES
+        return locative and kind not in PERSON_TYPES
     if qtype.kind == "what":
         return not locative and kind not in PLACE_TYPES
     return True

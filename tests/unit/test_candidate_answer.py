@@ -115,8 +115,9 @@ def test_only_frames_of_sentences_read_of_the_asked_kind_and_case_are_offered_on
         Candidate("犬", 1, "…", "frame", kind="character", locative=True),  # a person
         Candidate("家来", 2, "…", "frame"),  # not read from a place phrase
         Candidate("鬼が島", 3, "…", "frame", locative=True),
+        Candidate("水がめの陰", 4, "…", "frame", kind="object", locative=True),  # a thing's place
     ]
-    assert [c.name for c in offerable(where, places)] == ["鬼が島"]
+    assert [c.name for c in offerable(where, places)] == ["鬼が島", "水がめの陰"]
     what = _analysis("桃太郎は何をもらった？", ["桃太郎"])
     things = [
         Candidate("山", 1, "…", "frame", locative=True),  # 山へ says where, not what
