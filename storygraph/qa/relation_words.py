@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from storygraph.text.normalize import word_boundaries
 from storygraph.text.vocabulary import FIELDS, words_by_stem
 
 _SUFFIXES = ("", "S", "ES", "D", "ED", "ING", "SHIP")
@@ -70,10 +71,27 @@ def mask_names(text: str, names: Iterable[str]) -> str:
 
 
 def question_stems(question: str) -> set[str]:
-    """Stems whose words occur in the question (case-insensitive, see `word_in`)."""
+    """Stems whose words occur in the question (case-insensitive, see `word_in`); a word
+    written in hiragana only counts where one of the question's words starts (くれ of
+    「…がくれたもの」 is くれる, but not inside かくれた: GIVE was read in 「どこにかくれた？」)."""
     raw = question.lower()
     table = words_by_stem().items()
-    return {stem for stem, vocab in table if any(word_in(w, raw) for w in vocab)}
+    starts: frozenset[int] | None = None
+    if any(_is_hiragana(c) for c in raw):
+        starts = word_boundaries(raw)
+
+    def found(word: str) -> bool:
+        if not word_in(word, raw):
+            return False
+        if starts is None or not all(_is_hiragana(c) for c in word):
+            return True
+        return any(m.start() in starts for m in re.finditer(re.escape(word), raw))
+
+    return {stem for stem, vocab in table if any(found(w) for w in vocab)}
+
+
+def _is_hiragana(char: str) -> bool:
+    return "\u3041" <= char <= "\u309f"
 
 
 def related_stems(stems: set[str]) -> set[str]:

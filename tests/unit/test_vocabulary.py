@@ -54,3 +54,10 @@ def test_types_are_safe_identifiers_and_unique() -> None:
     types = relation_types()
     assert len(types) == len(set(types))
     assert all(sanitize_rel_type(t) == t for t in types)
+
+
+def test_a_hiragana_word_of_the_table_counts_only_where_a_word_of_the_question_starts() -> None:
+    # くれ (GIVES) is inside かくれた (to hide): the question asks about hiding, not giving
+    assert "GIVE" not in question_stems("蜂は猿の家のどこにかくれた？")
+    assert "GIVE" in question_stems("乙姫さまが浦島にくれたものは？")
+    assert "GIVE" in question_stems("鬼の大将は何をさし出した？")  # kanji forms as before
