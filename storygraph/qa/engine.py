@@ -28,7 +28,7 @@ from storygraph.qa.answer_crosslang import SourcesLanguageAnswer
 from storygraph.qa.candidate_answer import CandidatePicker, candidate_step
 from storygraph.qa.checks import judge_reply, nothing_found, unsupported_names
 from storygraph.qa.context import ContextBuilder, Sources
-from storygraph.qa.passages import unsearched_warning
+from storygraph.qa.passages import Passage, unsearched_warning
 from storygraph.qa.per_story import (
     JOINED,
     cited_stories,
@@ -41,7 +41,7 @@ from storygraph.qa.per_story import (
 from storygraph.qa.retrieval import DEFAULT_MODE, Retrieval, Retriever
 from storygraph.qa.scope import Scope, names_in_scope
 from storygraph.qa.scoring import RerankResult, Scorer, keep_fitting
-from storygraph.qa.story_lead import STORY_LEAD, led_scope, story_lead
+from storygraph.qa.story_lead import STORY_LEAD, Lead, led_scope, story_lead
 from storygraph.qa.support import SupportChecker
 from storygraph.qa.support_text import ANSWERED_BY, SupportStep, support_step
 from storygraph.qa.trace import (
@@ -354,23 +354,12 @@ def leading_story(
     line and the warning naming it; None when none leads (the answer is written per story)."""
     if not analysis.scope.ordinary or parts.stories_named is None:
         return None
-    passages = parts.context.sentences(analysis)
-    lead = story_lead(passages, analysis.scope.tied)
-    trace.record(
-        "story lead",
-        best={d: round(score, 3) for d, score in lead.best.items()},
-        leading=lead.story,
-        needed=STORY_LEAD,
-    )
+    lead = recorded_lead(trace, parts.context.sentences(analysis), analysis.scope.tied)
     scope = led_scope(scopes, lead.story) if lead.story is not None else None
     if scope is None or lead.story is None:
         return None
-    named = parts.stories_named()
-    name = named.get(lead.story, lead.story)
-    head = story_head(name, japanese=analysis.reply_language == "ja")
-    told = LED.format(count=len(scopes), story=name)
-    led = within(analysis, scope)
-    return led, Undecided(head=head, warnings=(told,))
+    name = parts.stories_named().get(lead.story, lead.story)
+    return led_within(analysis, scope, name, LED.format(count=len(scopes), story=name))
 
 
 def wider_lead(
@@ -391,14 +380,9 @@ def wider_lead(
         return None
     everywhere = replace(analysis, scope=Scope(documents=scope.choice, undecided=True))
     passages = parts.context.sentences(everywhere)
-    lead = story_lead(passages, list(dict.fromkeys(p.document_id for p in passages)))
-    trace.record(
-        "story lead",
-        best={d: round(score, 3) for d, score in lead.best.items()},
-        leading=lead.story,
-        needed=STORY_LEAD,
-        searched="every story in scope: its names are ordinary words",
-    )
+    stories = list(dict.fromkeys(p.document_id for p in passages))
+    searched = "every story in scope: its names are ordinary words"
+    lead = recorded_lead(trace, passages, stories, searched=searched)
     if lead.story is None or lead.story in scope.documents:
         return None
     ids = set(analysis.ids)
@@ -409,9 +393,31 @@ def wider_lead(
     )
     name = named.get(lead.story, lead.story)
     held = Scope(keys=keys, documents=(lead.story,), note=f"{name}'s sentences lead every story's")
+    return led_within(analysis, held, name, WIDER.format(story=name), story=lead.story)
+
+
+def recorded_lead(
+    trace: Trace, passages: Sequence[Passage], stories: Sequence[str], **detail: str
+) -> Lead:
+    """Which of `stories` the sentences found lead (qa/story_lead.py), recorded in `trace`."""
+    lead = story_lead(passages, stories)
+    trace.record(
+        "story lead",
+        best={d: round(score, 3) for d, score in lead.best.items()},
+        leading=lead.story,
+        needed=STORY_LEAD,
+        **detail,
+    )
+    return lead
+
+
+def led_within(
+    analysis: QuestionAnalysis, scope: Scope, name: str, told: str, *, story: str = ""
+) -> tuple[QuestionAnalysis, Undecided]:
+    """The question within the leading story's `scope`, with its head line (`name`) and the
+    warning `told` saying why."""
     head = story_head(name, japanese=analysis.reply_language == "ja")
-    told = WIDER.format(story=name)
-    return within(analysis, held), Undecided(head=head, warnings=(told,), story=lead.story)
+    return within(analysis, scope), Undecided(head=head, warnings=(told,), story=story)
 
 
 def answer_within(
