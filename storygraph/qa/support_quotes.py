@@ -172,8 +172,9 @@ def copied_sentence(answer: str, source: str) -> str:
     sentences = [source[start:end] for start, end in split_sentences(source)]
     if len(sentences) < 2:
         return source
-    best = max(sentences, key=lambda sentence: in_order_share(answer, sentence, "ja"))
-    return best if in_order_share(answer, best, "ja") >= ORDER_SHARE else source
+    shares = [in_order_share(answer, sentence, "ja") for sentence in sentences]
+    best = max(range(len(sentences)), key=shares.__getitem__)  # the first of the best
+    return sentences[best] if shares[best] >= ORDER_SHARE else source
 
 
 def _governed_only(clauses: Sequence[Clause], acts: Sequence[Clause]) -> list[Clause]:
