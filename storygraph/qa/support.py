@@ -99,7 +99,7 @@ from storygraph.qa.support_slots import (
 from storygraph.qa.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.text.embeddings import Embedder
 from storygraph.text.language import is_kanji
-from storygraph.text.normalize import normalize_name, reading, same_entity
+from storygraph.text.normalize import holds_name, normalize_name, reading, same_entity
 from storygraph.text.terms import english_words
 from storygraph.text.vocabulary import CONVERSE_STEMS, words_by_stem
 
@@ -306,7 +306,7 @@ def _cloze(
         if (
             filled in normalize_name(source.text)
             and verb.group(0) in source.text + after(source)
-            and all(_holds(source.text, e.node_id) for e in analysis.entities if e.node_id)
+            and all(holds_name(source.text, e.node_id) for e in analysis.entities if e.node_id)
         ):
             return source, phrase
     return None
@@ -337,24 +337,6 @@ def _joined(answer: str, named: Sequence[str], participants: Sequence[Any]) -> l
         if any(f"{a}と{b}" in folded or f"{a} and {b}" in folded for a, b in pairs):
             joined.append(name)
     return joined
-
-
-def _holds(text: str, name: str) -> bool:
-    """Does the text name it? A name ending in a kanji not inside a longer kanji word (三にん
-    の家 is not in 三にんの家来); an English name on word boundaries."""
-    key = normalize_name(name)
-    if not key:
-        return False
-    folded = normalize_name(text)
-    if key.isascii():  # a plural names it too ("the grapes" for grape)
-        return re.search(rf"(?<![a-z]){re.escape(key)}(?:e?s)?(?![a-z])", folded) is not None
-    at = folded.find(key)
-    while at >= 0:
-        after = folded[at + len(key) : at + len(key) + 1]
-        if not (is_kanji(key[-1]) and after and is_kanji(after)):
-            return True
-        at = folded.find(key, at + 1)
-    return False
 
 
 def _same(phrase: str, name: str) -> bool:
@@ -486,7 +468,7 @@ class GraphSupportChecker:
             return None
         language = "ja" if analysis.language == "ja" else "en"
         for c in sources:
-            if c.kind == "graph" or not _holds(c.text, name):
+            if c.kind == "graph" or not holds_name(c.text, name):
                 continue
             text = c.text + self._around(c)[1] + self._after_speech(c)
             clauses = self._clauses_of(text, c.language or language)
@@ -620,7 +602,7 @@ class GraphSupportChecker:
         for mention, node in self.names(unnamed, language):
             if node in in_question or normalize_name(mention) in question:
                 continue
-            if node not in found and not any(_holds(other, node) for other in found):
+            if node not in found and not any(holds_name(other, node) for other in found):
                 found.append(node)
         if found:
             # a sentence answer names more than the asked thing (犬はきびだんごを…): the names
@@ -739,7 +721,7 @@ class GraphSupportChecker:
             holding[name] = [
                 c
                 for c in sources
-                if (_holds(c.text, name) or _in_frame(c, name, links))
+                if (holds_name(c.text, name) or _in_frame(c, name, links))
                 and _beside(c, participants, role, links)
                 and (role or _on_topic(c.text, analysis))
             ]
@@ -1213,7 +1195,7 @@ def _in_frame(source: Citation, name: str, links: Sequence[_Link]) -> bool:
 
 def _names_participant(text: str, entity: Any) -> bool:
     """Does a source name a participant of the question, by its graph name or its mention?"""
-    return _holds(text, entity.node_id) or _holds(text, entity.mention)
+    return holds_name(text, entity.node_id) or holds_name(text, entity.mention)
 
 
 def _verb_words(relation: str) -> str:

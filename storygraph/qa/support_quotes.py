@@ -58,7 +58,7 @@ from storygraph.qa.analysis import QuestionAnalysis
 from storygraph.qa.question_structure import Clause, QuestionStructure, case_direction
 from storygraph.qa.relation_words import question_stems, related_stems
 from storygraph.text.chunking import split_sentences
-from storygraph.text.normalize import normalize_name
+from storygraph.text.normalize import holds_name, normalize_name
 from storygraph.text.terms import english_words
 from storygraph.text.vocabulary import LIGHT_PREDICATES_JA, SUBSIDIARY_VERBS_JA
 
@@ -200,15 +200,12 @@ def _same_field(clauses: Sequence[Clause], stems: frozenset[str]) -> bool:
 
 
 def _names_participant(answer: str, analysis: QuestionAnalysis) -> bool:
-    """Does the answer name one of the question's participants (not a name it only qualifies
-    another by)?"""
-    folded = normalize_name(answer)
+    """Does the answer name one of the question's participants (by its graph name or its
+    mention; not a name it only qualifies another by)?"""
     return any(
-        normalize_name(name) in folded
+        holds_name(answer, e.node_id) or holds_name(answer, e.mention)
         for e in analysis.entities
         if e.node_id not in analysis.qualifiers
-        for name in (e.node_id, e.mention)
-        if name and normalize_name(name)
     )
 
 

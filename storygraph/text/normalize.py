@@ -287,3 +287,22 @@ def _tokenizer() -> Any:
     tokenizer = factory(mode=SplitMode.C)
     _local.tokenizer = tokenizer
     return tokenizer
+
+
+def holds_name(text: str, name: str) -> bool:
+    """Does the text name it? A name ending in a kanji not inside a longer kanji word (三にん
+    の家 is not in 三にんの家来); an English name on word boundaries, a plural naming it too
+    ("the grapes" for grape)."""
+    key = normalize_name(name)
+    if not key:
+        return False
+    folded = normalize_name(text)
+    if key.isascii():
+        return re.search(rf"(?<![a-z]){re.escape(key)}(?:e?s)?(?![a-z])", folded) is not None
+    at = folded.find(key)
+    while at >= 0:
+        after = folded[at + len(key) : at + len(key) + 1]
+        if not (is_kanji(key[-1]) and after and is_kanji(after)):
+            return True
+        at = folded.find(key, at + 1)
+    return False
