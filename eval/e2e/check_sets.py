@@ -21,7 +21,13 @@ For every row of every ``eval/e2e/*.jsonl`` file:
   it) or overlaps an accepted answer (one containing the other). Wrong strings absent from
   the story (folk memory, ``ポチ``) are listed for review, not failed.
 
-Usage: ``python eval/e2e/check_sets.py [--stories DIR] [--verbose]``; exits 1 on any error.
+The frozen test split ``eval/test/test.jsonl`` is checked the same way against its own stories
+(``eval/test/stories``, or ``--test-stories DIR``). Its texts are not committed (they live beside
+the repo like ``../shared/stories``); when the default directory is absent the split is reported
+as not checked, while a ``--test-stories`` directory that is absent is an error.
+
+Usage: ``python eval/e2e/check_sets.py [--stories DIR] [--test-set FILE] [--test-stories DIR]
+[--verbose]``; exits 1 on any error.
 """
 
 from __future__ import annotations
@@ -34,6 +40,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_STORIES = HERE.parents[2] / "shared" / "stories"
+TEST_SPLIT = HERE.parent / "test"
+DEFAULT_TEST_SET = TEST_SPLIT / "test.jsonl"
+DEFAULT_TEST_STORIES = TEST_SPLIT / "stories"
 TYPES = {"who", "whom", "what", "where", "when", "with_whom", "after", "why", "how", "count"}
 REQUIRED = ("id", "story", "question", "answers", "type")
 SHORT_JA = 2
@@ -114,23 +123,55 @@ def check_file(path: Path, stories: Path, seen: set[str]) -> tuple[list[str], li
     return errors, flagged
 
 
+def report(path: Path, stories: Path, seen: set[str], verbose: bool) -> list[str]:
+    """Check one set against its stories and print its summary line."""
+    errors, flagged = check_file(path, stories, seen)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    unanswerable = sum(bool(row.get("unanswerable")) for row in rows)
+    print(
+        f"{path.name}: {len(rows)} questions ({unanswerable} unanswerable), "
+        f"{len(errors)} errors, {len(flagged)} rows flagged for review"
+    )
+    if verbose:
+        for item in flagged:
+            print(f"  {item}")
+    return errors
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stories", type=Path, default=DEFAULT_STORIES)
+    parser.add_argument(
+        "--test-set",
+        type=Path,
+        default=DEFAULT_TEST_SET,
+        help="the frozen test split (default eval/test/test.jsonl)",
+    )
+    parser.add_argument(
+        "--test-stories",
+        type=Path,
+        default=None,
+        help="the test split's stories (default eval/test/stories)",
+    )
     parser.add_argument("--verbose", action="store_true", help="list variants absent from text")
     args = parser.parse_args()
     seen: set[str] = set()
     errors: list[str] = []
     for path in sorted(HERE.glob("*.jsonl")):
-        file_errors, flagged = check_file(path, args.stories, seen)
-        errors += file_errors
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-        unanswerable = sum(bool(row.get("unanswerable")) for row in rows)
-        print(f"{path.name}: {len(rows)} questions ({unanswerable} unanswerable), "
-              f"{len(file_errors)} errors, {len(flagged)} rows flagged for review")
-        if args.verbose:
-            for item in flagged:
-                print(f"  {item}")
+        errors += report(path, args.stories, seen, args.verbose)
+    test_stories = args.test_stories or DEFAULT_TEST_STORIES
+    if not args.test_set.is_file():
+        errors.append(f"test split not found: {args.test_set}")
+    elif test_stories.is_dir():
+        errors += report(args.test_set, test_stories, seen, args.verbose)
+    elif args.test_stories is not None:
+        errors.append(f"test split stories not found: {test_stories}")
+    else:
+        print(
+            f"{args.test_set.name}: not checked, its stories are not at {test_stories} "
+            "(pass --test-stories DIR)",
+            file=sys.stderr,
+        )
     for error in errors:
         print(f"ERROR {error}", file=sys.stderr)
     return 1 if errors else 0
