@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from storygraph.text.parse_tree import ancestors
 from storygraph.text.vocabulary import LIGHT_PREDICATES_JA
 
 Voice = Literal["active", "passive", "causative", "causative passive"]
@@ -171,8 +172,10 @@ def _inherited_subject(verb: Any, of: OwnArguments) -> list[Argument]:
     """The subject of the verb a subject-less verb is chained, subordinated or coordinated to
     (Japanese leaves it unsaid there): the first が / は / も phrase up its heads."""
     node = verb
-    while node.dep_ in ("advcl", "conj") and node.head.pos_ == "VERB" and node.head.i != node.i:
-        node = node.head
+    for head in ancestors(verb):
+        if node.dep_ not in ("advcl", "conj") or head.pos_ != "VERB":
+            break
+        node = head
         found = [a for a in _slot_order(of(node)) if slot_case(a) in SUBJECT_CASES]
         if found:
             return [_as_subject(found[0], "inherited subject")]

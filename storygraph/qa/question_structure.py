@@ -43,6 +43,7 @@ from storygraph.qa.clauses import (
     voice_of,
 )
 from storygraph.qa.question_type import Direction
+from storygraph.text.parse_tree import ancestors, root_of
 from storygraph.text.vocabulary import DOING_VERBS_JA
 
 QUESTION_WORDS = frozenset(
@@ -227,9 +228,12 @@ def _written(text: str, pred: Any) -> str:
 
 def chain_end(tok: Any) -> Any:
     """The last verb of the chain a verb is in (連れだって出かけた: 出かける)."""
-    while chained(tok):
-        tok = tok.head
-    return tok
+    end = tok
+    for head in ancestors(tok):
+        if not chained(end):
+            break
+        end = head
+    return end
 
 
 def _verbal(tok: Any) -> bool:
@@ -239,12 +243,15 @@ def _verbal(tok: Any) -> bool:
 def _asked_predicate(tokens: list[Any]) -> Any | None:
     """The predicate the question word is an argument of (see the module docstring)."""
     asked = next((t for t in tokens if QUESTION_WORDS & {t.lemma_, t.text}), None)
-    root = next((t for t in tokens if t.dep_ == "ROOT"), None)
+    # the question word's own sentence's root (a text of several sentences has one root each;
+    # the walk up to the text's first ROOT never ended for a word of the second)
+    if asked is not None:
+        root = root_of(asked)
+    else:
+        root = next((t for t in tokens if t.dep_ == "ROOT"), None)
     if root is None:
         return None
-    node = asked
-    while node is not None and node.i != root.i:
-        node = node.head
+    for node in ancestors(asked) if asked is not None else ():
         light = node.lemma_ in DOING_VERBS_JA and node.i != root.i and node.head.pos_ == "VERB"
         if node.pos_ == "VERB" and node.dep_ not in ("fixed", "compound", "aux") and not light:
             return chain_end(node)

@@ -66,6 +66,7 @@ from typing import TYPE_CHECKING
 
 from storygraph.ingest.frames import AnimacyCue, DocumentReading, ProposedFact
 from storygraph.text.english import pipeline
+from storygraph.text.parse_tree import ancestors
 from storygraph.text.vocabulary import (
     CHARACTER_RELATIONS,
     FEELING_VERBS_EN,
@@ -347,7 +348,7 @@ class FrameReader:
         if any(c.dep_ == "nsubjpass" for c in verb.children):
             return []
         head = verb.head
-        if head is verb:
+        if head.i == verb.i:  # the root (spaCy's `.head` is a new Token: `is` never holds)
             return []
         if verb.dep_ == "conj" and head.pos_ in ("VERB", "AUX"):
             if any(c.dep_ in ("nsubjpass", "auxpass") for c in head.children):
@@ -627,11 +628,12 @@ def _participle(verb: Token) -> bool:
     subject, as a passive does ("had eaten and drunk" is no participle: "had" is shared)."""
     if verb.tag_ != "VBN" or any(c.dep_ in ("aux", "auxpass") for c in verb.children):
         return False
-    head = verb.head
-    while verb.dep_ == "conj" and head is not verb and head.pos_ in ("VERB", "AUX"):
+    for head in ancestors(verb):
+        if verb.dep_ != "conj" or head.pos_ not in ("VERB", "AUX"):
+            break
         if any(c.dep_ in ("aux", "auxpass") for c in head.children):
             return False
-        verb, head = head, head.head
+        verb = head
     return True
 
 

@@ -50,6 +50,7 @@ from typing import Any
 
 from storygraph.errors import ModelError
 from storygraph.ingest.frames import AnimacyCue, DocumentReading, ProposedFact
+from storygraph.text.parse_tree import ancestors
 from storygraph.text.vocabulary import (
     ANIMATE_COUNTERS_JA,
     CHARACTER_RELATIONS,
@@ -1305,6 +1306,7 @@ def _cue_subjects(tok: Any, resolved: dict[int, list[_Arg]]) -> list[_Arg]:
     something else is no evidence of life). The noun a relative clause modifies is not read as
     its subject: as often it is the object or the place (わすれていた夢, 人間のいる国, 鳴く声)."""
     current = tok
+    heads = ancestors(tok)
     for _ in range(8):
         # the parse may hang the speaker on the quote (おばあさんは…、「…」と言って)
         quotes = [c for c in current.children if c.text == "「"]
@@ -1319,8 +1321,8 @@ def _cue_subjects(tok: Any, resolved: dict[int, list[_Arg]]) -> list[_Arg]:
         if current.i in resolved:
             filled = [a for a in resolved[current.i] if a.head.sent == tok.sent or _quoting(tok)]
             return [_Arg(a.name, a.head, "", False) for a in filled]
-        head = current.head
-        if head is current or not _chain_link(current):
+        head = next(heads, None)  # None: `current` is its sentence's root
+        if head is None or not _chain_link(current):
             return []
         current = head
     return []
