@@ -11,12 +11,15 @@ Every install holds the install lock and writes the status file (`install_status
 install waits for the first (or, started with `--background`, leaves it alone). `--background`
 (what `make run` uses) starts the install as a detached, low-priority process logging to
 `<data dir>/logs/model-install.log` and returns at once, so the app opens meanwhile.
-llama.cpp is built without the multimodal library (mtmd), which StoryGraph never loads.
+llama.cpp is built without the multimodal library (mtmd), which StoryGraph never loads, and on
+x86-64 for this CPU's instruction sets without AMX (storygraph.llm.cpu_features: its AMX kernels
+crash the server); an installed build that uses AMX on a CPU that has it is rebuilt.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import importlib.util
 import os
@@ -27,9 +30,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from storygraph.crashes import CrashLedger
 from storygraph.errors import StoryGraphError
 from storygraph.llm import install_status as st
 from storygraph.llm import model_files as mf
+from storygraph.llm.cpu_features import build_has_amx, cpu_flags, has_amx, llama_isa_cmake_args
 from storygraph.settings import Settings
 
 LLAMA_REQUIREMENT = "llama-cpp-python[server]==0.3.36"
@@ -83,11 +88,44 @@ def build_percent(line: str) -> int | None:
     return None
 
 
-def llama_build_environment(environ: dict[str, str]) -> dict[str, str]:
+def llama_build_environment(
+    environ: dict[str, str], flags: frozenset[str] | None = None
+) -> dict[str, str]:
+    """The build's environment: our CMake options, then the instruction sets of this CPU
+    without AMX (storygraph.llm.cpu_features), then the user's own CMAKE_ARGS (which win)."""
     env = dict(environ)
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
-    env["CMAKE_ARGS"] = f"{LLAMA_CMAKE_ARGS} {environ.get('CMAKE_ARGS', '')}".strip()
+    isa = llama_isa_cmake_args(cpu_flags() if flags is None else flags)
+    parts = (LLAMA_CMAKE_ARGS, isa, environ.get("CMAKE_ARGS", ""))
+    env["CMAKE_ARGS"] = " ".join(p for p in parts if p)
     return env
+
+
+def build_cache_dir(env: dict[str, str]) -> Path:
+    """pip's cache for the llama.cpp build, one per set of CMake options: pip keys the wheels
+    it builds by the package alone, so a wheel built with other options (an older native build
+    with AMX) would be installed again from a shared cache."""
+    key = hashlib.sha256(env.get("CMAKE_ARGS", "").encode()).hexdigest()[:12]
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "storygraph" / f"llama-build-{key}"
+
+
+def installed_build_has_amx() -> bool:
+    """The installed llama.cpp was built with AMX kernels (asked in a child process: loading
+    the library is the only way to know, and a broken one must not take this one down)."""
+    code = "import llama_cpp; print(llama_cpp.llama_print_system_info().decode())"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return build_has_amx(done.stdout)
+
+
+def build_unsafe_here() -> bool:
+    """This CPU has AMX and the installed llama.cpp uses it: it crashes at the first answer."""
+    return has_amx(cpu_flags()) and llama_server_installed() and installed_build_has_amx()
 
 
 LineFn = Callable[[str], None]
@@ -189,17 +227,26 @@ class _Percent:
 def install(settings: Settings, reporter: Reporter | None = None) -> Path:
     """Make the embedded model usable; return the verified model path."""
     report = reporter or Reporter(st.status_path(settings))
-    if not llama_server_installed():
+    rebuild = build_unsafe_here()
+    if rebuild or not llama_server_installed():
         label = "building llama.cpp (llama-cpp-python)"
         report.step(1, label)
+        if rebuild:
+            _say("[1/3] the installed llama.cpp uses AMX, which crashes here: rebuilding it")
         _say(f"[1/3] installing {LLAMA_REQUIREMENT} (builds llama.cpp: about 10 minutes)")
 
         def on_build_line(line: str) -> None:
             if (pct := build_percent(line)) is not None:
                 report.percent(pct)
 
+        env = llama_build_environment(dict(os.environ))
+        _say(f"      CMAKE_ARGS={env['CMAKE_ARGS']}")
         # -v shows the build's own output, whose [done/total] lines give the percent
-        _pip(["-v", LLAMA_REQUIREMENT], on_build_line, llama_build_environment(dict(os.environ)))
+        args = ["-v", "--cache-dir", str(build_cache_dir(env)), LLAMA_REQUIREMENT]
+        if rebuild:
+            args = ["--force-reinstall", "--no-deps", *args]
+        _pip(args, on_build_line, env)
+        CrashLedger(settings.data_dir, "model").clear()  # a new build: a fresh start
     else:
         report.step(1, "llama.cpp server installed", 100)
         _say("[1/3] llama-cpp-python server: installed")
@@ -316,11 +363,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"embedded model not needed (provider: {provider})")
         return 0
 
-    if llama_server_installed() and model_ready(settings):
+    if llama_server_installed() and model_ready(settings) and not build_unsafe_here():
         print("embedded model ready")
         return 0
     if args.check:
         missing = [] if llama_server_installed() else ["llama-cpp-python[server]"]
+        missing += ["a llama.cpp build without AMX"] if build_unsafe_here() else []
         missing += [] if model_ready(settings) else [str(mf.model_path(settings))]
         print("embedded model not ready: missing " + ", ".join(missing))
         return 1

@@ -2,7 +2,9 @@
 prompt prefix is kept per language.
 
 `python -m storygraph.llm.llama_server ARGS` is `python -m llama_cpp.server ARGS` with two
-changes.
+changes, and two guards: Python's faulthandler is on, so a fatal signal leaves its name in the
+log (storygraph.crashes reads it), and a llama.cpp built with AMX on a CPU with AMX loads the
+model without extra buffer types (`guard_amx`; that build crashes at the first answer).
 
 **Prompts as written.** The chat handler the embedded server runs (`chatml-function-calling`,
 the one that honours tool calls; see `embedded_server.CHAT_FORMAT`) renders the conversation
@@ -22,6 +24,7 @@ reading them again (docs/ISSUES.md §34). Each keep and restore is a line in the
 from __future__ import annotations
 
 import ctypes
+import faulthandler
 import runpy
 import sys
 import time
@@ -32,6 +35,7 @@ from typing import Any
 
 import jinja2
 
+from storygraph.llm.cpu_features import build_has_amx, cpu_flags, has_amx
 from storygraph.llm.prefix_states import PrefixStates
 
 
@@ -124,9 +128,42 @@ def prefix_keeping(
     return PrefixKeepingLlama
 
 
+def without_amx_buffers(llama_cpp_module: Any) -> None:
+    """Have every model loaded from now on keep its weights in the plain CPU buffer
+    (`use_extra_bufts` off): no AMX buffer, and no repacked one either (slower)."""
+    default_params = llama_cpp_module.llama_model_default_params
+
+    def params() -> Any:
+        chosen = default_params()
+        chosen.use_extra_bufts = False
+        return chosen
+
+    llama_cpp_module.llama_model_default_params = params
+
+
+def guard_amx(system_info: str, flags: frozenset[str], llama_cpp_module: Any) -> bool:
+    """A llama.cpp built with AMX on a CPU with AMX crashes at the first answer (module
+    storygraph.llm.cpu_features): load the model without the extra buffers, and say so in the
+    log. True when it did. (`make model` rebuilds such an install without AMX.)"""
+    if not (build_has_amx(system_info) and has_amx(flags)):
+        return False
+    without_amx_buffers(llama_cpp_module)
+    print(
+        "storygraph: this llama.cpp was built with AMX, which crashes on this CPU; loading the "
+        "model without extra buffer types (slower). `make model` rebuilds it without AMX.",
+        file=sys.stderr,
+        flush=True,
+    )
+    return True
+
+
 def main(argv: list[str]) -> None:
+    faulthandler.enable()  # a fatal signal leaves its name in the log (storygraph.crashes)
     import llama_cpp
+    import llama_cpp.llama_cpp as llama_cpp_lib
     from llama_cpp import llama_chat_format
+
+    guard_amx(llama_cpp.llama_print_system_info().decode(), cpu_flags(), llama_cpp_lib)
 
     llama_chat_format.jinja2 = jinja2_without_html_escaping()  # type: ignore[assignment]
     # llama_cpp.server.model builds its model as `llama_cpp.Llama(...)`, looked up at load time
