@@ -439,6 +439,12 @@ def cmd_reset(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     from storygraph.doctor import run_doctor
 
+    if args.clear_crashes:
+        from storygraph.crashes import HELPER_NAMES, clear_all
+
+        cleared = clear_all(settings.data_dir)
+        names = ", ".join(HELPER_NAMES[h] for h in cleared) or "none recorded"
+        print(f"crashes cleared: {names}", file=sys.stderr)
     report = run_doctor(settings)
     if args.json:
         _print_json(report.to_json())
@@ -555,6 +561,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("doctor", help="check the model and the store, explain an empty graph")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--clear-crashes",
+        action="store_true",
+        help="forget the helpers' crashes in a row, so a crashed helper may start again",
+    )
     p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("cache", help="show or clear the saved chunk extractions")

@@ -216,6 +216,44 @@ def check_store(report: DoctorReport, settings: Settings) -> None:
         store.close()
 
 
+def check_crashes(report: DoctorReport, settings: Settings) -> None:
+    """The helper processes' crashes in a row (storygraph.crashes): one restarted is a warning,
+    two (not restarted again) a failure, each with how it ended, its log's tail and the fix."""
+    from storygraph.crashes import HELPER_NAMES, MAX_RESTARTS_IN_A_ROW, CrashLedger
+
+    for helper in HELPER_NAMES:
+        crashes = CrashLedger(settings.data_dir, helper).in_a_row()
+        if not crashes:
+            continue
+        last = crashes[-1]
+        stopped = len(crashes) > MAX_RESTARTS_IN_A_ROW
+        detail = f"{last.sentence} ({len(crashes)} in a row; " + (
+            "not restarted again)" if stopped else "restarted once)"
+        )
+        if last.log_tail:
+            detail += "; last lines of its log:\n" + last.log_tail
+        report.add(f"{helper} crashes", "fail" if stopped else "warn", detail, _crash_fix(helper))
+
+
+def _crash_fix(helper: str) -> str:
+    again = "then `python -m storygraph doctor --clear-crashes` lets it start again."
+    if helper == "model":
+        from storygraph.llm.cpu_features import cpu_flags, has_amx
+        from storygraph.llm.install import build_unsafe_here
+
+        if has_amx(cpu_flags()) and build_unsafe_here():
+            return (
+                "This CPU has AMX and the installed llama.cpp uses it, which crashes at the "
+                "first answer (llama.cpp issue 20824): `make model` rebuilds it without AMX "
+                "and clears the crashes."
+            )
+        return (
+            "Read the log lines above (out of memory: lower STORYGRAPH_EMBEDDED_CTX; a build "
+            "for another processor: `make model`), " + again
+        )
+    return "Read the log lines above and fix what they name, " + again
+
+
 def _embedded_llm(report: DoctorReport, settings: Settings) -> tuple[BaseChatModel | None, Any]:
     """Installed? verified? server starts? Returns (model, server). The caller holds the server
     until its checks are done: holding it holds its users lock, so another process that
@@ -255,7 +293,7 @@ def _embedded_llm(report: DoctorReport, settings: Settings) -> tuple[BaseChatMod
         )
         return None, None
     report.add("model reachable", "ok", f"{path.name} verified; llama.cpp server at {url}")
-    return build_chat_model(settings, embedded_base_url=url), server
+    return build_chat_model(settings, embedded_base_url=url, embedded_server=server), server
 
 
 def check_reply(report: DoctorReport, llm: BaseChatModel) -> bool:
@@ -474,6 +512,7 @@ def run_doctor(
     check_readings(report)
     check_embeddings(report)
     check_store_fn(report, settings)
+    check_crashes(report, settings)
     if info.provider == "none":
         report.add("model reachable", "skip", "no-LLM mode: questions use graph facts only")
         return report

@@ -27,6 +27,11 @@ class ModelError(StoryGraphError):
     """The language model cannot be reached or answered unusably."""
 
 
+class ModelServerCrashed(ModelError):
+    """The embedded model server died (a crash, not a stop): the message says how, in words
+    (storygraph.crashes)."""
+
+
 class ConfigError(StoryGraphError):
     """A setting is missing or contradictory."""
 

@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from storygraph.errors import ConfigError, ModelError, StoreError, StoryGraphError
+from storygraph.errors import (
+    ConfigError,
+    ModelError,
+    ModelServerCrashed,
+    StoreError,
+    StoryGraphError,
+)
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
 from storygraph.settings import Settings
@@ -229,9 +235,16 @@ class Services:
         if self.info.provider == "embedded":
             if self._embedded is None:
                 return None
-            url = self._embedded.ensure_running()
+            try:
+                url = self._embedded.ensure_running()
+            except ModelServerCrashed as exc:  # crashed twice in a row: the facts, said why
+                self._set_model_status(str(exc))
+                return None
+            self._set_model_status(self._embedded.crash_notice)
             if url != self._llm_url:
-                self._llm = build_chat_model(self.settings, embedded_base_url=url)
+                self._llm = build_chat_model(
+                    self.settings, embedded_base_url=url, embedded_server=self._embedded
+                )
                 self._llm_url = url
         return self._llm
 

@@ -33,8 +33,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from storygraph.errors import ModelError
+from storygraph.crashes import WHAT_USERS_GET, Crash
+from storygraph.errors import ModelError, ModelServerCrashed
 from storygraph.llm.attempts import saw_chat_request
+from storygraph.llm.embedded_server import CRASH_FIX
 from storygraph.llm.model_queue import ModelQueue, current_on_wait
 
 if TYPE_CHECKING:
@@ -65,6 +67,12 @@ class ServerStatusError(ModelError):
             "Check the model server's log (python -m storygraph doctor).",
         )
         self.status_code = status_code
+
+
+def crash_message(crash: Crash) -> str:
+    """'the model server stopped with a segmentation fault (SIGSEGV) at its first use after
+    starting; answers list the graph's facts until it is back'."""
+    return f"{crash.sentence}; {WHAT_USERS_GET[crash.helper]}"
 
 
 def retry_delay(retries_done: int) -> float:
@@ -105,6 +113,10 @@ class EmbeddedChatModel:
     queue: ModelQueue | None
     langchain_client: Callable[[], BaseChatModel]
     """Builds the LangChain client the other calls go to (once, on first use)."""
+    server_fault: Callable[[], Crash | None] | None = None
+    """Asked when the connection fails: how the server died, if it did (no retry then)."""
+    on_answered: Callable[[], None] | None = None
+    """Told when a reply came back whole (the server's row of crashes ends)."""
     _langchain: BaseChatModel | None = field(default=None, init=False, repr=False)
 
     # --- what goes to LangChain's client --------------------------------------------------
@@ -140,7 +152,9 @@ class EmbeddedChatModel:
             message = AIMessage(text, usage_metadata=_usage(data.get("usage")))
         except BaseException as exc:
             run.on_llm_error(exc)
+            self._raise_if_crashed(exc)
             raise
+        self._answered()
         _end(run, message)
         return message
 
@@ -171,8 +185,26 @@ class EmbeddedChatModel:
                         yield AIMessageChunk(piece)
         except BaseException as exc:
             run.on_llm_error(exc)
+            self._raise_if_crashed(exc)
             raise
+        self._answered()
         _end(run, AIMessage("".join(parts), usage_metadata=usage))
+
+    # --- the server's health ----------------------------------------------------------------
+    def _crash(self) -> Crash | None:
+        return self.server_fault() if self.server_fault is not None else None
+
+    def _raise_if_crashed(self, exc: BaseException) -> None:
+        """A failed connection whose server has died: say how, in words (ModelServerCrashed)."""
+        if isinstance(exc, ModelServerCrashed) or not isinstance(exc, OSError):
+            return
+        crash = self._crash()
+        if crash is not None:
+            raise ModelServerCrashed(crash_message(crash), CRASH_FIX) from exc
+
+    def _answered(self) -> None:
+        if self.on_answered is not None:
+            self.on_answered()
 
     # --- the request ----------------------------------------------------------------------
     def _start(
@@ -244,6 +276,8 @@ class EmbeddedChatModel:
             try:
                 return self._send(payload)
             except (OSError, ServerStatusError) as exc:
+                if isinstance(exc, OSError) and (crash := self._crash()) is not None:
+                    raise ModelServerCrashed(crash_message(crash), CRASH_FIX) from exc
                 status = getattr(exc, "status_code", None)
                 retried = status is None or status in RETRIED_STATUSES or status >= 500
                 if not retried or retries >= self.max_retries:

@@ -36,7 +36,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, Self
 
-from storygraph.errors import ModelError
+from storygraph.crashes import Crash, CrashLedger, description_from_log, exit_description, refusal
+from storygraph.errors import ModelError, ModelServerCrashed
 from storygraph.llm.model_files import MODEL_ALIAS, model_path
 from storygraph.locks import exclusive_lock, hold_shared
 from storygraph.processes import PROJECT_ROOT, pid_alive, start_detached_module
@@ -57,6 +58,11 @@ LOCK_FILE = "llm-server.lock"
 USERS_FILE = "llm-server.users"
 LOG_FILE = Path("logs") / "llm-server.log"
 LOG_ROTATE_BYTES = 5 * 1024 * 1024
+CRASH_FIX = (
+    "Run `python -m storygraph doctor` for the cause and the fix (a model server built for "
+    "another processor is rebuilt by `make model`); after the fix, `python -m storygraph "
+    "doctor --clear-crashes` lets it start again."
+)
 
 
 @dataclass(frozen=True)
@@ -355,8 +361,6 @@ def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-
-
 # --- the server --------------------------------------------------------------------------
 class EmbeddedServer:
     """One llama.cpp server per data dir, started on demand and reused across processes."""
@@ -388,6 +392,8 @@ class EmbeddedServer:
         self._on_loading = on_loading
         self._users: IO[str] | None = None
         self.notice = ""  # a line for the user, e.g. "port 8080 was taken, using 41234"
+        self.crashes = CrashLedger(self._data_dir, "model")
+        self.crash_notice = ""  # "the model server stopped with … ; restarted it", for the user
 
     # --- paths and properties ------------------------------------------------------------
     @property
@@ -428,19 +434,50 @@ class EmbeddedServer:
                 self._write_state(self._state)  # reusing it is a use
                 log.info("Reusing model server pid %s on port %s", reused.pid, reused.port)
                 return self._url(reused.port)
+            if not self.crashes.may_restart():
+                self.crash_notice = ""
+                raise ModelServerCrashed(refusal(self.crashes.in_a_row(), CRASH_FIX), CRASH_FIX)
             self._state = self._launch()
             return self._url(self._state.port)
 
     def ensure_running(self) -> str:
-        """The base URL of a healthy server, restarting it if it died."""
+        """The base URL of a healthy server, restarting it once if it crashed (a second crash
+        in a row raises `ModelServerCrashed` instead: storygraph.crashes)."""
         with self._lock:
             if self._state and self._healthy(self._state):
                 self.touch()
                 return self._url(self._state.port)
+            crash = self.fault() if self._state else None
             if self._state:
-                log.warning("The embedded model server (pid %s) is gone; restarting", self.pid)
                 self._forget()
-            return self.start()
+            if crash is not None:
+                log.warning("%s (pid %s); restarting it once", crash.sentence, crash.pid)
+            url = self.start()
+            if crash is not None:
+                self.crash_notice = f"{_capital(crash.sentence)}; it was restarted."
+            return url
+
+    def fault(self) -> Crash | None:
+        """How this data dir's server ended when it died while recorded as running (a crash:
+        a stop by its owner or its reaper removes the state file first), recorded in the crash
+        ledger once per pid; None while it runs or when none was started."""
+        with self._lock:
+            state = self._state or self._read_state()
+            if state is None or self._healthy(state):
+                return None
+            code = None
+            if self._proc is not None and self._proc.pid == state.pid:
+                code = self._proc.poll()
+                if code is None:
+                    return None  # alive, not listening yet or any more: not a crash
+            elif pid_alive(state.pid):
+                return None
+            return self._record_crash(state, code)
+
+    def worked(self) -> None:
+        """An answer came back whole: the row of crashes ends (storygraph.crashes)."""
+        self.crash_notice = ""
+        self.crashes.worked()
 
     def is_healthy(self) -> bool:
         """The server process is alive and listening (it may be busy generating)."""
@@ -541,11 +578,26 @@ class EmbeddedServer:
     def _write_state(self, state: ServerState) -> None:
         write_state(self.state_path, state)
 
+    def _record_crash(self, state: ServerState, code: int | None) -> Crash:
+        """Record the death of the server `state` names; `code` is its exit status when this
+        process started it, else its log says how (faulthandler's line) if anything does."""
+        last = tail(self.log_path, 200)
+        how = exit_description(code) if code is not None else description_from_log(last)
+        return self.crashes.record(
+            state.pid,
+            how or "an unknown cause (no exit status or fatal error in its log)",
+            started_at=state.started_at,
+            log_tail="\n".join(last.splitlines()[-20:]),
+        )
+
     def _reuse_from_file(self) -> ServerState | None:
         state = self._read_state()
         if state is None:
             return None
         if not serves_port(state.pid, state.port):
+            if not pid_alive(state.pid):  # died while recorded as running: a crash
+                own = self._proc is not None and self._proc.pid == state.pid
+                self._record_crash(state, self._proc.poll() if own and self._proc else None)
             self.state_path.unlink(missing_ok=True)
             return None
         if state.model != str(self._model):
@@ -660,6 +712,10 @@ class EmbeddedServer:
 
     def _stop_pid(self, pid: int) -> None:
         terminate_pid(pid, self._stop_timeout_s)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 class _PortLost(Exception):

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
     from storygraph.llm.embedded_chat import EmbeddedChatModel
+    from storygraph.llm.embedded_server import EmbeddedServer
 
 EMBEDDED_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
@@ -57,7 +58,10 @@ def model_info(settings: Settings) -> ModelInfo:
 
 
 def build_chat_model(
-    settings: Settings, *, embedded_base_url: str | None = None
+    settings: Settings,
+    *,
+    embedded_base_url: str | None = None,
+    embedded_server: EmbeddedServer | None = None,
 ) -> BaseChatModel | None:
     """The configured chat model, or None in no-LLM mode. Builds a client, calls nothing.
     langchain-openai and the openai client are imported here, not with this module; for the
@@ -68,7 +72,11 @@ def build_chat_model(
     if provider == "embedded":
         if not embedded_base_url:
             raise ConfigError("The embedded model server is not running.", "Run `make model`.")
-        return embedded_chat_model(settings, embedded_base_url)  # type: ignore[return-value]
+        chat = embedded_chat_model(settings, embedded_base_url)
+        if embedded_server is not None:  # its crashes are named and counted (crashes.py)
+            chat.server_fault = embedded_server.fault
+            chat.on_answered = embedded_server.worked
+        return chat  # type: ignore[return-value]
     return _langchain_chat_model(settings, provider)
 
 

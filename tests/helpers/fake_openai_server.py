@@ -2,25 +2,32 @@
 
     python fake_openai_server.py --port 8123 [--model ID] [--reply TEXT]
         [--startup-delay S] [--fail-at-start] [--ignore-sigterm] [--busy-after-first]
+        [--segfault-on-chat]
 
 Answers `GET /v1/models` and `POST /v1/chat/completions` with a canned reply (as server-sent
 events when the request asks for `stream`).
 `--busy-after-first` makes every `/v1/models` after the first take 5 s, as llama.cpp's does
 while it generates (it waits for the model lock).
+`--segfault-on-chat` makes the process kill itself with SIGSEGV at its first chat request, as
+llama.cpp's AMX kernels did (faulthandler on, as in the real server: the log names the signal).
 """
 
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import signal
 import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-def _handler(model: str, reply: str, busy_after_first: bool) -> type[BaseHTTPRequestHandler]:
+def _handler(
+    model: str, reply: str, busy_after_first: bool, segfault_on_chat: bool = False
+) -> type[BaseHTTPRequestHandler]:
     served = {"models": 0}
 
     class Handler(BaseHTTPRequestHandler):
@@ -77,6 +84,11 @@ def _handler(model: str, reply: str, busy_after_first: bool) -> type[BaseHTTPReq
             if self.path.rstrip("/") != "/v1/chat/completions":
                 self._send(404, {"error": {"message": "not found"}})
                 return
+            if segfault_on_chat:
+                sys.stderr.write("fake-server: computing the first answer\n")
+                sys.stderr.flush()
+                signal.pthread_kill(threading.get_ident(), signal.SIGSEGV)  # this thread dies
+                time.sleep(60)  # never answers
             try:
                 request = json.loads(raw or b"{}")
             except ValueError:
@@ -114,7 +126,9 @@ def main() -> None:
     parser.add_argument("--fail-at-start", action="store_true")
     parser.add_argument("--ignore-sigterm", action="store_true")
     parser.add_argument("--busy-after-first", action="store_true")
+    parser.add_argument("--segfault-on-chat", action="store_true")
     args = parser.parse_args()
+    faulthandler.enable()
 
     print(f"fake-server: starting on port {args.port}", flush=True)
     if args.ignore_sigterm:
@@ -124,7 +138,8 @@ def main() -> None:
         sys.exit(3)
     time.sleep(args.startup_delay)
     server = ThreadingHTTPServer(
-        ("127.0.0.1", args.port), _handler(args.model, args.reply, args.busy_after_first)
+        ("127.0.0.1", args.port),
+        _handler(args.model, args.reply, args.busy_after_first, args.segfault_on_chat),
     )
     print("fake-server: ready", flush=True)
     server.serve_forever()
