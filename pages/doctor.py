@@ -7,7 +7,8 @@ from pathlib import Path
 import streamlit as st
 
 from pages.common import guarded, md_escape
-from storygraph.doctor import DoctorReport, run_doctor
+from storygraph.crashes import HELPER_NAMES, clear_all
+from storygraph.doctor import LOG_TAIL_MARK, DoctorReport, run_doctor
 from storygraph.ingest.extraction_cache import cache_stats, clear_cache
 from storygraph.services import Services
 
@@ -90,9 +91,26 @@ def show_checks(services: Services) -> None:
     else:
         st.error(f"Not healthy: {report.model}", icon=":material/error:")
     for check in report.checks:
-        line = (
-            f"{ICONS.get(check.status, '')} **{md_escape(check.name)}**: {md_escape(check.detail)}"
-        )
+        detail, _, log_tail = check.detail.partition(LOG_TAIL_MARK)
+        line = f"{ICONS.get(check.status, '')} **{md_escape(check.name)}**: {md_escape(detail)}"
         st.markdown(line)
+        if log_tail:
+            st.code(log_tail, language=None)
         if check.fix and check.status in ("warn", "fail"):
             st.caption(f"What to do: {check.fix}")
+    if any(check.name.endswith(" crashes") for check in report.checks):
+        st.button(
+            "Let the crashed helpers start again",
+            key="doctor_clear_crashes",
+            icon=":material/restart_alt:",
+            help="After the fix: the same as `python -m storygraph doctor --clear-crashes`.",
+            on_click=_clear_crashes,
+            args=(services,),
+        )
+
+
+def _clear_crashes(services: Services) -> None:
+    cleared = clear_all(services.settings.data_dir)
+    st.session_state.pop(REPORT_KEY, None)
+    names = ", ".join(HELPER_NAMES[h] for h in cleared) or "none"
+    st.session_state[CLEARED_KEY] = f"Crashes forgotten ({names}): the next use starts them again."

@@ -216,6 +216,9 @@ def check_store(report: DoctorReport, settings: Settings) -> None:
         store.close()
 
 
+LOG_TAIL_MARK = "; last lines of its log:\n"
+
+
 def check_crashes(report: DoctorReport, settings: Settings) -> None:
     """The helper processes' crashes in a row (storygraph.crashes): one restarted is a warning,
     two (not restarted again) a failure, each with how it ended, its log's tail and the fix."""
@@ -231,7 +234,7 @@ def check_crashes(report: DoctorReport, settings: Settings) -> None:
             "not restarted again)" if stopped else "restarted once)"
         )
         if last.log_tail:
-            detail += "; last lines of its log:\n" + last.log_tail
+            detail += LOG_TAIL_MARK + last.log_tail
         report.add(f"{helper} crashes", "fail" if stopped else "warn", detail, _crash_fix(helper))
 
 

@@ -622,3 +622,26 @@ def test_one_story_is_coloured_by_type_as_before(services: Services) -> None:
     nodes, legend = _whole_graph_nodes(at)
     assert "Character" in {e["label"] for e in legend if e["kind"] == "node"}
     assert len({n["fullLabel"] for n in nodes}) == len(nodes)
+
+
+def test_the_doctor_tab_shows_a_crashed_helper_with_its_log_and_lets_it_start_again(
+    services: Services,
+) -> None:
+    from storygraph.crashes import CrashLedger
+
+    ledger = CrashLedger(services.settings.data_dir, "model")
+    for pid in (4101, 4102):  # two crashes in a row, as the model server's would leave them
+        tail = "fake-server: computing the first answer\nFatal Python error: Segmentation fault"
+        ledger.record(pid, "a segmentation fault (SIGSEGV)", started_at=0.0, log_tail=tail)
+    at = _open_tab(_app(services), "Doctor")
+    at.button(key="doctor_run").click().run()
+    assert not at.exception, at.exception
+    text = _texts(at)
+    assert ":material/error: **model crashes**: the model server stopped with a segmentation" in (
+        text
+    )
+    assert any("Fatal Python error: Segmentation fault" in c.value for c in at.code)
+    assert [str(e.value) for e in at.error] == ["Not healthy: ScriptedChatModel (scripted)"]
+    at.button(key="doctor_clear_crashes").click().run()
+    assert ledger.in_a_row() == []
+    assert any("Crashes forgotten (the model server)" in str(s.value) for s in at.success)
