@@ -27,6 +27,7 @@ What a written answer is checked for is storygraph.qa.checks.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -275,14 +276,19 @@ class ModelAnswerer:
         extra: dict[str, Any] = {}
         if self.compact:
             extra["extra_body"] = self._body(SMALL_MAX_TOKENS)
-        for chunk in self.llm.stream(
+        stream = self.llm.stream(
             self.messages(analysis, facts, sources), config={"callbacks": callbacks}, **extra
-        ):
-            piece = chunk.content if isinstance(chunk.content, str) else str(chunk.content)
-            if piece:
-                parts.append(piece)
-                if on_token is not None:
-                    on_token(piece)
+        )
+        # closed as soon as the reading stops (`on_token` may end it: the answer's deadline,
+        # storygraph.qa.deadline), so the request and its place in the model's queue are given
+        # back now, not when the garbage collector finds the stream
+        with closing(stream):
+            for chunk in stream:
+                piece = chunk.content if isinstance(chunk.content, str) else str(chunk.content)
+                if piece:
+                    parts.append(piece)
+                    if on_token is not None:
+                        on_token(piece)
         text = "".join(parts).strip()
         if not text:
             raise ValueError("empty answer")

@@ -14,6 +14,7 @@ app, the CLI and the evaluation alike.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -28,6 +29,7 @@ from storygraph.qa.answer_crosslang import SourcesLanguageAnswer
 from storygraph.qa.candidate_answer import CandidatePicker, candidate_step
 from storygraph.qa.checks import judge_reply, nothing_found, unsupported_names
 from storygraph.qa.context import ContextBuilder, Sources
+from storygraph.qa.deadline import Clock, Deadline, DeadlinePassed, unchecked
 from storygraph.qa.passages import Passage, unsearched_warning
 from storygraph.qa.per_story import (
     JOINED,
@@ -81,6 +83,9 @@ class QAOptions:
     """What language the small model answers such a question in: "sources" (the stories', shown
     in the question's with the stories' words in brackets) or "question" (its own);
     storygraph.qa.answer_crosslang."""
+    deadline_s: float = 60.0
+    """Seconds an answer may take: past them, the engine stops at the end of the stage that
+    ran over and shows what was found so far, with a warning (storygraph.qa.deadline)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -96,6 +101,7 @@ class QAOptions:
             translation=settings.question_translation,
             candidates=settings.answer_candidates,
             crosslang_answer=settings.crosslang_answer,
+            deadline_s=settings.answer_deadline_s,
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(options, **given)
@@ -164,6 +170,8 @@ class Written:
     language: str = ""
     """The language the text is written in, as the checks read a model's reply; "": the
     question's reply language (the facts' answer and the fixed replies are written in it)."""
+    cut: bool = False
+    """The model's reply as far as it had come when the deadline passed (not judged)."""
 
 
 PartsFor = Callable[["QAOptions"], QAParts]
@@ -200,8 +208,10 @@ class QAEngine:
     """Answers questions with the parts it is handed: one `QAParts` for every question (tests,
     benchmarks), or a function giving the parts for each question's options (the factory's)."""
 
-    def __init__(self, parts: QAParts | PartsFor) -> None:
+    def __init__(self, parts: QAParts | PartsFor, *, clock: Clock = time.monotonic) -> None:
         self._parts_for: PartsFor = (lambda _: parts) if isinstance(parts, QAParts) else parts
+        self._clock = clock
+        """What the answers' deadlines are measured by (tests hand a clock of their own)."""
 
     def parts_for(self, options: QAOptions) -> QAParts:
         return self._parts_for(options)
@@ -224,26 +234,35 @@ class QAEngine:
         start_entities: Sequence[str] | None = None,
         on_token: TokenFn | None = None,
     ) -> Answer:
+        deadline = Deadline(options.deadline_s, self._clock)
         parts = names_read_once(self.parts_for(options))
         trace = Trace(model=not parts.no_model)
         analysis = parts.reader.read(question, trace.callbacks, start_entities=start_entities)
         trace.record("entities", **entities_detail(analysis))
         scopes = story_scopes(analysis.scope)
-        if len(scopes) > 1:
+        if deadline.over(trace, "retrieval"):
+            told = Undecided()
+        elif len(scopes) > 1:
             led = leading_story(analysis, scopes, parts, trace)
             if led is None:
-                return per_story_answer(analysis, scopes, parts, trace, on_token, told=TIED)
+                return per_story_answer(
+                    analysis, scopes, parts, trace, on_token, deadline, told=TIED
+                )
             analysis, told = led
         elif (wider := wider_lead(analysis, parts, trace)) is not None:
             analysis, told = wider
         else:
-            told = tellings_story(analysis, parts) or undecided_story(analysis, parts, trace)
+            told = tellings_story(analysis, parts) or undecided_story(
+                analysis, parts, trace, deadline
+            )
         if len(told.scopes) > 1:
-            return per_story_answer(analysis, told.scopes, parts, trace, on_token, told=UNDECIDED)
+            return per_story_answer(
+                analysis, told.scopes, parts, trace, on_token, deadline, told=UNDECIDED
+            )
         head = told.head
         streamed = headed(on_token, head + "\n") if on_token is not None and head else on_token
         about = for_stories(analysis, (told.story,)) if told.story else analysis
-        one = answer_within(about, parts, trace, streamed, told.gathered)
+        one = answer_within(about, parts, trace, streamed, deadline, told.gathered)
         return Answer(
             question=analysis.question,
             answer=f"{head}\n{one.checked.text}" if head else one.checked.text,
@@ -255,6 +274,7 @@ class QAEngine:
             usage=trace.usage(),
             rerank_fell_back=one.ranked.fell_back,
             warnings=[
+                *deadline.warnings,
                 *parts.warnings,
                 *told.warnings,
                 *unread_warning(analysis, parts),
@@ -315,13 +335,15 @@ class Undecided:
     """The one story the answer is about (its sources', or the leading one), when one."""
 
 
-def undecided_story(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) -> Undecided:
+def undecided_story(
+    analysis: QuestionAnalysis, parts: QAParts, trace: Trace, deadline: Deadline
+) -> Undecided:
     """The names do not say which story the question is about (a library, `library_names`):
     gather the sources first and say which story each is from."""
     named = library_names(analysis, parts)
     if not named:
         return Undecided()
-    gathered = gather(analysis, parts, trace)
+    gathered = gather(analysis, parts, trace, deadline)
     stories = cited_stories(gathered.sources.citations)
     if len(stories) > 1:
         return Undecided(gathered, tuple(source_scopes(analysis.scope, stories)))
@@ -425,26 +447,40 @@ def answer_within(
     parts: QAParts,
     trace: Trace,
     on_token: TokenFn | None,
+    deadline: Deadline,
     gathered: Gathered | None = None,
 ) -> Answered:
     """Retrieval, scoring, sources (unless `gathered` already), the answer and its support
-    check within `analysis.scope`, each step recorded in `trace`."""
-    got = gathered if gathered is not None else gather(analysis, parts, trace)
+    check within `analysis.scope`, each step recorded in `trace`; past the `deadline`, the
+    stages left are skipped (storygraph.qa.deadline)."""
+    got = gathered if gathered is not None else gather(analysis, parts, trace, deadline)
     found, ranked, facts, kept, sources = got.found, got.ranked, got.facts, got.kept, got.sources
     asked = None
     if parts.across is not None and parts.answerer.calls_model and (kept or sources.citations):
         asked = parts.across.asked(analysis)  # answered in the sources' language
-    written = write(asked or analysis, parts, kept, facts, sources, trace.callbacks, on_token)
+    if deadline.over(trace, "answer"):
+        written = facts_written(analysis, kept, facts, sources, on_token)
+        asked = None  # the facts' answer is written in the question's language
+    else:
+        written = write(
+            asked or analysis, parts, kept, facts, sources, trace.callbacks, on_token, deadline
+        )
     trace.record(
         "answer", method=written.method, citations=len(sources.citations),
         sources_read=written.read, unsupported_names=list(written.unsupported),
+        **({"cut_at_deadline": True} if written.cut else {}),
     )  # fmt: skip
     read_as = asked or analysis
     checker = scoped_checker(read_as, parts)
-    checked = check_support(read_as, checker, written, sources, facts)
-    offered = offer_candidate(
-        read_as, parts, checker, written, sources, facts, checked, trace.callbacks
-    )
+    offered = None
+    if deadline.over(trace, "support"):
+        checked = unchecked(written.text)
+    else:
+        checked = check_support(read_as, checker, written, sources, facts)
+        if not deadline.over(trace, "candidate", stage="support"):
+            offered = offer_candidate(
+                read_as, parts, checker, written, sources, facts, checked, trace.callbacks
+            )
     shown = offered.step if offered is not None else checked
     if asked is not None and parts.across is not None:
         # a candidate shown in the sources' language is rendered as the model's answer would be
@@ -456,10 +492,22 @@ def answer_within(
     return Answered(found, ranked, facts, sources, written, shown)
 
 
-def gather(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) -> Gathered:
-    """Retrieval, scoring and the sources within `analysis.scope`, recorded in `trace`."""
+def gather(
+    analysis: QuestionAnalysis, parts: QAParts, trace: Trace, deadline: Deadline
+) -> Gathered:
+    """Retrieval, scoring and the sources within `analysis.scope`, recorded in `trace`; past
+    the `deadline`, what was gathered so far (the first candidates, unranked, before the
+    rerank; no sources before the sentences)."""
+    nothing = Sources([], [])
+    if deadline.over(trace, "retrieval"):
+        found = Retrieval([], "", mode=parts.retriever.mode)
+        return Gathered(found, RerankResult([], False, "not run"), [], [], nothing)
     found = parts.retriever.search(analysis, trace.callbacks)
     trace.record("retrieval", **retrieval_detail(found))
+    if deadline.over(trace, "rerank"):
+        kept = unranked(found.facts, parts.top_k)
+        facts = list(found.facts) + set_aside(found.filtered_out)
+        return Gathered(found, RerankResult(kept, False, "not run"), facts, kept, nothing)
     ranked = parts.rank(analysis, found, trace.callbacks)
     facts = ranked.facts + set_aside(found.filtered_out)
     fitting = 0
@@ -469,6 +517,8 @@ def gather(analysis: QuestionAnalysis, parts: QAParts, trace: Trace) -> Gathered
     trace.record(
         "rerank", **rerank_detail(ranked, len(kept), fitting, parts.top_k, parts.min_score)
     )
+    if deadline.over(trace, "sentences"):
+        return Gathered(found, ranked, facts, kept, nothing)
     passages = parts.context.sentences(analysis)
     trace.record("sentences", **sentences_detail(parts.context.method, passages))
     sources = parts.context.sources(kept, passages, story_order=found.order is not None)
@@ -481,14 +531,15 @@ def per_story_answer(
     parts: QAParts,
     trace: Trace,
     on_token: TokenFn | None,
+    deadline: Deadline,
     *,
     told: str,
 ) -> Answer:
     """Several stories fit the question (tied by its names, or the stories an undecided
     question's sources came from: that first search stays in the trace before the parts'): an
     answer for each, in turn, each under its story's head line with its citations numbered on
-    (storygraph.qa.per_story). `told`: the warning naming them, formatted with `count` and
-    `stories`."""
+    (storygraph.qa.per_story); past the `deadline`, the stories not begun are left out. `told`:
+    the warning naming them, formatted with `count` and `stories`."""
     named = parts.stories_named() if parts.stories_named is not None else {}
     japanese = analysis.reply_language == "ja"
     texts: list[str] = []
@@ -498,12 +549,14 @@ def per_story_answer(
     supports: list[Support] = []
     answered: list[Answered] = []
     for scope in scopes:
+        if answered and deadline.over(trace, "the next story's answer"):
+            break
         story = scope.documents[0]
         head = story_head(named.get(story, story), japanese=japanese)
         lead = ("\n\n" if texts else "") + head + "\n"
         streamed = headed(on_token, lead) if on_token is not None else None
         part = within(analysis, scope)
-        one = answer_within(part, parts, trace, streamed)
+        one = answer_within(part, parts, trace, streamed, deadline)
         offset = len(citations)
         text, cited = renumbered(one.checked.text, one.sources.citations, offset)
         texts.append(f"{head}\n{text}")
@@ -524,6 +577,7 @@ def per_story_answer(
         usage=trace.usage(),
         rerank_fell_back=any(a.ranked.fell_back for a in answered),
         warnings=[
+            *deadline.warnings,
             *parts.warnings,
             told.format(count=len(scopes), stories=stories),
             *analysis.warnings,
@@ -659,6 +713,15 @@ class Offered:
     detail: dict[str, Any]
 
 
+def unranked(facts: Sequence[Fact], top_k: int) -> list[Fact]:
+    """The first `top_k` candidates in retrieval order, kept unscored: what an answer stopped
+    by its deadline before the rerank shows."""
+    for fact in facts[:top_k]:
+        fact.kept = True
+        fact.reason = "not ranked: the answer's deadline passed"
+    return list(facts[:top_k])
+
+
 def set_aside(facts: Sequence[Fact]) -> list[Fact]:
     """Candidates the relation-type stage set aside: in the trace, dropped, last."""
     for fact in facts:
@@ -675,25 +738,31 @@ def write(
     sources: Sources,
     callbacks: list[Any],
     on_token: TokenFn | None,
+    deadline: Deadline | None = None,
 ) -> Written:
     """The answer step: the model's reply judged by the checks (storygraph.qa.checks), or, with
-    no model, a failed one or nothing to read, the facts' answer."""
-    emit = on_token if on_token is not None else (lambda _: None)
+    no model, a failed one or nothing to read, the facts' answer. The model's streamed reply
+    is read until the `deadline` (`Deadline.guard`): a reply cut there is kept as it is."""
     if not kept and not sources.citations:
-        text = nothing_found(analysis, candidates)
-        emit(text)
-        return Written(text, "nothing found", 0)
+        return facts_written(analysis, kept, candidates, sources, on_token)
     answerer: Answerer = parts.answerer
     if parts.chooser is not None and parts.chooser.fits(analysis, sources):
         answerer = parts.chooser
     warnings: list[str] = []
     if answerer.calls_model:
+        emit = on_token if on_token is not None else (lambda _: None)
+        said: list[str] = []
+        streamed = deadline.guard(on_token, said) if deadline is not None else on_token
         try:
-            reply = answerer.answer(analysis, kept, sources, callbacks, on_token)
+            reply = answerer.answer(analysis, kept, sources, callbacks, streamed)
             judged = judge_reply(reply, analysis, sources, worked_examples=answerer.worked_examples)
             warnings.extend(judged.warnings)
             if judged.added:
                 emit(judged.added)
+        except DeadlinePassed:
+            so_far = "".join(said).strip()
+            if so_far:  # the reply as far as it came, shown unchecked (storygraph.qa.deadline)
+                return Written(so_far, answerer.name, len(sources.read), cut=True)
         except Exception as exc:  # noqa: BLE001 - a model fault still yields an answer
             warnings.append(
                 f"the model could not answer ({error_text(exc)}); showing the facts instead"
@@ -713,11 +782,29 @@ def write(
             return Written(
                 judged.text, method, read, tuple(warnings), tuple(unsupported), judged.language
             )
-    if kept:
+    written = facts_written(analysis, kept, candidates, sources, on_token)
+    return replace(written, warnings=tuple(warnings))
+
+
+def facts_written(
+    analysis: QuestionAnalysis,
+    kept: Sequence[Fact],
+    candidates: Sequence[Fact],
+    sources: Sources,
+    on_token: TokenFn | None,
+) -> Written:
+    """The answer without a model: the kept facts' answer, else "nothing found" (pointing at
+    the sentence-search sources when there are some), sent to `on_token`."""
+    if not kept and not sources.citations:
+        text, method, read = nothing_found(analysis, candidates), "nothing found", 0
+    elif kept:
         text = facts_answer(analysis.language, kept, sources.citations)
+        method, read = "facts", len(sources.citations)
     else:
         # No fact, only sentence-search sources: say so, and point at those sentences.
         lines = sentence_line(sources.citations, japanese=analysis.reply_language == "ja")
         text = "\n".join([nothing_found(analysis, candidates), *lines])
-    emit(text)
-    return Written(text, "facts", len(sources.citations), tuple(warnings))
+        method, read = "facts", len(sources.citations)
+    if on_token is not None:
+        on_token(text)
+    return Written(text, method, read)

@@ -118,6 +118,12 @@ def plain_trace(answer: Answer) -> str:
         parts.append("the answer used " + "".join(f"[{n}]" for n in cited))
     elif answer.citations:
         parts.append("the answer cites none of the sources")
+    over = _step_detail(answer, "deadline")  # storygraph.qa.deadline
+    if over:
+        parts.append(
+            f"the {over.get('ran_over')} step ended past the answer's deadline "
+            f"({over.get('deadline_s'):g} s): the steps after it were skipped"
+        )
     return "; ".join(parts)
 
 
