@@ -38,6 +38,8 @@ WHAT_USERS_GET: dict[Helper, str] = {
 MAX_RESTARTS_IN_A_ROW = 1
 """A crashed helper is restarted once; a second crash in a row is reported, not retried."""
 LOG_TAIL_LINES = 20
+UNKNOWN_CAUSE = "an unknown cause (no exit status or fatal error in its log)"
+"""How a helper ended when neither its exit status nor its log tells."""
 
 SIGNAL_WORDS = {
     "SIGSEGV": "a segmentation fault",
@@ -54,6 +56,9 @@ _FATAL = re.compile(
     r"Fatal Python error: (Segmentation fault|Bus error|Illegal instruction|"
     r"Floating-point exception|Aborted)"
 )
+# redis-server (the graph store's server) writes a crash report into its log before the signal
+# kills it: "Redis 8.2.3 crashed by signal: 11, si_code: 0".
+_REDIS_CRASH = re.compile(r"crashed by signal: (\d+)")
 _FATAL_SIGNALS = {
     "Segmentation fault": "SIGSEGV",
     "Bus error": "SIGBUS",
@@ -79,12 +84,15 @@ def exit_description(returncode: int) -> str:
 
 
 def description_from_log(text: str) -> str | None:
-    """How a helper ended, from the last fatal-error line its log holds, or None."""
-    found = _FATAL.findall(text)
-    if not found:
-        return None
-    name = _FATAL_SIGNALS[found[-1]]
-    return f"{SIGNAL_WORDS[name]} ({name})"
+    """How a helper ended, from the last fatal-error line its log holds (Python's faulthandler
+    or redis-server's crash report), or None."""
+    found: list[tuple[int, str]] = [
+        (m.start(), f"{SIGNAL_WORDS[name]} ({name})")
+        for m in _FATAL.finditer(text)
+        for name in [_FATAL_SIGNALS[m.group(1)]]
+    ]
+    found += [(m.start(), exit_description(-int(m.group(1)))) for m in _REDIS_CRASH.finditer(text)]
+    return max(found)[1] if found else None
 
 
 @dataclass(frozen=True)

