@@ -25,7 +25,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
-from storygraph.errors import StoryGraphError, error_text
+from storygraph.errors import StoreError, StoryGraphError, error_text
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.models import Chunk, ExtractedRelation
 from storygraph.prompt_files import load_prompt
@@ -205,6 +205,8 @@ def check_store(report: DoctorReport, settings: Settings) -> None:
             if settings.uses_neo4j
             else f"Check that {settings.data_dir} is writable and not used by another version."
         )
+        if isinstance(exc, StoreError) and exc.hint:  # its own next step (a crashed server's)
+            fix = exc.hint
         report.add("graph store", "fail", f"cannot open the store: {error_text(exc)}", fix)
         return
     try:

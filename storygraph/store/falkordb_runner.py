@@ -14,7 +14,7 @@ from falkordb import FalkorDB
 from storygraph.cypher import SCHEMA_FALKORDB
 from storygraph.errors import StoreError
 from storygraph.store.falkordb_params import params_header
-from storygraph.store.falkordb_server import EmbeddedFalkorDB
+from storygraph.store.falkordb_server import CRASH_FIX, EmbeddedFalkorDB
 from storygraph.store.runner import Row, Statement
 
 _CONNECTION_ERRORS = (redis.ConnectionError, redis.TimeoutError, ConnectionError, OSError)
@@ -70,6 +70,11 @@ class FalkorDBRunner:
         return self._run_text(_text((query, params or {})))
 
     def _run_text(self, text: str) -> list[Row]:
+        rows = self._attempt(text)
+        self.server.worked()  # ends a row of crashes; reads its ledger once per server process
+        return rows
+
+    def _attempt(self, text: str) -> list[Row]:
         try:
             return self._query(text)
         except redis.TimeoutError:
@@ -81,12 +86,10 @@ class FalkorDBRunner:
                 self._connect()
                 return self._query(text)
             except _CONNECTION_ERRORS as exc:
-                raise StoreError(
-                    f"The embedded graph database is not answering ({exc}).",
-                    f"Check {self.server.paths.logfile}; restart the app.",
-                ) from exc
+                raise self._not_answering(exc) from exc
         except _CONNECTION_ERRORS:
-            # The server died (crash, kill, machine sleep): restart it once and retry. The
+            # The server died (crash, kill, machine sleep): restart it once and retry (a second
+            # crash in a row is a StoreError from ensure_running, storygraph.crashes). The
             # statement may have been applied with only its reply lost, so every write in
             # storygraph/cypher.py is idempotent: nodes and edges are MERGEd on their ids, and
             # chunk ids (with their votes / evidence) are added as a set union, never appended
@@ -95,12 +98,24 @@ class FalkorDBRunner:
                 self._connect()
                 return self._query(text)
             except _CONNECTION_ERRORS as exc:
-                raise StoreError(
-                    f"The embedded graph database is not answering ({exc}).",
-                    f"Check {self.server.paths.logfile}; restart the app.",
-                ) from exc
+                raise self._not_answering(exc) from exc
         except redis.ResponseError as exc:
             raise StoreError(f"The graph database refused a query: {exc}") from exc
+
+    def _not_answering(self, exc: BaseException) -> StoreError:
+        """The error for a retry that failed too: the server's crash in words when it crashed
+        (refused a restart after the second in a row), else 'not answering'."""
+        crash = self.server.fault()
+        if crash is None:
+            return StoreError(
+                f"The embedded graph database is not answering ({exc}).",
+                f"Check {self.server.paths.logfile}; restart the app.",
+            )
+        refused = self.server.refusal()
+        if refused is not None:
+            return refused
+        sentence = crash.sentence[:1].upper() + crash.sentence[1:]
+        return StoreError(f"{sentence}.", f"It is restarted at the next use. {CRASH_FIX}")
 
     def run_batch(self, statements: Sequence[Statement]) -> list[Row]:
         # FalkorDB has no multi-statement transactions; GraphStore makes the batch

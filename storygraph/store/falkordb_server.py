@@ -4,6 +4,13 @@ One server per data directory, on a unix socket, with append-only persistence. A
 that opens the same data directory reuses the running server (pid file + PING); a stale pid file
 left by a crash is cleared and the server restarted, replaying its append-only file.
 
+A server that died while its pid file names it crashed (a stop, by its owner, its idle reaper or
+`reset`, removes the pid file, and redis-server removes its own on a clean shutdown): how it ended
+(its exit status when this process started it, else the crash report in its log) is recorded in
+the data directory's crash ledger (storygraph.crashes, helper "store"), and it is restarted once;
+after a second crash in a row `ensure_running` raises a StoreError saying so instead of starting
+it again, until `python -m storygraph doctor --clear-crashes`. A query answered ends the row.
+
 Who stops it: the process that started the server stops it on `stop()` (and at interpreter exit),
 unless it was made with `keep_alive_s` > 0 (the CLI: STORYGRAPH_STORE_IDLE_S). Then the server
 outlives the command, so the next command finds it running instead of paying its start (~0.7 s,
@@ -29,11 +36,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
+from storygraph.crashes import (
+    UNKNOWN_CAUSE,
+    Crash,
+    CrashLedger,
+    description_from_log,
+    exit_description,
+    refusal,
+)
 from storygraph.errors import StoreError
 from storygraph.locks import exclusive_lock, hold_shared
 from storygraph.processes import pid_alive, short_socket_path, start_detached_module
+from storygraph.store import server_log
 
 log = logging.getLogger(__name__)
+
+CRASH_FIX = (
+    "Run `python -m storygraph doctor` for how it ended, its log's last lines and the fix; "
+    "after the fix, `python -m storygraph doctor --clear-crashes` lets it start again. Nothing "
+    "stored is lost: the server replays its append-only file when it starts."
+)
+CRASH_REPORT_WAIT_S = 30.0
+"""Longest wait for a crashing server to finish its crash report and die."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +191,9 @@ class EmbeddedFalkorDB:
         self._lock = threading.Lock()
         self._atexit_registered = False
         self._users: IO[str] | None = None
+        self.crashes = CrashLedger(self.paths.root.parent, "store")
+        self._serving: int | None = None  # the server process this object last found or started
+        self._worked: int | None = None  # the one whose work it has told the ledger of
 
     @property
     def socket_path(self) -> Path:
@@ -188,22 +215,96 @@ class EmbeddedFalkorDB:
         return pid is not None and pid_alive(pid) and _ping(self.paths.socket)
 
     def ensure_running(self) -> Path:
-        """Start the server unless a healthy one already serves this data directory."""
+        """Start the server unless a healthy one already serves this data directory; one that
+        crashed is restarted once, and after a second crash in a row this raises a StoreError
+        saying so (module doc)."""
         with self._lock:
             self._attach()  # before the start lock, which the reaper holds while it looks
             if self.is_running():
+                self._serving = self.pid()
                 return self.paths.socket
             self.paths.root.mkdir(parents=True, exist_ok=True)
             with open(self.paths.lockfile, "w", encoding="ascii") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be starting it too
                 try:
                     if self.is_running():
+                        self._serving = self.pid()
                         return self.paths.socket
+                    crash = self._fault()
                     self._clear_stale()
+                    refused = self.refusal()
+                    if refused is not None:
+                        raise refused
+                    if crash is not None:  # the app's log, the CLI's stderr
+                        log.warning("%s (pid %s); restarting it once", crash.sentence, crash.pid)
                     self._start()
                 finally:
                     fcntl.flock(lock, fcntl.LOCK_UN)
             return self.paths.socket
+
+    def worked(self) -> None:
+        """A query was answered: the server's row of crashes ends (storygraph.crashes). The
+        ledger is read once per server process this object uses, and written only when a row
+        was open or the server had not worked since it started: not per query."""
+        if self._serving is None or self._worked == self._serving:
+            return
+        self._worked = self._serving
+        try:
+            started = self.paths.pidfile.stat().st_mtime
+        except OSError:
+            started = 0.0
+        if self.crashes.in_a_row() or not self.crashes.worked_since(started):
+            self.crashes.worked()
+
+    def fault(self) -> Crash | None:
+        """How the server ended if it crashed (`_fault`, recorded once per pid); None while it
+        runs or when none is recorded as running."""
+        with self._lock:
+            return self._fault()
+
+    def refusal(self) -> StoreError | None:
+        """The error saying the server is not restarted again, after a second crash in a row."""
+        if self.crashes.may_restart():
+            return None
+        return StoreError(refusal(self.crashes.in_a_row(), "").rstrip(), CRASH_FIX)
+
+    def _fault(self) -> Crash | None:
+        """How the server the pid file names ended, when it died while recorded as running (a
+        crash), recorded in the crash ledger once per pid; None when none is recorded or it is
+        alive (hung, or shutting down: `_clear_stale` deals with it). One that is writing its
+        crash report is waited for."""
+        pid = self.pid()
+        if pid is None:
+            return None
+        own = self._process if self._process is not None and self._process.pid == pid else None
+        code = own.poll() if own is not None else None
+        if code is None and serves_socket(pid, self.paths.socket):
+            if not server_log.is_crashing(server_log.since_start(self.paths.logfile, pid)):
+                return None
+            code = self._wait_for_end(pid, own)
+            if code is None and pid_alive(pid):
+                return None
+        section = server_log.since_start(self.paths.logfile, pid)
+        how = exit_description(code) if code is not None else description_from_log(section)
+        try:
+            started = self.paths.pidfile.stat().st_mtime
+        except OSError:
+            started = 0.0
+        return self.crashes.record(
+            pid, how or UNKNOWN_CAUSE, started_at=started, log_tail=server_log.excerpt(section)
+        )
+
+    def _wait_for_end(self, pid: int, own: subprocess.Popen[bytes] | None) -> int | None:
+        """Wait for a crashing server to die; its exit status when this process started it."""
+        if own is not None:
+            try:
+                return own.wait(timeout=CRASH_REPORT_WAIT_S)
+            except subprocess.TimeoutExpired:
+                return None
+        deadline = time.monotonic() + CRASH_REPORT_WAIT_S
+        while pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return None
 
     def _clear_stale(self) -> None:
         pid = self.pid()
@@ -236,6 +337,10 @@ class EmbeddedFalkorDB:
             "yes",
             "--save",
             "",
+            # a crash report without the memory test: the server dies (and is restarted) in
+            # milliseconds instead of seconds
+            "--crash-memcheck-enabled",
+            "no",
             "--pidfile",
             str(self.paths.pidfile),
             "--logfile",
@@ -256,6 +361,7 @@ class EmbeddedFalkorDB:
                 break
             if _ping(self.paths.socket, timeout=0.5):
                 self.paths.pidfile.write_text(str(self._process.pid))
+                self._serving = self._process.pid
                 stamp_last_used(self.paths)
                 if self.keep_alive_s > 0:
                     self._start_reaper(self._process.pid)
@@ -264,9 +370,23 @@ class EmbeddedFalkorDB:
                     self._atexit_registered = True
                 return
             time.sleep(0.02)
-        self._process = None
+        process, self._process = self._process, None
+        why = self._log_tail()
+        code = process.poll()
+        if code is not None:  # it exited; the pid file redis-server wrote names no server now
+            if self.pid() == process.pid:
+                self.paths.pidfile.unlink(missing_ok=True)
+            if code < 0:  # killed by a signal while starting (replaying its file): a crash
+                section = server_log.since_start(self.paths.logfile, process.pid)
+                crash = self.crashes.record(
+                    process.pid,
+                    exit_description(code),
+                    started_at=time.time(),
+                    log_tail=server_log.excerpt(section),
+                )
+                why = f"{crash.sentence}: {why}"
         raise StoreError(
-            f"The embedded graph database did not start: {self._log_tail()}",
+            f"The embedded graph database did not start: {why}",
             f"See {self.paths.logfile}; delete {self.paths.root} only if its data is expendable.",
         )
 
