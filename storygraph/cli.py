@@ -190,6 +190,11 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
             print(piece, end="", flush=True)
 
         answer = services.qa().ask(args.question, options, on_token=None if args.json else show)
+        if settings.encoder_idle_s > 0:  # the encoder's helper crashed, or was given up: say so
+            from storygraph.text.embeddings import encoder_notice
+
+            if (notice := encoder_notice()) and notice not in answer.warnings:
+                answer.warnings.append(notice)
         if args.json:
             _print_json(answer.to_json())
             return 0

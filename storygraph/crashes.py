@@ -27,12 +27,13 @@ Helper = Literal["model", "encoder", "store"]
 
 HELPER_NAMES: dict[Helper, str] = {
     "model": "the model server",
-    "encoder": "the sentence encoder",
+    "encoder": "the sentence encoder's helper",
     "store": "the graph store's server",
 }
 WHAT_USERS_GET: dict[Helper, str] = {
     "model": "answers list the graph's facts until it is back",
-    "encoder": "sentence search ranks by words only until it is back",
+    "encoder": "each `ask` loads the encoder in its own process (a few seconds more) until it "
+    "is back",
     "store": "the stories cannot be read or written until it is back",
 }
 MAX_RESTARTS_IN_A_ROW = 1

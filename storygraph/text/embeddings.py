@@ -48,6 +48,9 @@ class Embedder(Protocol):
 class RemoteEncoder(Protocol):
     """Encodes in another process (storygraph.text.encoder_server.EncoderClient)."""
 
+    crash_notice: str
+    """Set when the helper crashed and was restarted, for the user."""
+
     def encode(self, texts: list[str]) -> np.ndarray: ...
 
 
@@ -65,6 +68,9 @@ class UniversalSentenceEncoder:
         None: parsed from the model file at each load."""
         self.remote: RemoteEncoder | None = None
         """A helper process holding the loaded model (the CLI's; `use_encoder_server`)."""
+        self.notice = ""
+        """What became of that helper that the user should hear of (restarted after a crash,
+        or given up for the model loaded here), for the answer's warnings (`encoder_notice`)."""
 
     def _loaded(self) -> Any:
         if self._model is None:
@@ -81,16 +87,24 @@ class UniversalSentenceEncoder:
     def encode(self, texts: list[str]) -> np.ndarray:
         """One vector per text, computed now (no cache): by the process's own copy of the
         model, or by the helper process `remote` names (storygraph.text.encoder_server; the
-        same model, so the same vectors). A helper that cannot be reached is said in the log
-        and the model is loaded here instead."""
+        same model, so the same vectors). A helper that cannot be reached, or crashed twice in
+        a row, is said in the log and in `notice`, and the model is loaded here instead."""
         if self.remote is not None:
-            from storygraph.text.encoder_server import EncoderServerError
+            from storygraph.text.encoder_server import EncoderCrashed, EncoderServerError
 
             try:
-                return self.remote.encode(texts)
-            except EncoderServerError as exc:
-                logger.warning("%s: loading the sentence encoder in this process", exc)
+                vectors = self.remote.encode(texts)
+            except EncoderCrashed as exc:  # its message says what happens now
+                self.notice = str(exc)
+                logger.warning("%s", self.notice)
                 self.remote = None
+            except EncoderServerError as exc:
+                self.notice = f"{exc}: loading the sentence encoder in this process"
+                logger.warning("%s", self.notice)
+                self.remote = None
+            else:
+                self.notice = self.remote.crash_notice or self.notice
+                return vectors
         return np.asarray(self._loaded().encode(texts), dtype=np.float32)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -149,6 +163,13 @@ def use_encoder_server(data_dir: Path, idle_s: float) -> None:
     encoder = default_embedder()
     if isinstance(encoder, UniversalSentenceEncoder) and encoder._model is None:
         encoder.remote = EncoderClient(data_dir, idle_s)
+
+
+def encoder_notice() -> str:
+    """What became of the process-wide encoder's helper process that the user should hear of
+    (its crash and restart, or its fallback); empty when nothing did or none was used."""
+    with _shared_lock:
+        return _shared.notice if _shared is not None else ""
 
 
 def embedder_problem() -> str:

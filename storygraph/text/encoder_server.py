@@ -19,13 +19,22 @@ Protocol, one request per connection: `E` + 4-byte length + a JSON list of texts
 `K` + 4-byte count + count×512 little-endian float32, or `X` + 4-byte length + an error message.
 
 When the helper cannot be started or stops answering, the client says so in the log (a warning,
-printed on the CLI's stderr) and the process loads the encoder itself: a named fallback.
+printed on the CLI's stderr) and in the answer's warnings (`embeddings.encoder_notice`), and the
+process loads the encoder itself: a named fallback.
+
+A helper that died while recorded as running (its pid file left, storygraph.text.encoder_traces)
+crashed: the client reads how it ended (its exit status when this process started it, else
+faulthandler's line in its log), records it in the data directory's crash ledger
+(storygraph.crashes, helper "encoder") and starts it again once; after a second crash in a row it
+raises `EncoderCrashed` instead (the fallback above, its message saying why) until `python -m
+storygraph doctor --clear-crashes`. Vectors received end the row.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import faulthandler
 import fcntl
 import json
 import logging
@@ -40,7 +49,16 @@ from pathlib import Path
 
 import numpy as np
 
+from storygraph.crashes import (
+    UNKNOWN_CAUSE,
+    Crash,
+    CrashLedger,
+    description_from_log,
+    exit_description,
+    refusal,
+)
 from storygraph.processes import pid_alive, short_socket_path, start_detached_module
+from storygraph.text import encoder_traces
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +66,20 @@ DIMENSIONS = 512
 START_TIMEOUT_S = 120.0
 """The first start loads the encoder (~2 s idle, 10 s and more on a busy machine)."""
 REPLY_TIMEOUT_S = 120.0
+DYING_WAIT_S = 2.0
+"""Longest wait for a helper whose connection closed to be gone (a crash ends it at once)."""
+CRASH_FIX = (
+    "Run `python -m storygraph doctor` for its log's last lines; after the fix, `python -m "
+    "storygraph doctor --clear-crashes` lets it start again."
+)
 
 
 class EncoderServerError(Exception):
     """The helper could not be reached, started or read."""
+
+
+class EncoderCrashed(EncoderServerError):
+    """The helper crashed twice in a row and is not started again (storygraph.crashes)."""
 
 
 def cache_dir(data_dir: Path) -> Path:
@@ -153,12 +181,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     def _stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
+    faulthandler.enable()  # a fatal signal's name and stack go to the log (encoder_traces)
     signal.signal(signal.SIGTERM, _stop)
+    encoder_traces.write_pid(args.data_dir)
     try:
         encode = _local_encoder(args.data_dir)
         why = serve(socket_path(args.data_dir), args.idle_s, encode)
     except KeyboardInterrupt:
         why = "stopped"
+    finally:
+        encoder_traces.forget(args.data_dir, os.getpid())
     stamp = time.strftime("%Y-%m-%d %H:%M:%S")
     print(f"{stamp} encoder helper pid {os.getpid()}: {why}", flush=True)
     return 0
@@ -182,22 +214,39 @@ def request(path: Path, texts: Sequence[str], timeout_s: float = REPLY_TIMEOUT_S
 
 
 class EncoderClient:
-    """`encode(texts)` through the data directory's helper, started when none answers."""
+    """`encode(texts)` through the data directory's helper, started when none answers and
+    restarted once after a crash (module doc)."""
 
     def __init__(self, data_dir: Path, idle_s: float) -> None:
         self.data_dir = Path(data_dir)
         self.idle_s = idle_s
         self.path = socket_path(self.data_dir)
+        self.crashes = CrashLedger(self.data_dir, "encoder")
+        self.crash_notice = ""
+        """'The sentence encoder's helper stopped with …; it was restarted.' after a restart."""
+        self._worked = False  # the ledger was told since the last failure
+        self._started: set[int] = set()  # helpers this process started (its children)
+        self._ended: dict[int, int] = {}  # their exit statuses, once reaped
 
     def encode(self, texts: list[str]) -> np.ndarray:
         try:
-            return request(self.path, texts)
+            vectors = request(self.path, texts)
         except EncoderServerError:
+            self._worked = False
             self.ensure_running()
-            return request(self.path, texts)
+            try:
+                vectors = request(self.path, texts)
+            except EncoderServerError as exc:
+                crashed = self._crash_error()  # the helper just started died under it
+                if crashed is None:
+                    raise
+                raise crashed from exc
+        self._note_worked()
+        return vectors
 
     def ensure_running(self) -> None:
-        """Start the helper unless one answers; wait until it does. Raises EncoderServerError."""
+        """Start the helper unless one answers; wait until it does. Raises EncoderServerError,
+        `EncoderCrashed` after a second crash in a row."""
         lock_path = cache_dir(self.data_dir) / "encoder.lock"
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         with open(lock_path, "a", encoding="ascii") as lock:
@@ -205,22 +254,103 @@ class EncoderClient:
             try:
                 if self._answers():
                     return
-                log_path = self.data_dir / "logs" / "encoder-server.log"
-                args = ["--data-dir", str(self.data_dir.resolve()), "--idle-s", str(self.idle_s)]
-                try:
-                    pid = start_detached_module("storygraph.text.encoder_server", args, log_path)
-                except OSError as exc:
-                    raise EncoderServerError(f"cannot start the encoder helper ({exc})") from exc
-                deadline = time.monotonic() + START_TIMEOUT_S
-                while time.monotonic() < deadline:
-                    if self._answers():
-                        return
-                    if not _alive(pid):
-                        raise EncoderServerError(f"the encoder helper exited; see {log_path}")
-                    time.sleep(0.05)
-                raise EncoderServerError(f"the encoder helper did not answer; see {log_path}")
+                crash = self.fault()
+                if not self.crashes.may_restart():
+                    raise EncoderCrashed(refusal(self.crashes.in_a_row(), CRASH_FIX))
+                if crash is not None:
+                    log.warning("%s (pid %s); restarting it once", crash.sentence, crash.pid)
+                self._start()
+                if crash is not None:
+                    sentence = crash.sentence[:1].upper() + crash.sentence[1:]
+                    self.crash_notice = f"{sentence}; it was restarted."
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def fault(self) -> Crash | None:
+        """How the helper recorded as running ended, when it is gone without removing its pid
+        file (a crash), recorded in the crash ledger once per pid; None when none is recorded,
+        it runs, or it stopped by itself meanwhile."""
+        found = encoder_traces.recorded(self.data_dir)
+        if found is None:
+            return None
+        pid, started = found
+        code = self._exit_code(pid)
+        deadline = time.monotonic() + DYING_WAIT_S  # its connection closes just before it ends
+        while code is None and encoder_traces.is_helper(pid):
+            if time.monotonic() > deadline:
+                return None  # alive and not answering (busy, or hung): not a crash
+            time.sleep(0.02)
+            code = self._exit_code(pid)
+        if encoder_traces.recorded(self.data_dir) != found:
+            return None  # it stopped by itself and removed its pid file
+        section = encoder_traces.since_start(self.data_dir, pid)
+        how = exit_description(code) if code is not None else description_from_log(section)
+        crash = self.crashes.record(
+            pid,
+            how or UNKNOWN_CAUSE,
+            started_at=started,
+            log_tail=encoder_traces.tail(section),
+        )
+        encoder_traces.forget(self.data_dir, pid)
+        return crash
+
+    def _crash_error(self) -> EncoderServerError | None:
+        crash = self.fault()
+        if crash is None:
+            return None
+        if not self.crashes.may_restart():
+            return EncoderCrashed(refusal(self.crashes.in_a_row(), CRASH_FIX))
+        return EncoderServerError(crash.sentence)
+
+    def _start(self) -> None:
+        log_path = encoder_traces.log_path(self.data_dir)
+        args = ["--data-dir", str(self.data_dir.resolve()), "--idle-s", str(self.idle_s)]
+        try:
+            pid = start_detached_module("storygraph.text.encoder_server", args, log_path)
+        except OSError as exc:
+            raise EncoderServerError(f"cannot start the encoder helper ({exc})") from exc
+        self._started.add(pid)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self._answers():
+                return
+            code = self._exit_code(pid)
+            if code is not None or not pid_alive(pid):
+                how = self._how_it_exited(code)
+                raise EncoderServerError(f"the encoder helper exited ({how}); see {log_path}")
+            time.sleep(0.05)
+        raise EncoderServerError(f"the encoder helper did not answer; see {log_path}")
+
+    def _how_it_exited(self, code: int | None) -> str:
+        """A helper that ended while starting: killed by a signal (loading the encoder) is a
+        crash, recorded; an exit of its own (an error, in its log) is not."""
+        crash = self.fault()
+        if crash is not None:
+            return crash.how
+        return exit_description(code) if code is not None else UNKNOWN_CAUSE
+
+    def _exit_code(self, pid: int) -> int | None:
+        """The exit status of a helper this process started, once it ended (reaping it)."""
+        if pid in self._ended or pid not in self._started:
+            return self._ended.get(pid)
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # reaped already (subprocess's own clean-up of lost Popens)
+            return None
+        if not done:
+            return None
+        self._ended[pid] = os.waitstatus_to_exitcode(status)
+        return self._ended[pid]
+
+    def _note_worked(self) -> None:
+        """Vectors came back: the helper's row of crashes ends (storygraph.crashes). Once per
+        client until a request fails; the ledger is written only when that changes it."""
+        if self._worked:
+            return
+        self._worked = True
+        found = encoder_traces.recorded(self.data_dir)
+        if self.crashes.in_a_row() or not self.crashes.worked_since(found[1] if found else 0.0):
+            self.crashes.worked()
 
     def _answers(self) -> bool:
         try:
@@ -228,14 +358,6 @@ class EncoderClient:
         except EncoderServerError:
             return False
         return True
-
-
-def _alive(pid: int) -> bool:
-    with contextlib.suppress(ChildProcessError):
-        done, _ = os.waitpid(pid, os.WNOHANG)  # our child: reap it if it exited
-        if done:
-            return False
-    return pid_alive(pid)
 
 
 def stop_encoder_server(data_dir: Path) -> bool:
