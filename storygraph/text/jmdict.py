@@ -53,9 +53,11 @@ _MISC = "SELECT text FROM misc WHERE sid = ?"
 _ENTRIES_WRITTEN = """
 SELECT idseq FROM Kanji WHERE text = ? UNION SELECT idseq FROM Kana WHERE text = ?
 """
+# `+g.lang`: no index on the language (every gloss is 'eng'): with it SQLite read every gloss
+# of the dictionary for each word, 0.1-0.16 s a word of a question translated into English
 _GLOSSES = """
 SELECT g.text FROM Sense s JOIN SenseGloss g ON g.sid = s.ID
-WHERE s.idseq = ? AND g.lang = 'eng' ORDER BY s.ID, g.rowid
+WHERE s.idseq = ? AND +g.lang = 'eng' ORDER BY s.ID, g.rowid
 """
 
 
