@@ -35,8 +35,16 @@ class RunningAt:
     def __call__(self, settings: Settings) -> tuple[Any, str]:
         return self, ""
 
+    crash_notice = ""  # never crashes
+
     def ensure_running(self) -> str:
         return self.url
+
+    def fault(self) -> None:
+        return None
+
+    def worked(self) -> None:
+        pass
 
 
 @pytest.fixture
