@@ -61,11 +61,30 @@ REAPER_DONE = frozenset({"stopped", "orphan stopped", "gone", "replaced"})
 """An idle reaper's outcomes that leave it nothing to watch."""
 
 
-def watch_until_done(look: Callable[[], str], idle_s: float) -> str:
+def reaper_log_line(server: str, pid: int) -> Callable[[str], None]:
+    """An idle reaper's `say`: prints "<time> idle reaper: <server> pid <pid>: <outcome>" to its
+    output (its log)."""
+
+    def say(outcome: str) -> None:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        print(f"{stamp} idle reaper: {server} pid {pid}: {outcome}", flush=True)
+
+    return say
+
+
+def watch_until_done(
+    look: Callable[[], str], idle_s: float, say: Callable[[str], None] = lambda _: None
+) -> str:
     """An idle reaper's loop: `look()` every `poll_interval(idle_s)` until it says the server
-    was stopped or is gone or replaced (`REAPER_DONE`); that last outcome."""
+    was stopped or is gone or replaced (`REAPER_DONE`); that last outcome. Each outcome that
+    differs from the one before goes to `say` (the reaper's log): a line when the reaper starts
+    finding the server idle too short or in use, and its last, not a line a look."""
+    said = None
     while True:
         outcome = look()
+        if outcome != said:
+            say(outcome)
+            said = outcome
         if outcome in REAPER_DONE:
             return outcome
         time.sleep(poll_interval(idle_s))

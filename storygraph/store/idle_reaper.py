@@ -7,8 +7,9 @@ STORYGRAPH_STORE_IDLE_S) has started one. While any process holds the server's u
 looks; once none does and the last one let go of the server `idle_s` seconds ago (the
 `falkordb.last_used` stamp), it stops the server (SIGTERM: the server writes its append-only file
 out) and exits. It also exits when the server is gone or another one replaced it, and stops a
-server whose data directory was deleted (no process can find it again) at once. It only ever
-signals a redis-server that serves this data directory's socket (`serves_socket`).
+server whose data directory was deleted (no process can find it again) at once. Each outcome
+unlike the last goes to its log (`reaper.log`). It only ever signals a redis-server that serves
+this data directory's socket (`serves_socket`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ import argparse
 import fcntl
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
 from storygraph.locks import exclusive_lock
-from storygraph.processes import watch_until_done
+from storygraph.processes import reaper_log_line, watch_until_done
 from storygraph.store.falkordb_server import (
     EmbeddedFalkorDB,
     ServerPaths,
@@ -64,9 +65,9 @@ def stop_if_idle(
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def watch(data_dir: Path, pid: int, idle_s: float) -> str:
-    """Look until there is nothing left to watch; the last outcome."""
-    return watch_until_done(lambda: stop_if_idle(data_dir, pid, idle_s), idle_s)
+def watch(data_dir: Path, pid: int, idle_s: float, say: Callable[[str], None]) -> str:
+    """Look until there is nothing left to watch, each new outcome to `say`; the last one."""
+    return watch_until_done(lambda: stop_if_idle(data_dir, pid, idle_s), idle_s, say)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -75,9 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pid", type=int, required=True)
     parser.add_argument("--idle-s", type=float, required=True)
     args = parser.parse_args(argv)
-    outcome = watch(args.data_dir, args.pid, args.idle_s)
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-    print(f"{stamp} idle reaper: graph store server pid {args.pid}: {outcome}", flush=True)
+    watch(args.data_dir, args.pid, args.idle_s, reaper_log_line("graph store server", args.pid))
     return 0
 
 
