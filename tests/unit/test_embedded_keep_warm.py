@@ -61,12 +61,18 @@ def _wait_stopped(pid: int, state: Path) -> bool:
 
 
 def _wait_logged(log: Path, text: str) -> str:
-    """The log once it holds `text` (the reaper writes its line just after the stop), or as it
-    is when the generous bound runs out."""
+    """The log once it holds `text` (the reaper writes a line for each outcome unlike the last
+    one, "stopped" just after the stop), or as it is when the generous bound runs out."""
     deadline = time.monotonic() + GENEROUS_S
     while text not in log.read_text() and time.monotonic() < deadline:
         time.sleep(0.1)
     return log.read_text()
+
+
+def _reaper_said(log: Path, pid: int, outcome: str) -> bool:
+    """The reaper of the server `pid` wrote `outcome` in the log (within the generous bound)."""
+    said = f"idle reaper: model server pid {pid}: {outcome}"
+    return said in _wait_logged(log, said)
 
 
 def test_each_use_stamps_last_used(
@@ -104,13 +110,14 @@ def test_a_server_the_cli_started_stays_up_after_exit_until_idle(
     visitor.start()
     owner.stop_if_started_here()  # what atexit runs when the CLI exits: hand it to the reaper
     assert es.pid_alive(pid) and es.read_state(owner.state_path) is not None
-    time.sleep(2.0)  # idle long enough, but the visitor holds the users lock
+    # the visitor holds the users lock: a look now leaves the server be, and the reaper, once
+    # it found the server idle long enough, said so
+    assert es.stop_if_idle(tmp_path / "data", pid, port, 0) == "in use"
+    assert _reaper_said(owner.log_path, pid, "in use"), "the reaper never found it in use"
     assert es.pid_alive(pid), "the reaper stopped a server that a process was still using"
     visitor.stop_if_started_here()  # the visitor exits (it did not start the server)
     assert _wait_stopped(pid, owner.state_path), "the idle reaper did not stop the server"
-    assert "idle reaper: model server pid" in _wait_logged(
-        owner.log_path, "idle reaper: model server pid"
-    )
+    assert _reaper_said(owner.log_path, pid, "stopped")
 
 
 def test_without_keep_alive_the_server_stops_at_exit(
@@ -180,13 +187,12 @@ def test_the_reaper_started_with_the_server_stops_it_once_unused_and_idle(
     server.start()
     pid = server.pid
     assert pid is not None
-    time.sleep(1.5)  # unused for longer than 0.5 s, but still held: the reaper only looks
+    # unused for longer than 0.5 s, but held by `server` from the start: the reaper only looks
+    assert _reaper_said(server.log_path, pid, "in use"), "the reaper never found it in use"
     assert es.pid_alive(pid), "the reaper stopped a server a process was holding"
     server._detach()  # as if its process had gone without a word
     assert _wait_stopped(pid, server.state_path), "the reaper did not stop the server"
-    assert f"model server pid {pid}: stopped" in _wait_logged(
-        server.log_path, f"model server pid {pid}: stopped"
-    )
+    assert _reaper_said(server.log_path, pid, "stopped")
 
 
 def test_an_eval_run_holds_a_server_it_reuses_until_it_is_done(
@@ -205,15 +211,18 @@ def test_an_eval_run_holds_a_server_it_reuses_until_it_is_done(
     owner = EmbeddedServer(settings, model=path, command=fake_command)
     servers.append(owner)
     owner.start()
-    pid = owner.pid
-    assert pid is not None
+    pid, port = owner.pid, owner.port
+    assert pid is not None and port is not None
     with configured_model(settings) as (llm, info):
         assert info.provider == "embedded" and llm is not None
         gc.collect()  # nothing but the model is kept by the caller
         owner.stop_if_started_here()  # the process that started the server exits
-        time.sleep(1.0)  # the reaper (idle time 0) has had its look
+        # the reaper's look (idle time 0) from now on: the run still holds the server
+        assert es.stop_if_idle(settings.data_dir, pid, port, 0) == "in use", "stopped under it"
+        assert _reaper_said(owner.log_path, pid, "in use"), "the reaper never found it in use"
         assert es.pid_alive(pid), "the server was stopped under a run still using it"
     assert _wait_stopped(pid, owner.state_path), "let go, the idle reaper did not stop it"
+    assert _reaper_said(owner.log_path, pid, "stopped")
 
 
 _STARTER = """
@@ -253,13 +262,13 @@ def test_a_server_whose_starter_is_killed_is_stopped_by_its_reaper(
     try:
         assert starter.stdout is not None
         pid = int(starter.stdout.readline())
-        time.sleep(2.5)  # the reaper (idle time 0) has had its looks
+        # the reaper (idle time 0) looked while the starter, alive until killed below, held it
+        assert _reaper_said(data / es.LOG_FILE, pid, "in use"), "the reaper never looked"
         assert es.pid_alive(pid), "the reaper stopped a server its starter was still holding"
         starter.kill()
         starter.wait()
         assert _wait_stopped(pid, data / es.STATE_FILE), "the killed starter's server lives on"
-        log = _wait_logged(data / es.LOG_FILE, f"model server pid {pid}: stopped")
-        assert f"model server pid {pid}: stopped" in log
+        assert _reaper_said(data / es.LOG_FILE, pid, "stopped")
     finally:
         starter.kill()
         if pid and es.pid_alive(pid):
