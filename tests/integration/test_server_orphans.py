@@ -37,6 +37,19 @@ def _wait_dead(pid: int) -> bool:
     return not es.pid_alive(pid)
 
 
+def _reaper_said(server: EmbeddedServer, *outcomes: str) -> str | None:
+    """The first of `outcomes` the reaper of `server` wrote in its log (it writes each outcome
+    unlike the last one), waited for within the generous bound; None if it wrote none."""
+    said = [f"idle reaper: model server pid {server.pid}: {o}\n" for o in outcomes]
+    deadline = time.monotonic() + GENEROUS_S
+    while True:
+        log = server.log_path.read_text()
+        found = [o for o, line in zip(outcomes, said, strict=True) if line in log]
+        if found or time.monotonic() > deadline:
+            return found[0] if found else None
+        time.sleep(0.1)
+
+
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[EmbeddedServer]:
     """A server started as the app starts it (with its reaper), held by this process."""
@@ -85,7 +98,8 @@ def test_the_reaper_stops_a_server_whose_data_directory_was_deleted(
 ) -> None:
     pid = server.pid
     assert pid is not None
-    time.sleep(2.5)  # the reaper has looked: held by this process, the server stays
+    # the reaper has looked (held by this process, used just now) and left the server be
+    assert _reaper_said(server, "idle too short", "in use"), "the reaper never looked"
     assert es.pid_alive(pid)
     shutil.rmtree(tmp_path / "data")  # `rm -rf data` while the server runs
     assert _wait_dead(pid), "a server whose data dir is gone was left running"
@@ -95,10 +109,13 @@ def test_the_reaper_stops_a_server_whose_data_directory_was_deleted(
 def test_the_reaper_stops_a_server_whose_state_file_is_gone_once_unused(
     server: EmbeddedServer,
 ) -> None:
-    pid = server.pid
-    assert pid is not None
+    pid, port = server.pid, server.port
+    assert pid is not None and port is not None
     server.state_path.unlink()  # no later process can find this server any more
-    time.sleep(2.5)  # the reaper has looked: a process still holds it, so it stays
+    # a process still holds it: a look now leaves it be, and the reaper said so
+    assert es.stop_if_idle(server.state_path.parent, pid, port, KEEP_ALIVE_S) == "in use"
+    assert _reaper_said(server, "in use"), "the reaper never found it in use"
     assert es.pid_alive(pid), "the reaper stopped a server a process was still holding"
     server._detach()  # its last user goes
     assert _wait_dead(pid), "a server no state file names was left running"
+    assert _reaper_said(server, "orphan stopped")
