@@ -103,11 +103,14 @@ def test_the_reaper_stops_an_idle_server_and_never_one_in_use(
     pid = _server_pid(seeded)
     assert pid is not None and pid != first
     user.ensure_running()  # reuses it and holds the users lock
-    time.sleep(4)  # several of the reaper's looks, each past the idle time
+    paths = ServerPaths.for_data_dir(seeded)
+    # a look now leaves the held server be, and the reaper, idle time past, said so in its log
+    assert stop_if_idle(seeded, pid, 0) == "in use", "a look stopped a server in use"
+    in_use = f"graph store server pid {pid}: in use"
+    assert _wait(lambda: in_use in paths.reaper_log.read_text(), 60), "never found in use"
     assert _server_pid(seeded) == pid, "the reaper stopped a server in use"
     user.stop()  # not its server: lets go of it only
     assert _wait(lambda: not pid_alive(pid), 30), "the idle server was not stopped"
-    paths = ServerPaths.for_data_dir(seeded)
     assert not paths.pidfile.exists()
     said = f"graph store server pid {pid}: stopped"
     assert _wait(lambda: said in paths.reaper_log.read_text(), 10)  # written as it exits
