@@ -175,21 +175,45 @@ def test_a_write_applied_whose_reply_is_lost_is_not_applied_twice(
 
 
 # --- 3. a stale pid file -----------------------------------------------------------------------
+# A bystander that blocks every signal it can: one sent to it stays pending, to be read in
+# /proc/PID/status, instead of ending it at some later moment (SIGKILL still ends it).
+BLOCKING_BYSTANDER = """
+import signal, time
+signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+print("blocking", flush=True)
+time.sleep(120)
+"""
+
+
+def _signals_sent_to(pid: int) -> tuple[str, int]:
+    """The process `pid`'s state letter and its pending signals (a bit each, blocked or not)."""
+    fields = dict(
+        line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+    )
+    pending = int(fields["SigPnd"], 16) | int(fields["ShdPnd"], 16)
+    return fields["State"].split()[0], pending
+
+
 def test_a_stale_pid_file_never_gets_another_process_killed(
     make_services: ServicesFactory, own_data_dir: Path
 ) -> None:
     """After a crash or a reboot the pid file may name anyone's program: here a harmless
-    process of the test's own. Starting the server must leave it alive."""
-    bystander = subprocess.Popen(["sleep", "120"])
+    process of the test's own. Starting the server must send it no signal."""
+    bystander = subprocess.Popen(
+        [sys.executable, "-c", BLOCKING_BYSTANDER], stdout=subprocess.PIPE, text=True
+    )
     try:
+        assert bystander.stdout is not None and bystander.stdout.readline() == "blocking\n"
+        assert _signals_sent_to(bystander.pid)[1] == 0
         paths = ServerPaths.for_data_dir(own_data_dir)
         paths.root.mkdir(parents=True, exist_ok=True)
         paths.pidfile.write_text(str(bystander.pid))
         assert not serves_socket(bystander.pid, paths.socket)
         services = make_services(data_dir=own_data_dir)
         assert services.ingestor().ingest_bytes("seed.txt", SEED_JA.encode()).status == "added"
-        time.sleep(0.2)  # a SIGTERM would have ended `sleep` by now
-        assert bystander.poll() is None, "the process named by the stale pid file was killed"
+        state, pending = _signals_sent_to(bystander.pid)  # a signal sent is pending by now
+        assert pending == 0, f"the process named by the stale pid file got signals {pending:#x}"
+        assert state not in ("Z", "X"), "the process named by the stale pid file was killed"
         server = EmbeddedFalkorDB(own_data_dir)
         assert server.pid() not in (None, bystander.pid)
         assert serves_socket(server.pid() or 0, paths.socket)
