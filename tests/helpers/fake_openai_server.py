@@ -6,6 +6,7 @@
 
 Answers `GET /v1/models` and `POST /v1/chat/completions` with a canned reply (as server-sent
 events when the request asks for `stream`).
+Each `/v1/models` request is said in its output as it arrives ("/v1/models asked (N)").
 `--busy-after-first` makes every `/v1/models` after the first take 5 s, as llama.cpp's does
 while it generates (it waits for the model lock).
 `--segfault-on-chat` makes the process kill itself with SIGSEGV at its first chat request, as
@@ -72,6 +73,7 @@ def _handler(
         def do_GET(self) -> None:
             if self.path.rstrip("/") == "/v1/models":
                 served["models"] += 1
+                print(f"fake-server: /v1/models asked ({served['models']})", flush=True)
                 if busy_after_first and served["models"] > 1:
                     time.sleep(5)
                 self._send(200, {"object": "list", "data": [{"id": model, "object": "model"}]})

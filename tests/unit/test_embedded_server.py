@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -131,12 +132,14 @@ def test_busy_server_is_not_restarted(
     server = _server(tmp_path, model, servers, command)
     server.start()
     pid = server.pid
-    started = time.monotonic()
+    asked = server.log_path.read_text().count("fake-server: /v1/models asked")
+    assert asked >= 1  # the start waited for the first answer
     assert server.is_healthy()
     server.ensure_running()
     other = _server(tmp_path, model, servers, FakeCommand())
     other.start()  # reuse through the state file, also without waiting for /v1/models
-    assert time.monotonic() - started < 3
+    # the server says each /v1/models as it arrives: none of them asked it again
+    assert server.log_path.read_text().count("fake-server: /v1/models asked") == asked
     assert server.pid == pid == other.pid and len(command.launches) == 1
 
 
@@ -198,12 +201,42 @@ def test_stop_escalates_to_sigkill(
 ) -> None:
     server = _server(tmp_path, model, servers, FakeCommand("--ignore-sigterm"), stop_timeout_s=1)
     server.start()
-    pid = server.pid
-    assert pid is not None
-    started = time.monotonic()
+    pid, child = server.pid, server._proc
+    assert pid is not None and child is not None and child.pid == pid
     server.stop()
     assert not es.pid_alive(pid)
-    assert time.monotonic() - started >= 0.9
+    assert child.returncode == -signal.SIGKILL  # SIGTERM did not end it: it was killed
+
+
+class IgnoresSigterm:
+    """A child process as `_stop_child` sees it, one that outlives any wait until killed."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def poll(self) -> int | None:
+        return None
+
+    def terminate(self) -> None:
+        self.calls.append("SIGTERM")
+
+    def kill(self) -> None:
+        self.calls.append("SIGKILL")
+
+    def wait(self, timeout: float | None = None) -> int:
+        self.calls.append(f"wait {timeout}")
+        if "SIGKILL" not in self.calls:
+            raise subprocess.TimeoutExpired("fake", timeout or 0)
+        return -signal.SIGKILL
+
+
+def test_stop_asks_first_and_kills_only_after_the_stop_timeout(
+    tmp_path: Path, model: Path, servers: list[EmbeddedServer]
+) -> None:
+    server = _server(tmp_path, model, servers, FakeCommand(), stop_timeout_s=7)
+    child = IgnoresSigterm()
+    server._stop_child(child)  # type: ignore[arg-type]
+    assert child.calls == ["SIGTERM", "wait 7", "SIGKILL", "wait 7"]
 
 
 def test_stop_from_another_instance_stops_reused_server(
