@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from storygraph.ingest.frames.extractor import ParserExtractor
+from storygraph.ingest.frames.ja import read_facts
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from storygraph.text.vocabulary import CHARACTER_RELATIONS
@@ -67,3 +68,12 @@ def test_momotaro_nodes_each_take_part_in_a_fact_and_acting_animals_are_characte
     assert {name for name in actors if types[name] != "Character"} == set()
     assert {types[a] for a in ("犬", "猿", "きじ", "桃太郎")} == {"Character"}
     assert not {"ぐあい", "様子", "刈り", "しば刈り", "馬乗り", "力だめし"} & set(types)
+
+
+def test_every_fact_of_a_whole_story_cites_its_own_sentence(shared_dir: Path) -> None:
+    text = (shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt").read_text(encoding="utf-8")
+    facts = read_facts(text)
+    assert len(facts) > 50
+    for fact in facts:
+        assert fact.sentence and text[fact.start :].startswith(fact.sentence), fact
+        assert fact.subject != fact.object
