@@ -16,6 +16,8 @@ help:
 	@echo "make run    - install what is missing and start the app on http://$(HOST):$(PORT)"
 	@echo "             (the embedded model installs in the background meanwhile)"
 	@echo "make test   - install what is missing and run lint + the whole test suite"
+	@echo "make unit   - the fast tier for every change: tests/unit, no model, no browser,"
+	@echo "             no server (about 1.5 minutes on 2 cores)"
 	@echo "make model  - install the embedded model (llama.cpp server + Qwen2.5-Coder-1.5B)"
 	@echo "make bench  - run the benchmarks and print their tables"
 	@echo "make screenshots - retake docs/screenshots/*.png from the running app (make run first)"
@@ -70,6 +72,9 @@ test-neo4j: $(DEVSTAMP)
 screenshots: deps
 	$(PY) scripts/screenshots.py --load-sample
 
+# The fast tier, run on every change: no model, no browser, no server process, under 2 minutes on
+# 2 cores. Tests that start servers, run pytest in a subprocess or read whole stories belong in
+# tests/integration (make test runs every folder).
 unit: $(DEVSTAMP)
 	$(PY) -m pytest -q tests/unit
 
