@@ -30,7 +30,7 @@ class Clock:
 
 
 def test_the_deadline_setting_reaches_the_engines_options(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert QAOptions.from_settings(Settings()).deadline_s == 60.0
+    assert QAOptions.from_settings(Settings()).deadline_s == 90.0
     monkeypatch.setenv("STORYGRAPH_ANSWER_DEADLINE_S", "7.5")
     assert QAOptions.from_settings(Settings()).deadline_s == 7.5
     assert QAOptions.from_settings(Settings(), deadline_s=2.0).deadline_s == 2.0
