@@ -631,7 +631,9 @@ def test_a_story_ingests_in_the_background_while_the_chat_answers(app_url: str) 
             # The job runs on: its progress, rate and ETA show above every tab.
             job = page.locator('[class*="st-key-job_"]').first
             expect(job).to_contain_text(SECOND_STORY.name)
-            expect(job).to_contain_text("ETA")  # the first chunk is done, the rest held
+            # the first chunk is done, the rest held: waited for as long as a step may take (a
+            # background job's next refresh, not a speed: 5 s was too short on a slow machine)
+            expect(job).to_contain_text("ETA", timeout=STEP_TIMEOUT_MS)
             expect(job.get_by_role("button", name="Cancel")).to_be_visible()
 
             # The chat answers from the graph as it was, and says a story is being added.
@@ -647,12 +649,12 @@ def test_a_story_ingests_in_the_background_while_the_chat_answers(app_url: str) 
             box.press("Enter")
             messages = page.locator('[data-testid="stChatMessage"]')
             expect(messages).to_have_count(2)
-            expect(messages.nth(1)).to_contain_text("桃太郎")
-            expect(messages.nth(1)).to_contain_text("Sources")
+            expect(messages.nth(1)).to_contain_text("桃太郎", timeout=STEP_TIMEOUT_MS)
+            expect(messages.nth(1)).to_contain_text("Sources", timeout=STEP_TIMEOUT_MS)
 
             # Another tab shows the same job, still running, with its ETA.
             _open_tab(page, "Graph")
-            expect(job).to_contain_text("ETA")
+            expect(job).to_contain_text("ETA", timeout=STEP_TIMEOUT_MS)
             _shoot(page, "ingest-job.png")
 
             HOLD.released.set()  # the model goes on: the job finishes and its report appears
