@@ -613,6 +613,9 @@ def test_a_story_ingests_in_the_background_while_the_chat_answers(app_url: str) 
     if not SECOND_STORY.exists():
         missing_shared(SECOND_STORY)
     HOLD.hold(after=1, first_s=FIRST_CHUNK_S)
+    # Every wait here is for a background job or the app's next run: a step's bound, not
+    # Playwright's 5 s default (a slower 2-core machine under a full suite took longer).
+    expect.set_options(timeout=STEP_TIMEOUT_MS)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -667,6 +670,7 @@ def test_a_story_ingests_in_the_background_while_the_chat_answers(app_url: str) 
         finally:
             HOLD.released.set()
             browser.close()
+            expect.set_options(timeout=5_000)  # Playwright's default, for the tests after
 
 
 def _box_in_view(page: Any, locator: Any) -> tuple[bool, Any]:
