@@ -7,12 +7,12 @@ answer streamed (`stream`), the read-ahead, the chosen name and the question's t
 (`invoke`). `EmbeddedChatModel` sends those requests itself over `http.client`, exactly as
 LangChain's `ChatOpenAI` built for it in storygraph.llm.factory would (the same JSON body: model,
 messages, stop, temperature, `stream_options.include_usage` when streamed, the call's
-`extra_body` or the client's own; tests/unit/test_embedded_chat.py compares the two against one
-HTTP server), through the data directory's model queue (storygraph.llm.model_queue), with the
-client's retries (`max_retries`, each retry counted as one more call, storygraph.llm.attempts),
-and reports to the call's LangChain callbacks as a LangChain chat model does (the usage
-counter's calls and tokens; LangSmith's tracing, which LangChain sets up from environment
-variables and StoryGraph does not use, is not).
+`extra_body` or the client's own; tests/integration/test_embedded_chat.py compares the two
+against one HTTP server), through the data directory's model queue
+(storygraph.llm.model_queue), with the client's retries (`max_retries`, each retry counted
+as one more call, storygraph.llm.attempts), and reports to the call's LangChain callbacks as a
+LangChain chat model does (the usage counter's calls and tokens; LangSmith's tracing, which
+LangChain sets up from environment variables and StoryGraph does not use, is not).
 
 Anything else (`bind`, `with_structured_output`: ingest's triple lines and fact checks, the
 per-fact scorer) goes to that LangChain client, built on its first use: the app stays built on

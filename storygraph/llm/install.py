@@ -233,7 +233,10 @@ def install(settings: Settings, reporter: Reporter | None = None) -> Path:
         report.step(1, label)
         if rebuild:
             _say("[1/3] the installed llama.cpp uses AMX, which crashes here: rebuilding it")
-        _say(f"[1/3] installing {LLAMA_REQUIREMENT} (builds llama.cpp: about 10 minutes)")
+        _say(
+            f"[1/3] installing {LLAMA_REQUIREMENT} "
+            "(builds llama.cpp: about 10 minutes; seconds from its cache)"
+        )
 
         def on_build_line(line: str) -> None:
             if (pct := build_percent(line)) is not None:
