@@ -39,15 +39,10 @@ def measure(model: Path, runs: int, extra_bufts: bool, threads: int) -> dict[str
     import llama_cpp
     import llama_cpp.llama_cpp as lib
 
+    from storygraph.llm.llama_server import without_amx_buffers
+
     if not extra_bufts:
-        default_params = lib.llama_model_default_params
-
-        def params() -> Any:
-            chosen = default_params()
-            chosen.use_extra_bufts = False
-            return chosen
-
-        lib.llama_model_default_params = params
+        without_amx_buffers(lib)  # the server's own guard: the plain CPU buffer
     started = time.perf_counter()
     llm = llama_cpp.Llama(
         str(model), n_ctx=2048, n_threads=threads, n_threads_batch=threads, verbose=False

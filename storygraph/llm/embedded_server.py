@@ -36,7 +36,14 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, Self
 
-from storygraph.crashes import Crash, CrashLedger, description_from_log, exit_description, refusal
+from storygraph.crashes import (
+    UNKNOWN_CAUSE,
+    Crash,
+    CrashLedger,
+    description_from_log,
+    exit_description,
+    refusal,
+)
 from storygraph.errors import ModelError, ModelServerCrashed
 from storygraph.llm.model_files import MODEL_ALIAS, model_path
 from storygraph.locks import exclusive_lock, hold_shared
@@ -585,7 +592,7 @@ class EmbeddedServer:
         how = exit_description(code) if code is not None else description_from_log(last)
         return self.crashes.record(
             state.pid,
-            how or "an unknown cause (no exit status or fatal error in its log)",
+            how or UNKNOWN_CAUSE,
             started_at=state.started_at,
             log_tail="\n".join(last.splitlines()[-20:]),
         )
