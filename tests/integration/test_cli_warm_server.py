@@ -8,7 +8,6 @@ is the seed graph in the real embedded FalkorDB."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ import pytest
 from storygraph.cli import main
 from storygraph.llm import embedded_server as es
 from storygraph.llm import install
+from tests.helpers.cli_process import run_cli
 from tests.helpers.model_install import installed_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,28 +103,16 @@ sys.exit(main(sys.argv[1:]))
 
 
 def _cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("STORYGRAPH_", "OPENAI_", "AZURE_OPENAI_", "NEO4J_"))
-    }
     # the store's server and the encoder helper are not what this test keeps warm: idle 0 stops
     # them with each command, as the suite's other CLI runs do (else they outlive the test 300 s)
-    env.update(
-        STORYGRAPH_DATA_DIR=str(data),
+    return run_cli(
+        data,
+        [sys.executable, "-c", CLI],
+        *args,
+        timeout=120,
         STORYGRAPH_EMBEDDED_IDLE_S="120",
         STORYGRAPH_STORE_IDLE_S="0",
         STORYGRAPH_ENCODER_IDLE_S="0",
-    )
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run(
-        [sys.executable, "-c", CLI, *args],
-        cwd=data.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
     )
 
 

@@ -13,7 +13,6 @@ import logging
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +29,7 @@ from storygraph.services import build_services
 from storygraph.settings import Settings
 from storygraph.text import encoder_traces
 from storygraph.text.encoder_server import EncoderClient, EncoderCrashed, stop_encoder_server
+from tests.helpers.cli_process import STORYGRAPH, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SEGFAULT = "a segmentation fault (SIGSEGV)"
@@ -110,26 +110,14 @@ def test_a_crash_is_named_restarted_once_then_refused(
 
 
 def _cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("STORYGRAPH_", "OPENAI_", "AZURE_OPENAI_", "NEO4J_"))
-    }
-    env.update(
-        STORYGRAPH_DATA_DIR=str(data),
+    done = run_cli(
+        data,
+        STORYGRAPH,
+        *args,
+        timeout=300,
         STORYGRAPH_LLM_PROVIDER="none",
         STORYGRAPH_STORE_IDLE_S="0",
         STORYGRAPH_ENCODER_IDLE_S="60",
-    )
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    done = subprocess.run(
-        [sys.executable, "-m", "storygraph", *args],
-        cwd=data.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
     )
     assert done.returncode == 0, done.stderr
     return done

@@ -7,7 +7,6 @@ seed graph in the real embedded FalkorDB; the app's services and the CLI are the
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from storygraph.llm.embedded_server import EmbeddedServer
 from storygraph.qa.engine import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
+from tests.helpers.cli_process import run_cli
 from tests.helpers.model_install import installed_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,26 +125,14 @@ sys.exit(main(sys.argv[1:]))
 
 
 def _cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("STORYGRAPH_", "OPENAI_", "AZURE_OPENAI_", "NEO4J_"))
-    }
-    env.update(
-        STORYGRAPH_DATA_DIR=str(data),
+    return run_cli(
+        data,
+        [sys.executable, "-c", CLI],
+        *args,
+        timeout=150,
         STORYGRAPH_EMBEDDED_IDLE_S="0",
         STORYGRAPH_STORE_IDLE_S="0",
         STORYGRAPH_ENCODER_IDLE_S="0",
-    )
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run(
-        [sys.executable, "-c", CLI, *args],
-        cwd=data.parent,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=150,
-        check=False,
     )
 
 
