@@ -21,6 +21,8 @@ QuestionTranslation = Literal["dictionary", "model", "dictionary+model", "off"]
 AnswerCandidates = Literal["off", "single", "choice", "both"]
 """The candidate step after an unconfirmed answer (storygraph.qa.candidate_answer)."""
 CrossLanguageAnswer = Literal["sources", "question"]
+VerifyMode = Literal["gate", "label", "rules"]
+"""What the verifier's confidence does to an answer (storygraph.qa.verify.gate)."""
 
 
 def _env(name: str) -> AliasChoices:
@@ -113,6 +115,7 @@ class Settings(BaseSettings):
     crosslang_answer: CrossLanguageAnswer = Field(
         "sources", validation_alias=_env("STORYGRAPH_CROSSLANG_ANSWER")
     )
+    verify: VerifyMode = Field("gate", validation_alias=_env("STORYGRAPH_VERIFY"))
 
     # --- cost estimate -----------------------------------------------------------------
     price_prompt_per_1k: float = Field(

@@ -249,6 +249,9 @@ class E2EResult:
     answer_in_sources_language: str | None = None
     """What the model wrote in the stories' language for a question asked in another, before
     it was shown in the question's (storygraph.qa.answer_crosslang); None on other paths."""
+    verifier: dict[str, Any] | None = None
+    """The verifier's verdict on the model's written answer: its confidence, signals and the
+    answer it judged (storygraph.qa.verify); None when none was judged."""
     other_stories: list[str] = field(default_factory=list)
     """Stories other than the question's that the answer cites (`--library`: one store holds
     every story; always empty when each story has its own store)."""
@@ -546,6 +549,7 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         supported=support_verdict(answer),
         model_answer=_model_answer(answer.steps),
         answer_in_sources_language=_support_detail(answer.steps, "answer_in_sources_language"),
+        verifier=_verifier_detail(answer.steps),
         **verdicts(answer.answer, case),
         other_stories=sorted(
             {c.document_name for c in answer.citations if c.document_name}
@@ -577,6 +581,13 @@ def read_citations(answer: Answer) -> list[Citation]:
 def _model_answer(steps: Sequence[Any]) -> str | None:
     """The model's own words when the support step replaced them (else None)."""
     return _support_detail(steps, "model_answer")
+
+
+def _verifier_detail(steps: Sequence[Any]) -> dict[str, Any] | None:
+    """The verifier's verdict the trace's support step holds (None: no answer was judged)."""
+    step = next((s for s in steps if s.name == "support"), None)
+    held = step.detail.get("verifier") if step else None
+    return dict(held) if isinstance(held, dict) else None
 
 
 def _support_detail(steps: Sequence[Any], key: str) -> str | None:

@@ -182,7 +182,10 @@ class EmbeddedChatModel:
                     if piece:
                         parts.append(piece)
                         run.on_llm_new_token(piece)
-                        yield AIMessageChunk(piece)
+                        # the written tokens' probabilities, where langchain-openai puts them
+                        logprobs = choice.get("logprobs")
+                        meta = {"logprobs": logprobs} if logprobs else {}
+                        yield AIMessageChunk(piece, response_metadata=meta)
         except BaseException as exc:
             run.on_llm_error(exc)
             self._raise_if_crashed(exc)

@@ -1,7 +1,7 @@
 """llama-cpp-python's OpenAI-compatible server: prompts reach the model as written, and a read
 prompt prefix is kept per language.
 
-`python -m storygraph.llm.llama_server ARGS` is `python -m llama_cpp.server ARGS` with two
+`python -m storygraph.llm.llama_server ARGS` is `python -m llama_cpp.server ARGS` with three
 changes, and two guards: Python's faulthandler is on, so a fatal signal leaves its name in the
 log (storygraph.crashes reads it), and a llama.cpp built with AMX on a CPU with AMX loads the
 model without extra buffer types (`guard_amx`; that build crashes at the first answer).
@@ -19,6 +19,10 @@ sentences do not say." (docs/ISSUES.md §22). Here that module's `jinja2` is a c
 and restores model states as `storygraph.llm.prefix_states` decides, so a question in the other
 language than the last one restores that language's read instructions and examples instead of
 reading them again (docs/ISSUES.md §34). Each keep and restore is a line in the server's log.
+
+**The written tokens' probabilities.** A streamed request that asks for `logprobs` gets each
+written token's log probability, without loading the model with `logits_all`
+(storygraph.llm.token_logprobs): the answer's confidence reads them (storygraph.qa.verify).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import jinja2
 
 from storygraph.llm.cpu_features import build_has_amx, cpu_flags, has_amx
 from storygraph.llm.prefix_states import PrefixStates
+from storygraph.llm.token_logprobs import logprob_keeping
 
 
 def _never_escape(*_args: Any, **_kwargs: Any) -> Any:
@@ -167,7 +172,7 @@ def main(argv: list[str]) -> None:
 
     llama_chat_format.jinja2 = jinja2_without_html_escaping()  # type: ignore[assignment]
     # llama_cpp.server.model builds its model as `llama_cpp.Llama(...)`, looked up at load time
-    llama_cpp.Llama = prefix_keeping(llama_cpp.Llama)  # type: ignore[misc]
+    llama_cpp.Llama = logprob_keeping(prefix_keeping(llama_cpp.Llama))  # type: ignore[misc]
     sys.argv = ["llama_cpp.server", *argv]
     runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 

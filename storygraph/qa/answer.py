@@ -21,6 +21,10 @@ cores that the first question otherwise waits for. The embedded server keeps the
 per fixed prefix (storygraph.llm.prefix_states, docs/ISSUES.md §34), so a question after a
 change of language restores that language's prefix instead of reading it again.
 
+The small model's request asks for `logprobs`: the reply is a `Reply`, the text with the model's
+log probability of each token it wrote (`Reply.logprobs`; empty when the server sends none),
+which the verifier reads (storygraph.qa.verify). No extra call.
+
 What a written answer is checked for is storygraph.qa.checks.
 """
 
@@ -48,6 +52,29 @@ SUPERSEDED_MARK = " (superseded later in the story)"
 SMALL_MAX_TOKENS = 120
 """The small model's answer is one sentence; this bounds a reply that would not stop."""
 WARM_MAX_TOKENS = 1
+LOGPROBS = {"logprobs": True, "top_logprobs": 1}
+"""What an OpenAI-compatible request says to get the written tokens' log probabilities."""
+
+
+class Reply(str):
+    """A model's written answer, with its tokens' log probabilities (the server's `logprobs`)."""
+
+    logprobs: tuple[float, ...]
+
+    def __new__(cls, text: str, logprobs: Sequence[float] = ()) -> Reply:
+        reply = super().__new__(cls, text)
+        reply.logprobs = tuple(logprobs)
+        return reply
+
+
+def chunk_logprobs(chunk: Any) -> list[float]:
+    """The token log probabilities a streamed chunk carries (langchain-openai's place for them:
+    `response_metadata["logprobs"]["content"][i]["logprob"]`); none when it carries none."""
+    meta = getattr(chunk, "response_metadata", None) or {}
+    content = (meta.get("logprobs") or {}).get("content") or ()
+    return [float(t["logprob"]) for t in content if t.get("logprob") is not None]
+
+
 """A read-ahead of the fixed prefix (`ModelAnswerer.warm`) writes no answer: one token."""
 UNKNOWN = {"ja": "この話の文からは分かりません。", "en": "The story's sentences do not say."}
 REFUSALS = (
@@ -275,16 +302,18 @@ class ModelAnswerer:
         parts: list[str] = []
         extra: dict[str, Any] = {}
         if self.compact:
-            extra["extra_body"] = self._body(SMALL_MAX_TOKENS)
+            extra["extra_body"] = {**self._body(SMALL_MAX_TOKENS), **LOGPROBS}
         stream = self.llm.stream(
             self.messages(analysis, facts, sources), config={"callbacks": callbacks}, **extra
         )
         # closed as soon as the reading stops (`on_token` may end it: the answer's deadline,
         # storygraph.qa.deadline), so the request and its place in the model's queue are given
         # back now, not when the garbage collector finds the stream
+        logprobs: list[float] = []
         with closing(stream):
             for chunk in stream:
                 piece = chunk.content if isinstance(chunk.content, str) else str(chunk.content)
+                logprobs.extend(chunk_logprobs(chunk))
                 if piece:
                     parts.append(piece)
                     if on_token is not None:
@@ -292,4 +321,4 @@ class ModelAnswerer:
         text = "".join(parts).strip()
         if not text:
             raise ValueError("empty answer")
-        return text
+        return Reply(text, logprobs)

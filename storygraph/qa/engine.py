@@ -53,6 +53,8 @@ from storygraph.qa.trace import (
     retrieval_detail,
     sentences_detail,
 )
+from storygraph.qa.verify import Verifier
+from storygraph.qa.verify.gate import VerifyMode, evidence_of, gated, verifiable
 from storygraph.settings import Settings
 
 
@@ -86,6 +88,9 @@ class QAOptions:
     deadline_s: float = 60.0
     """Seconds an answer may take: past them, the engine stops at the end of the stage that
     ran over and shows what was found so far, with a warning (storygraph.qa.deadline)."""
+    verify: VerifyMode = "gate"
+    """What the verifier's confidence does to the model's answer: "gate", "label" or "rules"
+    (storygraph.qa.verify.gate)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -102,6 +107,7 @@ class QAOptions:
             candidates=settings.answer_candidates,
             crosslang_answer=settings.crosslang_answer,
             deadline_s=settings.answer_deadline_s,
+            verify=settings.verify,
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(options, **given)
@@ -142,6 +148,10 @@ class QAParts:
     across: SourcesLanguageAnswer | None = None
     """A question asked across languages is answered in its sources' language and shown in
     its own (storygraph.qa.answer_crosslang); None: answered in the question's language."""
+    verifier: Verifier | None = None
+    """Judges the model's written answer (storygraph.qa.verify); None: the rule check alone."""
+    verify_mode: VerifyMode = "gate"
+    """What the verifier's verdict does to the answer shown (storygraph.qa.verify.gate)."""
 
     def rank(
         self, analysis: QuestionAnalysis, found: Retrieval, callbacks: list[Any]
@@ -172,6 +182,8 @@ class Written:
     question's reply language (the facts' answer and the fixed replies are written in it)."""
     cut: bool = False
     """The model's reply as far as it had come when the deadline passed (not judged)."""
+    logprobs: tuple[float, ...] = ()
+    """The model's log probability of each token it wrote (storygraph.qa.answer.Reply)."""
 
 
 PartsFor = Callable[["QAOptions"], QAParts]
@@ -482,6 +494,16 @@ def answer_within(
                 read_as, parts, checker, written, sources, facts, checked, trace.callbacks
             )
     shown = offered.step if offered is not None else checked
+    if parts.verifier is not None and verifiable(written.method, written.text, written.cut):
+        evidence = evidence_of(
+            read_as.question, written.text, written.logprobs, sources.citations, written.read,
+            checked.support,
+        )  # fmt: skip
+        verdict = parts.verifier.verify(evidence)
+        shown = gated(
+            parts.verify_mode, parts.verifier, verdict, read_as, written.text, checked, shown,
+            sources.citations,
+        )  # fmt: skip
     if asked is not None and parts.across is not None:
         # a candidate shown in the sources' language is rendered as the model's answer would be
         said = shown.text if shown is not checked else written.text
@@ -780,8 +802,9 @@ def write(
                 )
             read = len(sources.read)
             return Written(
-                judged.text, method, read, tuple(warnings), tuple(unsupported), judged.language
-            )
+                judged.text, method, read, tuple(warnings), tuple(unsupported), judged.language,
+                logprobs=tuple(getattr(reply, "logprobs", ())),
+            )  # fmt: skip
     written = facts_written(analysis, kept, candidates, sources, on_token)
     return replace(written, warnings=tuple(warnings))
 

@@ -53,6 +53,7 @@ from storygraph.qa.support import (
 from storygraph.qa.support_crosslang import across_languages
 from storygraph.qa.support_slots import ClauseReader
 from storygraph.qa.translation import translator_for
+from storygraph.qa.verify import load_verifier
 from storygraph.store import GraphStore
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
 from storygraph.text.jmdict import open_dictionary
@@ -138,6 +139,8 @@ class PartsFactory:
                 *self._candidate_warnings(llm, options),
             ),
             across=self._across(llm, options) if small else None,
+            verifier=load_verifier("embedded" if small else "other") if llm is not None else None,
+            verify_mode=options.verify,
         )
 
     def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:

@@ -5,7 +5,8 @@
 content when the client asks for a JSON schema (ChatOpenAI's default) or as a `DynamicGraph`
 tool call when it sends tools, so LLMGraphTransformer parses a real wire reply; plain text for
 other requests; a request with `"stream": true` gets the same reply as server-sent events
-(its content in two pieces, then the usage when `stream_options.include_usage` asks for it).
+(its content in two pieces, each with a log probability when `logprobs` asks for them, then
+the usage when `stream_options.include_usage` asks for it).
 Plan items may also be `"hang"` (hold the request for `hang_s` before
 answering, for timeouts) and `"drop"` (close the connection without a reply and stop serving,
 as a server that crashed). `retry-after-ms` headers keep the client's backoff short.
@@ -154,6 +155,14 @@ class FlakyOpenAIServer:
                     {**base, "choices": [{"index": 0, "delta": {"content": piece}}]}
                     for piece in (content[:half], content[half:])
                 ]
+                if body.get("logprobs"):  # each piece one "token", of log probability -0.5, -1
+                    for i, event in enumerate(events):
+                        token = event["choices"][0]["delta"]["content"]
+                        said = {"token": token, "logprob": -0.5 * (i + 1), "bytes": None}
+                        event["choices"][0]["logprobs"] = {
+                            "content": [{**said, "top_logprobs": []}],
+                            "refusal": None,
+                        }
                 events.append(
                     {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
                 )

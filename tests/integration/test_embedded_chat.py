@@ -20,7 +20,7 @@ from storygraph.llm.factory import EMBEDDED_MAX_TOKENS, _embedded_langchain_mode
 from storygraph.llm.model_queue import ModelQueue
 from storygraph.llm.usage import UsageCounter
 from storygraph.models import Usage
-from storygraph.qa.answer import WARM_MAX_TOKENS, small_messages
+from storygraph.qa.answer import LOGPROBS, WARM_MAX_TOKENS, chunk_logprobs, small_messages
 from storygraph.settings import Settings
 from tests.helpers.flaky_openai_server import FlakyOpenAIServer
 
@@ -43,6 +43,20 @@ def _streamed(counter: UsageCounter) -> Call:
     def call(llm: Any) -> str:
         body = {"max_tokens": 120}
         chunks = llm.stream(MESSAGES, config={"callbacks": [counter]}, extra_body=body)
+        return "".join(str(c.content) for c in chunks)
+
+    return call
+
+
+def _streamed_logprobs(counter: UsageCounter) -> Call:
+    """The small model's answer request: it asks for the written tokens' log probabilities,
+    which both clients hand over where the answerer reads them (qa.answer.chunk_logprobs)."""
+
+    def call(llm: Any) -> str:
+        body = {"max_tokens": 120, **LOGPROBS}
+        chunks = list(llm.stream(MESSAGES, config={"callbacks": [counter]}, extra_body=body))
+        logprobs = [p for c in chunks for p in chunk_logprobs(c)]
+        assert logprobs == [-0.5, -1.0]
         return "".join(str(c.content) for c in chunks)
 
     return call
@@ -105,7 +119,9 @@ def _both(
     return found
 
 
-@pytest.mark.parametrize("make", [_streamed, _chosen, _translated, _plain, _warm])
+@pytest.mark.parametrize(
+    "make", [_streamed, _streamed_logprobs, _chosen, _translated, _plain, _warm]
+)
 def test_the_same_request_body_reply_and_usage_as_langchains_client(
     tmp_path: Path, make: Callable[[UsageCounter], Call]
 ) -> None:

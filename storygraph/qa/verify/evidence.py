@@ -1,0 +1,46 @@
+"""What the verifier reads (`Evidence`) and what it says (`Verdict`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One written answer and what it was written from.
+
+    `answer` is the model's reply as written (marks and all), `core` what it names (its core:
+    「猿です。[1]」 → 猿), `cited` the texts of the sources it cites (by their numbers), `read` the
+    texts of every source the model read, `logprobs` the model's log probability of each token
+    it wrote (empty when the server sends none), `rule` the rule check's verdict on it
+    (storygraph.qa.support: "supported", "not supported", "no premise", …; "" when none ran)."""
+
+    question: str
+    answer: str
+    core: str
+    cited: tuple[str, ...] = ()
+    read: tuple[str, ...] = ()
+    logprobs: tuple[float, ...] = ()
+    rule: str = ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How sure the verifier is that the answer is right (`confidence`, 0-1), in words
+    (`reason`), the source sentence that best holds it (`best_evidence`: its index in
+    `Evidence.cited`, else in `Evidence.read` when none cited holds it; None: none does), and
+    the signals it was computed from (None: a signal that could not be read)."""
+
+    confidence: float
+    reason: str
+    best_evidence: int | None = None
+    signals: dict[str, float | None] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "confidence": round(self.confidence, 4),
+            "reason": self.reason,
+            "best_evidence": self.best_evidence,
+            "signals": {k: None if v is None else round(v, 4) for k, v in self.signals.items()},
+        }

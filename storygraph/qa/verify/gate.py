@@ -1,0 +1,104 @@
+"""What the verifier's verdict does to the answer shown (`STORYGRAPH_VERIFY`):
+
+- "gate" (the default): the model's written answer is shown as supported when its confidence
+  reaches the threshold chosen on dev, whatever the rule check said; below it, an answer the
+  rule check had confirmed is replaced by the "not sure" reply (with the closest sentence), and
+  what the rule check showed otherwise (its "not sure", "no premise" or the graph's candidate)
+  stands;
+- "label": the model's answer is always shown, its verdict set by the same threshold, its
+  confidence in the support line: nothing is withheld (for a capable model, or a reader who
+  wants every answer);
+- "rules": the rule check decides alone, as before the verifier; the verdict is only recorded.
+
+Only a model-written answer that does not decline and was not cut at the deadline is verified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from storygraph.models import Citation, Support
+from storygraph.qa.analysis import QuestionAnalysis
+from storygraph.qa.answer_core import answer_core, cited_numbers
+from storygraph.qa.support import declines
+from storygraph.qa.support_text import SupportStep, support_reply
+from storygraph.qa.verify.evidence import Evidence, Verdict
+from storygraph.qa.verify.verifier import Verifier
+
+VerifyMode = Literal["gate", "label", "rules"]
+MODES: tuple[VerifyMode, ...] = ("gate", "label", "rules")
+
+
+def evidence_of(
+    question: str,
+    written: str,
+    logprobs: Sequence[float],
+    citations: Sequence[Citation],
+    read: int,
+    rule: Support,
+) -> Evidence:
+    """The verifier's evidence for a written answer: the sources it cites and those it read."""
+    numbers = cited_numbers(written)
+    cited = tuple(c.text for c in citations if c.number in numbers)
+    return Evidence(
+        question=question,
+        answer=written,
+        core=answer_core(written),
+        cited=cited,
+        read=tuple(c.text for c in citations[:read]),
+        logprobs=tuple(logprobs),
+        rule=rule.verdict,
+    )
+
+
+def verifiable(method: str, written: str, cut: bool) -> bool:
+    """Whether a written answer is the verifier's to judge (module doc)."""
+    return method.startswith("llm") and not cut and not declines(written)
+
+
+def gated(
+    mode: VerifyMode,
+    verifier: Verifier,
+    verdict: Verdict,
+    analysis: QuestionAnalysis,
+    written: str,
+    checked: SupportStep,
+    shown: SupportStep,
+    citations: Sequence[Citation],
+) -> SupportStep:
+    """The support step shown after the verdict on `written` (`checked`: the rule check's step
+    on it; `shown`: what the rule path would show, the graph's candidate included)."""
+    detail = {**shown.detail, "verifier": {**verdict.to_json(), "mode": mode, "answer": written}}
+    if mode == "rules":
+        return SupportStep(shown.support, shown.text, shown.warnings, detail)
+    passes = verifier.passes(verdict)
+    numbers = sorted(cited_numbers(written))
+    best = verdict.best_evidence
+    source = numbers[best] if best is not None and best < len(numbers) else None
+    if passes or mode == "label":
+        support = Support(
+            "supported" if passes else "not supported",
+            source=source,
+            reason=verdict.reason,
+            check="verifier",
+        )
+        return SupportStep(
+            support,
+            written,
+            tuple(w for w in checked.warnings if not w.startswith("the answer was not shown")),
+            {**detail, "verdict": support.verdict, "check": "verifier", "reason": verdict.reason,
+             "model_answer": None},
+        )  # fmt: skip
+    if shown.support.supported and shown.text == written:
+        support = Support("not supported", reason=verdict.reason, check="verifier")
+        text = support_reply(support, analysis, citations, written) or written
+        warning = f"the answer was not shown: the verifier's {verdict.reason}"
+        return SupportStep(
+            support,
+            text,
+            (*shown.warnings, warning),
+            {**detail, "verdict": support.verdict, "check": "verifier", "reason": verdict.reason,
+             "model_answer": written},
+        )  # fmt: skip
+    return SupportStep(shown.support, shown.text, shown.warnings, detail)

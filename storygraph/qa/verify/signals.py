@@ -1,0 +1,121 @@
+"""The verifier's signals: each a named function of the `Evidence` returning a number, or None
+when it cannot be read (no citation, no token probabilities). None of them knows a story's
+words: they compare the answer with the sentences it was written from and with the question,
+read the model's own certainty, and take the rule check's verdict as one input among others.
+
+Words are compared as *units*: for text with Japanese script, the bigrams of each run of
+letters between punctuation and spaces (a one-letter run is its own unit: 犬), so 「犬と猿と
+きじ」 and 「犬、猿、きじ」 share most units with a sentence saying 犬と猿ときじを…; for other
+text, the stemmed content words (storygraph.text.terms.english_words).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+
+from storygraph.qa.verify.evidence import Evidence
+from storygraph.text.normalize import normalize_name
+from storygraph.text.terms import english_words
+
+Signal = Callable[[Evidence], float | None]
+
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff々〆ヶ]")
+_RUNS = re.compile(r"[\w\u3040-\u30ff\u3400-\u9fff々〆ヶー]+")
+
+
+def units(text: str) -> frozenset[str]:
+    """The units `text` is compared by (module doc)."""
+    folded = normalize_name(text)
+    if not _JAPANESE.search(folded):
+        return frozenset(english_words(folded))
+    found: set[str] = set()
+    for run in _RUNS.findall(folded):
+        if len(run) == 1:
+            found.add(run)
+        found.update(run[i : i + 2] for i in range(len(run) - 1))
+    return frozenset(found)
+
+
+def share_in(part: frozenset[str], whole: frozenset[str]) -> float | None:
+    """The share of `part`'s units that `whole` holds (None: `part` has none)."""
+    if not part:
+        return None
+    return len(part & whole) / len(part)
+
+
+def best_share(core: str, texts: Sequence[str]) -> tuple[float | None, int | None]:
+    """The highest share of `core`'s units one of `texts` holds, and that text's index."""
+    mine = units(core)
+    best: tuple[float | None, int | None] = (None, None)
+    for index, text in enumerate(texts):
+        share = share_in(mine, units(text))
+        if share is not None and (best[0] is None or share > best[0]):
+            best = (share, index)
+    return best
+
+
+def grounded_cited(evidence: Evidence) -> float | None:
+    """How much of the answer's core one cited sentence holds (None: it cites none)."""
+    return best_share(evidence.core, evidence.cited)[0] if evidence.cited else None
+
+
+def grounded_read(evidence: Evidence) -> float | None:
+    """How much of the answer's core one sentence the model read holds."""
+    return best_share(evidence.core, evidence.read)[0] if evidence.read else None
+
+
+def question_share(evidence: Evidence) -> float | None:
+    """How much of the answer's core the question already says (an answer naming the asked-about
+    participant again, or repeating the question, says little)."""
+    return share_in(units(evidence.core), units(evidence.question))
+
+
+def mean_logprob(evidence: Evidence) -> float | None:
+    """The model's mean log probability per written token."""
+    if not evidence.logprobs:
+        return None
+    return sum(evidence.logprobs) / len(evidence.logprobs)
+
+
+def min_logprob(evidence: Evidence) -> float | None:
+    """The model's least certain choice among the tokens it wrote (floored at -20)."""
+    return max(min(evidence.logprobs), -20.0) if evidence.logprobs else None
+
+
+def rule_supported(evidence: Evidence) -> float | None:
+    """The rule check's verdict (storygraph.qa.support): 1 supported, 0 not; None: none ran."""
+    if evidence.rule in ("", "not checked"):
+        return None
+    return 1.0 if evidence.rule == "supported" else 0.0
+
+
+def rule_no_premise(evidence: Evidence) -> float | None:
+    """1 when the rule check found the question's act told of no one in the story."""
+    if evidence.rule in ("", "not checked"):
+        return None
+    return 1.0 if evidence.rule == "no premise" else 0.0
+
+
+def core_size(evidence: Evidence) -> float | None:
+    """log(1 + the number of units the answer's core has): a name is short, a clause long."""
+    return math.log1p(len(units(evidence.core)))
+
+
+SIGNALS: dict[str, Signal] = {
+    "grounded_cited": grounded_cited,
+    "grounded_read": grounded_read,
+    "question_share": question_share,
+    "mean_logprob": mean_logprob,
+    "min_logprob": min_logprob,
+    "rule_supported": rule_supported,
+    "rule_no_premise": rule_no_premise,
+    "core_size": core_size,
+}
+"""Every signal by name, in the order the calibrated model's weights list them."""
+
+
+def read_signals(evidence: Evidence, names: Sequence[str] | None = None) -> dict[str, float | None]:
+    """The signals `names` (all of them by default) of `evidence`."""
+    return {name: SIGNALS[name](evidence) for name in (names or SIGNALS)}

@@ -1,0 +1,76 @@
+"""`Verifier.verify(evidence) -> Verdict`: the one entry of the answer's verification.
+
+The signals (storygraph.qa.verify.signals) are read, the family's calibration (the embedded
+model's, or "other" for any other model: a capable model's token probabilities are not on the
+small model's scale, so that family is fitted without them) turns them into a confidence, and
+the verdict says in words which signals weighed most. `passes` compares the confidence with the
+threshold chosen on dev.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from storygraph.qa.verify.calibration import WEIGHTS, Calibration, load
+from storygraph.qa.verify.evidence import Evidence, Verdict
+from storygraph.qa.verify.signals import best_share, read_signals
+
+FAMILIES = ("embedded", "other")
+
+SAYING = {
+    "grounded_cited": (
+        "its words stand in the sentence it cites",
+        "its words are not in the sentence it cites",
+    ),
+    "grounded_read": (
+        "its words stand in a sentence the model read",
+        "its words are in no sentence the model read",
+    ),
+    "question_share": ("it repeats the question's own words", "it says more than the question"),
+    "mean_logprob": ("the model wrote it with confidence", "the model hesitated writing it"),
+    "min_logprob": ("no word of it was a guess", "a word of it was a guess"),
+    "rule_supported": (
+        "the parse puts it in the asked role",
+        "the parse does not put it in the asked role",
+    ),
+    "rule_no_premise": ("the story tells the asked act of no one", "the story tells the asked act"),
+    "core_size": ("it is a long answer", "it is a short answer"),
+}
+"""How each signal is said when it raised (first) or lowered (second) the confidence."""
+
+
+@dataclass(frozen=True)
+class Verifier:
+    """The verification stage for one model family."""
+
+    calibration: Calibration
+    family: str
+
+    @property
+    def threshold(self) -> float:
+        return self.calibration.threshold
+
+    def verify(self, evidence: Evidence) -> Verdict:
+        signals = read_signals(evidence)  # all of them: the trace keeps them for the trainer
+        confidence = self.calibration.confidence(signals)
+        terms = self.calibration.terms(signals)
+        ranked = sorted(terms.items(), key=lambda item: abs(item[1]), reverse=True)
+        said = [
+            SAYING[name][0 if value > 0 else 1]
+            for name, value in ranked[:2]
+            if signals.get(name) is not None and abs(value) > 0.05
+        ]
+        reason = f"confidence {confidence:.2f}" + (": " + "; ".join(said) if said else "")
+        index = best_share(evidence.core, evidence.cited)[1] if evidence.cited else None
+        return Verdict(confidence, reason, index, signals)
+
+    def passes(self, verdict: Verdict) -> bool:
+        return verdict.confidence >= self.threshold
+
+
+def load_verifier(family: str, path: Path = WEIGHTS) -> Verifier:
+    """The verifier of `family` ("embedded" or "other") from the committed weights."""
+    if family not in FAMILIES:
+        raise ValueError(f"unknown model family {family!r}: one of {', '.join(FAMILIES)}")
+    return Verifier(load(path)[family], family)

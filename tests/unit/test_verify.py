@@ -1,0 +1,188 @@
+"""The answer's verifier (storygraph.qa.verify): each signal on made-up sentences of the class it
+reads, the calibrated model's fit and reading, and what each mode does to the answer shown."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from storygraph.models import Citation, Support
+from storygraph.qa.analysis import QuestionAnalysis
+from storygraph.qa.entities import ResolvedEntity
+from storygraph.qa.question_type import detect_question_type
+from storygraph.qa.support_text import NOT_SURE, SupportStep
+from storygraph.qa.verify import Evidence, Verifier, load_verifier
+from storygraph.qa.verify.calibration import Calibration, fit
+from storygraph.qa.verify.gate import evidence_of, gated, verifiable
+from storygraph.qa.verify.signals import SIGNALS, read_signals, units
+
+SENTENCES = (
+    "おばあさんは川へせんたくに行きました。",
+    "パン屋は少年にりんごを三つやりました。",
+    "The baker gave the boy three apples.",
+)
+
+
+def _evidence(question: str, answer: str, core: str, **kw: object) -> Evidence:
+    return Evidence(question, answer, core, **kw)  # type: ignore[arg-type]
+
+
+# --- the signals, one class of cases each ------------------------------------------------------
+def test_units_are_bigrams_of_japanese_runs_and_english_content_words() -> None:
+    assert units("犬、猿ときじ") == {"犬", "猿と", "とき", "きじ"}
+    english = units("The baker gave apples.")
+    assert "baker" in english and "the" not in english
+    assert units("。、") == frozenset()
+
+
+def test_a_name_the_cited_sentence_states_is_grounded_and_one_it_lacks_is_not() -> None:
+    asked = "少年にりんごをやったのは誰？"
+    stated = _evidence(asked, "パン屋です。[2]", "パン屋", cited=SENTENCES[1:2])
+    absent = _evidence(asked, "魚屋です。[2]", "魚屋", cited=SENTENCES[1:2])
+    assert SIGNALS["grounded_cited"](stated) == 1.0
+    assert SIGNALS["grounded_cited"](absent) == 0.0  # its one unit, 魚屋, is not there
+    english = _evidence(
+        "Who gave the boy apples?", "The baker. [3]", "The baker", cited=SENTENCES[2:]
+    )
+    assert SIGNALS["grounded_cited"](english) == 1.0
+
+
+def test_no_citation_reads_as_none_not_as_zero() -> None:
+    said = _evidence("誰？", "パン屋です。", "パン屋", read=SENTENCES[:2])
+    assert SIGNALS["grounded_cited"](said) is None
+    assert SIGNALS["grounded_read"](said) == 1.0
+
+
+def test_an_answer_naming_the_asked_about_participant_again_repeats_the_question() -> None:
+    again = _evidence("Who pushed the crow into the well?", "The crow. [1]", "The crow")
+    other = _evidence("Who pushed the crow into the well?", "The fox. [1]", "The fox")
+    assert SIGNALS["question_share"](again) == 1.0
+    assert SIGNALS["question_share"](other) == 0.0
+
+
+def test_the_models_own_certainty_is_its_mean_and_least_token_logprob() -> None:
+    sure = _evidence("q", "a", "a", logprobs=(-0.01, -0.02, -0.03))
+    guess = _evidence("q", "a", "a", logprobs=(-0.01, -4.0, -0.03))
+    assert SIGNALS["mean_logprob"](sure) == pytest.approx(-0.02)
+    assert SIGNALS["min_logprob"](guess) == -4.0
+    assert SIGNALS["mean_logprob"](_evidence("q", "a", "a")) is None  # no probabilities sent
+
+
+def test_the_rule_checks_verdict_is_one_signal_and_no_check_is_none() -> None:
+    assert SIGNALS["rule_supported"](_evidence("q", "a", "a", rule="supported")) == 1.0
+    assert SIGNALS["rule_supported"](_evidence("q", "a", "a", rule="not supported")) == 0.0
+    assert SIGNALS["rule_no_premise"](_evidence("q", "a", "a", rule="no premise")) == 1.0
+    assert SIGNALS["rule_supported"](_evidence("q", "a", "a", rule="not checked")) is None
+
+
+def test_every_signal_reads_every_evidence_without_failing() -> None:
+    empty = _evidence("", "", "")
+    assert set(read_signals(empty)) == set(SIGNALS)
+
+
+# --- the calibrated model ----------------------------------------------------------------------
+def _synthetic(n: int, seed: int = 3) -> tuple[list[dict[str, float | None]], list[bool]]:
+    """Right answers are more grounded; half the rows lack their token probabilities."""
+    rng = random.Random(seed)
+    rows, labels = [], []
+    for i in range(n):
+        right = rng.random() < 0.5
+        grounded = min(1.0, max(0.0, rng.gauss(0.8 if right else 0.4, 0.2)))
+        rows.append({"grounded_cited": grounded, "mean_logprob": None if i % 2 else -0.3})
+        labels.append(right)
+    return rows, labels
+
+
+def test_the_fit_finds_the_signals_direction_and_reads_a_missing_one_as_its_mean() -> None:
+    rows, labels = _synthetic(400)
+    model = fit(rows, labels, ["grounded_cited", "mean_logprob"])
+    assert model.coef[0] > 1.0  # more grounded, more often right
+    low = model.confidence({"grounded_cited": 0.2, "mean_logprob": None})
+    high = model.confidence({"grounded_cited": 0.95, "mean_logprob": None})
+    assert low < 0.3 < 0.7 < high
+    # calibrated: the mean confidence is the share of right answers
+    mean = sum(model.confidence(r) for r in rows) / len(rows)
+    assert mean == pytest.approx(sum(labels) / len(labels), abs=0.02)
+
+
+def test_the_committed_weights_load_for_both_families_and_refuse_another() -> None:
+    for family in ("embedded", "other"):
+        verifier = load_verifier(family)
+        assert 0.0 < verifier.threshold < 1.0
+    with pytest.raises(ValueError, match="unknown model family"):
+        load_verifier("giant")
+
+
+def test_the_other_family_does_not_read_the_small_models_token_probabilities() -> None:
+    assert not {"mean_logprob", "min_logprob"} & set(load_verifier("other").calibration.features)
+
+
+# --- what the verdict does to the answer shown ---------------------------------------------------
+def _verifier(threshold: float = 0.5) -> Verifier:
+    model = Calibration(("grounded_cited",), (0.5,), (0.25,), (4.0,), (0.0,), 0.0, threshold)
+    return Verifier(model, "embedded")
+
+
+def _analysis(question: str) -> QuestionAnalysis:
+    return QuestionAnalysis(
+        question=question,
+        language="ja",
+        entities=(ResolvedEntity("少年", "少年", "dictionary"),),
+        qtype=detect_question_type(question, ["少年"], language="ja"),
+        stems=frozenset(),
+        related=frozenset(),
+        terms=(),
+    )
+
+
+CITATIONS = [Citation(1, "d:1", "d.txt", SENTENCES[0]), Citation(2, "d:2", "d.txt", SENTENCES[1])]
+QUESTION = "少年にりんごをやったのは誰？"
+
+
+def _step(verdict: str, text: str) -> SupportStep:
+    return SupportStep(Support(verdict, check="role"), text, (), {"verdict": verdict})  # type: ignore[arg-type]
+
+
+def _judge(written: str, rule: str, mode: str, shown_text: str | None = None) -> SupportStep:
+    checked = _step(rule, written if rule == "supported" else NOT_SURE["ja"])
+    shown = checked if shown_text is None else _step("supported", shown_text)
+    evidence = evidence_of(QUESTION, written, (), CITATIONS, 2, checked.support)
+    verdict = _verifier().verify(evidence)
+    analysis = _analysis(QUESTION)
+    return gated(mode, _verifier(), verdict, analysis, written, checked, shown, CITATIONS)  # type: ignore[arg-type]
+
+
+def test_gate_shows_a_confident_answer_the_rules_withheld_and_withholds_a_doubtful_one() -> None:
+    shown = _judge("パン屋です。[2]", "not supported", "gate")
+    assert shown.support.supported and shown.support.check == "verifier"
+    assert shown.text == "パン屋です。[2]" and shown.support.source == 2
+    doubtful = _judge("魚屋の主人です。[1]", "supported", "gate")
+    assert not doubtful.support.supported
+    assert doubtful.text.startswith(NOT_SURE["ja"]) and doubtful.detail["model_answer"]
+
+
+def test_gate_leaves_the_rules_candidate_when_the_models_answer_is_doubtful() -> None:
+    shown = _judge("魚屋です。[1]", "not supported", "gate", shown_text="パン屋です。[2]")
+    assert shown.text == "パン屋です。[2]"
+
+
+def test_label_shows_every_answer_with_its_confidence_and_rules_change_nothing() -> None:
+    labelled = _judge("魚屋の主人です。[1]", "supported", "label")
+    assert labelled.text == "魚屋の主人です。[1]" and not labelled.support.supported
+    assert labelled.support.reason.startswith("confidence ")
+    ruled = _judge("パン屋です。[2]", "not supported", "rules")
+    assert ruled.text == NOT_SURE["ja"] and "verifier" in ruled.detail
+
+
+def test_only_a_model_answer_that_answers_is_verified() -> None:
+    assert verifiable("llm-compact", "パン屋です。[2]", cut=False)
+    assert not verifiable("facts", "パン屋 -GIVES-> 少年", cut=False)
+    assert not verifiable("llm-compact", "パン屋", cut=True)
+    assert not verifiable("llm-compact", "わかりません。", cut=False)
+
+
+def test_confidence_is_a_probability() -> None:
+    verdict = _verifier().verify(_evidence(QUESTION, "x", "パン屋", cited=SENTENCES[1:2]))
+    assert 0.0 < verdict.confidence < 1.0 and not math.isnan(verdict.confidence)
