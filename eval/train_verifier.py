@@ -1,0 +1,313 @@
+"""Fit the verifier's calibrated model on dev runs, choose its threshold on dev, and report.
+
+    PYTHONPATH=. python eval/train_verifier.py --dev RUN.json:QUESTIONS.jsonl ... \
+        [--write storygraph/qa/verify/weights.json] \
+        [--test RUN.json:QUESTIONS.jsonl ...] [--diagram docs/img/reliability.png]
+
+A run is a saved `eval-e2e --json` run whose answers carry the verifier's signals (any
+`STORYGRAPH_VERIFY` mode records them). Each model-written answer the verifier judged is one
+row: its signals, and whether the answer *as the model wrote it* is right by the strict rule
+(storygraph.evaluation.answer_scoring.score_strict, with the set's accepted and wrong answers).
+
+- **Fit**: a logistic regression per family (storygraph.qa.verify.calibration.fit): "embedded"
+  reads every signal; "other" (any model but the embedded one) every signal but the small
+  model's token probabilities, which another model's are not on the scale of.
+- **Threshold**: chosen on the dev rows' *out-of-fold* confidences (leave one story out: each
+  story's answers scored by a model fitted without that story, as a new story would be), the
+  one that shows the most right answers while the answers shown stay at least `--precision`
+  right (0.85 by default).
+- **Report**: what the gate would show on each run, from the recorded answers (module
+  storygraph.qa.verify.gate's rule: above the threshold the model's answer is shown as
+  supported; below it, an answer the rule check had confirmed becomes "not sure", and whatever
+  else the rule path showed stays): strict accuracy, precision of what is shown as supported,
+  right shown / right written. The ablation refits without each signal in turn. Test runs are
+  only ever summed up here: no test answer is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+from pathlib import Path
+
+from storygraph.evaluation.answer_scoring import score_strict
+from storygraph.qa.verify.calibration import WEIGHTS, Calibration, fit
+from storygraph.qa.verify.signals import SIGNALS
+
+LOGPROB_SIGNALS = ("mean_logprob", "min_logprob")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One question of a run: the verifier's signals on the model's answer (None: not judged),
+    whether that answer is right, and what the rule path showed."""
+
+    run: str
+    story: str
+    unanswerable: bool
+    signals: dict[str, float | None] | None
+    model_right: bool
+    rule_supported: bool
+    shown_supported: bool
+    shown_right: bool
+
+
+def load_run(spec: str) -> list[Row]:
+    run_path, _, questions_path = spec.partition(":")
+    questions = {
+        q["id"]: q
+        for q in (
+            json.loads(line)
+            for line in Path(questions_path).read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        )
+    }
+    rows = []
+    for r in json.loads(Path(run_path).read_text(encoding="utf-8"))["questions"]:
+        q = questions[r["id"]]
+        judged = r.get("verifier") or None
+        unanswerable = bool(q.get("unanswerable"))
+        model_right = False
+        if judged is not None:
+            own = score_strict(
+                judged["answer"], q["answers"], q.get("wrong", ()), unanswerable=unanswerable
+            )
+            model_right = bool(own.correct)
+        rule = (judged or {}).get("signals", {}).get("rule_supported")
+        rows.append(
+            Row(
+                run=Path(run_path).stem,
+                story=str(r.get("story", "")),
+                unanswerable=unanswerable,
+                signals=dict(judged["signals"]) if judged else None,
+                model_right=model_right,
+                rule_supported=rule == 1.0,
+                shown_supported=bool(r.get("supported")),
+                shown_right=bool(r.get("strict_correct")),
+            )
+        )
+    return rows
+
+
+def judged(rows: Sequence[Row]) -> list[Row]:
+    return [r for r in rows if r.signals is not None]
+
+
+def fit_rows(rows: Sequence[Row], features: Sequence[str]) -> Calibration:
+    rows = judged(rows)
+    return fit([r.signals or {} for r in rows], [r.model_right for r in rows], features)
+
+
+def out_of_fold(rows: Sequence[Row], features: Sequence[str]) -> dict[int, float]:
+    """Each judged row's confidence from a model fitted without its story."""
+    got: dict[int, float] = {}
+    stories = sorted({r.story for r in rows if r.signals is not None})
+    for story in stories:
+        train = [r for r in rows if r.story != story]
+        model = fit_rows(train, features)
+        for i, r in enumerate(rows):
+            if r.story == story and r.signals is not None:
+                got[i] = model.confidence(r.signals)
+    return got
+
+
+@dataclass(frozen=True)
+class Shown:
+    questions: int
+    strict: int
+    shown: int
+    shown_right: int
+    written_right: int
+    written_right_shown: int
+    unanswerable: int
+    declined: int
+
+    def line(self) -> str:
+        precision = self.shown_right / self.shown if self.shown else float("nan")
+        return (
+            f"strict {self.strict}/{self.questions} ({self.strict / self.questions:.2f}), "
+            f"precision {self.shown_right}/{self.shown} ({precision:.2f}), "
+            f"right shown/written {self.written_right_shown}/{self.written_right}, "
+            f"unanswerable declined {self.declined}/{self.unanswerable}"
+        )
+
+
+def simulate(rows: Sequence[Row], confidence: dict[int, float] | None, threshold: float) -> Shown:
+    """What the gate shows (module doc); `confidence` None: the rule path as recorded."""
+    strict = shown = shown_right = written = written_shown = unanswerable = declined = 0
+    for i, r in enumerate(rows):
+        if confidence is None or i not in confidence:
+            supported, right = r.shown_supported, r.shown_right
+        elif confidence[i] >= threshold:
+            supported, right = True, r.model_right
+        elif r.rule_supported:
+            supported, right = False, r.unanswerable  # "not sure": right only when unanswerable
+        else:
+            supported, right = r.shown_supported, r.shown_right
+        strict += right
+        shown += supported
+        shown_right += supported and right
+        if not r.unanswerable and r.model_right:
+            written += 1
+            written_shown += supported and right
+        if r.unanswerable:
+            unanswerable += 1
+            declined += right
+    return Shown(len(rows), strict, shown, shown_right, written, written_shown, unanswerable,
+                 declined)  # fmt: skip
+
+
+def choose_threshold(rows: Sequence[Row], confidence: dict[int, float], precision: float) -> float:
+    """The threshold that shows the most right answers at `precision` or better (else the one
+    of the best precision)."""
+    best: tuple[tuple[int, int, float], float] | None = None
+    for step in range(5, 100):
+        t = step / 100
+        got = simulate(rows, confidence, t)
+        prec = got.shown_right / got.shown if got.shown else 0.0
+        key = (int(prec >= precision), got.strict if prec >= precision else 0, prec)
+        if best is None or key > best[0]:
+            best = (key, t)
+    assert best is not None
+    return best[1]
+
+
+def auc(rows: Sequence[Row], confidence: dict[int, float]) -> float:
+    pos = [confidence[i] for i, r in enumerate(rows) if i in confidence and r.model_right]
+    neg = [confidence[i] for i, r in enumerate(rows) if i in confidence and not r.model_right]
+    if not pos or not neg:
+        return float("nan")
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def reliability(
+    rows: Sequence[Row], confidence: dict[int, float], bins: int = 5
+) -> list[tuple[float, float, int]]:
+    """(mean confidence, share right, count) per equal-width confidence bin."""
+    out = []
+    for b in range(bins):
+        inside = [
+            (confidence[i], r.model_right)
+            for i, r in enumerate(rows)
+            if i in confidence and min(int(confidence[i] * bins), bins - 1) == b
+        ]
+        if inside:
+            mean = sum(c for c, _ in inside) / len(inside)
+            out.append((mean, sum(y for _, y in inside) / len(inside), len(inside)))
+    return out
+
+
+def draw_reliability(points: Sequence[tuple[float, float, int]], path: Path, title: str) -> None:
+    """A reliability diagram as a PNG (Pillow, which Streamlit brings)."""
+    from PIL import Image, ImageDraw
+
+    size, pad = 420, 50
+    image = Image.new("RGB", (size + 2 * pad, size + 2 * pad), "white")
+    draw = ImageDraw.Draw(image)
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return pad + x * size, pad + (1 - y) * size
+
+    draw.rectangle([at(0, 1), at(1, 0)], outline="black")
+    draw.line([at(0, 0), at(1, 1)], fill="gray", width=1)
+    for tick in range(0, 11, 2):
+        v = tick / 10
+        draw.text((at(v, 0)[0] - 8, pad + size + 6), f"{v:.1f}", fill="black")
+        draw.text((pad - 30, at(0, v)[1] - 6), f"{v:.1f}", fill="black")
+    for conf, right, count in points:
+        x, y = at(conf, right)
+        r = 3 + min(12, math.sqrt(count))
+        draw.ellipse([x - r, y - r, x + r, y + r], fill="steelblue", outline="black")
+        draw.text((x + r + 2, y - 6), str(count), fill="black")
+    draw.text((pad, 12), title, fill="black")
+    draw.text((pad + size // 2 - 60, pad + size + 24), "confidence (bin mean)", fill="black")
+    draw.text((4, pad - 24), "share right", fill="black")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    image.save(path)
+
+
+def family_features(family: str, features: Sequence[str]) -> list[str]:
+    return [f for f in features if family == "embedded" or f not in LOGPROB_SIGNALS]
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dev", nargs="+", required=True, metavar="RUN.json:QUESTIONS.jsonl")
+    parser.add_argument("--test", nargs="*", default=[], metavar="RUN.json:QUESTIONS.jsonl")
+    parser.add_argument("--features", nargs="*", default=list(SIGNALS))
+    parser.add_argument("--precision", type=float, default=0.85)
+    parser.add_argument("--write", type=Path, help=f"write the weights (the app's: {WEIGHTS})")
+    parser.add_argument("--diagram", type=Path, help="draw the test runs' reliability diagram")
+    args = parser.parse_args(argv)
+
+    dev = [row for spec in args.dev for row in load_run(spec)]
+    tests = {Path(spec.partition(":")[0]).stem: load_run(spec) for spec in args.test}
+    print(f"dev: {len(dev)} questions, {len(judged(dev))} model answers judged, "
+          f"{sum(r.model_right for r in judged(dev))} of them right")  # fmt: skip
+
+    calibrations: dict[str, Calibration] = {}
+    for family in ("embedded", "other"):
+        features = family_features(family, args.features)
+        folds = out_of_fold(dev, features)
+        threshold = choose_threshold(dev, folds, args.precision)
+        model = replace(fit_rows(dev, features), threshold=threshold)
+        model = replace(
+            model,
+            trained={
+                "date": date.today().isoformat(),
+                "dev_runs": [spec.partition(":")[0] for spec in args.dev],
+                "judged": len(judged(dev)),
+                "right": sum(r.model_right for r in judged(dev)),
+                "precision_target": args.precision,
+                "dev_out_of_fold_auc": round(auc(dev, folds), 3),
+                "command": "PYTHONPATH=. python eval/train_verifier.py " + " ".join(argv),
+            },
+        )
+        calibrations[family] = model
+        print(f"\n## {family}: threshold {threshold:.2f} (chosen out of fold on dev), "
+              f"out-of-fold AUC {auc(dev, folds):.3f}")  # fmt: skip
+        print("rules as run (dev):       " + simulate(dev, None, 0.5).line())
+        print("gate, out of fold (dev):  " + simulate(dev, folds, threshold).line())
+        if family == "embedded":
+            for name, rows in tests.items():
+                conf = {i: model.confidence(r.signals) for i, r in enumerate(rows) if r.signals}
+                print(f"rules as run ({name}):  " + simulate(rows, None, 0.5).line())
+                print(f"gate ({name}):          " + simulate(rows, conf, threshold).line()
+                      + f", AUC {auc(rows, conf):.3f}")  # fmt: skip
+                if args.diagram:
+                    points = reliability(rows, conf)
+                    draw_reliability(points, args.diagram, f"verifier confidence on {name}")
+                    print(f"reliability ({name}): " + ", ".join(
+                        f"{c:.2f}->{y:.2f} (n={n})" for c, y, n in points))  # fmt: skip
+            print("\nablation (each signal left out; refitted; threshold rechosen on dev):")
+            print("| left out | dev strict (oof) | dev precision | dev AUC | "
+                  + " | ".join(f"{n} strict | {n} precision" for n in tests) + " |")  # fmt: skip
+            for gone in ["(none)", *features]:
+                kept = [f for f in features if f != gone]
+                oof = out_of_fold(dev, kept)
+                t = choose_threshold(dev, oof, args.precision)
+                d = simulate(dev, oof, t)
+                cells = [gone, f"{d.strict}/{d.questions}",
+                         f"{d.shown_right}/{d.shown}", f"{auc(dev, oof):.3f}"]  # fmt: skip
+                refit = replace(fit_rows(dev, kept), threshold=t)
+                for rows in tests.values():
+                    conf = {i: refit.confidence(r.signals) for i, r in enumerate(rows) if r.signals}
+                    s = simulate(rows, conf, t)
+                    cells += [f"{s.strict}/{s.questions}", f"{s.shown_right}/{s.shown}"]
+                print("| " + " | ".join(cells) + " |")
+
+    if args.write:
+        payload = {"families": {k: v.to_json() for k, v in calibrations.items()}}
+        args.write.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
+        print(f"\nwrote {args.write}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
