@@ -12,7 +12,7 @@ a scripted model); otherwise from `build_services(get_settings())`, cached for t
 the graph store is opened before the page is drawn (its server started first, while the pages
 are imported); the model's server and the question path's
 encoder load in the background behind a status naming each step (storygraph.ui.startup,
-pages/startup.py), so the tabs are usable at once (docs/ISSUES.md §39). A test may put an
+pages/startup.py), so the tabs are usable at once (docs/ISSUES.md#app-first-page). A test may put an
 `AppStartup` in `st.session_state["_startup"]` beside its services to see that status.
 """
 
@@ -33,7 +33,7 @@ from storygraph.ui.startup import SERVICES_KEY, start_store_server
 @st.cache_resource(show_spinner=False)
 def store_server_starting() -> None:
     """Once per process: the embedded store's server starts while the imports below run
-    (storygraph.ui.startup.start_store_server; docs/ISSUES.md §53)."""
+    (storygraph.ui.startup.start_store_server; docs/ISSUES.md#store-server-kept)."""
     start_store_server(get_settings())
 
 
@@ -82,7 +82,7 @@ def get_services() -> tuple[Services, AppStartup]:
 
 def load_question_path(data_dir: Path, report: Callable[[str], None]) -> None:
     """The Chat tab's modules (the question path, ~0.3 s of imports that opening the tab waited
-    for, docs/ISSUES.md §53), then the encoder and the dictionary."""
+    for, docs/ISSUES.md#app-first-page), then the encoder and the dictionary."""
     report("importing the question path")
     importlib.import_module("pages.chat")
     load_question_models(data_dir, report)

@@ -1,5 +1,5 @@
 """The first question after the app starts: seconds to its first token, with and without the
-answer prompt read ahead (`Services.keep_answers_warm`, docs/ISSUES.md §30).
+answer prompt read ahead (`Services.keep_answers_warm`, docs/ISSUES.md#prompt-prefix).
 
     python -m benchmarks.first_question [--pairs N] [--question Q] [--then Q] [--back Q]
 
@@ -9,7 +9,7 @@ the chat's engine, streamed. `cold` asks at once; `read ahead` first lets the ba
 read-ahead finish (as it does while the user opens the page and types) and reports its own
 seconds. `--then` asks a second question after the first (default: the same story in English),
 to show what a change of language costs, and `--back` a third in the first language again
-(docs/ISSUES.md §34). Trials alternate, cold first; medians are printed.
+(docs/ISSUES.md#prompt-prefix). Trials alternate, cold first; medians are printed.
 Not part of `python -m benchmarks`: it needs the embedded model (`make model`) and takes about
 a minute a trial on 2 cores.
 """

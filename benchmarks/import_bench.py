@@ -3,8 +3,8 @@
 Batched = the app's own `GraphStore.write_plan` (ENTITY_UPSERT / RELATION_UPSERT from
 storygraph/cypher.py, 500 rows per UNWIND) with the relations' ends matched by key, the path
 this benchmark is about (Neo4j's; on FalkorDB the app now seeks them by node id, measured by
-the scale benchmark and `benchmarks.import_ends`, docs/ISSUES.md §54). Row-by-row = the same
-RELATION_UPSERT with one row per call. Only the batched-with-index path is run in full; the
+the scale benchmark and `benchmarks.import_ends`, docs/ISSUES.md#import-1m-edges). Row-by-row = the
+same RELATION_UPSERT with one row per call. Only the batched-with-index path is run in full; the
 three slower paths are timed on a sample of new edges written into the same loaded graph, and
 extrapolated linearly to the full edge count (each edge's cost depends on the node count,
 which the sample shares).

@@ -4,8 +4,9 @@
 benchmark imported by `GraphStore.write_plan` into a fresh embedded FalkorDB store per import,
 once each way per round, the order swapped every round (a shared machine's load moves by
 minutes: alternating is what makes the two comparable). "by key" = RELATION_UPSERT matching
-both ends by the key index (Neo4j's path, FalkorDB's before docs/ISSUES.md §54); "by node id" =
-the app's FalkorDB write (RELATION_UPSERT_BY_NODE_ID). Prints each import and the medians.
+both ends by the key index (Neo4j's path, FalkorDB's before docs/ISSUES.md#import-1m-edges); "by
+node id" = the app's FalkorDB write (RELATION_UPSERT_BY_NODE_ID). Prints each import and the
+medians.
 """
 
 from __future__ import annotations

@@ -210,7 +210,8 @@ RELATION_WRITES = ("RELATION_UPSERT", "RELATION_UPSERT_BY_NODE_ID")
 
 def _import_by_key(root: Path, plan: MergePlan, edges: int) -> dict[str, Any]:
     """The same import with the relations' ends matched by key (RELATION_UPSERT: Neo4j's
-    path, and FalkorDB's before docs/ISSUES.md §54), into a store of its own, for the ratio."""
+    path, and FalkorDB's before docs/ISSUES.md#import-1m-edges), into a store of its own, for the
+    ratio."""
     with temp_store(root, f"scale-{edges}-by-key", ends_by_node_id=False) as ts:
         started = time.perf_counter()
         ts.store.write_plan(plan)

@@ -1,5 +1,6 @@
-"""Whole-process start-up (docs/ISSUES.md §39): CLI commands timed from `python -m storygraph …`
-to its exit, and the app's first render, for a baseline checkout against this one in one run.
+"""Whole-process start-up (docs/ISSUES.md#startup-imports): CLI commands timed from `python -m
+storygraph …` to its exit, and the app's first render, for a baseline checkout against this one in
+one run.
 
     python -m benchmarks.startup [--baseline DIR] [--runs 5] [--with-model] [--app]
                                  [--store-running] [--encoder] [--importtime] [--exit]
@@ -12,14 +13,15 @@ checkout has its own copy, so that a server one checkout keeps running never ser
 After one warm-up run of every command in every checkout, the runs alternate baseline / current
 (A B A B) and the table shows medians with min–max. The commands run one after another as from a
 terminal with no app open: a checkout whose CLI keeps the store's server and the encoder helper
-running (STORYGRAPH_STORE_IDLE_S, STORYGRAPH_ENCODER_IDLE_S, docs/ISSUES.md §45) has them from
-its warm-up on, one that does not (the baseline) starts and stops the store's server in every
-command; `--store-running` times the store commands again with the store's server already
+running (STORYGRAPH_STORE_IDLE_S, STORYGRAPH_ENCODER_IDLE_S, docs/ISSUES.md#store-server-kept) has
+them from its warm-up on, one that does not (the baseline) starts and stops the store's server in
+every command; `--store-running` times the store commands again with the store's server already
 running (as while the app is open). Whatever a command left running is stopped at the end.
 `--encoder` times the parts of loading the sentence encoder in a new process (what `ask` pays
 before its first step, unless the encoder helper holds it). `--exit` times, in this checkout,
 what follows a command's return: Python's last garbage collection, which `python -m storygraph`
-skips by freezing the collector (docs/ISSUES.md §53), against the same command collected.
+skips by freezing the collector (docs/ISSUES.md#startup-imports), against the same command
+collected.
 
 Bytecode: the subprocesses write and read `.pyc` files under a private PYTHONPYCACHEPREFIX (the
 warm-up fills it), as an installed package would have them; a shell with PYTHONDONTWRITEBYTECODE
@@ -103,7 +105,7 @@ def command_env(checkout: Checkout, pycache: Path) -> dict[str, str]:
 
 def stop_kept_servers(data_dir: Path) -> None:
     """Stop what a command left running in `data_dir` (the store's server and the encoder
-    helper, kept by the CLI since docs/ISSUES.md §45; a baseline keeps neither)."""
+    helper, kept by the CLI since docs/ISSUES.md#store-server-kept; a baseline keeps neither)."""
     from storygraph.store.falkordb_server import stop_running_server
     from storygraph.text.encoder_server import stop_encoder_server
 
@@ -282,15 +284,15 @@ from storygraph.cli import main
 code = main(sys.argv[2:])
 print(time.perf_counter(), file=sys.stderr)
 if sys.argv[1] == "frozen":
-    gc.freeze()  # what `python -m storygraph` does since docs/ISSUES.md §53
+    gc.freeze()  # what `python -m storygraph` does since docs/ISSUES.md#startup-imports
 sys.exit(code)
 """
 
 
 def exit_table(checkout: Checkout, runs: int, pycache: Path, cwd: Path) -> Table:
     """Seconds from a command's return to its process's end, with the collector as before and
-    frozen (`python -m storygraph`, docs/ISSUES.md §53), runs alternating: Python's last garbage
-    collection at exit walks every object the command built."""
+    frozen (`python -m storygraph`, docs/ISSUES.md#startup-imports), runs alternating: Python's last
+    garbage collection at exit walks every object the command built."""
     env = command_env(checkout, pycache)
     found: dict[tuple[str, str], list[float]] = {}
     for rnd in range(runs + 1):

@@ -10,8 +10,8 @@ and chosen answers, per-fact scoring, no composed answer) and a scripted capable
 modes, and no_llm), the support check reading the parser's frames as in the app. One JSON
 line per answer: `Answer.to_json()` without timings, the streamed tokens, and every prompt the
 scripted model was sent. No real model runs. Run it in each checkout and `diff` the files
-(docs/ISSUES.md §37). `PYTHONHASHSEED` fixed: the scripted model lists names of equal length in
-set order.
+(docs/ISSUES.md#engine-parts). `PYTHONHASHSEED` fixed: the scripted model lists names of equal
+length in set order.
 """
 
 from __future__ import annotations

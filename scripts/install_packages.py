@@ -6,7 +6,7 @@
 Why: pip installed the 134 pinned packages of a fresh venv in 66 s on a quiet 2-core machine
 (295 s at load ~12), most of it byte-compiling and unpacking one wheel after another; uv
 resolves the same set (the same versions, compared with `pip freeze`) and installs it in ~10 s
-(docs/ISSUES.md "The first page waited for pip"). uv does not read pip's configuration, so this
+(docs/ISSUES.md#first-page-install). uv does not read pip's configuration, so this
 script reads pip's effective settings (`pip config list`: its files and PIP_* variables) and
 passes each one that decides what gets installed to uv: indexes, find-links, constraints, no
 index, trusted hosts, the certificate bundle, the timeout, no cache. Nothing about a machine is

@@ -18,7 +18,7 @@ from storygraph.services import Services, build_services, embedded_starter
 from storygraph.settings import Settings, get_settings
 
 # A command imports what it uses when it runs (the ingest pipeline, the question path), so that
-# `stats` or `docs` starts in a fraction of a second (docs/ISSUES.md §39).
+# `stats` or `docs` starts in a fraction of a second (docs/ISSUES.md#startup-imports).
 if TYPE_CHECKING:
     from storygraph.ingest.jobs import Job
     from storygraph.ingest.pipeline import Progress

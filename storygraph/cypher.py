@@ -25,7 +25,7 @@ IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # --- schema --------------------------------------------------------------------------------
 
 # No FalkorDB index on __Entity__.document_id: its index finds no node for '' (an import's
-# entities of no document), measured with FalkorDB 4.x (docs/ISSUES.md §42).
+# entities of no document), measured with FalkorDB 4.x (docs/ISSUES.md#entity-keys).
 SCHEMA_FALKORDB: tuple[str, ...] = (
     "CREATE INDEX FOR (n:__Entity__) ON (n.id)",
     "CREATE INDEX FOR (n:__Entity__) ON (n.key)",
@@ -47,8 +47,8 @@ SCHEMA_NEO4J: tuple[str, ...] = (
     "CREATE INDEX document_sha IF NOT EXISTS FOR (d:Document) ON (d.sha256)",
 )
 
-# Entity identity is per story (issue #28, docs/ISSUES.md §42): `id` is the name as the story
-# writes it (what users and answers see), `document_id` the story (document) that mentions it
+# Entity identity is per story (issue #28, docs/ISSUES.md#entity-keys): `id` is the name as the
+# story writes it (what users and answers see), `document_id` the story (document) that mentions it
 # ('' for an imported entity of no document) and `key` = document_id + ':' + id, the one property
 # every write MERGEs and matches on (unique on Neo4j). Stores of the old shape (one node per name
 # across stories, no key) are split once when they open (storygraph.store.entity_keys).
@@ -255,7 +255,8 @@ RETURN e.id AS id, e.norm AS norm, e.type AS type, e.key AS key, e.document_id A
 # before its own item changes it, so they mean the same whether an engine applies SET items one
 # by one or all at once. The former form (a WITH pipeline computing the union for every row)
 # made a new edge pay for the union too: the one-statement form wrote the same 100k edges in
-# 10-14 % less time (docs/ISSUES.md §48). Rows: source_key, target_key, chunk_ids, evidence.
+# 10-14 % less time (docs/ISSUES.md#import-1m-edges). Rows: source_key, target_key, chunk_ids,
+# evidence.
 _RELATION_MERGE = """MERGE (a)-[r:<<rel_type>>]->(b)
 ON CREATE SET r.created_at = $now, r.chunk_ids = row.chunk_ids, r.evidence = row.evidence,
     r.weight = size(row.chunk_ids), r.updated_at = $now
@@ -284,8 +285,8 @@ MATCH (b:__Entity__ {key: row.target_key})
 # The entity writes of the same write return each node's id (FalkorDB keeps a node's id while
 # the node lives, and the write lock keeps every other writer out until the write is over), so
 # the relation statement seeks both ends by id instead of by the key index: at 300k edges on
-# 2 shared cores 4.5-5.1 s against 6.4-8.4 s (docs/ISSUES.md §54). The ids are projected to
-# plain variables first: FalkorDB 4.16 seeks by id (NodeByIdSeek) for `id(n) = variable`, but
+# 2 shared cores 4.5-5.1 s against 6.4-8.4 s (docs/ISSUES.md#import-1m-edges). The ids are projected
+# to plain variables first: FalkorDB 4.16 seeks by id (NodeByIdSeek) for `id(n) = variable`, but
 # `id(n) = row.a` scans every node for every row. Never sent to Neo4j, whose internal ids may be
 # reused and whose `id()` is deprecated: there the same write matches ends by key (RELATION_UPSERT
 # above). Kept out of the Neo4j lint by FALKORDB_ONLY below; the set semantics are

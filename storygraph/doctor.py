@@ -262,7 +262,7 @@ def _crash_fix(helper: str) -> str:
 def _embedded_llm(report: DoctorReport, settings: Settings) -> tuple[BaseChatModel | None, Any]:
     """Installed? verified? server starts? Returns (model, server). The caller holds the server
     until its checks are done: holding it holds its users lock, so another process that
-    started it and exits meanwhile leaves it running (docs/ISSUES.md §19.3)."""
+    started it and exits meanwhile leaves it running (docs/ISSUES.md#model-server-lifecycle)."""
     from storygraph.llm.model_files import MODEL_SHA256, MODEL_SIZE, is_verified, model_path
 
     install = "Run `make model` (or `python -m storygraph.llm.install`)."

@@ -31,7 +31,7 @@ from storygraph.store.entity_keys import split_legacy_entities
 
 # The parts are imported where they are built, not here: a command that only reads the store
 # (`stats`, `docs`) imports no parser, no LangChain transformer and no question path
-# (docs/ISSUES.md §39; tests/integration/test_startup_imports.py).
+# (docs/ISSUES.md#startup-imports; tests/integration/test_startup_imports.py).
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
@@ -180,9 +180,9 @@ class Services:
     def keep_answers_warm(self) -> None:
         """Have the embedded model read the answer prompt's fixed part (instructions, worked
         examples) for each language in the background, now if its server is up, else once it
-        is: the first question then waits ~4 s instead of ~12 s (docs/ISSUES.md §30), and the
-        first in the other language restores its part instead of reading it (§34). The app
-        asks for it; the CLI answers one question and would gain nothing."""
+        is: the first question then waits ~4 s instead of ~12 s (docs/ISSUES.md#prompt-prefix), and
+        the first in the other language restores its part instead of reading it (same entry). The
+        app asks for it; the CLI answers one question and would gain nothing."""
         self._warm_wanted = True
         if self._embedded is not None and self.llm_override is None:
             self._start_warming()

@@ -1,1 +1,2 @@
-"""Retrieval evaluation on fixed graphs: `python -m storygraph eval` (docs/ISSUES.md §4)."""
+"""Retrieval evaluation on fixed graphs: `python -m storygraph eval`
+(docs/ISSUES.md#retrieval-stages)."""

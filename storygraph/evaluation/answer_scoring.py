@@ -20,8 +20,8 @@ every run up to v14) reads everything the user sees. The lenient rule:
 
 Citation marks ([1]) and the "Facts found in the graph" header of a no-model answer are plain
 text here like any other: the score reads what the user reads, the closest sentence shown after
-a refusal included (docs/ISSUES.md §40: that sentence often holds the answer the model did not
-give), and a one-kanji answer counts inside any word (犬 in 犬山).
+a refusal included (docs/ISSUES.md#strict-scoring: that sentence often holds the answer the model
+did not give), and a one-kanji answer counts inside any word (犬 in 犬山).
 
 The strict rule:
 

@@ -129,7 +129,7 @@ def configured_model(settings: Settings) -> Iterator[tuple[BaseChatModel | None,
     The embedded model's server is held for the block and let go after it. Holding the server
     object is what holds its users lock: a dropped `EmbeddedServer` let go of that lock when it
     was garbage-collected, and the process that had started the server, exiting meanwhile,
-    stopped it under this one (docs/ISSUES.md §19.3)."""
+    stopped it under this one (docs/ISSUES.md#model-server-lifecycle)."""
     info = model_info(settings)
     if info.provider == "none":
         yield None, info

@@ -2,7 +2,7 @@
 
 Their own module so that the pipeline, the job runner and the app's job list import no model
 client: storygraph.ingest.llm_extraction (LangChain's transformer, the openai client's errors)
-loads only where a model extracts (docs/ISSUES.md §39).
+loads only where a model extracts (docs/ISSUES.md#startup-imports).
 """
 
 from __future__ import annotations

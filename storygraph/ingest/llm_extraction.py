@@ -2,10 +2,10 @@
 
 Instructions go in through `additional_instructions` in the story's language, never as a
 replacement prompt (a custom prompt broke the transformer's parser on a vLLM model; see
-docs/ISSUES.md). Each chunk is one call; a chunk whose call fails is retried once, and a second
-failure aborts the document (nothing has been written yet, so nothing is lost). Only the errors a
-model call can raise (`MODEL_CALL_ERRORS`) count as the model failing: anything else is a bug of
-ours and propagates at once, unretried, as itself. A reply that
+docs/ISSUES.md#transformer-empty-graphs). Each chunk is one call; a chunk whose call fails is
+retried once, and a second failure aborts the document (nothing has been written yet, so nothing is
+lost). Only the errors a model call can raise (`MODEL_CALL_ERRORS`) count as the model failing:
+anything else is a bug of ours and propagates at once, unretried, as itself. A reply that
 carries no readable graph (garbage text, a tool call with invalid JSON or the wrong fields, no
 tool call at all) counts as a failed call: LLMGraphTransformer itself would silently turn it into
 an empty extraction, and the document would be stored without its facts.

@@ -12,8 +12,9 @@
   self-loop) is not stored: the plan lists it in `unlinked`.
 - Labels and relation types are sanitised here, before anything reaches Cypher.
 
-FalkorDB does not show a SET to later rows of the same UNWIND (docs/ISSUES.md), so every record
-produced here is unique per node / edge: the store can write each batch with one MERGE per key.
+FalkorDB does not show a SET to later rows of the same UNWIND (docs/ISSUES.md#falkordb-same-query),
+so every record produced here is unique per node / edge: the store can write each batch with one
+MERGE per key.
 """
 
 from __future__ import annotations

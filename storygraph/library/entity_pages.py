@@ -16,8 +16,8 @@ keeps:
 - **timeline**: the relations in story order (storygraph/store/story_time.py), superseded facts
   marked.
 
-An entity belongs to one story (docs/ISSUES.md §42): a name several stories use has a page per
-story (`pages("おじいさん")`), and a page is opened by its key or by `name@story` (the story's
+An entity belongs to one story (docs/ISSUES.md#entity-keys): a name several stories use has a page
+per story (`pages("おじいさん")`), and a page is opened by its key or by `name@story` (the story's
 document name or id).
 
 Usable from a script: `EntityPages(services.store, services.llm(), services.info).page("桃太郎")`.

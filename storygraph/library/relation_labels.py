@@ -103,7 +103,7 @@ def _says(text: str, rel_type: str) -> bool:
 def _type_said(text: str) -> str | None:
     """The relation type a run of words says (None: not Japanese). Kept per text: a sentence's
     runs are checked against every type of an entity's relations, and the table lookup is the
-    most of the time an entity page takes (`entity NAME`, docs/ISSUES.md §45)."""
+    most of the time an entity page takes (`entity NAME`, docs/ISSUES.md#entity-page-speed)."""
     if not is_japanese_text(text):
         return None
     return relation_type_for(text, "ja") or sanitize_rel_type(text)

@@ -462,8 +462,8 @@ class QuestionReader:
             return analysis
         # a library of both languages: the question's names put it in stories all written in
         # the other language (Kintaro → 金太郎), so it is brought into theirs as for a store of
-        # those stories alone (docs/ISSUES.md §60); kept only if the translation's words leave
-        # that decision as it was (a translated ordinary word, 翁 for "old man", must not pick
-        # one story of those the question tied)
+        # those stories alone (docs/ISSUES.md#crosslang-translation); kept only if the translation's
+        # words leave that decision as it was (a translated ordinary word, 翁 for "old man", must
+        # not pick one story of those the question tied)
         translated = analysed(languages)
         return translated if same_stories(translated.scope, analysis.scope) else analysis

@@ -1,6 +1,6 @@
 """Answers chosen, not written: for a question that asks for a character or a place, the small
 embedded model picks one of the graph's names found in the sentences it reads, held to those
-names by a GBNF grammar while it decodes (docs/ISSUES.md §17).
+names by a GBNF grammar while it decodes (docs/ISSUES.md#chosen-names).
 
 Options: the graph's entity names that occur in the shown sources (the kept facts' own sentences
 and the sentence-search ones), in order of first occurrence, longest match first (鬼 inside

@@ -1,5 +1,5 @@
 """An English question over Japanese stories answered in the stories' language, shown in the
-question's (issue 27 item 4, docs/ISSUES.md §60).
+question's (issue 27 item 4, docs/ISSUES.md#crosslang-answer).
 
 The small model read Japanese sentences and wrote English: it mistranslated (きね → "a fire",
 "kiibadan-gu"), answered in Japanese anyway (「とんとん麦.」), and the cross-language check
@@ -11,7 +11,7 @@ analysis carries a `translation` into the sources' language, storygraph.qa.trans
   Japanese (the answer prompt, its worked examples and the reply checks of storygraph.qa.checks
   are the Japanese ones): one call, as before. (Measured and not kept: the question translated
   by the model first, a second call; the model then named the question's own participant more
-  often, docs/ISSUES.md §60.)
+  often, docs/ISSUES.md#crosslang-answer.)
 - the support check reads the Japanese answer against the Japanese sources as for a Japanese
   question (`in_sources_language`: the question's participants by the words it writes them with).
 - `shown`: what the English reader sees: the checked Japanese answer rendered in English (each
@@ -24,7 +24,7 @@ analysis carries a `translation` into the sources' language, storygraph.qa.trans
   the story, not a word or a phrase: rendered word by word it reads as a list that says
   something else ("Cats and dogs, article, three" for 「桃太郎は犬と猿と、きじと…」), so it is
   shown as "not sure" with the closest sentence, its verdict "not supported" by the
-  "rendering" check (docs/ISSUES.md §60).
+  "rendering" check (docs/ISSUES.md#crosslang-answer).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Worked examples the small model reads before each question (docs/ISSUES.md §21).
+"""Worked examples the small model reads before each question (docs/ISSUES.md#worked-examples).
 
 A 1.5B model told only "answer from the sentences, or say they do not" mostly said they did not:
 38 of 80 Japanese questions were refused, 18 of them with the answer in a sentence it read. Three

@@ -1,5 +1,5 @@
 """The candidate step: an answer read from the sentences' structure when the model's was not
-confirmed (issue 27 item 3, docs/ISSUES.md §59).
+confirmed (issue 27 item 3, docs/ISSUES.md#candidate-answer).
 
 The support check (storygraph.qa.support) lists, for a role question (who / whom / with whom /
 where / what about a participant), what the parser's frames and the graph's facts put in the

@@ -4,8 +4,9 @@ The answer step (storygraph.qa.engine) hands every reply the model wrote to `jud
 
 - the reply's language against the question's (a warning only);
 - `not_an_answer`: a worked example's answer that no sentence the model read holds (the small
-  model's prompt only; docs/ISSUES.md §33, `copied_example`), or the very person a person
-  question names (§36, `echoed_name`): replaced by the fixed "the sentences do not say" reply;
+  model's prompt only; docs/ISSUES.md#not-an-answer, `copied_example`), or the very person a person
+  question names (`echoed_name`, the same entry): replaced by the fixed "the sentences do not say"
+  reply;
 - `says_unknown`: the model found no answer in its sentences: the closest sentence (the first
   story sentence among the sources) is shown beside the reply (`closest_sentence`).
 
@@ -54,7 +55,7 @@ def copied_example(answer: str, language: str, read: Sequence[Citation]) -> str 
     """The worked example's answer (storygraph.qa.answer_examples) that `answer` repeats word for
     word while none of the sentences the model read holds it: the small model answered the
     example's question, not the user's (「湖の岸のあしの中です。[2]」 for where the bamboo
-    cutter found the girl; docs/ISSUES.md §33). None for any other answer, for the fixed
+    cutter found the girl; docs/ISSUES.md#not-an-answer). None for any other answer, for the fixed
     "the sentences do not say" reply, and when a sentence read does hold those words."""
     language = "ja" if language == "ja" else "en"
     unknown = UNKNOWN[language]
@@ -71,9 +72,9 @@ def copied_example(answer: str, language: str, read: Sequence[Citation]) -> str 
 def echoed_name(answer: str, analysis: QuestionAnalysis) -> str | None:
     """The question's own start entity that `answer` gives, and nothing else, to a question
     asking for a person: 「たぬきの縄をといてやったのは誰？」 → 「たぬきです。[3]」, 「都に帰った
-    貞光は、金太郎を誰に会わせた？」 → 「金太郎です。[2]」 (docs/ISSUES.md §36). Whom a question
-    names as a participant is not whom it asks for. None for other questions and answers, and
-    for a name the question only quotes (a title: 「一寸法師」で鬼を退治したのは誰？)."""
+    貞光は、金太郎を誰に会わせた？」 → 「金太郎です。[2]」 (docs/ISSUES.md#not-an-answer). Whom a
+    question names as a participant is not whom it asks for. None for other questions and answers,
+    and for a name the question only quotes (a title: 「一寸法師」で鬼を退治したのは誰？)."""
     if analysis.qtype.kind not in PERSON_KINDS:
         return None
     said = _ARTICLE.sub("", _answer_core(answer))
@@ -91,8 +92,8 @@ def not_an_answer(
     text: str, analysis: QuestionAnalysis, read: Sequence[Citation], *, worked_examples: bool
 ) -> str | None:
     """Why the model's `text` is no answer to the question, or None: a worked example's answer
-    that no sentence it read holds (only a prompt with `worked_examples`; docs/ISSUES.md §33),
-    or the very person a person question names (§36)."""
+    that no sentence it read holds (only a prompt with `worked_examples`;
+    docs/ISSUES.md#not-an-answer), or the very person a person question names (the same entry)."""
     if worked_examples:
         copied = copied_example(text, analysis.reply_language, read)
         if copied is not None:

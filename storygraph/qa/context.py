@@ -38,7 +38,8 @@ SMALL_SOURCE_TOKENS = 300
 storygraph.text.token_estimate); the first is always read. A Japanese character costs ~3 times
 an English one, so this is two to four Japanese passages (three at the median) and four to six
 English ones; the Japanese questions were answered better as well as sooner than from four
-passages, the English ones better from six (docs/ISSUES.md §25: 180-350 measured, 300 best)."""
+passages, the English ones better from six (docs/ISSUES.md#small-model-sources: 180-350 measured,
+300 best)."""
 
 
 @dataclass(frozen=True)

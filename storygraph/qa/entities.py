@@ -136,7 +136,7 @@ def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[Res
 
     A Japanese name counts only where it starts and ends on word boundaries of the question
     (Sudachi's shortest words, `word_boundaries`): 子 is not found in 子安貝, 心 not in 熱心,
-    取 not in 竹取り, くら not in くらしていた (docs/ISSUES.md §33). Without Sudachi (the
+    取 not in 竹取り, くら not in くらしていた (docs/ISSUES.md#entity-finder). Without Sudachi (the
     doctor reports it) a name counts anywhere. A name contained in a longer matched name at
     the same place is dropped (鬼 inside 鬼ヶ島).
     """

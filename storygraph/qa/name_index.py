@@ -3,7 +3,7 @@
 `dictionary_match` and the local finder's word match used to walk every name of the graph for
 every question: over 333,333 names that was 0.35 s for the dictionary step alone, and the word
 match recomputed each Japanese name's romaji reading (a cache of 8,192) every time (issue 30,
-docs/ISSUES.md §43). The index turns both into look-ups of the question's own substrings:
+docs/ISSUES.md#names-cache). The index turns both into look-ups of the question's own substrings:
 
 - `by_norm`: normalised name → node ids (in the order the names came), with the longest name's
   length, so a question of n characters costs at most n × longest dictionary look-ups;
@@ -20,8 +20,8 @@ so a question on an unchanged graph builds nothing. When the new list is the las
 added at its end (another session's document, read alone: storygraph.store.change_log), the
 index is extended with those rows instead of built again: the lookups are copied (the last
 index stays as it was, for questions still using it) and only the new names are read, also for
-the word tables when the last index had them (1.7 s to build at 333,333 names, docs/ISSUES.md
-§48); the joined string of `holding` is built again on its first use.
+the word tables when the last index had them (1.7 s to build at 333,333 names,
+docs/ISSUES.md#names-cache); the joined string of `holding` is built again on its first use.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Sentence search: the story's own sentences that best match the question, as sources beside
-the graph's facts (the text units of a local search; docs/ISSUES.md §17).
+the graph's facts (the text units of a local search; docs/ISSUES.md#sentence-search).
 
 One-hop retrieval finds nothing when the fact that answers a question does not touch the entity
 the question names, or when extraction missed it; the sentence is still in the story. A
@@ -50,7 +50,7 @@ POOL = 24
 EMBEDDING_WEIGHT = 1.0
 WINDOW = 1
 """Neighbouring sentences a passage brings on each side of the one that matched (1 measured
-better than 0 on both e2e sets: docs/ISSUES.md §18.4)."""
+better than 0 on both e2e sets: docs/ISSUES.md#sentence-search)."""
 MAX_PASSAGE_CHARS = 300
 MIN_SENTENCE_CHARS = 4
 BY_MEANING_ONLY = "meaning only: no sentence shares a word with the question"
@@ -61,7 +61,7 @@ MAX_SEARCHED_STORIES = MAX_INDEXED_DOCUMENTS
 """A question that names no one reads every story in its scope; in a library of more stories
 than this sentence search reads none (a minute a question at 1,000 stories: every story indexed
 again, the cache holds MAX_INDEXED_DOCUMENTS) and the answer asks the user to name someone or
-pick stories (`unsearched_warning`; docs/ISSUES.md §47)."""
+pick stories (`unsearched_warning`; docs/ISSUES.md#library-speed)."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 

@@ -3,9 +3,9 @@ multilingual sentence encoder and Sudachi's dictionary (each loaded once per pro
 storygraph.text.embeddings / storygraph.text.normalize).
 
 Loading them takes a new process one to a few seconds (the encoder's tokenizer is parsed in pure
-Python, docs/ISSUES.md §39). `preload_in_background` starts that in a thread, so that it overlaps
-what the caller waits for anyway: the CLI's `ask` opening the store (a separate server process
-starting), the app's model server loading. The question's own steps take the same locks, so
+Python, docs/ISSUES.md#encoder-load). `preload_in_background` starts that in a thread, so that it
+overlaps what the caller waits for anyway: the CLI's `ask` opening the store (a separate server
+process starting), the app's model server loading. The question's own steps take the same locks, so
 they wait for a load in progress instead of starting a second one.
 """
 

@@ -4,7 +4,7 @@ A mode is a base retrieval plus optional stages joined by '+', always run in thi
 
 - base (exactly one): `onehop` (every relation touching a start node, both directions, one hop,
   real direction kept), or the founding memo's earlier phases `directed2` / `undirected2`, kept
-  selectable so their leaks can be shown (docs/ISSUES.md);
+  selectable so their leaks can be shown (docs/ISSUES.md#onehop-retrieval);
 - `qtype` (Phase 2): detect the question type (storygraph.qa.question_type), add the expansion the
   type needs
   (with-whom: co-members through the same relation type into the same node) and give every

@@ -1,4 +1,4 @@
-"""A question's scope in a library of stories (issue #28, docs/ISSUES.md §42).
+"""A question's scope in a library of stories (issue #28, docs/ISSUES.md#story-scope).
 
 The user picks the stories a question is about (the chat's story picker, `ask --story`), or all
 of them. Within that choice:
@@ -16,9 +16,10 @@ of them. Within that choice:
   the stories whose entity names hold most of the question's other content words first
   (「おじいさんが灰をまいたのは？」: 灰 is an entity of 花咲かじじい only); of more than
   MAX_STORIES, those first ones. The words used to drop the other tied stories: they picked the
-  wrong one as often as the right one (docs/ISSUES.md §47 has the variants measured);
-- a story's own names also count for it (docs/ISSUES.md §61): the words of its document's name
-  the question holds ("In Akutagawa's story", 「芥川の「桃太郎」で」, "the grapes" of "The Fox
+  wrong one as often as the right one (git history of docs/ISSUES.md#per-story-answers has the
+  variants measured);
+- a story's own names also count for it (docs/ISSUES.md#story-scope): the words of its document's
+  name the question holds ("In Akutagawa's story", 「芥川の「桃太郎」で」, "the grapes" of "The Fox
   and the Grapes": qa/story_titles.py), and an English word written small in the question
   that the story writes with a capital ("the fox" of a fable writing "the Fox":
   qa/specific_names.py), each a proper name of that story alone;

@@ -24,7 +24,7 @@ name found as an ordinary English word is, per story, a name of each story whose
 its last word with a capital inside a sentence (`capitalised_words`: not a sentence's first
 word, not a line printed in capitals), read from the story's chunks (`story_capitals`, kept
 per document version). "What was the fox trying to get?" went to another story while the fox was an
-ordinary word everywhere (docs/ISSUES.md §61). The graph's spelling cannot say it: a model's
+ordinary word everywhere (docs/ISSUES.md#story-scope). The graph's spelling cannot say it: a model's
 extraction writes every name with capitals.
 """
 

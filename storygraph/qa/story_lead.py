@@ -1,4 +1,4 @@
-"""One story's own sentences leading a tie of ordinary words (issue #28, docs/ISSUES.md §61).
+"""One story's own sentences leading a tie of ordinary words (issue #28, docs/ISSUES.md#story-lead).
 
 「正直なおじいさんとおばあさんの飼犬の名前は？」 names no one: おじいさん, おばあさん and 犬 are
 ordinary words every folk tale holds, so the stories tie (qa/scope.py, `Scope.ordinary`) and

@@ -1,4 +1,4 @@
-"""The stories a question names by their document's name (issue #28, docs/ISSUES.md §61).
+"""The stories a question names by their document's name (issue #28, docs/ISSUES.md#story-scope).
 
 A question may name its story rather than a character: "In Akutagawa's story, …",
 「芥川の「桃太郎」で…」, "Why did the fox fail to get the grapes?" asked of "The Fox and the

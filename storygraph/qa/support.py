@@ -661,12 +661,14 @@ class GraphSupportChecker:
 
         unnamed = self._not_a_name(analysis, answer, answer_language, sources)
         if unnamed is not None:
-            return fail(unnamed, "kind")  # a place for a name, the one the name is of (§58)
+            # a place for a name, the one the name is of (docs/ISSUES.md#support-quotes)
+            return fail(unnamed, "kind")
         quoted = _quoted(analysis, answer, sources, links)
         if quoted is not None and not self._names_asked_kind(analysis, answer, answer_language):
             quoted = None
         if quoted is not None and self._quote_misses(analysis, answer, quoted):
-            quoted = None  # a sentence about the participant that does not answer (§58)
+            # a sentence about the participant that does not answer (docs/ISSUES.md#support-quotes)
+            quoted = None
         if quoted is not None and not _says_asked_case(analysis, answer):
             # 「…と思って、火をきった」 for 何で火をきった: the quote says the question's event
             # but has no phrase in the question word's case (で: with what); the words check
@@ -815,14 +817,16 @@ class GraphSupportChecker:
         if words and not own:
             if not CHOICE.search(analysis.question):
                 # 「子安貝です」 for what the thing taken for a 子安貝 was: nothing the question
-                # does not say already (§58); a choice question names its answer
+                # does not say already (docs/ISSUES.md#support-quotes); a choice question names its
+                # answer
                 return fail("the answer only repeats what the question says", "words")
             own = words
         if not own:
             return Support("not checked", reason="the answer has no words to check")
         missed = self._quote_misses(analysis, answer)
         if missed is not None:
-            # a sentence saying the asked act with nothing in the asked slot (§58)
+            # a sentence saying the asked act with nothing in the asked slot
+            # (docs/ISSUES.md#support-quotes)
             return fail(missed, "words")
         if not _says_asked_case(analysis, answer):
             # its words may all be in a source (the asked event) without the asked thing
@@ -838,7 +842,9 @@ class GraphSupportChecker:
             held = set(_content(c.text, language)) | _kana_pairs(c.text, language)
             share = sum(w in held for w in own) / len(own)
             if in_order_share(own_part, c.text, language) < ORDER_SHARE:
-                continue  # the source's words in another order say something else (§58)
+                # the source's words in another order say something else
+                # (docs/ISSUES.md#support-quotes)
+                continue
             if share > best[0]:
                 best = (share, c)
         share, citation = best

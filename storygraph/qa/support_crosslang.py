@@ -3,7 +3,7 @@
 An English question over a Japanese story is answered in English ("Momotaro gave the dog half of
 it. [1]"), but its sources are Japanese: the graph's check (storygraph.qa.support) read the
 answer's English words against Japanese sentences, so "half", "kibidango", "barley" were "not
-sure" though the sources say 半分, きびだんご, 麦 (docs/ISSUES.md §50, §52).
+sure" though the sources say 半分, きびだんご, 麦 (docs/ISSUES.md#crosslang-answer).
 
 `CrossLanguageChecker` wraps the graph's check. The answer is checked as written first; when that
 fails and the question was asked across languages (its analysis carries the question's

@@ -1,4 +1,5 @@
-"""Is the answer of the kind the question asks for? A name for "what is X's name" (issue 27, §58).
+"""Is the answer of the kind the question asks for? A name for "what is X's name" (issue 27,
+docs/ISSUES.md#support-quotes).
 
 The support check's name check confirmed a name that is merely in a source: 「…お婆さんの名前
 は？」 → 「谷川の末です。」 (谷川, the river she washed in, is in the sentence about her). A

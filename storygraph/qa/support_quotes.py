@@ -1,4 +1,4 @@
-"""Does a quoted sentence answer the question? (issue 27, docs/ISSUES.md §58)
+"""Does a quoted sentence answer the question? (issue 27, docs/ISSUES.md#support-quotes)
 
 The support check (storygraph.qa.support) confirms a long answer that copies a source sentence
 about the question's participant ("quote"): the small model often answers with the story's own

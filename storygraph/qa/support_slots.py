@@ -1,4 +1,4 @@
-"""The asked slot read off the parse of a source sentence (issue #27, ISSUES §57).
+"""The asked slot read off the parse of a source sentence (issue #27, docs/ISSUES.md#support-slots).
 
 The role check (storygraph.qa.support) reads the parser's frames and the typed facts: a frame
 pairs a subject with an object, a goal or a recipient, so an answer in an oblique case (川上から

@@ -30,7 +30,7 @@ class Trace:
     `model` False (the question's parts have no model, `QAParts.no_model`): nothing can call a
     model, so there is nothing to count; `callbacks` is empty and every usage is zero, and the
     LangChain callback machinery is not imported (0.6 s of `ask --no-llm`'s imports at load ~14,
-    docs/ISSUES.md §45)."""
+    docs/ISSUES.md#startup-imports)."""
 
     def __init__(self, *, model: bool = True) -> None:
         self.callbacks: list[Any] = []

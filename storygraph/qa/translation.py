@@ -1,7 +1,7 @@
 """A question in another language than its stories, brought into theirs (issue 27 item 4).
 
 An English question over a Japanese story shares no word with it: sentence search matched only
-the start entities' names (docs/ISSUES.md §27, §35). The question's analysis
+the start entities' names (docs/ISSUES.md#crosslang-translation). The question's analysis
 (storygraph.qa.analysis) asks a `QuestionTranslator` for a `Translation` when the stories in the
 question's scope are written in another language; the translation is a field of the analysis,
 and the stages read it from there: entity finding adds the graph names the translated nouns

@@ -14,7 +14,7 @@ A write that changes no name (summaries, story time marks) appends nothing. A wr
 as one document and then does more (the ingest removing a pending leftover) appends a second
 `begin TOKEN any` at that moment.
 
-Why a begin line (docs/ISSUES.md §48): a reader must never keep names older than a commit it
+Why a begin line (docs/ISSUES.md#names-cache): a reader must never keep names older than a commit it
 can already see. The old stamp was written only after the write, so a question asked between a
 document's commit and that stamp read the new document's sentences with the old names, and a
 writer that died there left every reader on the old names until the next write. Reading the

@@ -3,7 +3,8 @@
 The same text as the falkordb client's own header (`Graph._build_params_header`, 1.8), built
 faster: a write of 1M edges sends ~1.3M rows, and the client's serialiser (an `isinstance`
 chain per value, recursing through every list and map) took as long as a third of the server's
-work on them (docs/ISSUES.md §48). tests/unit/test_falkordb_params.py holds the two equal.
+work on them (docs/ISSUES.md#import-1m-edges). tests/unit/test_falkordb_params.py holds the two
+equal.
 """
 
 from __future__ import annotations

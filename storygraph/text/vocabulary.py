@@ -15,9 +15,9 @@ What it is: general story vocabulary (conflict, companionship, travel, kinship, 
 by hand, with the conjugation stems a Japanese verb shows (倒す / 倒し / 倒さ) and the English
 lemmas and irregular past forms (go / went). It is *not* independent of this repository's
 evaluation sets: several rows were added while the hand-made graphs in `eval/` were written
-(docs/ISSUES.md §4 gives the before/after). Rows hold verbs and relational nouns (家来, parent:
-the relation types themselves are nouns such as COMPANION_OF); nouns naming things or ranks
-(宝 / treasure, 大将 / chief) are not relation words and are kept out.
+(docs/ISSUES.md#retrieval-stages; git has the before/after). Rows hold verbs and relational nouns
+(家来, parent: the relation types themselves are nouns such as COMPANION_OF); nouns naming things or
+ranks (宝 / treasure, 大将 / chief) are not relation words and are kept out.
 
 `FIELDS` groups stems into fields of meaning: a question about companions is also about meeting
 and following.
@@ -345,7 +345,8 @@ def _ja_forms_longest_first() -> tuple[tuple[str, str], ...]:
 def _ja_forms_by_first_char() -> dict[str, tuple[tuple[int, str, str], ...]]:
     """The forms of `_ja_forms_longest_first` by their first character, each with its place in
     that order: a predicate is compared with the forms that can start it or occur in it only
-    (every form against every run of words cost an entity page ~0.2 s, docs/ISSUES.md §53)."""
+    (every form against every run of words cost an entity page ~0.2 s,
+    docs/ISSUES.md#entity-page-speed)."""
     table: dict[str, list[tuple[int, str, str]]] = {}
     for place, (form, rel_type) in enumerate(_ja_forms_longest_first()):
         table.setdefault(form[:1], []).append((place, form, rel_type))

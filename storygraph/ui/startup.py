@@ -1,9 +1,9 @@
 """The app's slow start-up parts, run in the background while the page is already shown.
 
 Before, the app built everything inside one cached call behind one spinner ("Starting the graph
-store and the model…", 8-13 s with no progress, docs/ISSUES.md §39). Now the app opens the graph
-store (about a second) and draws the page and its tabs with the store's state at once; the parts
-that take seconds run in threads and the page names each step and how long it has taken:
+store and the model…", 8-13 s with no progress, docs/ISSUES.md#app-first-page). Now the app opens
+the graph store (about a second) and draws the page and its tabs with the store's state at once; the
+parts that take seconds run in threads and the page names each step and how long it has taken:
 
 - the embedded model's server (`ModelStart`, an `EmbeddedStarter` for `build_services`): until
   it answers, the services are in no-LLM mode exactly as while the model is being installed
@@ -17,9 +17,9 @@ A model server that is already running (the previous app, a CLI command) is reus
 `ModelStart.wait_s`, and the page never shows the step.
 
 Before any of that, `start_store_server` has the embedded graph store's server starting while
-the app imports its pages (docs/ISSUES.md §53): the server's start (redis-server loading the
-FalkorDB module and replaying its file, 0.5-0.8 s at load ~7) is waited for by a process that
-has nothing else to do, and the first page's imports take as long.
+the app imports its pages (docs/ISSUES.md#store-server-kept): the server's start (redis-server
+loading the FalkorDB module and replaying its file, 0.5-0.8 s at load ~7) is waited for by a process
+that has nothing else to do, and the first page's imports take as long.
 """
 
 from __future__ import annotations

@@ -281,7 +281,7 @@ def test_the_trace_is_plain_first_with_the_technical_detail_behind_an_expander(
         "rerank",
         "sentences",
         "answer",
-        "support",  # the answer checked against its sources (docs/ISSUES.md §41)
+        "support",  # the answer checked against its sources (docs/ISSUES.md#support-check)
     ]
 
 

@@ -130,7 +130,8 @@ def test_a_commit_that_finds_its_document_gone_is_an_error(
 # ENTITY_UPSERT is not among them: a document's entities are its own (issue #28), so an ingest
 # only creates entities; a graph import into entities of no document upserts. On FalkorDB the
 # entity writes return their node ids and the relations seek their ends by them: the retried
-# relation statement after the restart must still find the same nodes (docs/ISSUES.md §54).
+# relation statement after the restart must still find the same nodes
+# (docs/ISSUES.md#import-1m-edges).
 WRITES = {
     "ENTITY_CREATE_RETURNING_IDS": _prefix_of(q.ENTITY_CREATE_RETURNING_IDS),
     "RELATION_UPSERT_BY_NODE_ID": _prefix_of(q.RELATION_UPSERT_BY_NODE_ID),

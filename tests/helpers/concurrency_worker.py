@@ -16,7 +16,7 @@ directory, and writes how often it opened it and what its cleanup removed.
 round the list) through the whole QAEngine with the scripted model, back to back until `stop`
 appears (its last question asked after that), and writes every answer with its start and end, or
 the error it raised, and the ready documents it could see before it started whose names it did
-not have (`stale`, docs/ISSUES.md §48). Before that it asks one question about a story in a
+not have (`stale`, docs/ISSUES.md#names-cache). Before that it asks one question about a story in a
 scratch graph of its own (`warm_up`: the sentence encoder and the parser load only when a
 question finds something, 10-25 s) and one on the shared graph, then touches `asking-FIRST`. All
 start when `go` appears, so that they overlap.

@@ -1,5 +1,5 @@
 """The app has the embedded model read the answer prompt's fixed part before the first question
-(docs/ISSUES.md §30). Real Services on the real embedded FalkorDB; the model server is the
+(docs/ISSUES.md#prompt-prefix). Real Services on the real embedded FalkorDB; the model server is the
 scripted OpenAI-compatible one, which records every request (the model boundary)."""
 
 from __future__ import annotations

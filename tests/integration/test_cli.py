@@ -143,8 +143,8 @@ def test_module_entry_point_runs(cli_env: Path) -> None:
 
 def test_the_module_entry_point_still_runs_its_exit_handlers(cli_env: Path) -> None:
     """`python -m storygraph` freezes the garbage collector when the command is over (the last
-    collection at exit is skipped, docs/ISSUES.md §53): the store's server it started is still
-    stopped by its atexit handler, and the command's exit code is the process's."""
+    collection at exit is skipped, docs/ISSUES.md#startup-imports): the store's server it started is
+    still stopped by its atexit handler, and the command's exit code is the process's."""
     from storygraph.processes import pid_alive
     from storygraph.store.falkordb_server import EmbeddedFalkorDB
 

@@ -1,6 +1,6 @@
 """An English question over a Japanese story answered in Japanese and shown in English (issue 27
-item 4, docs/ISSUES.md §60): the real store, sample story, JMdict, Sudachi and support check;
-the model scripted at the model boundary (tests/helpers)."""
+item 4, docs/ISSUES.md#crosslang-answer): the real store, sample story, JMdict, Sudachi and support
+check; the model scripted at the model boundary (tests/helpers)."""
 
 from __future__ import annotations
 

@@ -80,8 +80,9 @@ def test_harness_ingests_asks_scores_and_reuses_its_cache(
         by_id["ja-companions"]["strict_rule"].split(":")[0] in ("equals", "word", "reading")
     )
     # An unanswerable question is right only when the app declines. The scripted model
-    # answers with a name; the support check (docs/ISSUES.md §41) finds no fact or sentence in
-    # which anyone defeats 桃太郎, so the app says the story does not say: right by both rules.
+    # answers with a name; the support check (docs/ISSUES.md#support-check) finds no fact or
+    # sentence in which anyone defeats 桃太郎, so the app says the story does not say: right by both
+    # rules.
     unanswerable = by_id["ja-unanswerable"]
     assert unanswerable["unanswerable"] and unanswerable["declined"], unanswerable["answer"]
     assert unanswerable["strict_rule"] == "declined"

@@ -1,7 +1,8 @@
-"""`eval-e2e`'s temporary stores do not outlive a stopped run (issue #28, docs/ISSUES.md §61):
-a run killed outright (SIGKILL) leaves its store's server to the idle reaper of §45, which stops
-it once no process holds it; a run stopped with SIGTERM stops it on the way out and removes its
-/tmp/storygraph-e2e-* directory. The run is a real child process with a real embedded FalkorDB."""
+"""`eval-e2e`'s temporary stores do not outlive a stopped run (issue #28,
+docs/ISSUES.md#store-server-kept): a run killed outright (SIGKILL) leaves its store's server to the
+idle reaper of the kept store server, which stops it once no process holds it; a run stopped with
+SIGTERM stops it on the way out and removes its /tmp/storygraph-e2e-* directory. The run is a real
+child process with a real embedded FalkorDB."""
 
 from __future__ import annotations
 

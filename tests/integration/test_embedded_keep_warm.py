@@ -247,8 +247,9 @@ def test_a_server_whose_starter_is_killed_is_stopped_by_its_reaper(
     tmp_path: Path, model: Path
 ) -> None:
     """SIGKILL runs no atexit: the starter cannot stop its server, and before the reaper was
-    started with the server, the next run found that server and reused it (docs/ISSUES.md
-    §24). The reaper leaves it while its starter lives, and stops it once the starter is gone."""
+    started with the server, the next run found that server and reused it
+    (docs/ISSUES.md#model-server-lifecycle). The reaper leaves it while its starter lives, and
+    stops it once the starter is gone."""
     data = tmp_path / "data"
     env = {**os.environ, "PYTHONPATH": str(es.PROJECT_ROOT)}
     starter = subprocess.Popen(

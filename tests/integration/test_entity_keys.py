@@ -1,5 +1,5 @@
 """A store of the old shape (one entity per name across stories, no key) opens split per story,
-every relation and citation kept (storygraph.store.entity_keys, docs/ISSUES.md §42)."""
+every relation and citation kept (storygraph.store.entity_keys, docs/ISSUES.md#entity-keys)."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ chunking, the store, its write lock and the retrieval are real. Counted at the e
 document is in the graph exactly once, with the same chunks, entities and relations as a run of
 one process alone; every question got an answer to itself, none raised, answers kept coming
 while the documents were being written, and no answer was read with names older than a
-document it could already see (docs/ISSUES.md §48). The readers ask back to back, with no pause:
-that is what found the stale names.
+document it could already see (docs/ISSUES.md#names-cache). The readers ask back to back, with no
+pause: that is what found the stale names.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ DOCUMENTS_PER_WRITER = 10  # a writing window of several answers (4-8 s warm, lo
 MIN_ANSWERS_WHILE_WRITING = 3
 """Answers of all readers whose question overlapped the writing (from the first document's commit
 to the last), and each reader at least one: with warm writers the writing lasts a few answers
-(2-3 per reader in the runs of docs/ISSUES.md §48), so a per-reader 2 would fail whenever one
-answer outlasts it."""
+(2-3 per reader in the runs in the git history of docs/ISSUES.md#names-cache), so a per-reader 2
+would fail whenever one answer outlasts it."""
 
 
 @pytest.mark.timeout(900)

@@ -1,6 +1,6 @@
 """A CLI command keeps the embedded store's server it started running (STORYGRAPH_STORE_IDLE_S,
-docs/ISSUES.md §45): the next command finds it again instead of starting one, its idle reaper
-stops it once nobody has used it for the idle time (never while a process uses it), `reset`
+docs/ISSUES.md#store-server-kept): the next command finds it again instead of starting one, its idle
+reaper stops it once nobody has used it for the idle time (never while a process uses it), `reset`
 stops it, and a server whose data directory was deleted is stopped at once. Real FalkorDB
 servers and real reaper processes; the commands run in this process (`storygraph.cli.main`)."""
 

@@ -55,7 +55,8 @@ def test_a_question_no_english_story_holds_is_read_through_its_translation(
     cited = {c.document_name for c in answer.citations}
     assert "kachikachiyama_kusuyama.txt" in cited
     assert "aesop__the_fox_and_the_grapes.txt" not in cited
-    # each part answered in the sources' language, shown in English (docs/ISSUES.md §60)
+    # each part answered in the sources' language, shown in English
+    # (docs/ISSUES.md#crosslang-answer)
     supports = [s.detail for s in answer.steps if s.name == "support"]
     assert supports and all("answer_in_sources_language" in s for s in supports)
 

@@ -1,6 +1,6 @@
 """Stories tied by ordinary words alone are told apart by their own sentences (issue #28,
-docs/ISSUES.md §61, qa/story_lead.py), on a real embedded store with the scripted model at the
-model boundary: a question whose words only one story's sentences hold is answered from that
+docs/ISSUES.md#story-lead, qa/story_lead.py), on a real embedded store with the scripted model at
+the model boundary: a question whose words only one story's sentences hold is answered from that
 story alone, under its name; one both stories' sentences fit alike is still answered per story."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def test_a_tie_the_sentences_do_not_break_is_answered_per_story(
 
 
 # 'wood' is an entity of story_c's graph only; story_d's text says it too, in a sentence no
-# triple was drawn from (docs/ISSUES.md §66: 親 of 竹取物語 and 「親がにを殺したのは誰？」).
+# triple was drawn from (docs/ISSUES.md#story-lead: 親 of 竹取物語 and 「親がにを殺したのは誰？」).
 WOOD = (("farmer", "Character", "SELLS", "wood", "Object"),)
 WOOD_STORIES = {
     "story_c.txt": "The farmer went to the town.\nThe farmer sold the wood at the market.\n",

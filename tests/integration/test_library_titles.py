@@ -1,6 +1,6 @@
 """A library's question names its story by the story's own spelling or by the document's name
-(issue #28, docs/ISSUES.md §61), on a real embedded store with the scripted model at the model
-boundary: "the fox" asked of a fable that writes "the Fox", and a question that names the
+(issue #28, docs/ISSUES.md#story-scope), on a real embedded store with the scripted model at the
+model boundary: "the fox" asked of a fable that writes "the Fox", and a question that names the
 story's title ("the grapes", 「芥川の」), are answered from that story alone."""
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ READY_DOCUMENTS = "MATCH (d:Document) WHERE d.status = 'ready' RETURN d.id AS id
 
 
 def test_names_read_after_a_commit_hold_it_before_its_writer_is_done(tmp_path: Path) -> None:
-    """The bug of docs/ISSUES.md §43/§48: a question asked between a document's commit and the
+    """The bug of docs/ISSUES.md#names-cache: a question asked between a document's commit and the
     end of its writer's write read the new sentences with the old names (the stamp came after
     the commit), and a writer that died there left the old names in every session."""
     reader = build_services(_settings(tmp_path), llm=ScriptedChatModel())
@@ -165,8 +165,8 @@ def test_names_read_after_a_commit_hold_it_before_its_writer_is_done(tmp_path: P
 
 def test_another_sessions_document_reads_only_its_names(tmp_path: Path) -> None:
     """After another session wrote a document, only that document's names are read again
-    (not all of them: 20 s at 333,333 names, docs/ISSUES.md §48), and the list equals a whole
-    read; a removal reads them whole again."""
+    (not all of them: 20 s at 333,333 names, docs/ISSUES.md#names-cache), and the list equals a
+    whole read; a removal reads them whole again."""
     reader = build_services(_settings(tmp_path), llm=ScriptedChatModel())
     writer = build_services(_settings(tmp_path), llm=ScriptedChatModel())
     try:

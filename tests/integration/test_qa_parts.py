@@ -156,7 +156,8 @@ def test_a_question_noun_finds_the_longer_name_it_is_part_of() -> None:
     names = [{"id": n, "norm": n} for n in ["おじいさん", "畑のもの", "たぬき", "畑仕事の道具"]]
     finding = LocalEntityFinder().find("おじいさんの畑を荒らしたのは何？", names, [])
     how = {e.node_id: e.source for e in finding.entities}
-    # 畑 is a word of 畑のもの; of 畑仕事の道具 it is only part of the word 畑仕事 (ISSUES §33)
+    # 畑 is a word of 畑のもの; of 畑仕事の道具 it is only part of the word 畑仕事
+    # (docs/ISSUES.md#entity-finder)
     assert how == {"おじいさん": "dictionary", "畑のもの": "contained"}
     # A noun that is itself a name, or a question word, adds nothing.
     assert LocalEntityFinder().find("たぬきは何？", names, []).entities[0].node_id == "たぬき"
@@ -165,8 +166,8 @@ def test_a_question_noun_finds_the_longer_name_it_is_part_of() -> None:
 
 def test_a_name_counts_only_as_a_word_of_the_question_and_a_verb_is_no_noun() -> None:
     """Names inside a longer word of the question, and the kanji of its verbs and adjectives,
-    once brought in start nodes nobody asked about (ISSUES §33: 子 in 子安貝, 金切り声 for
-    切った)."""
+    once brought in start nodes nobody asked about (docs/ISSUES.md#entity-finder: 子 in 子安貝,
+    金切り声 for 切った)."""
     graph = "子 石上の中納言 燕の子安貝 心 すずめ 舌 金切り声 お出かけ くら 上手の玉職人 鬼の目玉"
     names = [{"id": n, "norm": n} for n in [*graph.split(), "おばあさん", "空中"]]
 
@@ -224,8 +225,8 @@ def test_a_worked_example_s_answer_repeated_by_the_model_is_no_answer(
     services: Services, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The small model once answered a question on a new story with its worked example's
-    answer (ISSUES §33): the user reads "not in the sentences" and the closest one instead,
-    and the trace says why."""
+    answer (docs/ISSUES.md#not-an-answer): the user reads "not in the sentences" and the closest one
+    instead, and the trace says why."""
     from storygraph.qa.answer import UNKNOWN
     from storygraph.qa.answer_examples import answer_examples
     from tests.helpers import scripted_logic
@@ -248,8 +249,8 @@ def test_a_worked_example_s_answer_repeated_by_the_model_is_no_answer(
 def test_a_who_question_answered_with_its_own_person_is_no_answer(
     services: Services, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """「たぬきの縄をといてやったのは誰？」 → 「たぬきです。」 (ISSUES §36): the user reads "not
-    in the sentences" and the closest one, the trace says why."""
+    """「たぬきの縄をといてやったのは誰？」 → 「たぬきです。」 (docs/ISSUES.md#not-an-answer): the
+    user reads "not in the sentences" and the closest one, the trace says why."""
     from storygraph.qa.answer import UNKNOWN
     from tests.helpers import scripted_logic
 
@@ -279,7 +280,8 @@ def test_asked_to_the_embedded_model_chooses_a_name_for_who_questions_only(
         return next(s for s in answer.steps if s.name == "answer").detail["method"]
 
     assert method("桃太郎の仲間は誰？", choose_names=True).startswith("llm-choice")
-    assert method("桃太郎の仲間は誰？") == "llm-compact"  # off by default (ISSUES §18.4)
+    # off by default (docs/ISSUES.md#chosen-names)
+    assert method("桃太郎の仲間は誰？") == "llm-compact"
     assert method("桃太郎は何をもらった？", choose_names=True) == "llm-compact"  # not a name
     # a model server that cannot enforce a grammar writes its answer
     remote = build_engine(services.store, model, ModelInfo("openai_compatible", "s", capable=False))
@@ -334,7 +336,8 @@ def test_a_capable_model_reads_an_imported_graphs_facts(
 
 
 def test_an_engine_without_an_embedder_says_so_in_the_trace(seeded: Services) -> None:
-    """Running without the sentence encoder is a named fallback, not a silent one (§38)."""
+    """Running without the sentence encoder is a named fallback, not a silent one
+    (docs/ISSUES.md#named-fallbacks)."""
     bare = build_engine(seeded.store, None, SMALL, embedder=None).ask("桃太郎の仲間は誰？")
     assert NO_EMBEDDER in bare.warnings, bare.warnings
     fitted = build_engine(seeded.store, None, SMALL, embedder=default_embedder())

@@ -1,5 +1,5 @@
 """On FalkorDB a write's relations find their ends by the internal ids its entity statements
-return (RELATION_UPSERT_BY_NODE_ID, docs/ISSUES.md §54); Neo4j matches them by key
+return (RELATION_UPSERT_BY_NODE_ID, docs/ISSUES.md#import-1m-edges); Neo4j matches them by key
 (RELATION_UPSERT). Both paths on the real embedded FalkorDB, fed the same writes, must leave the
 same graph: the same nodes, edges and provenance, and report the same counts."""
 

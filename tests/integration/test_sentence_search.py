@@ -158,7 +158,8 @@ def test_without_any_fact_the_found_sentences_still_reach_the_answer(
     from tests.helpers import scripted_logic
 
     prompts: list[str] = []
-    said = "The same old tin spoon. [1]"  # more than the question's own words (docs/ISSUES.md §58)
+    # more than the question's own words (docs/ISSUES.md#support-quotes)
+    said = "The same old tin spoon. [1]"
     monkeypatch.setattr(scripted_logic, "answer", lambda p: prompts.append(p) or said)
     engine = build_engine(stories.store, ScriptedChatModel(), SMALL, embedder=None)
     # No name of the graph in the question: no start entity, no fact; the sentences remain.
@@ -220,7 +221,7 @@ def test_the_engine_traces_the_translation_and_answers_in_the_questions_language
     engine = build_engine(stories.store, ScriptedChatModel(), SMALL)
     # both stories in scope, one English: a question about the English one is searched as
     # asked; one whose names put it in the Japanese story alone is brought into Japanese, as
-    # for that story alone (docs/ISSUES.md §60)
+    # for that story alone (docs/ISSUES.md#crosslang-translation)
     tin = engine.ask("What were the tin soldiers made from?")
     assert next(s for s in tin.steps if s.name == "entities").detail["translation"] is None
     both = engine.ask("What did Momotaro wear?")

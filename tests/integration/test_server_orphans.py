@@ -1,7 +1,7 @@
 """A model server nobody can find again is stopped: `storygraph reset` stops its data dir's
 server, and the idle reaper started with a server stops it by pid once its state file or its
-whole data dir is gone (docs/ISSUES.md §38). The server is the stand-in process (the fake
-OpenAI-compatible server); the reaper is the real detached one."""
+whole data dir is gone (docs/ISSUES.md#model-server-lifecycle). The server is the stand-in process
+(the fake OpenAI-compatible server); the reaper is the real detached one."""
 
 from __future__ import annotations
 

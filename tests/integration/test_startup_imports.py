@@ -1,9 +1,10 @@
-"""A command imports only what it uses (docs/ISSUES.md §39): `stats`, `docs` and `entity` on
-embedded FalkorDB load no parser (spaCy, GiNZA, Sudachi), no LangChain transformer, no model
-client and no Neo4j driver; `ask --no-llm` loads the question path's encoder and Sudachi but no
-transformer, client or driver, and no LangChain (nothing calls a model, so nothing counts its
-calls, §45); `ask` with the embedded model answers through its own chat client, without the
-openai client, langchain-openai or LangSmith (§53); the driver comes with the store configured.
+"""A command imports only what it uses (docs/ISSUES.md#startup-imports): `stats`, `docs` and
+`entity` on embedded FalkorDB load no parser (spaCy, GiNZA, Sudachi), no LangChain transformer, no
+model client and no Neo4j driver; `ask --no-llm` loads the question path's encoder and Sudachi but
+no transformer, client or driver, and no LangChain (nothing calls a model, so nothing counts its
+calls); `ask` with the embedded model answers through its own chat client, without the
+openai client, langchain-openai or LangSmith (docs/ISSUES.md#embedded-chat-client); the driver comes
+with the store configured.
 
 Each command runs in a fresh interpreter (a subprocess) on a real embedded store, and what it
 imported is read from `sys.modules` after it returned."""

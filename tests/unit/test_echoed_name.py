@@ -1,5 +1,6 @@
 """A person question answered with the person the question itself names is told apart
-(docs/ISSUES.md §36). The analysis is the real one; start entities are given, as the eval does."""
+(docs/ISSUES.md#not-an-answer). The analysis is the real one; start entities are given, as the eval
+does."""
 
 from __future__ import annotations
 

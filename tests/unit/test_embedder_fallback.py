@@ -1,5 +1,6 @@
 """Without the sentence encoder's package the app still answers, and says so: a warning logged
-once, a warning in every answer's trace, a warning row in the doctor (docs/ISSUES.md §38)."""
+once, a warning in every answer's trace, a warning row in the doctor
+(docs/ISSUES.md#named-fallbacks)."""
 
 from __future__ import annotations
 

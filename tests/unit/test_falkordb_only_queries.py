@@ -1,5 +1,5 @@
 """Queries that find nodes by FalkorDB's internal ids never reach Neo4j's lint or Neo4j
-(storygraph.cypher.FALKORDB_ONLY, docs/ISSUES.md §54)."""
+(storygraph.cypher.FALKORDB_ONLY, docs/ISSUES.md#import-1m-edges)."""
 
 from __future__ import annotations
 

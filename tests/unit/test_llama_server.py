@@ -1,7 +1,7 @@
 """The embedded server's launcher: llama-cpp-python's tool-calling chat handler HTML-escaped
 every prompt (' became &#39;); through `storygraph.llm.llama_server` the model reads the text
-as written (docs/ISSUES.md §22). The handler is the real one; only the model is a stand-in that
-keeps the prompt it is given."""
+as written (docs/ISSUES.md#llama-autoescape). The handler is the real one; only the model is a
+stand-in that keeps the prompt it is given."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The prompts' worked examples are made up: no sentence and no name of theirs comes from a
 story we ship or evaluate on (../shared/stories). The extraction examples were 桃太郎's opening,
 and their triples were gold answers of our own eval sets (おばあさん PICKS_UP 桃 answers
-「川で桃を拾ったのは誰？」), so a model could score by copying the prompt (docs/ISSUES.md §38)."""
+「川で桃を拾ったのは誰？」), so a model could score by copying the prompt
+(docs/ISSUES.md#prompt-examples)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The qa wing's shape (docs/ISSUES.md §37): it imports nothing from the ingest wing, and only
-the question's analysis reads the question's language (the support check reads the answer's and
+"""The qa wing's shape (docs/ISSUES.md#engine-parts): it imports nothing from the ingest wing, and
+only the question's analysis reads the question's language (the support check reads the answer's and
 its sources')."""
 
 from __future__ import annotations

@@ -173,10 +173,10 @@ def test_stories_tied_by_ordinary_words_alone_are_marked_so() -> None:
 
 
 def test_a_translation_is_kept_only_when_it_holds_the_question_to_the_same_stories() -> None:
-    """A library of both languages (docs/ISSUES.md §60): the translated question is kept only
-    when its scope is the one the question's own names gave; in the v22 library run "the old
-    man" translated to 翁 turned a question tied between stories into one about 竹取物語 alone,
-    answered without its story's name."""
+    """A library of both languages (docs/ISSUES.md#crosslang-translation): the translated question
+    is kept only when its scope is the one the question's own names gave; in the v22 library run
+    "the old man" translated to 翁 turned a question tied between stories into one about 竹取物語
+    alone, answered without its story's name."""
     from storygraph.qa.analysis import same_stories
 
     tied = Scope(tied=("a", "b"), undecided=False)

@@ -566,7 +566,8 @@ def test_a_quote_answers_a_question_words_case_only_with_a_phrase_in_that_case()
     assert right.verdict == "supported", right.reason
 
 
-# --- §58: a quote counts only when it answers the question ------------------------------------
+# --- docs/ISSUES.md#support-quotes: a quote counts only when it answers the question
+# ------------------------------------
 
 TURTLE = (
     "子どもたちが小さいかめの子を一ぴきつかまえて、棒でつついたり、石でたたいたり、"
@@ -621,7 +622,7 @@ def test_a_quote_whose_asked_case_phrase_stands_on_another_verb_is_not_supported
 def test_a_quote_neither_it_nor_its_source_says_the_act_of_is_not_supported() -> None:
     # 「鬼が島に忘れて行ったものは何？」 asks about 忘れる (行く is its subsidiary verb): a
     # sentence of the source about following, which says neither, tells another event
-    # (docs/ISSUES.md §66: two such answers were shown as supported in a library)
+    # (docs/ISSUES.md#support-quotes: two such answers were shown as supported in a library)
     graph = ["桃太郎", "鬼が島", "犬", "きびだんご"]
     source = (
         "桃太郎は鬼が島へ出かけました。犬もきびだんごを一つもらって、あとからついて行きました。"
@@ -741,7 +742,8 @@ def test_the_words_check_reads_a_sources_words_in_the_answers_order() -> None:
     )
     made = "おとうさんやおかあさんは、浦島太郎を出迎えたと、「ふしぎだ。ふしぎだ」と言いました"
     assert in_order_share(made, source, "ja") < ORDER_SHARE
-    # an answer in its own words keeping the source's order passes (the §49 must-show answer)
+    # an answer in its own words keeping the source's order passes (the must-show answer of
+    # docs/ISSUES.md#support-context)
     said = "まいにち、おじいさんは山へしば刈りに、おばあさんは川へ洗濯に行きました。"
     assert in_order_share("山へしば刈りに行きました", said, "ja") >= ORDER_SHARE
     told = 'Upon which the Wolf seized him and ate him up, saying, "Well!"'
@@ -775,8 +777,8 @@ def test_a_question_asking_for_a_name_is_told_by_its_words(question: str, kind: 
 
 
 def test_a_question_term_in_kanji_is_on_topic_in_a_source_that_writes_it_in_kana() -> None:
-    # 景色 of the question is けしき in the story (ISSUES §62): the quote of the scene is on the
-    # question's topic; a source that does not say the word is not
+    # 景色 of the question is けしき in the story (docs/ISSUES.md#support-quotes): the quote of the
+    # scene is on the question's topic; a source that does not say the word is not
     question = "娘が西の窓をあけると、何の景色だった？"
     source = (
         "娘は、こんどは西の窓をおあけになりました。"
@@ -796,7 +798,7 @@ def test_a_question_term_in_kanji_is_on_topic_in_a_source_that_writes_it_in_kana
 
 def test_a_source_holding_the_phrase_the_question_quotes_is_about_the_question() -> None:
     # the thing the quoted phrase describes (箱) stands in a relative clause and is not in the
-    # source; the source holds the quoted phrase itself (ISSUES §62)
+    # source; the source holds the quoted phrase itself (docs/ISSUES.md#support-quotes)
     question = "箱に入っていた「この世でいちばんの宝」とは何だった？"
     graph = ["箱", "娘", "母"]
     source = (
@@ -814,8 +816,8 @@ def test_a_source_holding_the_phrase_the_question_quotes_is_about_the_question()
 
 
 def test_an_english_quote_saying_the_asked_verb_by_another_word_of_its_row_is_on_topic() -> None:
-    # "make fun of" and "ridiculed" are one row of the verb table (ISSUES §62): the answer
-    # restates the question's words and quotes the rest of the sentence that says it
+    # "make fun of" and "ridiculed" are one row of the verb table (docs/ISSUES.md#support-quotes):
+    # the answer restates the question's words and quotes the rest of the sentence that says it
     question = "What did the Crow make fun of?"
     graph = ["Crow", "Rabbit", "ears", "tail"]
     source = "A Crow one day ridiculed the long ears and thin tail of the Rabbit, who said nothing."

@@ -1,7 +1,7 @@
 """The support check's asked slot on a source's own parse (storygraph.qa.support_slots, issue
-#27, ISSUES §57), with real GiNZA and spaCy parses: each case was withheld by the frames and
-facts alone (an oblique case, no participant the graph knows, a zero subject up a verb chain,
-a participle, a pronoun), and a wrong answer in the same sentences stays unconfirmed."""
+#27, docs/ISSUES.md#support-slots), with real GiNZA and spaCy parses: each case was withheld by the
+frames and facts alone (an oblique case, no participant the graph knows, a zero subject up a verb
+chain, a participle, a pronoun), and a wrong answer in the same sentences stays unconfirmed."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _both(
     texts: list[str],
     chunk: str = "",
 ) -> tuple[Support, Support]:
-    """The check without the clauses (main before §57) and with them."""
+    """The check without the clauses (before docs/ISSUES.md#support-slots) and with them."""
     entities = [n for n in graph if n in question]
     analysis = analyse(question, [], LocalEntityFinder(), [], start_entities=entities)
     sources = [Citation(i, f"c{i}", "story", t) for i, t in enumerate(texts, start=1)]
@@ -161,8 +161,8 @@ def test_a_light_verb_is_read_with_its_noun() -> None:
 
 def test_an_english_verb_with_its_noun_and_preposition_is_no_premise_of_the_verb_alone() -> None:
     # "make fun of" is one act (ridicule): no MAKE frame is no sign the story lacks it; since
-    # the verb table's RIDICULES row holds the phrase (ISSUES §62), "mocked" says the act even
-    # without the clause reader, which claimed "no premise" before
+    # the verb table's RIDICULES row holds the phrase (docs/ISSUES.md#support-quotes), "mocked" says
+    # the act even without the clause reader, which claimed "no premise" before
     source = "A Crow one day mocked the Snail, who replied: I will beat you."
     graph = ["Crow", "Snail"]
     answer = "The short legs of the animal. [1]"
@@ -172,7 +172,8 @@ def test_an_english_verb_with_its_noun_and_preposition_is_no_premise_of_the_verb
 
 
 def test_a_partner_in_the_case_of_a_noun_the_verb_governs_fills_the_asked_slot() -> None:
-    # 花子といっしょにくらす: 花子's と hangs on いっしょ, not on the verb (ISSUES §62)
+    # 花子といっしょにくらす: 花子's と hangs on いっしょ, not on the verb
+    # (docs/ISSUES.md#support-slots)
     source = "太郎は村の奥に生まれて、おばあさんの花子といっしょにくらしていました。"
     graph = ["太郎", "花子", "おばあさん", "村"]
     question = "太郎は山で誰といっしょにくらしていた？"

@@ -1,5 +1,5 @@
 """A plan's repeated relation is written as one row holding what the MERGE run once per
-repeat would leave (storygraph.store.plan.unique_relations, docs/ISSUES.md §54)."""
+repeat would leave (storygraph.store.plan.unique_relations, docs/ISSUES.md#falkordb-same-query)."""
 
 from __future__ import annotations
 
