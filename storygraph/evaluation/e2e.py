@@ -420,10 +420,11 @@ idle reaper stops it (looked at every second)."""
 
 
 def watch_store(services: Services, data_dir: Path) -> int | None:
-    """Start the idle reaper of §45 (`storygraph.store.idle_reaper`) on the temporary store's
-    server: a run killed before it could stop the server (SIGKILL, a closed terminal) left it
-    running with its /tmp/storygraph-e2e-* directory. While this process uses the server the
-    reaper only looks; a run that ends stops the server itself and the reaper exits ("gone").
+    """Start the idle reaper (`storygraph.store.idle_reaper`, docs/ISSUES.md#store-server-kept)
+    on the temporary store's server: a run killed before it could stop the server (SIGKILL, a
+    closed terminal) left it running with its /tmp/storygraph-e2e-* directory. While this
+    process uses the server the reaper only looks; a run that ends stops the server itself and
+    the reaper exits ("gone").
     The server's pid, or None when no server of its own runs there."""
     from storygraph.processes import start_detached_module
     from storygraph.store.falkordb_server import EmbeddedFalkorDB, ServerPaths

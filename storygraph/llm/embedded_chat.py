@@ -1,7 +1,7 @@
 """The embedded llama.cpp server's chat endpoint, called without the openai client.
 
 Importing `langchain_openai` and `openai` took a question 1.5-1.9 s in a new process (`ask` with
-the embedded model, docs/ISSUES.md §45, §53), more than the rest of its start. The embedded
+the embedded model, docs/ISSUES.md#startup-imports), more than the rest of its start. The embedded
 server is ours and runs on 127.0.0.1; what the question path asks of it is plain chat: the
 answer streamed (`stream`), the read-ahead, the chosen name and the question's translation
 (`invoke`). `EmbeddedChatModel` sends those requests itself over `http.client`, exactly as

@@ -2,7 +2,7 @@
 Azure OpenAI and OpenAI-compatible servers; for the embedded llama.cpp server our own
 `EmbeddedChatModel` (storygraph.llm.embedded_chat), which sends plain chat itself, with the
 requests langchain-openai would send, and hands every other call to langchain-openai's client
-(docs/ISSUES.md §53)."""
+(docs/ISSUES.md#embedded-chat-client)."""
 
 from __future__ import annotations
 

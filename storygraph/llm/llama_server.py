@@ -12,13 +12,14 @@ with a Jinja environment built as `autoescape=select_autoescape(["html", "xml"])
 template made from a string that turns HTML escaping *on*: every ' " & < > of a prompt
 reached the model as &#39; &#34; &amp; &lt; &gt; (llama-cpp-python 0.3.36). The model read
 English stories' quotes and apostrophes as entities, and wrote them back: "The story&#39;s
-sentences do not say." (docs/ISSUES.md §22). Here that module's `jinja2` is a copy whose
-`select_autoescape` never escapes.
+sentences do not say." (docs/ISSUES.md#llama-autoescape). Here that module's `jinja2` is a
+copy whose `select_autoescape` never escapes.
 
 **A state per prompt family.** The model is `PrefixKeepingLlama`: before each prompt it keeps
 and restores model states as `storygraph.llm.prefix_states` decides, so a question in the other
 language than the last one restores that language's read instructions and examples instead of
-reading them again (docs/ISSUES.md §34). Each keep and restore is a line in the server's log.
+reading them again (docs/ISSUES.md#prompt-prefix). Each keep and restore is a line in the
+server's log.
 
 **The written tokens' probabilities.** A streamed request that asks for `logprobs` gets each
 written token's log probability, without loading the model with `logits_all`

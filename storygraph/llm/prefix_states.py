@@ -2,16 +2,16 @@
 
 llama.cpp keeps the tokens of the last prompt it read and, for the next prompt, reads only
 what differs after their common start. The small model's answer prompt starts with ~700 tokens
-fixed per language (instructions and worked examples, docs/ISSUES.md §30): a question in English
-after one in Japanese shares ~20 tokens with it and reads the other ~700 again (~10 s on two
-cores). `PrefixStates` decides, before each prompt, whether to keep the state the model holds
+fixed per language (instructions and worked examples, docs/ISSUES.md#prompt-prefix): a question
+in English after one in Japanese shares ~20 tokens with it and reads the other ~700 again (~10 s
+on two cores). `PrefixStates` decides, before each prompt, whether to keep the state the model holds
 now and whether to restore a kept one:
 
 - **keep** the current state when the new prompt would throw away most of it (their common
   start is shorter than `MIN_PREFIX` tokens) and no kept state already shares `MIN_PREFIX`
   tokens with it: it is the first of a family (a language's answer prompt, the extraction
   prompt). Saving happens only on such a switch, never after every answer (llama-cpp-python's
-  own RAM cache saved after every answer: +1.4-1.6 s each, §30).
+  own RAM cache saved after every answer: +1.4-1.6 s each, docs/ISSUES.md#prompt-prefix).
 - **restore** the kept state sharing the longest start with the new prompt when that start is
   longer, by `MIN_PREFIX` tokens or more, than what the model holds now.
 

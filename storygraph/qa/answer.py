@@ -18,7 +18,7 @@ the model's budget.
 `warm(language)` has the model read an answerer's fixed prefix ahead of the first question: the
 small model's instructions and worked examples are ~700 prompt tokens, 7-8 s of reading on two
 cores that the first question otherwise waits for. The embedded server keeps the model's state
-per fixed prefix (storygraph.llm.prefix_states, docs/ISSUES.md §34), so a question after a
+per fixed prefix (storygraph.llm.prefix_states, docs/ISSUES.md#prompt-prefix), so a question after a
 change of language restores that language's prefix instead of reading it again.
 
 The small model's request asks for `logprobs`: the reply is a `Reply`, the text with the model's
@@ -274,7 +274,8 @@ class ModelAnswerer:
         }
         if self.compact:
             # The small model reads the sentences only: the facts' "A -TYPE-> B" lines beside
-            # them changed nothing it got right and made its prompt longer (docs/ISSUES.md §20).
+            # them changed nothing it got right and made its prompt longer
+            # (docs/ISSUES.md#small-model-sources).
             # A fact with no story sentence (an imported graph's) is its own source, numbered
             # "(1)": after the worked examples, "[1] A -[T]-> B" lines came back as
             # 「犬です。[BECOMES_COMPANION_OF]-> 犬」; numbered "(1)", as 「犬です。[1]」.

@@ -69,7 +69,7 @@ class QAOptions:
     """Story sentences from sentence search the answer reads beside the facts' (0: none)."""
     choose_names: bool = False
     """The small embedded model answers a who / where question by choosing a graph name (off
-    by default: measured worse than its written answers, docs/ISSUES.md §18.4)."""
+    by default: measured worse than its written answers, docs/ISSUES.md#chosen-names)."""
     compose_answer: bool = True
     """False: skip the model's answer (the eval measures retrieval); the facts answer is given."""
     stories: tuple[str, ...] = ()
@@ -80,7 +80,7 @@ class QAOptions:
     candidates: str = "single"
     """After an answer the support check did not confirm, a candidate the sentences' structure
     puts in the asked slot: "off", "single" (the default: the one candidate, no call; measured
-    in docs/ISSUES.md §59), "choice" or "both" (storygraph.qa.candidate_answer)."""
+    in docs/ISSUES.md#candidate-answer), "choice" or "both" (storygraph.qa.candidate_answer)."""
     crosslang_answer: str = "sources"
     """What language the small model answers such a question in: "sources" (the stories', shown
     in the question's with the stories' words in brackets) or "question" (its own);
@@ -662,7 +662,7 @@ def scoped_checker(analysis: QuestionAnalysis, parts: QAParts) -> SupportChecker
     only (`Scope.documents`; every story's when the scope is all of them): in a library,
     another story's names (丹後, a place of another tale) made a right answer's words "names
     the sources do not hold", and the answer the one-story store showed was replaced
-    (docs/ISSUES.md §61). None: the parts check nothing."""
+    (docs/ISSUES.md#story-scope). None: the parts check nothing."""
     if parts.support is None:
         return None
     return parts.support(names_in_scope(analysis.name_rows, analysis.scope.documents))
