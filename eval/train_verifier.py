@@ -34,12 +34,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from storygraph.evaluation.answer_scoring import score_strict
 from storygraph.qa.verify.calibration import WEIGHTS, Calibration, fit
-from storygraph.qa.verify.signals import SIGNALS
+from storygraph.qa.verify.evidence import Evidence
+from storygraph.qa.verify.signals import SIGNALS, read_signals
 
-LOGPROB_SIGNALS = ("mean_logprob", "min_logprob")
+LOGPROB_SIGNALS = ("mean_logprob", "min_logprob", "head_logprob")
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ def load_run(spec: str) -> list[Row]:
                 run=Path(run_path).stem,
                 story=str(r.get("story", "")),
                 unanswerable=unanswerable,
-                signals=dict(judged["signals"]) if judged else None,
+                signals=_signals(judged),
                 model_right=model_right,
                 rule_supported=rule == 1.0,
                 shown_supported=bool(r.get("supported")),
@@ -92,6 +94,16 @@ def load_run(spec: str) -> list[Row]:
             )
         )
     return rows
+
+
+def _signals(judged: dict[str, Any] | None) -> dict[str, float | None] | None:
+    """Every signal of today's code, read from the evidence the run kept (a run that kept none:
+    the signals it recorded)."""
+    if judged is None:
+        return None
+    if judged.get("evidence"):
+        return read_signals(Evidence.from_json(judged["evidence"]))
+    return dict(judged["signals"])
 
 
 def judged(rows: Sequence[Row]) -> list[Row]:

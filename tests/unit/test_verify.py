@@ -186,3 +186,26 @@ def test_only_a_model_answer_that_answers_is_verified() -> None:
 def test_confidence_is_a_probability() -> None:
     verdict = _verifier().verify(_evidence(QUESTION, "x", "パン屋", cited=SENTENCES[1:2]))
     assert 0.0 < verdict.confidence < 1.0 and not math.isnan(verdict.confidence)
+
+
+def test_the_models_first_words_are_read_apart_from_its_closing() -> None:
+    # a guessed name followed by a sure closing (「です。[2]」): the head shows the guess
+    guessed = _evidence("q", "a", "a", logprobs=(-3.0, -2.0, -1.0, -0.01, -0.01, -0.01))
+    assert SIGNALS["head_logprob"](guessed) == pytest.approx(-2.0)
+    assert SIGNALS["mean_logprob"](guessed) > SIGNALS["head_logprob"](guessed)  # type: ignore[operator]
+
+
+def test_a_cited_sentence_about_the_asked_act_tells_more_of_the_question() -> None:
+    asked = "Who gave the boy apples?"
+    about = _evidence(asked, "x", "The baker", cited=(SENTENCES[2],))
+    elsewhere = _evidence(asked, "x", "The baker", cited=("The baker slept all day.",))
+    assert SIGNALS["question_in_cited"](about) > SIGNALS["question_in_cited"](elsewhere)  # type: ignore[operator]
+    assert SIGNALS["question_in_cited"](_evidence(asked, "x", "y")) is None
+
+
+def test_the_evidence_kept_in_the_trace_reads_back_to_the_same_signals() -> None:
+    cited, read = (SENTENCES[1],), SENTENCES[:2]
+    evidence = Evidence(QUESTION, "パン屋です。[2]", "パン屋", cited, read, (-0.5, -0.1), "x")
+    again = Evidence.from_json(evidence.to_json())
+    assert read_signals(again) == pytest.approx(read_signals(evidence))
+    assert _verifier().verify(evidence).to_json()["evidence"] == evidence.to_json()

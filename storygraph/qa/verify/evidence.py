@@ -24,6 +24,31 @@ class Evidence:
     logprobs: tuple[float, ...] = ()
     rule: str = ""
 
+    def to_json(self) -> dict[str, Any]:
+        """The evidence as the trace keeps it: a saved run's signals can be read again from it
+        (eval/train_verifier.py), a new signal measured on answers already written."""
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "core": self.core,
+            "cited": list(self.cited),
+            "read": list(self.read),
+            "logprobs": [round(p, 4) for p in self.logprobs],
+            "rule": self.rule,
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Evidence:
+        return cls(
+            question=str(raw["question"]),
+            answer=str(raw["answer"]),
+            core=str(raw["core"]),
+            cited=tuple(raw.get("cited", ())),
+            read=tuple(raw.get("read", ())),
+            logprobs=tuple(float(p) for p in raw.get("logprobs", ())),
+            rule=str(raw.get("rule", "")),
+        )
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -36,6 +61,8 @@ class Verdict:
     reason: str
     best_evidence: int | None = None
     signals: dict[str, float | None] = field(default_factory=dict)
+    evidence: dict[str, Any] = field(default_factory=dict)
+    """What it read (`Evidence.to_json`), kept in the trace."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -43,4 +70,5 @@ class Verdict:
             "reason": self.reason,
             "best_evidence": self.best_evidence,
             "signals": {k: None if v is None else round(v, 4) for k, v in self.signals.items()},
+            "evidence": self.evidence,
         }

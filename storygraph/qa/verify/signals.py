@@ -72,11 +72,32 @@ def question_share(evidence: Evidence) -> float | None:
     return share_in(units(evidence.core), units(evidence.question))
 
 
+def question_in_cited(evidence: Evidence) -> float | None:
+    """How much of the question the sentence it cites best says (is the cited sentence about
+    what was asked, its act and participants?); None: it cites none."""
+    if not evidence.cited:
+        return None
+    asked = units(evidence.question)
+    shares = [share_in(asked, units(text)) for text in evidence.cited]
+    known = [s for s in shares if s is not None]
+    return max(known) if known else None
+
+
 def mean_logprob(evidence: Evidence) -> float | None:
     """The model's mean log probability per written token."""
     if not evidence.logprobs:
         return None
     return sum(evidence.logprobs) / len(evidence.logprobs)
+
+
+HEAD_TOKENS = 3
+"""The answer's first tokens: where the model commits to what it names (「猿」, "The monkey")."""
+
+
+def head_logprob(evidence: Evidence) -> float | None:
+    """The model's mean log probability over the first `HEAD_TOKENS` tokens it wrote."""
+    head = evidence.logprobs[:HEAD_TOKENS]
+    return sum(head) / len(head) if head else None
 
 
 def min_logprob(evidence: Evidence) -> float | None:
@@ -107,7 +128,9 @@ SIGNALS: dict[str, Signal] = {
     "grounded_cited": grounded_cited,
     "grounded_read": grounded_read,
     "question_share": question_share,
+    "question_in_cited": question_in_cited,
     "mean_logprob": mean_logprob,
+    "head_logprob": head_logprob,
     "min_logprob": min_logprob,
     "rule_supported": rule_supported,
     "rule_no_premise": rule_no_premise,

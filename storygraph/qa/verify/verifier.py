@@ -30,6 +30,11 @@ SAYING = {
     "question_share": ("it repeats the question's own words", "it says more than the question"),
     "mean_logprob": ("the model wrote it with confidence", "the model hesitated writing it"),
     "min_logprob": ("no word of it was a guess", "a word of it was a guess"),
+    "head_logprob": ("the model was sure of its first words", "its first words were a guess"),
+    "question_in_cited": (
+        "the sentence it cites tells what was asked",
+        "the sentence it cites tells little of what was asked",
+    ),
     "rule_supported": (
         "the parse puts it in the asked role",
         "the parse does not put it in the asked role",
@@ -63,7 +68,7 @@ class Verifier:
         ]
         reason = f"confidence {confidence:.2f}" + (": " + "; ".join(said) if said else "")
         index = best_share(evidence.core, evidence.cited)[1] if evidence.cited else None
-        return Verdict(confidence, reason, index, signals)
+        return Verdict(confidence, reason, index, signals, evidence.to_json())
 
     def passes(self, verdict: Verdict) -> bool:
         return verdict.confidence >= self.threshold
