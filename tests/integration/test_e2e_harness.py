@@ -153,6 +153,11 @@ def test_small_model_path_makes_one_streamed_call_per_question(
     assert 0 < result.before_answer_seconds < result.seconds
     asked = [c for c in model.calls if c != "extract"]
     assert asked == ["answer"]
+    # the verifier judged the written answer and the run keeps what it read, for the trainer
+    judged = result.verifier
+    assert judged is not None and 0.0 <= judged["confidence"] <= 1.0
+    assert judged["evidence"]["answer"] and judged["evidence"]["read"]
+    assert set(judged["signals"]) >= {"grounded_cited", "rule_supported", "mean_logprob"}
 
 
 def test_library_mode_asks_every_question_of_one_store_and_counts_other_stories(
