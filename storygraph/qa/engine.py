@@ -494,6 +494,8 @@ def answer_within(
                 read_as, parts, checker, written, sources, facts, checked, trace.callbacks
             )
     shown = offered.step if offered is not None else checked
+    # what the model wrote in the sources' language, or the candidate shown in its place
+    said = shown.text if shown is not checked else written.text
     if parts.verifier is not None and verifiable(written.method, written.text, written.cut):
         evidence = evidence_of(
             read_as.question, written.text, written.logprobs, sources.citations, written.read,
@@ -506,7 +508,7 @@ def answer_within(
         )  # fmt: skip
     if asked is not None and parts.across is not None:
         # a candidate shown in the sources' language is rendered as the model's answer would be
-        said = shown.text if shown is not checked else written.text
+        said = written.text if shown.text == written.text else said
         shown = parts.across.shown(analysis, shown, said, written.method, sources)
     trace.record("support", **shown.detail)
     if offered is not None:

@@ -63,7 +63,10 @@ def test_a_supported_answer_is_marked_checked_by_its_source(
     at = _asked(services, monkeypatch, "桃太郎の仲間は誰？", _reply_naming("犬", "ついて"))
     lines = _support_lines(at)
     assert len(lines) == 1, lines
-    assert re.search(r"checked: 犬 \w+ 桃太郎.* in \[\d+\]", lines[0]), lines[0]
+    # the verifier's confidence and why, with the role the parse found
+    assert re.search(r"checked: confidence 0\.\d\d: .*\(犬 \w+ 桃太郎.* in \[\d+\]\)", lines[0]), (
+        lines[0]
+    )
     assert "犬です。" in at.chat_message[-1].markdown[0].value
 
 
@@ -109,13 +112,20 @@ def _controls(at):  # type: ignore[no-untyped-def]
 
 
 def test_an_answer_read_from_the_sentences_structure_is_marked_so(
-    services: Services,  # noqa: F811 - the fixture
-    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the model names the one who raised 桃太郎; the one frame candidate of the asked slot is
-    # shown instead (the default STORYGRAPH_ANSWER_CANDIDATES=single), marked as such
+    # shown instead (the default STORYGRAPH_ANSWER_CANDIDATES=single) when the rule check decides
+    # (STORYGRAPH_VERIFY=rules; under the gate, when the verifier withholds the model's answer),
+    # marked as such
     question = "犬は誰のあとからついて行きましたか？"
-    at = _asked(services, monkeypatch, question, _reply_naming("おじいさん", "おじいさん"))
+    ruled = build_services(
+        Settings(data_dir=tmp_path / "ruled", verify="rules"), llm=ScriptedChatModel()
+    )
+    try:
+        at = _asked(ruled, monkeypatch, question, _reply_naming("おじいさん", "おじいさん"))
+    finally:
+        ruled.close()
     shown = str(at.chat_message[-1].markdown[0].value)
     assert shown.startswith("桃太郎です。["), shown
     lines = _support_lines(at)

@@ -2,7 +2,8 @@
 FalkorDB with the sample story ingested by the parser and the real support check: the small
 model's answer is scripted wrong (the one who raised 桃太郎), and what is shown instead depends
 on the mode (the default: the single candidate); the trace names the step and keeps the
-model's words."""
+model's words. The step follows the rule check (`verify="rules"`): under the verifier's gate it
+runs when the model's answer is withheld (storygraph.qa.verify.gate, tests/unit/test_verify.py)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def _engine(services: Services, model: ScriptedChatModel, info: ModelInfo = SMAL
 
 def test_off_the_unconfirmed_answer_is_not_sure(momotaro: Services) -> None:
     model = ScriptedChatModel()
-    answer = _engine(momotaro, model).ask(FOLLOWED, QAOptions(candidates="off"))
+    answer = _engine(momotaro, model).ask(FOLLOWED, QAOptions(verify="rules", candidates="off"))
     assert answer.answer.startswith(NOT_SURE["ja"])
     assert answer.support is not None and answer.support.verdict == "not supported"
     assert not any(s.name == "candidate" for s in answer.steps)
@@ -53,7 +54,8 @@ def test_off_the_unconfirmed_answer_is_not_sure(momotaro: Services) -> None:
 
 def test_the_one_frame_candidate_is_shown_marked_without_a_call(momotaro: Services) -> None:
     model = ScriptedChatModel()
-    answer = _engine(momotaro, model).ask(FOLLOWED, QAOptions())  # the default
+    # the default candidates
+    answer = _engine(momotaro, model).ask(FOLLOWED, QAOptions(verify="rules"))
     assert answer.answer.startswith("桃太郎です。[")
     assert answer.support is not None and answer.support.supported
     assert answer.support.answered_by == "structure"
@@ -69,12 +71,13 @@ def test_the_models_choice_is_shown_marked_in_two_calls_or_nothing(momotaro: Ser
     follows = (("犬", "Character", "FOLLOWS", "桃太郎", "Character"),)
     model = ScriptedChatModel(script=scripted_logic.Script(triples=follows))
     engine = _engine(momotaro, model)
-    answer = engine.ask(FOLLOWED, QAOptions(candidates="choice"))
+    answer = engine.ask(FOLLOWED, QAOptions(verify="rules", candidates="choice"))
     assert answer.answer.startswith("桃太郎です。[")
     assert answer.support is not None and answer.support.answered_by == "choice"
     assert len(model.calls) == 2  # the answer, then the choice: at most two a question
     # two candidates the scripted model links to nothing: it says the sentences do not say
-    answer = engine.ask("猿は誰にきびだんごをもらった？", QAOptions(candidates="choice"))
+    options = QAOptions(verify="rules", candidates="choice")
+    answer = engine.ask("猿は誰にきびだんごをもらった？", options)
     step = next(s for s in answer.steps if s.name == "candidate")
     assert len(step.detail["candidates"]) == 2 and step.detail["picked"] is None
     assert answer.answer.startswith(NOT_SURE["ja"])
@@ -84,11 +87,12 @@ def test_the_models_choice_is_shown_marked_in_two_calls_or_nothing(momotaro: Ser
 def test_a_server_without_grammars_gets_no_choice_and_says_so(momotaro: Services) -> None:
     remote = ModelInfo("openai_compatible", "s", capable=False)
     engine = _engine(momotaro, ScriptedChatModel(), remote)
-    parts = engine.parts_for(QAOptions(candidates="choice"))
+    parts = engine.parts_for(QAOptions(verify="rules", candidates="choice"))
     assert parts.candidate is None
     assert any("no grammar" in w for w in parts.warnings)
-    assert engine.parts_for(QAOptions(candidates="both")).candidate is not None  # the single one
-    assert engine.parts_for(QAOptions(candidates="off")).candidate is None
+    # the single one
+    assert engine.parts_for(QAOptions(verify="rules", candidates="both")).candidate is not None
+    assert engine.parts_for(QAOptions(verify="rules", candidates="off")).candidate is None
 
 
 def test_the_harness_counts_a_confirmed_candidate_as_supported_and_keeps_the_models_words(
@@ -110,7 +114,7 @@ def test_the_harness_counts_a_confirmed_candidate_as_supported_and_keeps_the_mod
             load_e2e_questions(path),
             shared_dir / "stories",
             modes=["onehop+qtype+reltype+rerank"],
-            options=QAOptions(candidates=candidates),
+            options=QAOptions(verify="rules", candidates=candidates),
             cache_dir=tmp_path / "cache",
             llm=ScriptedChatModel(),
         )

@@ -12,6 +12,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +53,9 @@ class Calibration:
         return asdict(self)
 
 
+@lru_cache(maxsize=4)
 def load(path: Path = WEIGHTS) -> dict[str, Calibration]:
-    """Every family's calibration from `path`."""
+    """Every family's calibration from `path` (read once per process: the weights are code)."""
     raw = json.loads(path.read_text(encoding="utf-8"))
     return {
         family: Calibration(

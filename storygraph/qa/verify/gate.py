@@ -77,10 +77,12 @@ def gated(
     best = verdict.best_evidence
     source = numbers[best] if best is not None and best < len(numbers) else None
     if passes or mode == "label":
+        said = checked.support.reason if checked.support.supported else ""
         support = Support(
             "supported" if passes else "not supported",
             source=source,
-            reason=verdict.reason,
+            reason=verdict.reason + (f" ({said})" if said else ""),
+            named=checked.support.named,
             check="verifier",
         )
         return SupportStep(

@@ -60,11 +60,13 @@ class Verifier:
         signals = read_signals(evidence)  # all of them: the trace keeps them for the trainer
         confidence = self.calibration.confidence(signals)
         terms = self.calibration.terms(signals)
-        ranked = sorted(terms.items(), key=lambda item: abs(item[1]), reverse=True)
+        # the signals that pushed toward the verdict, strongest first
+        toward = 1.0 if confidence >= self.threshold else -1.0
+        ranked = sorted(terms.items(), key=lambda item: item[1] * toward, reverse=True)
         said = [
             SAYING[name][0 if value > 0 else 1]
             for name, value in ranked[:2]
-            if signals.get(name) is not None and abs(value) > 0.05
+            if signals.get(name) is not None and value * toward > 0.05
         ]
         reason = f"confidence {confidence:.2f}" + (": " + "; ".join(said) if said else "")
         index = best_share(evidence.core, evidence.cited)[1] if evidence.cited else None
