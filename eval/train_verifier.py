@@ -286,6 +286,12 @@ def main(argv: Sequence[str]) -> int:
               f"out-of-fold AUC {auc(dev, folds):.3f}")  # fmt: skip
         print("rules as run (dev):       " + simulate(dev, None, 0.5).line())
         print("gate, out of fold (dev):  " + simulate(dev, folds, threshold).line())
+        for run in dict.fromkeys(r.run for r in dev):
+            mine = [i for i, r in enumerate(dev) if r.run == run]
+            rows = [dev[i] for i in mine]
+            conf = {k: folds[i] for k, i in enumerate(mine) if i in folds}
+            print(f"  {run}: rules {simulate(rows, None, 0.5).line()}")
+            print(f"  {run}: gate  {simulate(rows, conf, threshold).line()}")
         if family == "embedded":
             for name, rows in tests.items():
                 conf = {i: model.confidence(r.signals) for i, r in enumerate(rows) if r.signals}
