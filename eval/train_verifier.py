@@ -295,8 +295,8 @@ def main(argv: Sequence[str]) -> int:
         if family == "embedded":
             for name, rows in tests.items():
                 conf = {i: model.confidence(r.signals) for i, r in enumerate(rows) if r.signals}
-                print(f"rules as run ({name}):  " + simulate(rows, None, 0.5).line())
-                print(f"gate ({name}):          " + simulate(rows, conf, threshold).line()
+                print(f"as run ({name}):        " + simulate(rows, None, 0.5).line())
+                print(f"gate, replayed ({name}): " + simulate(rows, conf, threshold).line()
                       + f", AUC {auc(rows, conf):.3f}")  # fmt: skip
                 if args.diagram:
                     points = reliability(rows, conf)
