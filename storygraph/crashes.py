@@ -39,6 +39,19 @@ WHAT_USERS_GET: dict[Helper, str] = {
 MAX_RESTARTS_IN_A_ROW = 1
 """A crashed helper is restarted once; a second crash in a row is reported, not retried."""
 LOG_TAIL_LINES = 20
+FATAL_HEAD = "Fatal Python error:"
+"""The first line of faulthandler's report (the signal's name; the threads' stacks follow)."""
+
+
+def log_excerpt(text: str, lines: int = LOG_TAIL_LINES) -> str:
+    """The lines of a helper's log to show: from the head of its last faulthandler report (which
+    names the signal; every thread's stack follows it, more than `lines` lines when the process
+    ran many threads), else its last `lines` lines."""
+    rows = text.splitlines()
+    heads = [i for i, row in enumerate(rows) if FATAL_HEAD in row]
+    if heads:
+        return "\n".join(rows[heads[-1] : heads[-1] + lines])
+    return "\n".join(rows[-lines:])
 UNKNOWN_CAUSE = "an unknown cause (no exit status or fatal error in its log)"
 """How a helper ended when neither its exit status nor its log tells."""
 

@@ -42,6 +42,7 @@ from storygraph.crashes import (
     CrashLedger,
     description_from_log,
     exit_description,
+    log_excerpt,
     refusal,
 )
 from storygraph.errors import ModelError, ModelServerCrashed
@@ -594,7 +595,7 @@ class EmbeddedServer:
             state.pid,
             how or UNKNOWN_CAUSE,
             started_at=state.started_at,
-            log_tail="\n".join(last.splitlines()[-20:]),
+            log_tail=log_excerpt(last),
         )
 
     def _reuse_from_file(self) -> ServerState | None:
