@@ -244,7 +244,8 @@ def as_asked(link: _Link, analysis: QuestionAnalysis) -> _Link:
     return replace(link, start=link.end, end=link.start, swapped=not link.swapped)
 
 
-def _cited(answer: str, citations: Sequence[Citation]) -> list[Citation]:
+def cited_sources(answer: str, citations: Sequence[Citation]) -> list[Citation]:
+    """The sources `answer` cites by number, in the citations' order."""
     numbers = cited_numbers(answer)
     return [c for c in citations if c.number in numbers]
 
@@ -639,7 +640,7 @@ class GraphSupportChecker:
         answer_language = language or analysis.reply_language
         if declines(answer):
             return self._declined(analysis, read or citations, citations, facts)
-        cited = _cited(answer, citations)
+        cited = cited_sources(answer, citations)
         shown = list(read or citations)
         # the sources it cites first, then the others it read: a right name under a wrong
         # number is supported by the source that holds it (the verdict names that one)

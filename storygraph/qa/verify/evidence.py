@@ -53,9 +53,9 @@ class Evidence:
 @dataclass(frozen=True)
 class Verdict:
     """How sure the verifier is that the answer is right (`confidence`, 0-1), in words
-    (`reason`), the source sentence that best holds it (`best_evidence`: its index in
-    `Evidence.cited`, else in `Evidence.read` when none cited holds it; None: none does), and
-    the signals it was computed from (None: a signal that could not be read)."""
+    (`reason`), the cited sentence that holds most of it (`best_evidence`: its index in
+    `Evidence.cited`; None: the answer cites none), and the signals it was computed from (None:
+    a signal that could not be read)."""
 
     confidence: float
     reason: str

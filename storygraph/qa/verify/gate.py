@@ -16,18 +16,17 @@ Only a model-written answer that does not decline and was not cut at the deadlin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from storygraph.models import Citation, Support
 from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.answer_core import answer_core, cited_numbers
-from storygraph.qa.support import declines
+from storygraph.qa.answer_core import answer_core
+from storygraph.qa.support import cited_sources, declines
 from storygraph.qa.support_text import SupportStep, support_reply
 from storygraph.qa.verify.evidence import Evidence, Verdict
 from storygraph.qa.verify.verifier import Verifier
+from storygraph.settings import VerifyMode
 
-VerifyMode = Literal["gate", "label", "rules"]
-MODES: tuple[VerifyMode, ...] = ("gate", "label", "rules")
+__all__ = ["VerifyMode", "evidence_of", "gated", "verifiable"]
 
 
 def evidence_of(
@@ -39,8 +38,7 @@ def evidence_of(
     rule: Support,
 ) -> Evidence:
     """The verifier's evidence for a written answer: the sources it cites and those it read."""
-    numbers = cited_numbers(written)
-    cited = tuple(c.text for c in citations if c.number in numbers)
+    cited = tuple(c.text for c in cited_sources(written, citations))
     return Evidence(
         question=question,
         answer=written,
@@ -73,9 +71,10 @@ def gated(
     if mode == "rules":
         return SupportStep(shown.support, shown.text, shown.warnings, detail)
     passes = verifier.passes(verdict)
-    numbers = sorted(cited_numbers(written))
+    # the best cited sentence's number: `best_evidence` indexes the sources the answer cites
+    cited = cited_sources(written, citations)
     best = verdict.best_evidence
-    source = numbers[best] if best is not None and best < len(numbers) else None
+    source = cited[best].number if best is not None and best < len(cited) else None
     if passes or mode == "label":
         said = checked.support.reason if checked.support.supported else ""
         support = Support(
