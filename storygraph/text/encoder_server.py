@@ -165,11 +165,11 @@ def serve(path: Path, idle_s: float, encode: Callable[[list[str]], np.ndarray]) 
 
 
 def _local_encoder(data_dir: Path) -> Callable[[list[str]], np.ndarray]:
-    from storygraph.text.embeddings import UniversalSentenceEncoder
+    from storygraph.text.usem3_model import encode_with, load_usem3
 
-    encoder = UniversalSentenceEncoder(cache_dir(data_dir))
-    encoder.encode(["桃太郎"])  # the weights and the first sentence, before the socket is there
-    return encoder.encode
+    model = load_usem3(cache_dir(data_dir))
+    encode_with(model, ["桃太郎"])  # the weights and the first sentence, before the socket is there
+    return lambda texts: encode_with(model, texts)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from storygraph import state_files
 from storygraph.ingest.measured_rate import RateBook
 from storygraph.models import (
     Answer,
@@ -96,7 +97,7 @@ def test_a_failed_write_leaves_the_previous_file_intact(
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(app_state.json, "dump", broken)
+    monkeypatch.setattr(state_files.json, "dump", broken)
     with pytest.raises(OSError):
         save_conversation(tmp_path, [ChatTurn("lost")])
     monkeypatch.undo()
