@@ -11,7 +11,7 @@ The graph is the synthetic one of the import and retrieval benchmarks (benchmark
 - entity finding over all the graph's names (`storygraph.qa.entities`), each step timed apart:
   reading the names whole (`GraphStore.entity_names`, ENTITY_NAMES: after a removal, an import,
   a link), reading only a new document's names after another session wrote it (the change
-  record, storygraph.store.change_log), building the names index (`storygraph.qa.name_index`,
+  record, storygraph.store.change_log), building the names index (`storygraph.text.name_index`,
   once per names list), the dictionary match, the fuzzy resolution of a misspelt mention
   (`resolve_name`, the capable models' path), the whole `LocalEntityFinder.find` of a Japanese
   question and of an English one (its word and reading steps), and the embedding step. The
@@ -35,12 +35,12 @@ import numpy as np
 from benchmarks.common import BenchResult, Table, median, ms, percentile, rss_mb, temp_store
 from benchmarks.synthetic import entity_id, make_plan
 from storygraph.models import Chunk, DocumentInfo
-from storygraph.qa.entities import LocalEntityFinder, dictionary_match, resolve_name
-from storygraph.qa.name_index import name_index
+from storygraph.qa.entities import LocalEntityFinder, dictionary_match
 from storygraph.store.falkordb_runner import FalkorDBRunner
 from storygraph.store.graph_store import GraphStore
 from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord
 from storygraph.text.embeddings import UniversalSentenceEncoder, cosine
+from storygraph.text.name_index import name_index, resolve_name
 
 EMBED_SAMPLE = 500
 """Names embedded to time the embedding step (extrapolated to all names)."""

@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any
 from storygraph.library.relation_labels import is_japanese_text, relation_label
 from storygraph.llm.factory import ModelInfo
 from storygraph.prompt_files import fill
-from storygraph.qa.entities import resolve_name
 from storygraph.store import GraphStore
 from storygraph.store.history import parse_history
 from storygraph.store.plan import key_document
 from storygraph.store.story_time import parse_position
 from storygraph.text.language import detect_language
+from storygraph.text.name_index import resolve_name
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

@@ -22,7 +22,6 @@ from typing import Any
 
 from storygraph.models import ResolvedEntity
 from storygraph.qa.entities import EntityFinder, dictionary_match
-from storygraph.qa.name_index import name_index
 from storygraph.qa.question_type import QuestionType, detect_question_type
 from storygraph.qa.relation_words import mask_names, question_stems, related_stems
 from storygraph.qa.scope import Scope, names_in_scope, narrow
@@ -36,6 +35,7 @@ from storygraph.qa.story_titles import titled
 from storygraph.qa.translation import NO_TRANSLATOR, QuestionTranslator, Translation
 from storygraph.store import GraphStore
 from storygraph.text.language import detect_language
+from storygraph.text.name_index import name_index
 from storygraph.text.normalize import normalize_name
 from storygraph.text.terms import content_terms, english_words, passage_terms
 

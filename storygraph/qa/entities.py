@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from pydantic import BaseModel, Field
-from rapidfuzz import fuzz, process
 
 from storygraph.llm.replies import reply_fields, string_list
 from storygraph.models import ResolvedEntity
 from storygraph.prompt_files import fill
-from storygraph.qa.name_index import MIN_ROMAJI_CHARS, name_index
 from storygraph.text.embeddings import Embedder, cosine
 from storygraph.text.language import is_japanese_char
+from storygraph.text.name_index import MIN_ROMAJI_CHARS, name_index, resolve_name
 from storygraph.text.normalize import (
     normalize_name,
     noun_spans,
@@ -48,13 +47,11 @@ from storygraph.text.terms import JA_QUESTION_KANJI, NAME_WORD, name_words
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-FUZZY_THRESHOLD = 85.0
 EMBEDDING_THRESHOLD = 0.7
 """Lowest cosine between a question phrase and a name for an embedding match (USE-m3)."""
 EMBEDDING_MARGIN = 0.05
 """The best name must beat the runner-up by this much, else the match is ambiguous."""
 MAX_LISTED_TYPES = 200
-MIN_CONTAINS_CHARS = 2
 
 
 class QuestionEntities(BaseModel):
@@ -99,36 +96,6 @@ def llm_names(question: str, llm: BaseChatModel, callbacks: list[Any]) -> list[s
         fill("question_entities", question=question), config={"callbacks": callbacks}
     )
     return string_list(reply_fields(result, QuestionEntities).get("names"), "names")
-
-
-def resolve_name(mention: str, names: Sequence[dict[str, Any]]) -> ResolvedEntity | None:
-    """Match one mention to a graph node: exact, normalised, contains, then fuzzy (each the
-    first name in the graph's order that fits, looked up in the names index)."""
-    index = name_index(names)
-    if mention in index.first_by_id:
-        return ResolvedEntity(mention, mention, "llm", 1.0)
-    norm = normalize_name(mention)
-    if not norm:
-        return None
-    if norm in index.first_by_norm:
-        return ResolvedEntity(mention, index.ids[index.first_by_norm[norm]], "llm", 1.0)
-    if len(norm) >= MIN_CONTAINS_CHARS:
-        # names inside the mention (its substrings; of equal names the first is enough, it
-        # wins every tie) and names holding the mention
-        inside = {
-            index.first_by_norm[part]
-            for start in range(len(norm))
-            for end in range(start + MIN_CONTAINS_CHARS, len(norm) + 1)
-            if (part := norm[start:end]) in index.first_by_norm
-        }
-        contained = sorted(inside | set(index.holding(norm)))
-        if contained:
-            best = min(contained, key=lambda p: abs(len(index.norms[p]) - len(norm)))
-            return ResolvedEntity(mention, index.ids[best], "fuzzy", 0.9)
-    match = process.extractOne(norm, index.norms, scorer=fuzz.ratio, score_cutoff=FUZZY_THRESHOLD)
-    if match:
-        return ResolvedEntity(mention, index.ids[match[2]], "fuzzy", float(match[1]) / 100)
-    return None
 
 
 def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[ResolvedEntity]:

@@ -148,7 +148,7 @@ class PartsFactory:
         language of most of their documents (as stored at ingest), reading each source with the
         story around it. The checker is built once per names list and returned again while the
         same list comes back (`GraphStore.entity_names` returns one list until the graph
-        changes), as storygraph.qa.name_index does: its node-type map over every name, the
+        changes), as storygraph.text.name_index does: its node-type map over every name, the
         documents' languages and the frames it has read are not rebuilt for every answer."""
         with self._checker_lock:
             if self._checker is not None and self._checker[0] is names:

@@ -1,4 +1,4 @@
-"""The names index (storygraph.qa.name_index): built once per names list, and the finder's
+"""The names index (storygraph.text.name_index): built once per names list, and the finder's
 dictionary and word steps find through it what a walk over every name finds."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from storygraph.qa.entities import LocalEntityFinder, dictionary_match
-from storygraph.qa.name_index import name_index
+from storygraph.text.name_index import name_index
 from storygraph.text.normalize import normalize_name
 
 
@@ -56,7 +56,7 @@ def _resolve_by_walk(mention: str, names: list[dict[str, Any]]) -> str | None:
     """resolve_name's rule spelled as a walk over every name (the reference)."""
     from rapidfuzz import fuzz, process
 
-    from storygraph.qa.entities import FUZZY_THRESHOLD, MIN_CONTAINS_CHARS
+    from storygraph.text.name_index import FUZZY_THRESHOLD, MIN_CONTAINS_CHARS
 
     for row in names:
         if row["id"] == mention:
@@ -80,7 +80,7 @@ def _resolve_by_walk(mention: str, names: list[dict[str, Any]]) -> str | None:
 
 
 def test_a_mention_resolves_through_the_index_as_a_walk_resolves_it() -> None:
-    from storygraph.qa.entities import resolve_name
+    from storygraph.text.name_index import resolve_name
 
     ids = [f"人物{i:05d}" for i in range(5_000)] + ["鬼", "鬼の大将", "old man", "Old Man's dog"]
     names = _names(ids)

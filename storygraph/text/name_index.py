@@ -33,6 +33,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rapidfuzz import fuzz, process
+
+from storygraph.models import ResolvedEntity
+from storygraph.text.normalize import normalize_name
+
 MIN_ROMAJI_CHARS = 4
 _SEPARATOR = "\x00"
 _WordTables = tuple[dict[str, list[int]], dict[str, list[tuple[int, list[str]]]]]
@@ -169,3 +174,37 @@ def name_index(names: Sequence[dict[str, Any]]) -> NameIndex:
         index = NameIndex(ids, norms, by_norm, longest, first_by_id, first_by_norm)
         _last = (names, index)
         return index
+
+
+FUZZY_THRESHOLD = 85.0
+MIN_CONTAINS_CHARS = 2
+
+
+def resolve_name(mention: str, names: Sequence[dict[str, Any]]) -> ResolvedEntity | None:
+    """Match one mention to a graph node: exact, normalised, contains, then fuzzy (each the
+    first name in the graph's order that fits, looked up in the names index)."""
+    index = name_index(names)
+    if mention in index.first_by_id:
+        return ResolvedEntity(mention, mention, "llm", 1.0)
+    norm = normalize_name(mention)
+    if not norm:
+        return None
+    if norm in index.first_by_norm:
+        return ResolvedEntity(mention, index.ids[index.first_by_norm[norm]], "llm", 1.0)
+    if len(norm) >= MIN_CONTAINS_CHARS:
+        # names inside the mention (its substrings; of equal names the first is enough, it
+        # wins every tie) and names holding the mention
+        inside = {
+            index.first_by_norm[part]
+            for start in range(len(norm))
+            for end in range(start + MIN_CONTAINS_CHARS, len(norm) + 1)
+            if (part := norm[start:end]) in index.first_by_norm
+        }
+        contained = sorted(inside | set(index.holding(norm)))
+        if contained:
+            best = min(contained, key=lambda p: abs(len(index.norms[p]) - len(norm)))
+            return ResolvedEntity(mention, index.ids[best], "fuzzy", 0.9)
+    match = process.extractOne(norm, index.norms, scorer=fuzz.ratio, score_cutoff=FUZZY_THRESHOLD)
+    if match:
+        return ResolvedEntity(mention, index.ids[match[2]], "fuzzy", float(match[1]) / 100)
+    return None
