@@ -44,7 +44,7 @@ from pages import model_install, startup  # noqa: E402 - after the store's serve
 from pages.common import STARTUP_KEY, TAB_KEY, guarded, show_error  # noqa: E402
 from pages.jobs import render_jobs  # noqa: E402
 from storygraph.errors import StoryGraphError  # noqa: E402
-from storygraph.qa.preload import load_question_models  # noqa: E402
+from storygraph.qa.pipeline.preload import load_question_models  # noqa: E402
 from storygraph.services import Services, build_services, embedded_unavailable  # noqa: E402
 from storygraph.ui.startup import (  # noqa: E402
     AppStartup,

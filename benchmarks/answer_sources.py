@@ -47,12 +47,12 @@ from storygraph.evaluation.e2e import (
 from storygraph.evaluation.harness import configured_model
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Citation
-from storygraph.qa.analysis import QuestionAnalysis, analyse
-from storygraph.qa.answer import Answerer
-from storygraph.qa.checks import says_unknown
-from storygraph.qa.context import ContextBuilder
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.passages import MIN_SENTENCE_CHARS
+from storygraph.qa.generation.answer import Answerer
+from storygraph.qa.generation.checks import says_unknown
+from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.question.analysis import QuestionAnalysis, analyse
+from storygraph.qa.retrieval.context import ContextBuilder
+from storygraph.qa.retrieval.passages import MIN_SENTENCE_CHARS
 from storygraph.settings import Settings
 from storygraph.text.chunking import split_sentences
 from storygraph.text.normalize import normalize_name

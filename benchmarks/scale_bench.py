@@ -8,7 +8,8 @@ The graph is the synthetic one of the import and retrieval benchmarks (benchmark
   process's peak (the plan itself lives here);
 - retrieval: `GraphStore.retrieve("onehop", [id])` from uniformly drawn nodes, p50 / p99, and
   each result checked against the plan's edges in both directions (out of and into the node);
-- entity finding over all the graph's names (`storygraph.qa.entities`), each step timed apart:
+- entity finding over all the graph's names (`storygraph.qa.question.entities`), each step timed
+apart:
   reading the names whole (`GraphStore.entity_names`, ENTITY_NAMES: after a removal, an import,
   a link), reading only a new document's names after another session wrote it (the change
   record, storygraph.store.change_log), building the names index (`storygraph.text.name_index`,
@@ -35,7 +36,7 @@ import numpy as np
 from benchmarks.common import BenchResult, Table, median, ms, percentile, rss_mb, temp_store
 from benchmarks.synthetic import entity_id, make_plan
 from storygraph.models import Chunk, DocumentInfo
-from storygraph.qa.entities import LocalEntityFinder, dictionary_match
+from storygraph.qa.question.entities import LocalEntityFinder, dictionary_match
 from storygraph.store.falkordb_runner import FalkorDBRunner
 from storygraph.store.graph_store import GraphStore
 from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord
@@ -328,7 +329,8 @@ def run(quick: bool = False) -> BenchResult:
     )
 
     finding = Table(
-        "Scale: entity finding over all the graph's names (storygraph.qa.entities), per step",
+        "Scale: entity finding over all the graph's names (storygraph.qa.question.entities), "
+        "per step",
         ["edges", "names", "questions", "read all names ms",
          "names after another session's document ms", "names kept p50 ms",
          "index build ms", "word tables build ms", "both rebuilt after a write ms",

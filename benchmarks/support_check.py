@@ -1,4 +1,4 @@
-"""How well the support check (storygraph.qa.support) tells right answers from wrong ones,
+"""How well the support check (storygraph.qa.verify.support) tells right answers from wrong ones,
 without a model: the answers are made, the check is the app's.
 
     python -m benchmarks.support_check eval/e2e/ja.jsonl [eval/e2e/ja_fresh.jsonl ...]
@@ -52,14 +52,14 @@ from storygraph.evaluation.e2e import ingest_story, story_services
 from storygraph.evaluation.harness import read_jsonl
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Citation
-from storygraph.qa.candidate_answer import (
+from storygraph.qa.generation.candidate_answer import (
     RETRIED,
     SingleCandidate,
     candidate_step,
     offerable,
     written_as_answer,
 )
-from storygraph.qa.engine import QAOptions
+from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.settings import Settings
 from storygraph.text.language import answer_language
 from storygraph.text.normalize import normalize_name
@@ -133,7 +133,7 @@ def check_set(
                 checker = parts.support(names)
                 if not across:
                     # the graph's check alone, as before the cross-language reading
-                    # (storygraph.qa.support_crosslang wraps it)
+                    # (storygraph.qa.verify.support_crosslang wraps it)
                     checker = getattr(checker, "inner", checker)
                 if saved is not None:
                     row = saved.get(str(case.get("id", "")))
@@ -195,7 +195,8 @@ def replay(
         unanswerable=bool(case.get("unanswerable")),
     )
     right, declined = strict.correct, strict.declined
-    # the answer's language as the answer step reads it (storygraph.qa.checks.judge_reply):
+    # the answer's language as the answer step reads it
+    # (storygraph.qa.generation.checks.judge_reply):
     # an English question's answer may be written in Japanese (「とんとん麦」)
     support = checker.check(
         analysis, text, answer.citations, answer.facts, read, answer_language(text)
@@ -222,7 +223,8 @@ def offered(
     case: dict[str, Any],
     support: Any,
 ) -> dict[str, Any]:
-    """What the candidate step (storygraph.qa.candidate_answer) would make of an answer the
+    """What the candidate step (storygraph.qa.generation.candidate_answer) would make of an answer
+    the
     check did not confirm: each candidate with a sentence read, written as the step writes it,
     with the check's verdict on it and its strict score (the model's choice can only show a
     confirmed one: the rows bound it), and the single candidate's answer as the app shows it."""
@@ -417,7 +419,10 @@ def main(argv: list[str] | None = None) -> int:
             lines += table(path.stem, every[path.name])
     print("\n".join(lines))
     if saved is not None:
-        print("\ncandidate step (storygraph.qa.candidate_answer) over the replayed answers:")
+        print(
+            "\ncandidate step (storygraph.qa.generation.candidate_answer) "
+            "over the replayed answers:"
+        )
         print("\n".join(offers))
     if args.json:
         args.json.write_text(json.dumps(every, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import streamlit as st
 
-import storygraph.qa.retrieval as retrieval
+import storygraph.qa.retrieval.retrieval as retrieval
 from pages.common import (
     guarded,
     md_escape,
@@ -40,15 +40,15 @@ from storygraph.humanize import duration, human_date, plural, tokens_text
 from storygraph.library.relation_labels import relation_label
 from storygraph.llm.model_queue import waiting_for_the_model
 from storygraph.models import Answer, Citation, Fact
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.explain import (
+from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.explain import (
     answer_method_text,
     plain_trace,
     question_kind,
     score_text,
     split_citations,
 )
-from storygraph.qa.support_text import support_line
+from storygraph.qa.verify.support_text import support_line
 from storygraph.services import Services
 from storygraph.ui.app_state import (
     ChatTurn,
@@ -435,7 +435,7 @@ SUPPORT_MARKS = {
 
 
 def _show_support(answer: Answer) -> None:
-    """The support check's verdict in words (storygraph.qa.support_text): checked by a
+    """The support check's verdict in words (storygraph.qa.verify.support_text): checked by a
     source, or not sure and why; nothing for an answer the check did not read."""
     line = support_line(answer.support)
     if not line or answer.support is None or answer.support.verdict not in SUPPORT_MARKS:

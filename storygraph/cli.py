@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from storygraph.errors import InputError, StoryGraphError
 from storygraph.models import IngestReport
-from storygraph.qa.modes import available_modes
+from storygraph.qa.retrieval.modes import available_modes
 from storygraph.services import Services, build_services, embedded_starter
 from storygraph.settings import Settings, get_settings
 
@@ -162,7 +162,7 @@ def _built_by(report: IngestReport) -> str:
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    from storygraph.qa.preload import preload_in_background
+    from storygraph.qa.pipeline.preload import preload_in_background
 
     if settings.encoder_idle_s > 0:  # the encoder is held by a helper process the next finds
         from storygraph.text.embeddings import use_encoder_server
@@ -170,14 +170,14 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         use_encoder_server(Path(settings.data_dir), settings.encoder_idle_s)
     # The encoder (or its helper) and Sudachi load while the store's server starts.
     preload_in_background(Path(settings.data_dir))
-    from storygraph.qa.engine import QAOptions
-    from storygraph.qa.support_text import support_line
+    from storygraph.qa.pipeline.engine import QAOptions
+    from storygraph.qa.verify.support_text import support_line
 
     if args.no_llm:
         settings = settings.model_copy(update={"no_llm": True})
     services = _services(settings)
     try:
-        from storygraph.qa.scope import story_ids
+        from storygraph.qa.scope.scope import story_ids
 
         stories = story_ids(args.story or [], services.store.list_documents())
         options = QAOptions.from_settings(

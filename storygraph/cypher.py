@@ -103,7 +103,8 @@ RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS
        d.language AS language
 """
 
-# Sentence search (storygraph.qa.passages): the ready documents that mention the start entities,
+# Sentence search (storygraph.qa.retrieval.passages): the ready documents that mention the start
+# entities,
 # or every ready document, then the chunks of the documents not indexed yet.
 PASSAGE_DOCUMENTS_OF_ENTITIES = """
 MATCH (e:__Entity__)<-[:MENTIONS]-(:Chunk)-[:PART_OF]->(d:Document)

@@ -29,7 +29,7 @@ from storygraph.errors import StoreError, StoryGraphError, error_text
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
 from storygraph.models import Chunk, ExtractedRelation
 from storygraph.prompt_files import load_prompt
-from storygraph.qa.type_priors import PLACE_TYPES
+from storygraph.qa.retrieval.type_priors import PLACE_TYPES
 from storygraph.settings import Settings
 from storygraph.text.normalize import normalize_name
 

@@ -183,7 +183,8 @@ CLOSEST_SHOWN = "no answer: closest sentence shown"
 was shown instead (qa writes it; the trace's plain text and the e2e summary read it)."""
 
 CitationKind = Literal["fact", "sentence", "graph"]
-"""A kept fact's own sentence, a sentence found by sentence search (storygraph.qa.passages), or
+"""A kept fact's own sentence, a sentence found by sentence search
+(storygraph.qa.retrieval.passages), or
 a kept fact with no story sentence behind it (an imported graph's): its text is the fact."""
 
 
@@ -205,7 +206,7 @@ class Citation:
 
 
 SupportVerdict = Literal["supported", "not supported", "no premise", "declined", "not checked"]
-"""What the support check (storygraph.qa.support) found of an answer."""
+"""What the support check (storygraph.qa.verify.support) found of an answer."""
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,8 @@ class Support:
     answered_by: str = ""
     """Who wrote the answer the verdict is on: "" the model; "structure" the one candidate the
     sentences' frames and facts put in the asked slot, "choice" the model's choice among them
-    (storygraph.qa.candidate_answer: shown after the model's own answer was not confirmed)."""
+    (storygraph.qa.generation.candidate_answer: shown after the model's own answer was not
+    confirmed)."""
 
     @property
     def supported(self) -> bool:

@@ -39,9 +39,9 @@ if TYPE_CHECKING:
     from storygraph.ingest.frames import ProposedFact
     from storygraph.ingest.jobs import JobRunner
     from storygraph.ingest.pipeline import Ingestor
-    from storygraph.qa.engine import QAEngine
-    from storygraph.qa.question_structure import QuestionStructure
-    from storygraph.qa.support_slots import Clause
+    from storygraph.qa.pipeline.engine import QAEngine
+    from storygraph.qa.question.question_structure import QuestionStructure
+    from storygraph.qa.verify.support_slots import Clause
 
 log = logging.getLogger(__name__)
 
@@ -195,7 +195,7 @@ class Services:
 
     def _warm(self) -> None:
         from storygraph.ingest.llm_extraction import MODEL_CALL_ERRORS
-        from storygraph.qa.engine import QAOptions
+        from storygraph.qa.pipeline.engine import QAOptions
 
         try:
             languages = read_ahead_languages(self.store.list_documents())
@@ -335,7 +335,7 @@ class Services:
             return self._jobs
 
     def qa(self) -> QAEngine:
-        from storygraph.qa.factory import build_engine
+        from storygraph.qa.pipeline.factory import build_engine
 
         return build_engine(
             self.store,
@@ -457,21 +457,22 @@ def build_services(
 
 def question_structure(question: str, language: str) -> QuestionStructure | None:
     """A Japanese question's structure read off GiNZA's parse, for the answer's support check
-    (storygraph.qa.question_structure); None for another language (its words are read as they
+    (storygraph.qa.question.question_structure); None for another language (its words are read as
+    they
     are). The parser is loaded when the first answer is checked, as for `sentence_frames`."""
     if language != "ja":
         return None
     from storygraph.ingest.frames.ja import parse
-    from storygraph.qa.question_structure import read_structure
+    from storygraph.qa.question.question_structure import read_structure
 
     return read_structure(parse(question))
 
 
 def source_clauses(text: str, language: str) -> list[Clause]:
     """The predicates of a source with their cases, read off the parser's dependency parse for
-    the answer's support check (storygraph.qa.support_slots): a Japanese source's narration
+    the answer's support check (storygraph.qa.verify.support_slots): a Japanese source's narration
     and each of its speeches apart, an English source as it is."""
-    from storygraph.qa.support_slots import read_clauses
+    from storygraph.qa.verify.support_slots import read_clauses
 
     if language == "ja":
         from storygraph.ingest.frames.ja import parse, parsed_pieces
@@ -484,7 +485,7 @@ def source_clauses(text: str, language: str) -> list[Clause]:
 
 def sentence_frames(text: str, language: str) -> list[ProposedFact]:
     """The parser's frames of one source sentence, for the answer's support check
-    (storygraph.qa.support; qa reaches the parser only through this). The reader is imported
+    (storygraph.qa.verify.support; qa reaches the parser only through this). The reader is imported
     when the first answer is checked, not at start-up."""
     from storygraph.ingest.frames.extractor import reader_for
 

@@ -19,7 +19,7 @@ RerankStrategy = Literal["auto", "batched", "per_fact"]
 ExtractorChoice = Literal["auto", "parser", "model"]
 QuestionTranslation = Literal["dictionary", "model", "dictionary+model", "off"]
 AnswerCandidates = Literal["off", "single", "choice", "both"]
-"""The candidate step after an unconfirmed answer (storygraph.qa.candidate_answer)."""
+"""The candidate step after an unconfirmed answer (storygraph.qa.generation.candidate_answer)."""
 CrossLanguageAnswer = Literal["sources", "question"]
 VerifyMode = Literal["gate", "label", "rules"]
 """What the verifier's confidence does to an answer (storygraph.qa.verify.gate)."""

@@ -45,7 +45,7 @@ The strict rule:
    longer Japanese contained anywhere. A long accepted answer (FairytaleQA's phrases) counts by
    containment or ROUGE-L F1 ≥ `LONG_F1_THRESHOLD` against the answer itself.
 5. An answer written per story (several stories of a library fit the question equally;
-   qa/per_story.py) is read part by part: the answer itself is each part's, as in rule 1, the
+   qa/scope/per_story.py) is read part by part: the answer itself is each part's, as in rule 1, the
    parts together, so a `wrong` string in any story's part makes it wrong.
 """
 
@@ -58,9 +58,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from storygraph.models import CITATION_MARK, Citation
-from storygraph.qa.answer import CLOSEST_LEAD, REFUSALS, sentence_line
-from storygraph.qa.checks import says_unknown
-from storygraph.qa.per_story import split_by_story
+from storygraph.qa.generation.answer import CLOSEST_LEAD, REFUSALS, sentence_line
+from storygraph.qa.generation.checks import says_unknown
+from storygraph.qa.scope.per_story import split_by_story
 from storygraph.text.language import is_japanese_char, is_kana
 from storygraph.text.normalize import (
     normalize_name,
@@ -231,7 +231,7 @@ _CLOSING_COPULA = re.compile(r"(?:です|でした|でしょう|である|だっ
 def answer_core(answer: str) -> str:
     """The answer itself, as the strict rule reads it (rule 1 of the strict rule): before the
     first closing line, citation marks removed, the closing copula and full stop cut; of an
-    answer written per story (qa/per_story.py), each story's part so, one per line."""
+    answer written per story (qa/scope/per_story.py), each story's part so, one per line."""
     parts = [_part_core(part) for _, part in split_by_story(answer or "")]
     return "\n".join(part for part in parts if part)
 

@@ -27,7 +27,7 @@ from storygraph.evaluation.harness import (
 )
 from storygraph.ingest.graph_io import load_graph_file
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.engine import QAOptions
+from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.settings import Settings
 
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -158,7 +158,7 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
         rescore_report,
         run_e2e,
     )
-    from storygraph.qa.retrieval import canonical_mode
+    from storygraph.qa.retrieval.retrieval import canonical_mode
 
     questions = []
     for name in args.questions:

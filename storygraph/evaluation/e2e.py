@@ -42,8 +42,8 @@ from storygraph.models import (
     ExtractedEntity,
     ExtractedRelation,
 )
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.per_story import misplaced_citations
+from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.scope.per_story import misplaced_citations
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 
@@ -248,7 +248,8 @@ class E2EResult:
     None when the answer shown is the model's own."""
     answer_in_sources_language: str | None = None
     """What the model wrote in the stories' language for a question asked in another, before
-    it was shown in the question's (storygraph.qa.answer_crosslang); None on other paths."""
+    it was shown in the question's (storygraph.qa.generation.answer_crosslang); None on other
+    paths."""
     verifier: dict[str, Any] | None = None
     """The verifier's verdict on the model's written answer: its confidence, signals and the
     answer it judged (storygraph.qa.verify); None when none was judged."""
@@ -567,7 +568,8 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
 
 def read_citations(answer: Answer) -> list[Citation]:
     """The citations the answer step read: the first `sources_read` of each answer step's
-    (a per-story answer has one step per story, its citations numbered on; qa/per_story.py)."""
+    (a per-story answer has one step per story, its citations numbered on;
+    qa/scope/per_story.py)."""
     read: list[Citation] = []
     offset = 0
     steps = [s for s in answer.steps if s.name == "answer"]

@@ -4,7 +4,7 @@ Two stories' entities are two nodes even when they share a name. When a user say
 are the same one (the Entities page's "same as" action, `storygraph entity merge A@story
 B@story`), the store links them with a structural `SAME_AS` edge instead of fusing the nodes:
 each keeps its own relations, citations and history, a question that starts at one also starts
-at the other (qa/scope.py), and the act is undone by removing the edge (`entity unmerge`).
+at the other (qa/scope/scope.py), and the act is undone by removing the edge (`entity unmerge`).
 Both entities' histories record the merge and the undo, prefixed with the entity's own
 document id like every history entry, so deleting that document drops them with it.
 """

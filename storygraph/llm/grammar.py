@@ -1,6 +1,6 @@
 """GBNF grammars for a model server that enforces them while decoding (llama.cpp's, the embedded
 model's: `ModelInfo.grammar_constrained`). Ingest's fact checks and the chosen answer
-(storygraph.qa.answer_choice) build theirs here, so neither wing imports the other."""
+(storygraph.qa.generation.answer_choice) build theirs here, so neither wing imports the other."""
 
 from __future__ import annotations
 

@@ -3,7 +3,8 @@ part of speech by it (threw → throw, VERB).
 
 One load serves the English parser's frames (storygraph.ingest.frames.en: at ingest, and the
 support check's frames of an English source) and the question's translation
-(storygraph.qa.translation: a verb is looked up in the dictionary as "to <lemma>", a noun as
+(storygraph.qa.question.translation: a verb is looked up in the dictionary as "to <lemma>", a noun
+as
 itself); the two used to load the same package each, the second time without its parser.
 """
 

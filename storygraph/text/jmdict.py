@@ -9,7 +9,7 @@ read-only.
   (投げる → throw, fling).
 
 `open_dictionary()` is None when the package is not installed: the caller names that fallback
-(storygraph.qa.translation.NO_DICTIONARY).
+(storygraph.qa.question.translation.NO_DICTIONARY).
 """
 
 from __future__ import annotations

@@ -44,5 +44,5 @@ def detect_language(text: str) -> str:
 def answer_language(text: str) -> str:
     """The language of an answer a model wrote ("ja" / "en", as `detect_language`), to compare
     with the question's. The question's own language is read once, by the question's analysis
-    (storygraph.qa.analysis); this reads only answers."""
+    (storygraph.qa.question.analysis); this reads only answers."""
     return detect_language(text)

@@ -1,6 +1,7 @@
 """The terms a text is compared by: one place for the tokenisers, the English stop words and the
-Japanese question words that the question's analysis (storygraph.qa.analysis), the scorer and
-sentence search (storygraph.qa.passages) use, and the evaluation's answer scoring.
+Japanese question words that the question's analysis (storygraph.qa.question.analysis), the scorer
+and
+sentence search (storygraph.qa.retrieval.passages) use, and the evaluation's answer scoring.
 
 - `english_words`: English content words, stemmed (-s, -es, -ed, -ing), stop words left out;
 - `content_terms`: what a question and a sentence that answers it probably share (English word
@@ -8,7 +9,8 @@ sentence search (storygraph.qa.passages) use, and the evaluation's answer scorin
 - `passage_terms`: what sentence search indexes (English word stems; the character bigrams of
   normalised Japanese, kana and kanji alike), question words left out.
 
-(The entity finder matches names with a stemmer of its own, storygraph.qa.entities: it keeps
+(The entity finder matches names with a stemmer of its own, storygraph.qa.question.entities: it
+keeps
 possessives and plurals apart differently, and changing it changes which names are found.)
 """
 

@@ -6,7 +6,8 @@ question asks for:
 - `relation_type_for` maps a parser's predicate lemma (倒す, defeat) to the type written to the
   graph (DEFEATS); `storygraph.text.sanitize` maps a model-proposed Japanese relation name
   (鬼を倒した) through the same forms.
-- `storygraph.qa.relation_words` reads the same forms to find relation words in a question and to
+- `storygraph.qa.question.relation_words` reads the same forms to find relation words in a question
+and to
   say
   which stored types a question is about (a type's tokens name its stem: BECOMES_COMPANION_OF →
   COMPANION).
@@ -245,7 +246,7 @@ FIELDS: tuple[frozenset[str], ...] = (
 CONVERSE_STEMS = frozenset({"SURRENDER"})
 """Stems of a field whose subject is the other acts' object: 鬼の酋長 surrenders to 桃太郎 says
 that 桃太郎 defeated (conquered, won over) 鬼の酋長. A question about another act of the field
-reads such a relation with its ends swapped (storygraph.qa.support)."""
+reads such a relation with its ends swapped (storygraph.qa.verify.support)."""
 
 CHARACTER_RELATIONS = frozenset(
     {"MEETS", "TALKS_TO", "FOLLOWS", "ACCOMPANIES", "SERVES", "HELPS", "THANKS", "DEFEATS",
@@ -294,14 +295,14 @@ being does; the English reader's animacy signal (`storygraph.ingest.frames.en`).
 DOING_VERBS_JA = frozenset({"する", "為る"})
 """する (lemma and normal form): it says no act of its own but lends its clause to the verb it
 is said of (何をしに行った asks for the act of going; 食べようとした: 食べる). The question's
-reader (storygraph.qa.question_structure) looks past it for the asked predicate."""
+reader (storygraph.qa.question.question_structure) looks past it for the asked predicate."""
 NOUN_ACT_VERBS_JA = DOING_VERBS_JA | {"なる", "成る"}
 """Verbs whose noun says the act (行司をする, 行司になる: to be the referee); the slot check
-(storygraph.qa.support_slots) matches such a predicate by its noun, not by its lemma."""
+(storygraph.qa.verify.support_slots) matches such a predicate by its noun, not by its lemma."""
 LIGHT_PREDICATES_JA = NOUN_ACT_VERBS_JA | {"ある", "有る", "いる", "居る"}
 """Verbs that say no act of their own (…ようになる, …ている): a verb standing under one lends it
 its nouns, and a question asking by one (どうなった) asks for an event, not a slot
-(storygraph.qa.question_structure.read_clauses, storygraph.qa.support_quotes)."""
+(storygraph.qa.question.question_structure.read_clauses, storygraph.qa.verify.support_quotes)."""
 
 SUBSIDIARY_VERBS_JA = frozenset(
     {"いる", "居る", "ある", "おく", "置く", "しまう", "行く", "いく", "来る", "くる", "みる",
@@ -311,7 +312,7 @@ SUBSIDIARY_VERBS_JA = frozenset(
 """Verbs written after a te-form as part of another verb (つい+て+行く, 忘れて行った, 助けて
 もらう): the frames reader joins them to it as one predicate (storygraph.ingest.frames.ja), and
 the quote check does not take them for the act a question asks about
-(storygraph.qa.support_quotes)."""
+(storygraph.qa.verify.support_quotes)."""
 
 ANIMATE_COUNTERS_JA = frozenset({"匹", "羽", "頭", "人", "疋"})
 """Counters for animals and people (犬が一匹, 三人の子供): what they count is alive."""

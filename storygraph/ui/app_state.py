@@ -116,7 +116,7 @@ class ChatTurn:
     # Milliseconds: two questions asked within a second are still told apart and kept in order.
     asked_at: str = field(default_factory=lambda: now_iso("milliseconds"))
     stories: list[str] = field(default_factory=list)
-    """The document ids the question was scoped to (empty: every story; qa/scope.py)."""
+    """The document ids the question was scoped to (empty: every story; qa/scope/scope.py)."""
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -9,7 +9,8 @@ parts that take seconds run in threads and the page names each step and how long
   it answers, the services are in no-LLM mode exactly as while the model is being installed
   (`Services.model_pending`; answers list the graph's facts and say so), and
   `Services.refresh_model` picks the server up once it is there;
-- the question path's encoder and dictionary (`storygraph.qa.preload.load_question_models`):
+- the question path's encoder and dictionary
+(`storygraph.qa.pipeline.preload.load_question_models`):
   the multilingual sentence encoder and Sudachi, each loaded once per process, so the first
   question does not wait for them.
 

@@ -104,7 +104,7 @@ def _short(text: str, limit: int = MAX_EVIDENCE_CHARS) -> str:
 
 
 def _fact_title(fact: Fact) -> str:
-    from storygraph.qa.explain import score_text
+    from storygraph.qa.pipeline.explain import score_text
 
     state = "kept" if fact.kept else f"dropped ({fact.reason})" if fact.reason else "dropped"
     lines = [

@@ -11,7 +11,7 @@ import pytest
 
 from pages.chat import TOP_K_KEY, TOP_K_MAX
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.factory import SMALL_TOP_K
+from storygraph.qa.pipeline.factory import SMALL_TOP_K
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.app.test_app import SAMPLE, _app, _ask, services  # noqa: F401 - the fixture

@@ -1,4 +1,5 @@
-"""Every answer has a deadline (storygraph.qa.deadline), on the real embedded store with the model
+"""Every answer has a deadline (storygraph.qa.pipeline.deadline), on the real embedded store with
+the model
 faked at its boundary: a stage that ends past it stops the answer there, the user gets what was
 found so far with "this took too long", and the trace names the stage that ran over. Slowness is
 a clock the fake parts move forward (no test waits or measures time); a deadline of 0 s trips at
@@ -19,10 +20,10 @@ from pydantic import Field
 from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
-from storygraph.qa.deadline import TOO_LONG
-from storygraph.qa.engine import QAEngine, QAOptions
-from storygraph.qa.factory import build_engine
-from storygraph.qa.per_story import split_by_story
+from storygraph.qa.pipeline.deadline import TOO_LONG
+from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.scope.per_story import split_by_story
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import Script

@@ -1,4 +1,5 @@
-"""The candidate step through the engine (storygraph.qa.candidate_answer), on the real embedded
+"""The candidate step through the engine (storygraph.qa.generation.candidate_answer), on the real
+embedded
 FalkorDB with the sample story ingested by the parser and the real support check: the small
 model's answer is scripted wrong (the one who raised 桃太郎), and what is shown instead depends
 on the mode (the default: the single candidate); the trace names the step and keeps the
@@ -14,9 +15,9 @@ import pytest
 
 from storygraph.evaluation.e2e import load_e2e_questions, run_e2e
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.engine import QAEngine, QAOptions
-from storygraph.qa.factory import build_engine
-from storygraph.qa.support_text import NOT_SURE
+from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.verify.support_text import NOT_SURE
 from storygraph.services import Services, question_structure, sentence_frames
 from storygraph.settings import Settings
 from tests.helpers import scripted_logic

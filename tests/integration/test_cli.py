@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from storygraph.cli import main
-from storygraph.qa.scoring import NOT_FITTING
+from storygraph.qa.retrieval.scoring import NOT_FITTING
 
 ROOT = Path(__file__).resolve().parents[2]
 Triple = tuple[str, str, str]

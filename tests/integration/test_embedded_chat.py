@@ -20,7 +20,12 @@ from storygraph.llm.factory import EMBEDDED_MAX_TOKENS, _embedded_langchain_mode
 from storygraph.llm.model_queue import ModelQueue
 from storygraph.llm.usage import UsageCounter
 from storygraph.models import Usage
-from storygraph.qa.answer import LOGPROBS, WARM_MAX_TOKENS, chunk_logprobs, small_messages
+from storygraph.qa.generation.answer import (
+    LOGPROBS,
+    WARM_MAX_TOKENS,
+    chunk_logprobs,
+    small_messages,
+)
 from storygraph.settings import Settings
 from tests.helpers.flaky_openai_server import FlakyOpenAIServer
 

@@ -18,9 +18,9 @@ from storygraph.ingest.graph_io import import_graph
 from storygraph.library.entity_pages import EntityPages
 from storygraph.library.wiki import INDEX, export_wiki
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.answer import facts_answer
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.order import order_for_question
+from storygraph.qa.generation.answer import facts_answer
+from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.retrieval.order import order_for_question
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from storygraph.store.story_time import parse_position, supersession_lines

@@ -21,7 +21,7 @@ from storygraph.evaluation.harness import (
     memo_questions,
     run_eval,
 )
-from storygraph.qa.retrieval import DEFAULT_MODE
+from storygraph.qa.retrieval.retrieval import DEFAULT_MODE
 from storygraph.settings import Settings, get_settings
 from tests.helpers.scripted_model import ScriptedChatModel
 

@@ -1,4 +1,5 @@
-"""A library of both languages (issue #28, qa/analysis.py `held_by_other_language`), on a real
+"""A library of both languages (issue #28, qa/question/analysis.py `held_by_other_language`), on a
+real
 embedded store with the scripted model at the model boundary: an English question whose names
 hold it to no English story ("the raccoon dog", "the old woman": ordinary words, found in no
 fable) is read for the Japanese stories through its translation, as a store of those stories
@@ -13,8 +14,8 @@ import pytest
 
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.factory import build_engine
+from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.factory import build_engine
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_model import ScriptedChatModel

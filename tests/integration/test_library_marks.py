@@ -1,5 +1,5 @@
 """A per-story answer's marks and sources on a real embedded store (issue #28,
-qa/per_story.py), the small model scripted at the model boundary: a part that marks a later
+qa/scope/per_story.py), the small model scripted at the model boundary: a part that marks a later
 source of its own story keeps its earlier, unmarked sources under its own head line (the
 count put them in the part before: jaf:issunboshi:08), and a mark naming none of a part's
 sources is dropped, not moved on into the next story's numbers."""
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.engine import QAEngine, QAOptions
-from storygraph.qa.factory import build_engine
-from storygraph.qa.per_story import misplaced_citations, split_by_story
+from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.scope.per_story import misplaced_citations, split_by_story
 from storygraph.services import Services
 from tests.helpers import scripted_logic
 from tests.helpers.library import ingested_library

@@ -1,5 +1,6 @@
 """A library of stories in one store (issue #28): the same name in two stories is two entities,
-and a question is answered only from its scope (qa/scope.py), on a real embedded store with the
+and a question is answered only from its scope (qa/scope/scope.py), on a real embedded store with
+the
 scripted model at the model boundary."""
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import pytest
 
 from storygraph.cli import main
 from storygraph.errors import StoryGraphError
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.per_story import misplaced_citations, split_by_story, story_head
-from storygraph.qa.retrieval import ModeRetriever
+from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.retrieval.retrieval import ModeRetriever
+from storygraph.qa.scope.per_story import misplaced_citations, split_by_story, story_head
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import Script
@@ -27,7 +28,7 @@ TRIPLES = (
     ("old man", "Character", "HAS", "lump", "Object"),
 )
 # Files whose names name nothing a question says (their words would name the story too:
-# qa/story_titles.py, tested in test_library_titles.py).
+# qa/question/story_titles.py, tested in test_library_titles.py).
 PEACH = "The old man went to the mountain.\nThe old man found Momotaro.\n"
 LUMP = "The old man went to the mountain.\nThe old man had a lump.\n"
 
@@ -162,7 +163,7 @@ def test_merging_two_stories_entities_is_recorded_and_undoable(
 def test_a_question_naming_no_one_in_a_library_too_big_to_read_is_told_so(
     library: tuple[Services, str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from storygraph.qa import passages
+    from storygraph.qa.retrieval import passages
 
     services, _, _ = library
     question = "Where did he go?"

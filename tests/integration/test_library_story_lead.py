@@ -1,5 +1,6 @@
 """Stories tied by ordinary words alone are told apart by their own sentences (issue #28,
-docs/ISSUES.md#story-lead, qa/story_lead.py), on a real embedded store with the scripted model at
+docs/ISSUES.md#story-lead, qa/scope/story_lead.py), on a real embedded store with the scripted
+model at
 the model boundary: a question whose words only one story's sentences hold is answered from that
 story alone, under its name; one both stories' sentences fit alike is still answered per story."""
 
@@ -10,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.per_story import split_by_story, story_head
+from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.scope.per_story import split_by_story, story_head
 from storygraph.services import Services
 from tests.helpers.library import ingested_library
 
 TRIPLES = (("old man", "Character", "GOES_TO", "mountain", "Place"),)
-STORIES = {  # file names whose words no question says (qa/story_titles.py)
+STORIES = {  # file names whose words no question says (qa/question/story_titles.py)
     "story_a.txt": "The old man went to the mountain.\nThe old man cut wood all day.\n",
     "story_b.txt": "The old man went to the mountain.\nThe old man sang a song by the river.\n",
 }

@@ -1,4 +1,4 @@
-"""Two tellings of one tale in a library (issue #28, qa/scope.py `Scope.tellings`), on a real
+"""Two tellings of one tale in a library (issue #28, qa/scope/scope.py `Scope.tellings`), on a real
 embedded store with the scripted model at the model boundary: a question naming the tale by
 its title, whose proper names both stories hold, is answered once from both, under one head
 line naming both stories, every citation under it; a proper name both hold that no title word
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.per_story import JOINED, misplaced_citations, split_by_story, story_head
+from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.scope.per_story import JOINED, misplaced_citations, split_by_story, story_head
 from storygraph.services import Services
 from tests.helpers.library import ingested_library
 

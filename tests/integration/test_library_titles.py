@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.qa.engine import QAOptions
+from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.services import Services
 from tests.helpers.library import ingested_library
 
@@ -88,7 +88,7 @@ def test_the_support_check_reads_the_names_of_the_questions_stories_only(
 
     from dataclasses import replace
 
-    from storygraph.qa.engine import QAEngine
+    from storygraph.qa.pipeline.engine import QAEngine
 
     scoped = QAEngine(replace(parts, support=recording))
     scoped.ask("What did the fox see on the vine?", options)

@@ -1,5 +1,6 @@
 """The engine's factory: which parts a question gets for what the model can do and for the
-question's options (storygraph.qa.factory), and stages injected by tests and the evaluation.
+question's options (storygraph.qa.pipeline.factory), and stages injected by tests and the
+evaluation.
 Real store (embedded FalkorDB with the seed graph), real stages; only the model is scripted."""
 
 from __future__ import annotations
@@ -13,16 +14,16 @@ import pytest
 from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Fact
-from storygraph.qa.analysis import QuestionAnalysis, QuestionReader
-from storygraph.qa.answer import FactsAnswerer, ModelAnswerer
-from storygraph.qa.context import SMALL_MAX_SOURCES, ContextBuilder, Sources
-from storygraph.qa.engine import QAEngine, QAOptions, QAParts
-from storygraph.qa.entities import LocalEntityFinder, ModelEntityFinder
-from storygraph.qa.factory import SMALL_TOP_K, build_engine
-from storygraph.qa.passages import SentenceSearch
-from storygraph.qa.retrieval import retriever_for
-from storygraph.qa.scoring import FastScorer, ModelScorer, RerankResult, RetrievalOrder
-from storygraph.qa.support_crosslang import CrossLanguageChecker
+from storygraph.qa.generation.answer import FactsAnswerer, ModelAnswerer
+from storygraph.qa.pipeline.engine import QAEngine, QAOptions, QAParts
+from storygraph.qa.pipeline.factory import SMALL_TOP_K, build_engine
+from storygraph.qa.question.analysis import QuestionAnalysis, QuestionReader
+from storygraph.qa.question.entities import LocalEntityFinder, ModelEntityFinder
+from storygraph.qa.retrieval.context import SMALL_MAX_SOURCES, ContextBuilder, Sources
+from storygraph.qa.retrieval.passages import SentenceSearch
+from storygraph.qa.retrieval.retrieval import retriever_for
+from storygraph.qa.retrieval.scoring import FastScorer, ModelScorer, RerankResult, RetrievalOrder
+from storygraph.qa.verify.support_crosslang import CrossLanguageChecker
 from storygraph.services import Services
 from storygraph.text.embeddings import NO_EMBEDDER, default_embedder
 from tests.helpers.scripted_model import ScriptedChatModel
@@ -124,7 +125,8 @@ def test_without_composing_the_answer_comes_from_the_facts(services: Services) -
 def test_the_facts_are_fitted_to_the_question_s_words_only_with_no_model(
     services: Services,
 ) -> None:
-    """keep_fitting (storygraph.qa.scoring) runs when the kept facts are the answer itself: no
+    """keep_fitting (storygraph.qa.retrieval.scoring) runs when the kept facts are the answer
+    itself: no
     model, not a model that only writes no answer (the evaluation's retrieval run)."""
     assert _parts(services, NONE).no_model
     assert _parts(services, CAPABLE, no_llm=True).no_model
@@ -151,7 +153,7 @@ def test_the_support_check_is_built_with_the_given_frame_reader(seeded: Services
         assert parts.support is not None
         checker = parts.support(names)
         # the graph's check, read across languages by the wrapper composed over it
-        # (storygraph.qa.support_crosslang: JMdict is installed)
+        # (storygraph.qa.verify.support_crosslang: JMdict is installed)
         assert isinstance(checker, CrossLanguageChecker)
         assert getattr(checker.inner, "frames", None) is frames
         assert getattr(checker.inner, "clauses", None) is clauses

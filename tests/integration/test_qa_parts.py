@@ -13,13 +13,13 @@ from storygraph.cli import main as cli_main
 from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer, Citation, Fact
-from storygraph.qa.analysis import analyse
-from storygraph.qa.checks import unsupported_names
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.entities import LocalEntityFinder
-from storygraph.qa.factory import build_engine
-from storygraph.qa.retrieval import retrieve
-from storygraph.qa.scoring import FastScorer
+from storygraph.qa.generation.checks import unsupported_names
+from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.question.analysis import analyse
+from storygraph.qa.question.entities import LocalEntityFinder
+from storygraph.qa.retrieval.retrieval import retrieve
+from storygraph.qa.retrieval.scoring import FastScorer
 from storygraph.services import Services
 from storygraph.text.embeddings import NO_EMBEDDER, default_embedder
 from tests.helpers.scripted_model import ScriptedChatModel
@@ -200,7 +200,7 @@ def test_a_name_counts_only_as_a_word_of_the_question_and_a_verb_is_no_noun() ->
 def test_when_the_model_finds_no_answer_the_closest_sentence_is_shown(
     services: Services, shared_dir: Path, monkeypatch: pytest.MonkeyPatch, reply: str
 ) -> None:
-    from storygraph.qa.answer import UNKNOWN
+    from storygraph.qa.generation.answer import UNKNOWN
     from tests.helpers import scripted_logic
 
     assert UNKNOWN["ja"] in reply
@@ -209,7 +209,7 @@ def test_when_the_model_finds_no_answer_the_closest_sentence_is_shown(
     monkeypatch.setattr(scripted_logic, "answer", lambda prompt: reply)
     engine = build_engine(services.store, ScriptedChatModel(), SMALL, embedder=None)
     pieces: list[str] = []
-    # the free-text answer (a chosen one would be a name: storygraph.qa.answer_choice)
+    # the free-text answer (a chosen one would be a name: storygraph.qa.generation.answer_choice)
     written = QAOptions()  # the default: a written answer
     answer = engine.ask("桃太郎を倒したのは誰？", written, on_token=pieces.append)
     best = answer.citations[0]
@@ -227,8 +227,8 @@ def test_a_worked_example_s_answer_repeated_by_the_model_is_no_answer(
     """The small model once answered a question on a new story with its worked example's
     answer (docs/ISSUES.md#not-an-answer): the user reads "not in the sentences" and the closest one
     instead, and the trace says why."""
-    from storygraph.qa.answer import UNKNOWN
-    from storygraph.qa.answer_examples import answer_examples
+    from storygraph.qa.generation.answer import UNKNOWN
+    from storygraph.qa.generation.answer_examples import answer_examples
     from tests.helpers import scripted_logic
 
     story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
@@ -251,7 +251,7 @@ def test_a_who_question_answered_with_its_own_person_is_no_answer(
 ) -> None:
     """「たぬきの縄をといてやったのは誰？」 → 「たぬきです。」 (docs/ISSUES.md#not-an-answer): the
     user reads "not in the sentences" and the closest one, the trace says why."""
-    from storygraph.qa.answer import UNKNOWN
+    from storygraph.qa.generation.answer import UNKNOWN
     from tests.helpers import scripted_logic
 
     story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"

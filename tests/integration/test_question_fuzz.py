@@ -2,7 +2,7 @@
 embedded default gets (the small model's parts, the parser's question structure and frames in
 the support check) over a real embedded store holding a small Japanese and a small English
 story read by the parser. The model is scripted at its boundary. Every question gets an answer
-and none runs past the answer's deadline (storygraph.qa.deadline).
+and none runs past the answer's deadline (storygraph.qa.pipeline.deadline).
 
 The questions are random mixes of the stories' words and names, particles, question words,
 punctuation (、。？！?!「」), several sentences, both languages, near-empty strings and very long
@@ -20,9 +20,9 @@ import pytest
 
 from storygraph.ingest.frames.extractor import ParserExtractor
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.deadline import TOO_LONG
-from storygraph.qa.engine import QAEngine, QAOptions
-from storygraph.qa.factory import build_engine
+from storygraph.qa.pipeline.deadline import TOO_LONG
+from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.factory import build_engine
 from storygraph.services import (
     Services,
     build_services,

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.analysis import analyse
-from storygraph.qa.context import SMALL_MAX_SOURCES
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.entities import LocalEntityFinder
-from storygraph.qa.factory import build_engine
-from storygraph.qa.passages import BY_MEANING_ONLY, SentenceSearch
-from storygraph.qa.translation import NoTranslation, translator_for
+from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.question.analysis import analyse
+from storygraph.qa.question.entities import LocalEntityFinder
+from storygraph.qa.question.translation import NoTranslation, translator_for
+from storygraph.qa.retrieval.context import SMALL_MAX_SOURCES
+from storygraph.qa.retrieval.passages import BY_MEANING_ONLY, SentenceSearch
 from storygraph.services import Services
 from storygraph.text.embeddings import default_embedder
 from tests.helpers.scripted_model import ScriptedChatModel

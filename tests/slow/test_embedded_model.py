@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.qa.answer import UNKNOWN
-from storygraph.qa.engine import QAOptions
+from storygraph.qa.generation.answer import UNKNOWN
+from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.services import Services
 
 pytestmark = pytest.mark.slow
@@ -54,7 +54,7 @@ def test_real_model_answers_from_the_parser_graph_in_one_streamed_call(
         # the trace; the answer says it is not sure (or that the story does not say)
         assert check.detail["model_answer"].strip() == streamed, answer.to_json()
         # (or, by default, shows the one candidate the frames put in the asked slot, confirmed
-        # by the same check and marked as such: storygraph.qa.candidate_answer)
+        # by the same check and marked as such: storygraph.qa.generation.candidate_answer)
         replaced = answer.support.verdict in ("not supported", "no premise")
         assert replaced or answer.support.answered_by == "structure", answer.to_json()
     elif any("treated as no answer" in w for w in answer.warnings):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.qa.answer import UNKNOWN
-from storygraph.qa.engine import QAOptions
+from storygraph.qa.generation.answer import UNKNOWN
+from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.services import Services
 
 pytestmark = pytest.mark.slow

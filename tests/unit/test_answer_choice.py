@@ -11,11 +11,11 @@ import pytest
 from storygraph.llm.factory import build_chat_model
 from storygraph.llm.grammar import choice_grammar
 from storygraph.models import Citation, ResolvedEntity
-from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.answer import UNKNOWN
-from storygraph.qa.answer_choice import CHOICE_MAX_TOKENS, ChoiceAnswerer, options
-from storygraph.qa.context import Sources, small_sources
-from storygraph.qa.question_type import detect_question_type
+from storygraph.qa.generation.answer import UNKNOWN
+from storygraph.qa.generation.answer_choice import CHOICE_MAX_TOKENS, ChoiceAnswerer, options
+from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.question_type import detect_question_type
+from storygraph.qa.retrieval.context import Sources, small_sources
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import Script
 from tests.helpers.scripted_openai_server import RunningServer, start_in_thread

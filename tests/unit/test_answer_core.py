@@ -1,6 +1,7 @@
 """An answer's core as each of its readers takes it: the support check (`support._core`), the
 reply checks (`checks._answer_core`) and the English rendering (`answer_crosslang._core`). They
-share one stripper (storygraph.qa.answer_core) and differ on purpose only where these tests pin
+share one stripper (storygraph.qa.generation.answer_core) and differ on purpose only where these
+tests pin
 it: how a source mark between words is closed up, which copulas close an answer, whether a run
 of closings is cut, normalisation, and the English lead words."""
 
@@ -8,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from storygraph.qa.answer_crosslang import _core as rendered_core
-from storygraph.qa.checks import _answer_core as reply_core
-from storygraph.qa.support import _core as support_core
+from storygraph.qa.generation.answer_crosslang import _core as rendered_core
+from storygraph.qa.generation.checks import _answer_core as reply_core
+from storygraph.qa.verify.support import _core as support_core
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""The English rendering of a Japanese answer (storygraph.qa.answer_crosslang): the real JMdict
+"""The English rendering of a Japanese answer (storygraph.qa.generation.answer_crosslang): the real
+JMdict
 (jamdict-data) and Sudachi, no model."""
 
 from __future__ import annotations
@@ -6,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from storygraph.models import ResolvedEntity
-from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.answer_crosslang import SourcesLanguageAnswer
-from storygraph.qa.question_type import detect_question_type
-from storygraph.qa.translation import DictionaryTranslator
+from storygraph.qa.generation.answer_crosslang import SourcesLanguageAnswer
+from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.question_type import detect_question_type
+from storygraph.qa.question.translation import DictionaryTranslator
 from storygraph.text.jmdict import open_dictionary
 
 NAMES = ("たぬき", "おばあさん", "桃太郎", "足柄山", "鬼")
@@ -86,8 +87,8 @@ def test_a_checked_sentence_is_not_shown_as_a_word_list(hook: SourcesLanguageAns
     else ("Cats and dogs, article, three" for 「桃太郎は犬と猿と、きじと…」): it is "not sure"
     with the closest sentence; a phrase is still rendered."""
     from storygraph.models import Citation, Support
-    from storygraph.qa.context import Sources
-    from storygraph.qa.support_text import SupportStep
+    from storygraph.qa.retrieval.context import Sources
+    from storygraph.qa.verify.support_text import SupportStep
 
     asked = _asked("What food did Momotaro take with him on his journey?", "桃太郎")
     sentence = (

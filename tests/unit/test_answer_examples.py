@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from storygraph.qa.answer import UNKNOWN, small_messages
-from storygraph.qa.answer_examples import answer_examples, parse_examples
+from storygraph.qa.generation.answer import UNKNOWN, small_messages
+from storygraph.qa.generation.answer_examples import answer_examples, parse_examples
 
 
 @pytest.mark.parametrize("language", ["ja", "en"])

@@ -15,7 +15,7 @@ from storygraph.evaluation.answer_scoring import (
     score_strict,
 )
 from storygraph.models import Citation
-from storygraph.qa.answer import UNKNOWN
+from storygraph.qa.generation.answer import UNKNOWN
 
 
 def test_short_answer_counts_when_contained_after_normalising() -> None:
@@ -86,8 +86,8 @@ def test_the_closing_leads_are_the_ones_the_app_writes() -> None:
     # read from the app's own code: a change of the closest-sentence lead or the
     # sentence-search line moves the cut with it
     from storygraph.models import Citation
-    from storygraph.qa.answer import sentence_line
-    from storygraph.qa.checks import CLOSEST_LEAD
+    from storygraph.qa.generation.answer import sentence_line
+    from storygraph.qa.generation.checks import CLOSEST_LEAD
 
     line = sentence_line([Citation(1, "c", "d", "t", "sentence")], japanese=True)[0]
     assert line.removesuffix("[1]") in CLOSING_LEADS
@@ -156,9 +156,9 @@ def test_declines_reads_the_answer_itself_not_the_closest_sentence() -> None:
 
 
 def _part(story: str, said: str) -> str:
-    """One story's part of a per-story answer, with its closing line (qa/per_story.py)."""
-    from storygraph.qa.answer import sentence_line
-    from storygraph.qa.per_story import story_head
+    """One story's part of a per-story answer, with its closing line (qa/scope/per_story.py)."""
+    from storygraph.qa.generation.answer import sentence_line
+    from storygraph.qa.scope.per_story import story_head
 
     closing = sentence_line([Citation(9, "c", story, "…", "sentence")], japanese=True)
     return "\n".join([story_head(story, japanese=True), said, *closing])

@@ -1,4 +1,5 @@
-"""The candidate step (storygraph.qa.candidate_answer) on the support check's real frames (GiNZA):
+"""The candidate step (storygraph.qa.generation.candidate_answer) on the support check's real
+frames (GiNZA):
 after an answer the check did not confirm, or one that declined, the one candidate the frames put
 in the asked slot is shown when the same check confirms it, marked as read from the sentence's
 structure; the model's choice is held by a grammar to the candidates' names and "does not say"
@@ -14,10 +15,9 @@ import pytest
 from storygraph.llm.factory import build_chat_model
 from storygraph.llm.grammar import choice_grammar
 from storygraph.models import Candidate, Citation, Support
-from storygraph.qa.analysis import analyse
-from storygraph.qa.answer import UNKNOWN
-from storygraph.qa.answer_choice import CHOICE_MAX_TOKENS
-from storygraph.qa.candidate_answer import (
+from storygraph.qa.generation.answer import UNKNOWN
+from storygraph.qa.generation.answer_choice import CHOICE_MAX_TOKENS
+from storygraph.qa.generation.candidate_answer import (
     ChosenCandidate,
     SingleCandidate,
     candidate_step,
@@ -25,8 +25,9 @@ from storygraph.qa.candidate_answer import (
     picker_for,
     written_as_answer,
 )
-from storygraph.qa.entities import LocalEntityFinder
-from storygraph.qa.support_text import support_line
+from storygraph.qa.question.analysis import analyse
+from storygraph.qa.question.entities import LocalEntityFinder
+from storygraph.qa.verify.support_text import support_line
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import Script
 from tests.helpers.scripted_openai_server import RunningServer, start_in_thread

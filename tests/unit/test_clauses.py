@@ -1,14 +1,14 @@
-"""The one reading of a Japanese parse's clauses (storygraph.qa.clauses) and its two views:
+"""The one reading of a Japanese parse's clauses (storygraph.qa.verify.clauses) and its two views:
 the quote check's (question_structure.read_clauses) and the slot check's
 (support_slots.read_clauses)."""
 
 from __future__ import annotations
 
 from storygraph.ingest.frames.ja import parse
-from storygraph.qa.clauses import Clause, read
-from storygraph.qa.question_structure import read_clauses as quote_view
-from storygraph.qa.support_slots import Slot
-from storygraph.qa.support_slots import read_clauses as slot_view
+from storygraph.qa.question.question_structure import read_clauses as quote_view
+from storygraph.qa.verify.clauses import Clause, read
+from storygraph.qa.verify.support_slots import Slot
+from storygraph.qa.verify.support_slots import read_clauses as slot_view
 
 _URASHIMA = (
     "何かとおもって浦島がのぞいてみると、小さいかめの子を一ぴきつかまえて、"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from storygraph.models import Citation
-from storygraph.qa.answer import UNKNOWN
-from storygraph.qa.answer_examples import answer_examples
-from storygraph.qa.checks import copied_example
+from storygraph.qa.generation.answer import UNKNOWN
+from storygraph.qa.generation.answer_examples import answer_examples
+from storygraph.qa.generation.checks import copied_example
 
 
 def _read(*texts: str) -> list[Citation]:

@@ -1,4 +1,5 @@
-"""An answer's deadline (storygraph.qa.deadline): it comes from the settings, trips once and says
+"""An answer's deadline (storygraph.qa.pipeline.deadline): it comes from the settings, trips once
+and says
 so in the trace, and cuts a streamed model answer at the first piece past it, closing the
 stream. Time is a clock the test moves: nothing here waits or measures."""
 
@@ -12,12 +13,12 @@ import pytest
 from pydantic import ValidationError
 
 from storygraph.models import Answer, TraceStep
-from storygraph.qa.answer import ModelAnswerer
-from storygraph.qa.context import Sources
-from storygraph.qa.deadline import TOO_LONG, Deadline, DeadlinePassed, unchecked
-from storygraph.qa.engine import QAOptions
-from storygraph.qa.explain import plain_trace
-from storygraph.qa.trace import Trace
+from storygraph.qa.generation.answer import ModelAnswerer
+from storygraph.qa.pipeline.deadline import TOO_LONG, Deadline, DeadlinePassed, unchecked
+from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.explain import plain_trace
+from storygraph.qa.pipeline.trace import Trace
+from storygraph.qa.retrieval.context import Sources
 from storygraph.settings import Settings
 
 

@@ -4,9 +4,9 @@ does."""
 
 from __future__ import annotations
 
-from storygraph.qa.analysis import analyse
-from storygraph.qa.checks import echoed_name
-from storygraph.qa.entities import LocalEntityFinder
+from storygraph.qa.generation.checks import echoed_name
+from storygraph.qa.question.analysis import analyse
+from storygraph.qa.question.entities import LocalEntityFinder
 
 
 def _echo(question: str, entities: list[str], answer: str) -> str | None:

@@ -9,7 +9,7 @@ import pytest
 from storygraph.errors import InputError
 from storygraph.evaluation.harness import load_questions, memo_questions
 from storygraph.evaluation.metrics import excluded_leaks, expected_recall, mean, order_accuracy
-from storygraph.qa.retrieval import available_modes, parse_mode
+from storygraph.qa.retrieval.retrieval import available_modes, parse_mode
 
 A = ("a", "R", "x")
 B = ("b", "R", "x")

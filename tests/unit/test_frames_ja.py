@@ -259,7 +259,7 @@ def test_an_unclosed_quote_ends_at_a_blank_line() -> None:
 
 
 def test_verb_table_round_trip_types_read_are_types_questions_ask_for() -> None:
-    from storygraph.qa.relation_types import lexical_pick
+    from storygraph.qa.retrieval.relation_types import lexical_pick
     from storygraph.text.vocabulary import relation_types
 
     text = (

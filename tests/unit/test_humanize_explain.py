@@ -8,7 +8,7 @@ import pytest
 
 from storygraph.humanize import duration, human_date, plural, tokens_text
 from storygraph.models import Answer, Citation, Fact, ResolvedEntity, TraceStep, Usage
-from storygraph.qa.explain import cited_numbers, plain_trace, score_text, split_citations
+from storygraph.qa.pipeline.explain import cited_numbers, plain_trace, score_text, split_citations
 
 
 @pytest.mark.parametrize(
@@ -100,7 +100,7 @@ def test_scores_are_shown_on_the_0_to_10_scale() -> None:
 
 
 def test_how_the_answer_was_written_reads_in_words() -> None:
-    from storygraph.qa.explain import answer_method_text
+    from storygraph.qa.pipeline.explain import answer_method_text
 
     assert answer_method_text("llm") == "written by the model"
     assert answer_method_text("llm-compact") == "written by the model"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from storygraph.qa.entities import LocalEntityFinder, dictionary_match
+from storygraph.qa.question.entities import LocalEntityFinder, dictionary_match
 from storygraph.text.name_index import name_index
 from storygraph.text.normalize import normalize_name
 
@@ -93,7 +93,7 @@ def test_a_mention_resolves_through_the_index_as_a_walk_resolves_it() -> None:
 
 
 def _state(index: Any) -> tuple[Any, ...]:
-    from storygraph.qa.entities import _romaji
+    from storygraph.qa.question.entities import _romaji
     from storygraph.text.terms import name_words as _content_words
 
     return (
@@ -115,7 +115,7 @@ def _fields(index: Any) -> Any:
 def test_names_with_rows_added_at_the_end_extend_the_last_index_as_a_build_would() -> None:
     """Another session's document read alone gives the last list plus its rows: the index is
     extended (the last one left as it was), and equals one built from nothing."""
-    from storygraph.qa.entities import _romaji
+    from storygraph.qa.question.entities import _romaji
     from storygraph.text.terms import name_words as _content_words
 
     base = _names([f"人物{i:05d}" for i in range(300)] + ["桃太郎", "old man", "鬼"])

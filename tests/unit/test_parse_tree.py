@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from storygraph.ingest.frames.ja import parse
-from storygraph.qa.question_structure import _asked_predicate, chain_end, read_structure
+from storygraph.qa.question.question_structure import _asked_predicate, chain_end, read_structure
 from storygraph.text.parse_tree import ancestors, root_of
 
 # --- on the parser's own output ---------------------------------------------------------------

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 
 from storygraph.models import Citation, Fact
-from storygraph.qa.answer import facts_answer
-from storygraph.qa.context import with_passages
-from storygraph.qa.passages import Passage, bm25, index_document, is_heading
+from storygraph.qa.generation.answer import facts_answer
+from storygraph.qa.retrieval.context import with_passages
+from storygraph.qa.retrieval.passages import Passage, bm25, index_document, is_heading
 from storygraph.text.terms import passage_terms
 
 
@@ -93,7 +93,7 @@ def test_the_facts_answer_points_at_the_sentence_sources() -> None:
 
 
 def test_a_window_brings_neighbours_of_the_same_document_within_the_length_cap() -> None:
-    from storygraph.qa.passages import MAX_PASSAGE_CHARS, _window
+    from storygraph.qa.retrieval.passages import MAX_PASSAGE_CHARS, _window
 
     def row(doc: str, text: str) -> dict[str, str]:
         return {"id": f"{doc}:0000", "document_id": doc, "document": f"{doc}.txt", "text": text}

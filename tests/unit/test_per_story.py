@@ -1,10 +1,10 @@
-"""qa/per_story.py: the scopes of a per-story answer, its head lines read back, and the
+"""qa/scope/per_story.py: the scopes of a per-story answer, its head lines read back, and the
 citations a reader does not see under their own story's name."""
 
 from __future__ import annotations
 
 from storygraph.models import Citation
-from storygraph.qa.per_story import (
+from storygraph.qa.scope.per_story import (
     cited_stories,
     misplaced_citations,
     renumbered,
@@ -13,7 +13,7 @@ from storygraph.qa.per_story import (
     story_head,
     story_scopes,
 )
-from storygraph.qa.scope import MAX_STORIES, Scope, narrow
+from storygraph.qa.scope.scope import MAX_STORIES, Scope, narrow
 from tests.unit.test_scope import NAMES
 
 

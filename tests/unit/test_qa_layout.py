@@ -10,8 +10,21 @@ from pathlib import Path
 QA = Path(__file__).resolve().parents[2] / "storygraph" / "qa"
 
 
+ROOMS = {"question", "retrieval", "generation", "verify", "scope", "pipeline"}
+"""The wing's rooms by role (issue 43): read the question, retrieve, write, verify, choose the
+stories, and the pipeline that composes and runs them."""
+
+
 def _trees() -> dict[str, ast.Module]:
-    return {p.name: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(QA.glob("*.py"))}
+    return {
+        p.relative_to(QA).as_posix(): ast.parse(p.read_text(encoding="utf-8"))
+        for p in sorted(QA.rglob("*.py"))
+    }
+
+
+def test_the_wing_is_its_rooms_and_nothing_else_at_its_top() -> None:
+    top = {p.name for p in QA.iterdir() if not p.name.startswith((".", "__"))}
+    assert top == ROOMS
 
 
 def test_qa_imports_nothing_from_ingest() -> None:
@@ -35,4 +48,4 @@ def test_only_the_analysis_detects_the_question_s_language() -> None:
     }
     # The other languages the stages read are handed to them: the answer's by the answer step
     # (checks.judge_reply), a source's and the graph names' by their documents (stored at ingest).
-    assert callers == {"analysis.py"}
+    assert callers == {"question/analysis.py"}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from storygraph.qa.question_type import QuestionType, detect_question_type
-from storygraph.qa.type_priors import DIRECTION_BONUS, expansion_wanted, fact_prior
+from storygraph.qa.question.question_type import QuestionType, detect_question_type
+from storygraph.qa.retrieval.type_priors import DIRECTION_BONUS, expansion_wanted, fact_prior
 from storygraph.text.language import detect_language
 
 

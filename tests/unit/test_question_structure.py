@@ -1,11 +1,16 @@
-"""A Japanese question's structure on GiNZA's real parse (storygraph.qa.question_structure):
+"""A Japanese question's structure on GiNZA's real parse
+(storygraph.qa.question.question_structure):
 the predicate the question asks about is not the first verb it writes, and a participant's
 role comes from its case on that predicate in its voice."""
 
 from __future__ import annotations
 
 from storygraph.ingest.frames.ja import parse
-from storygraph.qa.question_structure import QuestionStructure, case_direction, read_structure
+from storygraph.qa.question.question_structure import (
+    QuestionStructure,
+    case_direction,
+    read_structure,
+)
 
 
 def _read(question: str) -> QuestionStructure:

@@ -13,7 +13,11 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
 from storygraph.models import Fact
-from storygraph.qa.relation_types import apply_selection, lexical_pick, select_relation_types
+from storygraph.qa.retrieval.relation_types import (
+    apply_selection,
+    lexical_pick,
+    select_relation_types,
+)
 from tests.helpers.scripted_model import ScriptedChatModel
 
 SEED_TYPES = [

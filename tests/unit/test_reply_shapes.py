@@ -14,8 +14,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableLambda
 
 from storygraph.llm.replies import UnexpectedReply
-from storygraph.qa.entities import find_entities, llm_names
-from storygraph.qa.relation_types import select_relation_types
+from storygraph.qa.question.entities import find_entities, llm_names
+from storygraph.qa.retrieval.relation_types import select_relation_types
 from tests.helpers.scripted_model import ScriptedChatModel
 
 NAMES = [

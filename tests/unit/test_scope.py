@@ -1,4 +1,4 @@
-"""qa/scope.py: which stories a question's names keep, and the stories a user names."""
+"""qa/scope/scope.py: which stories a question's names keep, and the stories a user names."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 
 from storygraph.errors import InputError
 from storygraph.models import DocumentInfo
-from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.scope import MAX_STORIES, Scope, names_in_scope, narrow, story_ids
+from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.scope.scope import MAX_STORIES, Scope, names_in_scope, narrow, story_ids
 
 NAMES = [
     {"id": "おじいさん", "key": "m:おじいさん", "document_id": "m", "twins": []},
@@ -177,7 +177,7 @@ def test_a_translation_is_kept_only_when_it_holds_the_question_to_the_same_stori
     is kept only when its scope is the one the question's own names gave; in the v22 library run
     "the old man" translated to 翁 turned a question tied between stories into one about 竹取物語
     alone, answered without its story's name."""
-    from storygraph.qa.analysis import same_stories
+    from storygraph.qa.question.analysis import same_stories
 
     tied = Scope(tied=("a", "b"), undecided=False)
     assert same_stories(Scope(tied=("b", "a")), tied)
@@ -193,9 +193,9 @@ def test_a_translation_read_for_some_stories_is_dropped_for_the_others() -> None
     question as asked."""
     from dataclasses import replace
 
-    from storygraph.qa.analysis import for_stories
-    from storygraph.qa.question_type import detect_question_type
-    from storygraph.qa.translation import Translation
+    from storygraph.qa.question.analysis import for_stories
+    from storygraph.qa.question.question_type import detect_question_type
+    from storygraph.qa.question.translation import Translation
 
     plain = QuestionAnalysis(
         question="Who won?",
@@ -224,9 +224,9 @@ def test_a_story_part_reads_only_the_names_its_own_graph_holds() -> None:
     checked against, that story's names alone (analysis.within); a story holding none of the
     question's names starts from none."""
     from storygraph.models import ResolvedEntity
-    from storygraph.qa.analysis import within
-    from storygraph.qa.per_story import story_scopes
-    from storygraph.qa.question_type import detect_question_type
+    from storygraph.qa.question.analysis import within
+    from storygraph.qa.question.question_type import detect_question_type
+    from storygraph.qa.scope.per_story import story_scopes
 
     rows = [*NAMES, {"id": "名前", "key": "m:名前", "document_id": "m", "twins": []}]
     question = "おじいさんの犬の名前は？"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from storygraph.models import Citation
-from storygraph.qa.context import SMALL_MAX_SOURCES, SMALL_SOURCE_TOKENS, small_sources
+from storygraph.qa.retrieval.context import SMALL_MAX_SOURCES, SMALL_SOURCE_TOKENS, small_sources
 from storygraph.text.token_estimate import TOKENS_PER_CHAR, estimated_tokens
 
 

@@ -1,9 +1,9 @@
-"""qa/specific_names.py: which found names are ordinary words, not a story's own names."""
+"""qa/question/specific_names.py: which found names are ordinary words, not a story's own names."""
 
 from __future__ import annotations
 
 from storygraph.models import ResolvedEntity
-from storygraph.qa.specific_names import common_names, is_ordinary_word
+from storygraph.qa.question.specific_names import common_names, is_ordinary_word
 
 
 def test_a_japanese_common_noun_is_an_ordinary_word_a_proper_noun_or_compound_is_not() -> None:
@@ -41,7 +41,7 @@ def test_the_names_found_as_ordinary_words_in_either_language_are_common() -> No
 
 
 def test_a_story_capitalising_a_word_inside_a_sentence_writes_it_as_a_name() -> None:
-    from storygraph.qa.specific_names import capitalised_words, named_in_stories
+    from storygraph.qa.question.specific_names import capitalised_words, named_in_stories
 
     text = "The Fox and the Grapes\n\nA FAMISHED FOX saw grapes. The Hare, laughing, ran."
     assert capitalised_words(text) == frozenset({"fox", "grape", "hare"})

@@ -1,10 +1,10 @@
-"""qa/story_lead.py: which tied story's sentences lead the joint sentence search."""
+"""qa/scope/story_lead.py: which tied story's sentences lead the joint sentence search."""
 
 from __future__ import annotations
 
-from storygraph.qa.passages import Passage
-from storygraph.qa.scope import Scope
-from storygraph.qa.story_lead import STORY_LEAD, led_scope, story_lead
+from storygraph.qa.retrieval.passages import Passage
+from storygraph.qa.scope.scope import Scope
+from storygraph.qa.scope.story_lead import STORY_LEAD, led_scope, story_lead
 
 
 def _passage(document: str, score: float) -> Passage:

@@ -6,8 +6,8 @@ import pytest
 
 from storygraph.library.wiki import wiki_filename, wiki_filenames
 from storygraph.models import Fact
-from storygraph.qa.order import order_facts, order_for_question, order_priors
-from storygraph.qa.question_type import detect_question_type, order_cue
+from storygraph.qa.question.question_type import detect_question_type, order_cue
+from storygraph.qa.retrieval.order import order_facts, order_for_question, order_priors
 from storygraph.store.story_time import (
     TimedRelation,
     is_speech,

@@ -1,8 +1,8 @@
-"""qa/story_titles.py: the stories a question names by their document's name."""
+"""qa/question/story_titles.py: the stories a question names by their document's name."""
 
 from __future__ import annotations
 
-from storygraph.qa.story_titles import title_words, titled
+from storygraph.qa.question.story_titles import title_words, titled
 
 DOCUMENTS = {
     "a": "momotaro_akutagawa.txt",

@@ -1,4 +1,5 @@
-"""The support check across languages (storygraph.qa.support_crosslang): an English answer over
+"""The support check across languages (storygraph.qa.verify.support_crosslang): an English answer
+over
 Japanese sources read in Japanese by the means the question is (the real JMdict, the real English
 tagger, Sudachi, GiNZA's frames), right answers confirmed, the sets' wrong ones not."""
 
@@ -11,11 +12,11 @@ import pytest
 
 from storygraph.ingest.frames.extractor import reader_for
 from storygraph.models import Citation
-from storygraph.qa.analysis import QuestionAnalysis, analyse
-from storygraph.qa.entities import LocalEntityFinder
-from storygraph.qa.support import Frame, GraphSupportChecker
-from storygraph.qa.support_crosslang import CrossLanguageChecker, across_languages
-from storygraph.qa.translation import DictionaryTranslator
+from storygraph.qa.question.analysis import QuestionAnalysis, analyse
+from storygraph.qa.question.entities import LocalEntityFinder
+from storygraph.qa.question.translation import DictionaryTranslator
+from storygraph.qa.verify.support import Frame, GraphSupportChecker
+from storygraph.qa.verify.support_crosslang import CrossLanguageChecker, across_languages
 from storygraph.text.jmdict import Dictionary, open_dictionary
 from storygraph.text.normalize import normalize_name
 

@@ -1,4 +1,4 @@
-"""The support check's asked slot on a source's own parse (storygraph.qa.support_slots, issue
+"""The support check's asked slot on a source's own parse (storygraph.qa.verify.support_slots, issue
 #27, docs/ISSUES.md#support-slots), with real GiNZA and spaCy parses: each case was withheld by the
 frames and facts alone (an oblique case, no participant the graph knows, a zero subject up a verb
 chain, a participle, a pronoun), and a wrong answer in the same sentences stays unconfirmed."""
@@ -11,9 +11,9 @@ import pytest
 
 from storygraph.ingest.frames.extractor import reader_for
 from storygraph.models import Citation, Support
-from storygraph.qa.analysis import analyse
-from storygraph.qa.entities import LocalEntityFinder
-from storygraph.qa.support import GraphSupportChecker
+from storygraph.qa.question.analysis import analyse
+from storygraph.qa.question.entities import LocalEntityFinder
+from storygraph.qa.verify.support import GraphSupportChecker
 from storygraph.services import question_structure, source_clauses
 from storygraph.text.normalize import normalize_name
 

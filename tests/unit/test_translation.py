@@ -1,4 +1,5 @@
-"""A question in another language than its stories, brought into theirs (storygraph.qa.translation):
+"""A question in another language than its stories, brought into theirs
+(storygraph.qa.question.translation):
 the dictionary path on the real JMdict and the real English tagger, the model path with the
 scripted model at the model boundary, and how the analysis uses either."""
 
@@ -9,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from storygraph.qa.analysis import analyse, translation_target
-from storygraph.qa.entities import LocalEntityFinder
-from storygraph.qa.passages import widen_single_kanji
-from storygraph.qa.translation import (
+from storygraph.qa.question.analysis import analyse, translation_target
+from storygraph.qa.question.entities import LocalEntityFinder
+from storygraph.qa.question.translation import (
     NO_TRANSLATOR,
     DictionaryTranslator,
     FirstDictionaryTranslator,
@@ -22,6 +22,7 @@ from storygraph.qa.translation import (
     conjugation_stems,
     translator_for,
 )
+from storygraph.qa.retrieval.passages import widen_single_kanji
 from storygraph.text.jmdict import open_dictionary
 from storygraph.text.terms import passage_terms
 from tests.helpers.scripted_logic import Script

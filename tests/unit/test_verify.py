@@ -9,14 +9,14 @@ import random
 import pytest
 
 from storygraph.models import Citation, Support
-from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.entities import ResolvedEntity
-from storygraph.qa.question_type import detect_question_type
-from storygraph.qa.support_text import NOT_SURE, SupportStep
+from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.entities import ResolvedEntity
+from storygraph.qa.question.question_type import detect_question_type
 from storygraph.qa.verify import Evidence, Verifier, load_verifier
 from storygraph.qa.verify.calibration import Calibration, fit
 from storygraph.qa.verify.gate import evidence_of, gated, verifiable
 from storygraph.qa.verify.signals import SIGNALS, read_signals, units
+from storygraph.qa.verify.support_text import NOT_SURE, SupportStep
 
 SENTENCES = (
     "おばあさんは川へせんたくに行きました。",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from storygraph.qa.relation_words import question_stems, type_stems
+from storygraph.qa.question.relation_words import question_stems, type_stems
 from storygraph.text.sanitize import sanitize_rel_type
 from storygraph.text.vocabulary import VERBS, relation_type_for, relation_types
 

@@ -14,7 +14,8 @@ class Evidence:
     「猿です。[1]」 → 猿), `cited` the texts of the sources it cites (by their numbers), `read` the
     texts of every source the model read, `logprobs` the model's log probability of each token
     it wrote (empty when the server sends none), `rule` the rule check's verdict on it
-    (storygraph.qa.support: "supported", "not supported", "no premise", …; "" when none ran)."""
+    (storygraph.qa.verify.support: "supported", "not supported", "no premise", …; "" when none
+    ran)."""
 
     question: str
     answer: str

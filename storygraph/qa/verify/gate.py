@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from storygraph.models import Citation, Support
-from storygraph.qa.analysis import QuestionAnalysis
-from storygraph.qa.answer_core import answer_core
-from storygraph.qa.support import cited_sources, declines
-from storygraph.qa.support_text import SupportStep, support_reply
+from storygraph.qa.generation.answer_core import answer_core
+from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.verify.evidence import Evidence, Verdict
+from storygraph.qa.verify.support import cited_sources, declines
+from storygraph.qa.verify.support_text import SupportStep, support_reply
 from storygraph.qa.verify.verifier import Verifier
 from storygraph.settings import VerifyMode
 

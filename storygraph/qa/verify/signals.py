@@ -106,7 +106,8 @@ def min_logprob(evidence: Evidence) -> float | None:
 
 
 def rule_supported(evidence: Evidence) -> float | None:
-    """The rule check's verdict (storygraph.qa.support): 1 supported, 0 not; None: none ran."""
+    """The rule check's verdict (storygraph.qa.verify.support): 1 supported, 0 not; None: none
+    ran."""
     if evidence.rule in ("", "not checked"):
         return None
     return 1.0 if evidence.rule == "supported" else 0.0

@@ -1,0 +1,261 @@
+"""Which parts answer a question: decided here, once, from what the model can do
+(`ModelInfo`) and the question's options (`QAOptions`).
+
+- capable model (OpenAI, vLLM, …): the model lists the names (and, in a +reltype mode, picks
+  the relation types in the same call), scores the candidates in one batched call (per fact
+  when `strategy` asks for it) and writes the answer from every source, streamed: 3 calls;
+- the small embedded model: names by dictionary, transliteration, words and embeddings; the
+  fast scorer (the model only when `strategy` asks for it); at most `SMALL_TOP_K` facts; one
+  streamed answer from a compact prompt over the sources `SourceBudget.small_model` leaves: 1
+  call;
+- no model (`no_llm`): as the small model, every source, and the top facts as the answer: 0
+  calls.
+
+A question in another language than every story in its scope is brought into theirs before
+names and sentences are looked up (`QAOptions.translation`, storygraph.qa.question.translation): by
+JMdict, no call (the default); by the model, one call more (the small model: 2 calls); or by
+JMdict and the model only for a word it lacks. A mode without +rerank gets `RetrievalOrder`
+whatever the model. `compose_answer=False` (the
+evaluation measuring retrieval) answers from the facts. `choose_names` gives the small model a
+`ChoiceAnswerer` where its server enforces grammars (`ModelInfo.grammar_constrained`).
+
+`build_engine` returns an engine that asks `PartsFactory.parts` for each question's options;
+tests and the evaluation inject a stage (`finder=`, `scorer=`, `answerer=`, `passages=`), or
+hand `QAEngine` a `QAParts` of their own.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from storygraph.llm.factory import ModelInfo
+from storygraph.qa.generation.answer import Answerer, FactsAnswerer, ModelAnswerer
+from storygraph.qa.generation.answer_choice import ChoiceAnswerer
+from storygraph.qa.generation.answer_crosslang import SourcesLanguageAnswer, sources_language_answer
+from storygraph.qa.generation.candidate_answer import NO_CHOICE, CandidatePicker, picker_for
+from storygraph.qa.pipeline.engine import QAEngine, QAOptions, QAParts
+from storygraph.qa.question.analysis import QuestionReader
+from storygraph.qa.question.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
+from storygraph.qa.question.translation import translator_for
+from storygraph.qa.retrieval.context import ContextBuilder, SourceBudget
+from storygraph.qa.retrieval.passages import PassageFinder, SentenceSearch
+from storygraph.qa.retrieval.retrieval import parse_mode, retriever_for
+from storygraph.qa.retrieval.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
+from storygraph.qa.verify import load_verifier
+from storygraph.qa.verify.support import (
+    FrameReader,
+    StructureReader,
+    SupportChecker,
+    graph_support_checker,
+    names_language,
+)
+from storygraph.qa.verify.support_crosslang import across_languages
+from storygraph.qa.verify.support_slots import ClauseReader
+from storygraph.store import GraphStore
+from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
+from storygraph.text.jmdict import open_dictionary
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+SMALL_TOP_K = 4
+"""Facts the small model's answer keeps: its prompt shows at most this many sources anyway."""
+EXPLICIT_STRATEGIES = ("batched", "per_fact")
+
+DefaultEmbedder = Literal["default"]
+
+
+@dataclass
+class PartsFactory:
+    """Builds the parts for a question's options (see the module table)."""
+
+    store: GraphStore
+    llm: BaseChatModel | None
+    info: ModelInfo
+    embedder: Embedder | None = None
+    finder: EntityFinder | None = None
+    scorer: Scorer | None = None
+    """Used by the modes with +rerank."""
+    answerer: Answerer | None = None
+    passages: PassageFinder | None = None
+    frames: FrameReader | None = None
+    """The parser's frame reader for the support check (storygraph.services gives it; None:
+    the check reads the facts only)."""
+    questions: StructureReader | None = None
+    """The parser's reading of a question's structure for the support check (storygraph.
+    services gives it; None: the check reads the question's words as the analysis did)."""
+    clauses: ClauseReader | None = None
+    """The parser's clauses of a source for the support check's asked slot (storygraph.
+    services gives it; None: the frames and facts only)."""
+    _checker: tuple[Sequence[dict[str, Any]], SupportChecker] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    _checker_lock: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
+
+    def parts(self, options: QAOptions) -> QAParts:
+        spec = parse_mode(options.mode)  # an unknown mode: ValueError before any work
+        llm = None if options.no_llm else self.llm
+        capable = llm is not None and self.info.capable
+        small = llm is not None and not self.info.capable
+        finder = self.finder or (
+            ModelEntityFinder(llm)
+            if llm is not None and capable
+            else LocalEntityFinder(self.embedder)
+        )
+        picks = isinstance(finder, ModelEntityFinder)  # its call can pick relation types too
+        budget = SourceBudget.small_model(options.sentence_sources) if small else None
+        return QAParts(
+            reader=QuestionReader(
+                self.store,
+                finder,
+                pick_types=spec.reltype and picks,
+                stories=options.stories,
+                translator=translator_for(options.translation, llm),
+            ),
+            retriever=retriever_for(self.store, spec.name, llm if capable else None),
+            scorer=self._scorer(llm, capable, options) if spec.rerank else RetrievalOrder(),
+            context=ContextBuilder(
+                self.store,
+                self.passages or SentenceSearch(self.store, self.embedder),
+                sentence_sources=options.sentence_sources,
+                budget=budget,
+            ),
+            answerer=self._answerer(llm, capable, options),
+            top_k=min(options.top_k, SMALL_TOP_K) if small else options.top_k,
+            min_score=options.min_score,
+            chooser=self._chooser(llm, options) if small else None,
+            candidate=self._candidate(llm, options),
+            no_model=llm is None,
+            support=self.support_checker,
+            stories_named=self._stories_named,
+            # named fallbacks (storygraph.text.embeddings; the candidate step's model choice)
+            warnings=(
+                *((NO_EMBEDDER,) if self.embedder is None else ()),
+                *self._candidate_warnings(llm, options),
+            ),
+            across=self._across(llm, options) if small else None,
+            verifier=load_verifier("embedded" if small else "other") if llm is not None else None,
+            verify_mode=options.verify,
+        )
+
+    def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:
+        """The support check over this graph's names (storygraph.qa.verify.support), written in the
+        language of most of their documents (as stored at ingest), reading each source with the
+        story around it. The checker is built once per names list and returned again while the
+        same list comes back (`GraphStore.entity_names` returns one list until the graph
+        changes), as storygraph.text.name_index does: its node-type map over every name, the
+        documents' languages and the frames it has read are not rebuilt for every answer."""
+        with self._checker_lock:
+            if self._checker is not None and self._checker[0] is names:
+                return self._checker[1]
+            languages = {d.id: d.language for d in self.store.list_documents()}
+            language = names_language(names, languages)
+            checker = across_languages(
+                graph_support_checker(
+                    names,
+                    self.embedder,
+                    self.frames,
+                    language,
+                    self._chunk_text,
+                    self.questions,
+                    self.clauses,
+                ),
+                language,
+            )
+            self._checker = (names, checker)
+            return checker
+
+    def _chunk_text(self, chunk_id: str) -> str:
+        """A chunk's text (the story around a source the support check reads)."""
+        return str(self.store.chunks([chunk_id]).get(chunk_id, {}).get("text") or "")
+
+    def _stories_named(self) -> dict[str, str]:
+        return {d.id: d.name for d in self.store.list_documents()}
+
+    def _scorer(self, llm: BaseChatModel | None, capable: bool, options: QAOptions) -> Scorer:
+        if self.scorer is not None:
+            return self.scorer
+        explicit = options.strategy in EXPLICIT_STRATEGIES
+        if llm is not None and (capable or explicit):
+            # A capable model scores in one batched call unless asked otherwise; the small one
+            # only when asked (one call per fact cost it most of a minute a question).
+            return ModelScorer(llm, options.strategy if explicit else "batched")  # type: ignore[arg-type]
+        return FastScorer(self.embedder)
+
+    def _answerer(self, llm: BaseChatModel | None, capable: bool, options: QAOptions) -> Answerer:
+        if self.answerer is not None:
+            return self.answerer
+        if llm is None or not options.compose_answer:
+            return FactsAnswerer()
+        return ModelAnswerer(llm, compact=not capable)
+
+    def _candidate(
+        self, llm: BaseChatModel | None, options: QAOptions
+    ) -> CandidatePicker | None:
+        """The candidate step's picker (storygraph.qa.generation.candidate_answer): the model
+        chooses
+        only on a server that holds it to the candidates' names; never when the answer is not
+        composed (no model answer to follow)."""
+        if not options.compose_answer or self.answerer is not None:
+            return None
+        chooses = llm if llm is not None and self.info.grammar_constrained else None
+        return picker_for(options.candidates, chooses)  # type: ignore[arg-type]
+
+    def _candidate_warnings(self, llm: BaseChatModel | None, options: QAOptions) -> tuple[str, ...]:
+        """The candidate step asked for the model's choice on a model (or none) that cannot be
+        held to the names: said in every answer's warnings."""
+        if options.candidates not in ("choice", "both") or not options.compose_answer:
+            return ()
+        if llm is not None and self.info.grammar_constrained:
+            return ()
+        if options.candidates == "both":
+            return (NO_CHOICE + " the single candidate alone is offered",)
+        return (NO_CHOICE + " the candidate step is off",)
+
+    def _across(
+        self, llm: BaseChatModel | None, options: QAOptions
+    ) -> SourcesLanguageAnswer | None:
+        """The small model answers a question asked across languages in its sources' language
+        (`crosslang_answer` "sources", storygraph.qa.generation.answer_crosslang) or in the
+        question's
+        ("question")."""
+        if llm is None or options.crosslang_answer != "sources" or self.answerer is not None:
+            return None
+        return sources_language_answer(open_dictionary())
+
+    def _chooser(self, llm: BaseChatModel | None, options: QAOptions) -> ChoiceAnswerer | None:
+        """The small model chooses a name only when asked, on a server that holds it to the
+        names; never when the answer is not composed."""
+        wanted = options.choose_names and options.compose_answer and self.answerer is None
+        if llm is None or not wanted or not self.info.grammar_constrained:
+            return None
+        store = self.store
+        return ChoiceAnswerer(llm, lambda: [str(r["id"]) for r in store.entity_names()])
+
+
+def build_engine(
+    store: GraphStore,
+    llm: BaseChatModel | None,
+    info: ModelInfo,
+    *,
+    embedder: Embedder | DefaultEmbedder | None = "default",
+    finder: EntityFinder | None = None,
+    scorer: Scorer | None = None,
+    answerer: Answerer | None = None,
+    passages: PassageFinder | None = None,
+    frames: FrameReader | None = None,
+    questions: StructureReader | None = None,
+    clauses: ClauseReader | None = None,
+) -> QAEngine:
+    """The engine the app, the CLI and the evaluation use: parts per question's options (module
+    table); `embedder` "default" is the process-wide one when it is installed."""
+    chosen = default_embedder() if embedder == "default" else embedder
+    factory = PartsFactory(
+        store, llm, info, chosen, finder, scorer, answerer, passages, frames, questions, clauses
+    )
+    return QAEngine(factory.parts)

@@ -1,0 +1,391 @@
+"""Sentence search: the story's own sentences that best match the question, as sources beside
+the graph's facts (the text units of a local search; docs/ISSUES.md#sentence-search).
+
+One-hop retrieval finds nothing when the fact that answers a question does not touch the entity
+the question names, or when extraction missed it; the sentence is still in the story. A
+`PassageFinder` returns the best few sentences, each with its chunk (its citation) and how it
+scored; the engine gives them to the answerer after the facts' own sentences.
+
+`SentenceSearch` (the one implementation):
+1. documents: the ready documents whose chunks mention the question's start entities, or every
+   ready document when the question names none;
+2. their sentences (split as chunking splits them, each once although chunks overlap), indexed
+   once per document version (id, name, sha256, chunk count) in a process-wide cache;
+3. BM25 over terms that need no tokenizer: English word stems without stop words, and the
+   character bigrams of normalised Japanese text (kana and kanji alike), with the question
+   words (誰, どこ, …) left out. The query is the question; for a question in another language
+   than the document, its translation (`QuestionAnalysis.translation`) and its start entities'
+   graph names too, read in the document's language, a single kanji as the document's bigrams
+   holding it (`widen_single_kanji`), so an English question over a Japanese story matches the
+   sentences naming 桃太郎 and the ones saying what it asks about;
+4. the best `POOL` sentences by BM25 are re-scored with the embedding cosine to the question
+   when an embedder is installed: score = BM25 / best BM25 + `EMBEDDING_WEIGHT` × cosine;
+5. when no sentence shares a single term with the query (a question in another language that
+   names no one the graph knows), the sentences nearest by embedding alone, each marked
+   `found_by` = `BY_MEANING_ONLY` (the trace shows it).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import unicodedata
+from collections import Counter, OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.store import GraphStore
+from storygraph.store.runner import Row
+from storygraph.text.chunking import split_sentences
+from storygraph.text.embeddings import Embedder, cosine
+from storygraph.text.language import is_japanese_char, is_kanji
+from storygraph.text.terms import passage_terms
+
+POOL = 24
+"""Sentences (best by BM25) that the embedder re-scores: ~2 ms each the first time."""
+EMBEDDING_WEIGHT = 1.0
+WINDOW = 1
+"""Neighbouring sentences a passage brings on each side of the one that matched (1 measured
+better than 0 on both e2e sets: docs/ISSUES.md#sentence-search)."""
+MAX_PASSAGE_CHARS = 300
+MIN_SENTENCE_CHARS = 4
+BY_MEANING_ONLY = "meaning only: no sentence shares a word with the question"
+MAX_HEADING_CHARS = 40
+"""A line this short or shorter with no punctuation at all is a heading (see `is_heading`)."""
+MAX_INDEXED_DOCUMENTS = 64
+MAX_SEARCHED_STORIES = MAX_INDEXED_DOCUMENTS
+"""A question that names no one reads every story in its scope; in a library of more stories
+than this sentence search reads none (a minute a question at 1,000 stories: every story indexed
+again, the cache holds MAX_INDEXED_DOCUMENTS) and the answer asks the user to name someone or
+pick stories (`unsearched_warning`; docs/ISSUES.md#library-speed)."""
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One sentence of a story, found for a question."""
+
+    chunk_id: str
+    document_id: str
+    document_name: str
+    text: str
+    score: float
+    lexical: float
+    """BM25 over the question's terms (0 when the sentence shares none)."""
+    semantic: float | None
+    """Embedding cosine to the question; None when no embedder re-scored it."""
+    found_by: str = "words"
+    """"words": BM25 found it (re-scored by meaning when an embedder is installed);
+    `BY_MEANING_ONLY`: no sentence shared a term with the question, it is among the nearest by
+    embedding."""
+    language: str = ""
+    """The language of the sentence's document, as stored at ingest ("ja" / "en")."""
+
+
+class PassageFinder(Protocol):
+    """Finds the story sentences that best match a question."""
+
+    name: str
+
+    def find(self, analysis: QuestionAnalysis, limit: int) -> list[Passage]: ...
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    chunk_id: str
+    document_id: str
+    document_name: str
+    text: str
+    terms: Counter[str]
+    language: str
+
+
+@dataclass(frozen=True)
+class _DocumentIndex:
+    sentences: tuple[_Sentence, ...]
+    document_frequency: Counter[str]
+
+
+def is_heading(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is a heading, not a sentence of the story: a line of its own,
+    at most `MAX_HEADING_CHARS` long, without a single punctuation mark (a title such as "The
+    Hare and the Tortoise", a chapter's number). Read as a source it answered questions with the
+    story's title ("The Hare and the Tortoise." for who fixed the race's goal)."""
+    body = text[start:end].strip()
+    if len(body) > MAX_HEADING_CHARS:
+        return False
+    before = text[:start].rstrip(" \t\u3000")
+    after = text[end:].lstrip(" \t\u3000")
+    if (before and not before.endswith("\n")) or (after and not after.startswith("\n")):
+        return False
+    return not any(unicodedata.category(ch).startswith("P") for ch in body)
+
+
+def index_document(rows: Sequence[Row], language: str) -> _DocumentIndex:
+    """The sentences of one document's chunks (in order), each once, with their terms;
+    headings left out."""
+    seen: set[str] = set()
+    sentences: list[_Sentence] = []
+    frequency: Counter[str] = Counter()
+    for row in rows:
+        text = str(row.get("text") or "")
+        for start, end in split_sentences(text):
+            sentence = text[start:end].strip()
+            if len(sentence) < MIN_SENTENCE_CHARS or sentence in seen:
+                continue
+            if is_heading(text, start, end):
+                continue
+            seen.add(sentence)
+            terms = Counter(passage_terms(sentence, language))
+            if not terms:
+                continue
+            frequency.update(terms.keys())
+            sentences.append(
+                _Sentence(
+                    str(row["id"]),
+                    str(row.get("document_id") or ""),
+                    str(row.get("document") or ""),
+                    sentence,
+                    terms,
+                    language,
+                )
+            )
+    return _DocumentIndex(tuple(sentences), frequency)
+
+
+class _IndexCache:
+    """Process-wide: one index per document version, the least recently used dropped first."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: OrderedDict[tuple[str, str, str, int], _DocumentIndex] = OrderedDict()
+
+    def get(self, key: tuple[str, str, str, int]) -> _DocumentIndex | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, str, str, int], index: _DocumentIndex) -> None:
+        with self._lock:
+            self._items[key] = index
+            while len(self._items) > MAX_INDEXED_DOCUMENTS:
+                self._items.popitem(last=False)
+
+
+_CACHE = _IndexCache()
+
+
+def bm25(
+    query: Sequence[str], sentences: Sequence[_Sentence], frequency: Counter[str]
+) -> list[float]:
+    """Okapi BM25 of each sentence for the (deduplicated) query terms."""
+    if not sentences:
+        return []
+    count = len(sentences)
+    average = sum(sum(s.terms.values()) for s in sentences) / count
+    weights = {
+        t: math.log(1 + (count - frequency[t] + 0.5) / (frequency[t] + 0.5))
+        for t in dict.fromkeys(query)
+        if frequency[t]
+    }
+    scores: list[float] = []
+    for sentence in sentences:
+        length = sum(sentence.terms.values())
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
+        total = 0.0
+        for term, weight in weights.items():
+            tf = sentence.terms.get(term, 0)
+            if tf:
+                total += weight * tf * (BM25_K1 + 1) / (tf + norm)
+        scores.append(total)
+    return scores
+
+
+def widen_single_kanji(query: Sequence[str], frequency: Counter[str]) -> list[str]:
+    """A one-kanji term (猿, 頭: a name or a translated word standing alone) as the story's
+    bigrams that hold it (の猿, 猿は, 頭を …): the index holds bigrams, so the kanji alone
+    matches nothing."""
+    widened: list[str] = []
+    for term in query:
+        if len(term) == 1 and is_kanji(term):
+            widened.extend(t for t in frequency if len(t) == 2 and term in t)
+        else:
+            widened.append(term)
+    return widened
+
+
+class SentenceSearch:
+    """BM25 over the stories' sentences, re-scored by embeddings (see the module doc)."""
+
+    def __init__(self, store: GraphStore, embedder: Embedder | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+
+    @property
+    def name(self) -> str:
+        return "bm25+embedding" if self.embedder is not None else "bm25"
+
+    def _indexes(
+        self, entity_keys: Sequence[str], scope: Sequence[str]
+    ) -> list[tuple[str, _DocumentIndex]]:
+        """The sentence indexes of the documents mentioning the start entities, else of the
+        question's stories (`scope`; every story when empty)."""
+        documents = self.store.passage_documents(entity_keys) if entity_keys else []
+        if not documents:
+            documents = self.store.passage_documents([], scope)
+            if len(documents) > MAX_SEARCHED_STORIES:
+                return []  # named in the answer's warnings: `unsearched_warning`
+        # The name is part of the version: the same text uploaded under another name (in
+        # another store of this process) must not cite the first name.
+        keys = {
+            str(d["id"]): (
+                str(d["id"]),
+                str(d.get("name") or ""),
+                str(d.get("sha256") or ""),
+                int(d.get("chunks") or 0),
+            )
+            for d in documents
+        }
+        languages = {str(d["id"]): str(d.get("language") or "en") for d in documents}
+        missing = [doc for doc, key in keys.items() if _CACHE.get(key) is None]
+        rows_by_document: dict[str, list[Row]] = {doc: [] for doc in missing}
+        for row in self.store.document_chunks(missing):
+            rows_by_document[str(row["document_id"])].append(row)
+        for doc in missing:
+            _CACHE.put(keys[doc], index_document(rows_by_document[doc], languages[doc]))
+        found: list[tuple[str, _DocumentIndex]] = []
+        for doc, key in sorted(keys.items()):
+            index = _CACHE.get(key)
+            if index is not None:
+                found.append((languages[doc], index))
+        return found
+
+    def find(self, analysis: QuestionAnalysis, limit: int) -> list[Passage]:
+        if limit <= 0:
+            return []
+        indexes = self._indexes(analysis.scope.keys, analysis.scope.documents)
+        sentences: list[_Sentence] = []
+        lexical: list[float] = []
+        for language, index in indexes:
+            query = analysis.index_terms(language)
+            if analysis.language != language:
+                # A question in another language shares no words with the story: its start
+                # entities' graph names (in the story's language) and its translation
+                # (`index_terms`) are the query's terms.
+                for name in analysis.ids:
+                    query += passage_terms(name, language)
+                query = widen_single_kanji(query, index.document_frequency)
+            sentences.extend(index.sentences)
+            lexical.extend(bm25(query, index.sentences, index.document_frequency))
+        best = max(lexical, default=0.0)
+        if best <= 0:
+            return self._nearest_by_meaning(analysis, sentences, limit)
+        pool = sorted(range(len(sentences)), key=lambda i: -lexical[i])[:POOL]
+        pool = [i for i in pool if lexical[i] > 0]
+        semantic: dict[int, float] = {}
+        if self.embedder is not None:
+            vectors = self.embedder.embed([analysis.question, *(sentences[i].text for i in pool)])
+            similarity = cosine(vectors[0], vectors[1:])
+            semantic = {i: float(s) for i, s in zip(pool, np.atleast_1d(similarity), strict=True)}
+        combined = {i: lexical[i] / best + EMBEDDING_WEIGHT * semantic.get(i, 0.0) for i in pool}
+        scored = sorted(pool, key=lambda i: -combined[i])
+        return _passages(sentences, scored, combined, lexical, semantic, limit, "words")
+
+    def _nearest_by_meaning(
+        self, analysis: QuestionAnalysis, sentences: Sequence[_Sentence], limit: int
+    ) -> list[Passage]:
+        """No sentence shares a term with the question (an English question over a Japanese
+        story that names no one the graph knows: "What was the name of the honest old couple's
+        dog?"): the sentences nearest to it by embedding, every sentence of the documents
+        compared (~2 ms each the first time: 900 Japanese sentences in 1.9 s on two cores; then
+        cached). None without an embedder."""
+        if self.embedder is None or not sentences:
+            return []
+        vectors = self.embedder.embed([analysis.question, *(s.text for s in sentences)])
+        similarity = np.atleast_1d(cosine(vectors[0], vectors[1:]))
+        semantic = {i: float(v) for i, v in enumerate(similarity)}
+        scored = sorted(semantic, key=lambda i: -semantic[i])[:POOL]
+        lexical = [0.0] * len(sentences)
+        return _passages(sentences, scored, semantic, lexical, semantic, limit, BY_MEANING_ONLY)
+
+
+def unsearched_warning(analysis: QuestionAnalysis, stories: int) -> list[str]:
+    """The warning for a question sentence search did not read: it names no one, and its scope
+    holds more than MAX_SEARCHED_STORIES of the library's `stories`."""
+    scope = analysis.scope
+    if scope.keys or not 0 < MAX_SEARCHED_STORIES < (len(scope.documents) or stories):
+        return []
+    return [
+        f"sentence search reads at most {MAX_SEARCHED_STORIES} stories for a question that "
+        f"names no one, and {len(scope.documents) or stories} are in scope: name a character "
+        "or a place of the story, or pick the stories to ask about."
+    ]
+
+
+def _passages(
+    sentences: Sequence[_Sentence],
+    scored: Sequence[int],
+    combined: dict[int, float],
+    lexical: Sequence[float],
+    semantic: dict[int, float],
+    limit: int,
+    found_by: str,
+) -> list[Passage]:
+    """The best `limit` passages: each scored sentence (best first) with its window of
+    neighbours, one not already inside an earlier passage's window."""
+    found: list[Passage] = []
+    covered: set[int] = set()
+    for i in scored:
+        if len(found) == limit:
+            break
+        if i in covered:
+            continue  # already inside an earlier passage's window
+        span = _window(sentences, i, WINDOW)
+        covered.update(span)
+        found.append(
+            Passage(
+                chunk_id=sentences[i].chunk_id,
+                document_id=sentences[i].document_id,
+                document_name=sentences[i].document_name,
+                text=_joined([sentences[j].text for j in span]),
+                score=round(combined[i], 4),
+                lexical=round(lexical[i], 4),
+                semantic=round(semantic[i], 4) if i in semantic else None,
+                found_by=found_by,
+                language=sentences[i].language,
+            )
+        )
+    return found
+
+
+def _window(sentences: Sequence[_Sentence], i: int, width: int) -> list[int]:
+    """The sentence `i` with up to `width` neighbours on each side from its own document,
+    within `MAX_PASSAGE_CHARS` (the farther ones dropped first, the following before the
+    preceding)."""
+    span = [i]
+    total = len(sentences[i].text)
+    for step in range(1, width + 1):
+        for j in (i - step, i + step):
+            if not 0 <= j < len(sentences):
+                continue
+            if sentences[j].document_id != sentences[i].document_id:
+                continue
+            if total + len(sentences[j].text) > MAX_PASSAGE_CHARS:
+                continue
+            span.append(j)
+            total += len(sentences[j].text)
+    return sorted(span)
+
+
+def _joined(texts: Sequence[str]) -> str:
+    """Sentences in order: Japanese ones side by side, others with a space."""
+    if any(is_japanese_char(ch) for text in texts for ch in text):
+        return "".join(texts)
+    return " ".join(texts)

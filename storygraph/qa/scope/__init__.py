@@ -1,0 +1,1 @@
+"""Which stories a question is about in a library, and the answer per story when several fit."""

@@ -1,0 +1,165 @@
+"""What the reader is told of the support check (storygraph.qa.verify.support), in plain words.
+
+- `support_reply`: the answer text that replaces a model sentence the check did not confirm: "not
+  sure", then the graph's candidate marked as the graph's (with its sentence), else the closest
+  sentence; "the story does not say" for a question with no premise in the story.
+- `support_step`: the whole step, for the engine: the verdict, the text to show, the
+  warnings and the trace's detail.
+- `support_line`: the short line shown under an answer in the chat ("checked: 犬 follows 桃太郎
+  in [2]" / "not sure: the sentences name 猿 but not as the one who defeats 桃太郎").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from storygraph.models import Citation, Fact, Support
+from storygraph.qa.generation.answer import CLOSEST_LEAD, UNKNOWN
+from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.retrieval.type_priors import fits_kind
+from storygraph.qa.verify.support import SupportChecker, declines
+
+NOT_SURE = {
+    "ja": "確かな答えは見つかりませんでした（答えを根拠の文で確かめられませんでした）。",
+    "en": "Not sure: the sources do not confirm an answer.",
+}
+CANDIDATE_LEAD = {
+    "ja": "グラフの候補（確かめられた答えではありません）：",
+    "en": "The graph's candidate (not a confirmed answer): ",
+}
+
+
+def _quote(text: str, number: int | None, language: str) -> str:
+    mark = f"[{number}]" if number is not None else ""
+    if language == "ja":
+        return f"「{text}」{mark}"
+    return f'"{text}" {mark}'.rstrip()
+
+
+def _closest(citations: Sequence[Citation], language: str) -> str:
+    sentences = [c for c in citations if c.kind != "graph"]
+    if not sentences:
+        return ""
+    best = sentences[0]
+    return CLOSEST_LEAD[language] + _quote(best.text, best.number, language)
+
+
+def support_reply(
+    support: Support, analysis: QuestionAnalysis, citations: Sequence[Citation], written: str
+) -> str | None:
+    """The text shown instead of the model's answer `written`, or None when that stands (it
+    is supported, it already declines, or it was not checked)."""
+    language = "ja" if analysis.language == "ja" else "en"
+    gap = "" if language == "ja" else " "
+    if declines(written):
+        return None
+    if support.verdict == "no premise":
+        closest = _closest(citations, language)
+        return UNKNOWN[language] + (" " + closest if closest else "")
+    if support.verdict != "not supported":
+        return None
+    # the graph's candidate only when it is of the asked kind and case (a place is no answer
+    # to 「山へ何をしに行きましたか？」): else the closest sentence
+    fitting = (c for c in support.candidates if fits_kind(analysis.qtype, c.kind, c.locative))
+    candidate = next(fitting, None)
+    if candidate is not None:
+        said = f"{candidate.name} — " if language == "en" else f"{candidate.name} ―"
+        return (
+            NOT_SURE[language]
+            + gap
+            + CANDIDATE_LEAD[language]
+            + said
+            + _quote(candidate.sentence, candidate.source, language)
+        )
+    closest = _closest(citations, language)
+    return NOT_SURE[language] + (gap + closest if closest else "")
+
+
+ANSWERED_BY = {
+    "structure": "read from the sentence's structure",
+    "choice": "chosen by the model among what the sentences' structure offers",
+}
+"""How an answer the candidate step showed was found (`Support.answered_by`,
+storygraph.qa.generation.candidate_answer), in the reader's words."""
+
+
+def support_line(support: Support | None) -> str:
+    """One line for the reader: what the check found, in words."""
+    if support is None:
+        return ""
+    if support.verdict == "supported" and support.answered_by:
+        by = ANSWERED_BY.get(support.answered_by, support.answered_by)
+        said = support.candidate
+        sentence = f" — 「{said.sentence}」" if said is not None and said.sentence else ""
+        return (
+            f"supported ({by}; the model's own answer was not confirmed): "
+            f"{support.reason}{sentence}"
+        )
+    if support.verdict == "supported":
+        return f"checked: {support.reason}"
+    if support.verdict == "not supported":
+        offered = ""
+        if support.candidate is not None:
+            where = f" in [{support.candidate.source}]" if support.candidate.source else ""
+            offered = f"; the graph's candidate is {support.candidate.name}{where}"
+        return f"not sure: {support.reason}{offered}"
+    if support.verdict == "no premise":
+        return f"the story does not say: {support.reason}"
+    if support.verdict == "declined":
+        return "not answered: the sentences read do not say"
+    return f"not checked: {support.reason}" if support.reason else "not checked"
+
+
+@dataclass(frozen=True)
+class SupportStep:
+    """What the support step gives the answer: its verdict, the text to show (the model's, or
+    the replacement), warnings for the trace and the step's detail."""
+
+    support: Support
+    text: str
+    warnings: tuple[str, ...] = ()
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def support_step(
+    checker: SupportChecker | None,
+    analysis: QuestionAnalysis,
+    method: str,
+    written: str,
+    citations: Sequence[Citation],
+    facts: Sequence[Fact],
+    read: int,
+    language: str | None = None,
+) -> SupportStep:
+    """Check a model-written answer (`method` "llm…", written in `language`; None: the
+    question's reply language) and replace one that fails (not sure, the graph's candidate
+    marked as such; `support_reply`); the facts list and "nothing found" are not checked, nor
+    anything when there is no checker."""
+    if checker is None or not method.startswith("llm"):
+        why = "no support check" if checker is None else f"the answer is the {method} list"
+        support = Support("not checked", reason=why)
+        return SupportStep(support, written, (), {"verdict": "not checked", "reason": why})
+    support = checker.check(analysis, written, citations, facts, citations[:read], language)
+    warnings: list[str] = []
+    problem = getattr(checker, "problem", "")
+    if problem:
+        warnings.append(f"support check read the facts only: {problem}")
+    replaced = support_reply(support, analysis, citations, written)
+    if replaced is not None:
+        warnings.append(
+            f"the answer was not shown: support check ({support.check}) found "
+            f"{support.verdict}: {support.reason}"
+        )
+    detail = {
+        "verdict": support.verdict,
+        "check": support.check,
+        "reason": support.reason,
+        "source": support.source,
+        "named": list(support.named),
+        "candidate": support.candidate.to_json() if support.candidate else None,
+        "model_answer": written if replaced is not None else None,
+    }
+    text = replaced if replaced is not None else written
+    return SupportStep(support, text, tuple(warnings), detail)
