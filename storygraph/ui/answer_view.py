@@ -67,10 +67,13 @@ def _cited(source: int | None) -> str:
     return f"[{source}]" if source is not None else ""
 
 
-def verdict_line(support: Support, language: Language) -> str:
-    """The mark's words: what the check found, without its signals and scores."""
+def verdict_line(support: Support, language: Language, *, said: bool = False) -> str:
+    """The mark's words: what the check found, without its signals and scores; `said`: the
+    sentence saying what changed gives the reason, so a "not sure" line does not repeat it."""
     ja = language == "ja"
     mark = MARK_OF.get(support.verdict)
+    if mark == "not sure" and said:
+        return "確かではありません。" if ja else "Not sure."
     if mark == "supported" and support.answered_by:
         where = _cited(support.source)
         if ja:
@@ -160,7 +163,7 @@ def verdict_view(answer: Answer) -> VerdictView:
     changed = changed_sentence(first, support, language) if first else ""
     return VerdictView(
         MARK_OF[support.verdict],
-        verdict_line(support, language),
+        verdict_line(support, language, said=bool(changed)),
         changed,
         others,
         (support_line(support), *checks),

@@ -112,10 +112,16 @@ def test_a_replaced_answer_says_what_changed_in_the_questions_language() -> None
     )
     role = Support("not supported", named=("猿",), source=2, reason="…", check="role")
     japanese = verdict_view(_answer("桃太郎を倒したのは誰？", "確かな…", role, said="猿です。[2]"))
-    assert japanese.line == (
+    # the reason is said once, in the sentence on what changed
+    assert japanese.line == "確かではありません。"
+    assert japanese.changed == (
+        "モデルの最初の答え「猿」は表示していません：「猿」は文[2]に出てきますが、"
+        "この質問の答えとしてではありません。"
+    )
+    unreplaced = verdict_view(_answer("桃太郎を倒したのは誰？", "猿です。[2]", role))
+    assert unreplaced.changed == "" and unreplaced.line == (
         "確かではありません：「猿」は文[2]に出てきますが、この質問の答えとしてではありません。"
     )
-    assert japanese.changed.startswith("モデルの最初の答え「猿」は表示していません：「猿」は文[2]")
 
 
 def test_an_answer_no_check_read_has_no_mark_and_keeps_its_warnings() -> None:
