@@ -3,9 +3,13 @@
 The conversation is kept per data directory (storygraph.ui.app_state): it survives a reload and a
 restart, and "New conversation" clears it. The input sits in `st.bottom`, pinned under the page
 while the Chat tab is open (a chat input inside a tab would scroll away with the tab's content).
-The latest turn is shown in full; older turns are collapsed. `show_answer` draws one final
-Answer, so a streaming answer can hand over to it when it is complete. A question whose run is
-stopped (a newer question or a reload) is still saved, marked as stopped.
+The latest turn is shown in full; older turns are collapsed. While an answer is worked out, a
+status line names the phase running and how long it has run (or the model's queue, when others'
+requests are ahead), and the model's reply shows as a muted draft marked "checking…", never in
+the answer's style: the check may replace it (docs/ISSUES.md#draft-answer, #status-phases).
+`show_answer` then draws the final Answer with its one verdict (storygraph.ui.answer_view): the
+mark and its line, and a sentence saying what changed when the model's answer was replaced. A
+question whose run is stopped (a newer question or a reload) is still saved, marked as stopped.
 
 The answer is worked out on a worker thread while the run draws its text and the ingest banner
 above the tabs (pages.jobs.refresh_banner: Streamlit holds the banner's own timer back while a

@@ -9,7 +9,8 @@ and an `Answerer` (storygraph.qa.answer), whose reply the checks (storygraph.qa.
 Each stage returns a value; the `Answer` is built once, at the end. Which parts a question gets
 is decided in one place, `storygraph.qa.factory.build_engine`, from what the model can do and
 the question's options; `QAOptions.from_settings` turns the settings into options, once, for the
-app, the CLI and the evaluation alike.
+app, the CLI and the evaluation alike. Each phase a reader waits through (finding, the model
+reading its sources, writing, checking) is reported as it begins (storygraph.qa.progress).
 """
 
 from __future__ import annotations
