@@ -58,6 +58,19 @@ class VerdictView:
     """The check's verdict and its warnings in a developer's words, one level deeper."""
 
 
+ANSWERED_BY_JA = {
+    "structure": "文の構造から読んだ答え",
+    "choice": "文の構造が示す候補からモデルが選んだ答え",
+}
+"""`support_text.ANSWERED_BY` in Japanese: how the answer shown instead was found."""
+
+
+def _answered_by(support: Support, language: Language) -> str:
+    if language == "ja":
+        return ANSWERED_BY_JA.get(support.answered_by, support.answered_by)
+    return ANSWERED_BY.get(support.answered_by, support.answered_by)
+
+
 def language_of(question: str) -> Language:
     """The question's language for the chat's own words (Japanese or English)."""
     return "ja" if detect_language(question) == "ja" else "en"
@@ -76,10 +89,11 @@ def verdict_line(support: Support, language: Language, *, said: bool = False) ->
         return "確かではありません。" if ja else "Not sure."
     if mark == "supported" and support.answered_by:
         where = _cited(support.source)
+        by = _answered_by(support, language)
         if ja:
-            return f"確認済み：文{where}から読んだ答えです（モデル自身の答えではありません）。"
+            return f"確認済み：文{where}が示す、{by}です（モデル自身の答えではありません）。"
         read = f"source {where}" if where else "the sources"
-        return f"Checked: read from {read}, not the model's own answer."
+        return f"Checked by {read}: {by}, not the model's own answer."
     if mark == "supported":
         if ja:
             return f"確認済み：文{_cited(support.source)}にそう書かれています。"
@@ -124,11 +138,11 @@ def changed_sentence(model_answer: str, support: Support, language: Language) ->
     first = answer_core(model_answer) or model_answer.strip()
     ja = language == "ja"
     if support.verdict == "supported" and support.answered_by:
-        by = ANSWERED_BY.get(support.answered_by, support.answered_by)
+        by = _answered_by(support, language)
         if ja:
             return (
                 f"モデルの最初の答え「{first}」は根拠の文で確かめられなかったため、"
-                "文の構造から読んだ答えを表示しています。"
+                f"{by}を表示しています。"
             )
         return (
             f"The model's first answer, {first}, was not confirmed by the sources; the answer "

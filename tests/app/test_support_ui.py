@@ -159,7 +159,9 @@ def test_an_answer_read_from_the_sentences_structure_is_marked_so(
     assert shown.startswith("桃太郎です。["), shown
     lines = _support_lines(at)
     assert len(lines) == 1, lines
-    read = r"確認済み：文\[\d+\]から読んだ答えです（モデル自身の答えではありません）。"
+    read = r"確認済み：文\[\d+\]が示す、文の構造から読んだ答えです" + (
+        r"（モデル自身の答えではありません）。"
+    )
     assert re.fullmatch(read, lines[0]), lines[0]
     assert _changed(at) == [
         "モデルの最初の答え「おじいさん」は根拠の文で確かめられなかったため、"

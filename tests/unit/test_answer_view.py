@@ -86,7 +86,9 @@ def test_the_checks_warnings_go_one_level_deeper_never_beside_the_mark() -> None
     )
     view = verdict_view(answer)
     assert view.mark == "supported"
-    assert view.line == "確認済み：文[2]から読んだ答えです（モデル自身の答えではありません）。"
+    assert view.line == (
+        "確認済み：文[2]が示す、文の構造から読んだ答えです（モデル自身の答えではありません）。"
+    )
     assert view.warnings == ("the question's translation failed",)
     assert view.developer[0].startswith("supported (read from the sentence's structure;")
     assert view.developer[1].startswith(NOT_CONFIRMED) and view.developer[2].startswith(
