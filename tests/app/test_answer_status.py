@@ -7,9 +7,11 @@ store; the model is scripted at its boundary."""
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 
+import pages.chat as chat
 from storygraph.qa.engine import QAOptions
 from storygraph.qa.progress import Phase, reporting_phases
 from storygraph.qa.support_text import CHECK_WARNINGS
@@ -48,6 +50,40 @@ def test_each_phase_is_named_as_it_begins_and_the_model_reads_under_reading(
     read = next(s.detail["sources_read"] for s in answer.steps if s.name == "answer")
     assert reading.sources == read > 0
     assert "first_token_s" in next(s.detail for s in answer.steps if s.name == "answer")
+
+
+def test_the_page_says_the_model_is_reading_while_it_reads_its_prompt(
+    services: Services,  # noqa: F811 - the fixture
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The scripted model receives the answer's prompt and holds it until the page has drawn
+    # its status line for that phase (an event, bounded; no pause): what a reader sees while
+    # the model reads. Before, it was "Finding the answer in the graph…" all along.
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    monkeypatch.setattr(scripted_logic, "answer", _reply_naming("犬", "ついて"))
+    drawn: list[str] = []
+    reading_drawn = threading.Event()
+    real = chat.status_line
+
+    def recording(phase: Phase | None, seconds: float, ahead: int = 0) -> str:
+        line = real(phase, seconds, ahead)
+        drawn.append(line)
+        if phase is not None and phase.name == "reading":
+            reading_drawn.set()
+        return line
+
+    monkeypatch.setattr(chat, "status_line", recording)
+    model = services.llm_override
+    assert model is not None
+    model.on_call = lambda kind: kind == "answer" and reading_drawn.wait(60)  # type: ignore[attr-defined]
+    at = _ask(_app(services), "桃太郎の仲間は誰？")
+    assert reading_drawn.is_set(), drawn
+    assert drawn[0].startswith("Finding the answer in the graph…"), drawn
+    reading = next(i for i, line in enumerate(drawn) if line.startswith("The model is reading"))
+    assert re.match(r"The model is reading the question and \d+ sources?… \(", drawn[reading])
+    assert not [line for line in drawn[reading:] if line.startswith("Finding")], drawn
+    assert not [line for line in drawn if line.startswith("Waiting for the model")], drawn
+    assert at.chat_message[-1].markdown[0].value.startswith("犬です。")
 
 
 def test_the_finished_answer_names_its_phases_with_their_times(
