@@ -111,14 +111,21 @@ def verdict_line(support: Support, language: Language, *, said: bool = False) ->
     return ""
 
 
-def reason_words(support: Support, language: Language) -> str:
-    """Why the check did not confirm an answer, in a reader's words (one clause, with its stop)."""
+def reason_words(support: Support, language: Language, question: str = "") -> str:
+    """Why the check did not confirm an answer, in a reader's words (one clause, with its stop);
+    a question with no premise in the story is quoted."""
     ja = language == "ja"
     name = support.named[0] if support.named else ""
     where = _cited(support.source)
     if support.verdict == "no premise":
+        asked = question.strip()
         if ja:
+            if asked:
+                return f"この話の文には「{asked}」の答えが書かれていません。"
             return "この話の文には、質問にあることが書かれていません。"
+        if asked:
+            stop = "" if asked[-1] in "?？.!！。" else "."
+            return f"the story's sentences do not answer “{asked}”{stop}"
         return "the story's sentences do not tell of what the question asks about."
     if support.check == "role" and name:
         if ja:
@@ -133,7 +140,9 @@ def reason_words(support: Support, language: Language) -> str:
     return "the sources do not confirm it."
 
 
-def changed_sentence(model_answer: str, support: Support, language: Language) -> str:
+def changed_sentence(
+    model_answer: str, support: Support, language: Language, question: str = ""
+) -> str:
     """The one sentence saying the model's answer was replaced, and why."""
     first = answer_core(model_answer) or model_answer.strip()
     ja = language == "ja"
@@ -148,7 +157,7 @@ def changed_sentence(model_answer: str, support: Support, language: Language) ->
             f"The model's first answer, {first}, was not confirmed by the sources; the answer "
             f"shown is {by}."
         )
-    why = reason_words(support, language)
+    why = reason_words(support, language, question)
     if ja:
         return f"モデルの最初の答え「{first}」は表示していません：{why}"
     return f"The model's first answer, {first}, was not shown: {why}"
@@ -174,7 +183,7 @@ def verdict_view(answer: Answer) -> VerdictView:
         developer = (support_line(support),) if support is not None else ()
         return VerdictView(None, "", "", tuple(answer.warnings), developer)
     first = model_answer_of(answer)
-    changed = changed_sentence(first, support, language) if first else ""
+    changed = changed_sentence(first, support, language, answer.question) if first else ""
     return VerdictView(
         MARK_OF[support.verdict],
         verdict_line(support, language, said=bool(changed)),

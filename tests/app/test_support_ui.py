@@ -106,7 +106,8 @@ def test_a_misread_answer_is_not_shown_and_the_line_says_why(
     assert lines == ["この話の文には書かれていません。"], lines
     # the flip is said, in one plain sentence: what the model wrote and why it is not shown
     assert _changed(at) == [
-        "モデルの最初の答え「猿」は表示していません：この話の文には、質問にあることが書かれていません。"
+        "モデルの最初の答え「猿」は表示していません："
+        "この話の文には「桃太郎を倒したのは誰？」の答えが書かれていません。"
     ], _changed(at)
     assert _check_lines(at)[0].startswith("the story does not say: "), _check_lines(at)
 

@@ -110,7 +110,7 @@ def test_a_replaced_answer_says_what_changed_in_the_questions_language() -> None
     assert view.mark == "does not say" and view.warnings == ()
     assert view.changed == (
         "The model's first answer, The monkey, was not shown: the story's sentences do not "
-        "tell of what the question asks about."
+        "answer “Who defeated Momotaro?”"
     )
     role = Support("not supported", named=("猿",), source=2, reason="…", check="role")
     japanese = verdict_view(_answer("桃太郎を倒したのは誰？", "確かな…", role, said="猿です。[2]"))
