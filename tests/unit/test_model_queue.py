@@ -100,8 +100,15 @@ def test_the_apps_read_ahead_is_waited_for_but_not_counted_to_a_waiting_caller(
     assert Ticket.parse(warm_up.name) == warm_up and Ticket.parse(warm_up.name).read_ahead
     assert queue.ahead(mine) == 2 and queue.others_ahead(mine) == 1
     heard: list[int] = []
-    waiter = threading.Thread(target=queue.wait_turn, args=(mine, heard.append))
+    told = threading.Event()
+
+    def hear(count: int) -> None:
+        heard.append(count)
+        told.set()
+
+    waiter = threading.Thread(target=queue.wait_turn, args=(mine, hear))
     waiter.start()
+    assert told.wait(5)  # the other request is ahead: heard before it leaves
     queue.leave(other)
     waiter.join(0.3)
     assert waiter.is_alive()  # the read-ahead still holds the model: mine waits for it
