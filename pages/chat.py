@@ -3,9 +3,13 @@
 The conversation is kept per data directory (storygraph.ui.app_state): it survives a reload and a
 restart, and "New conversation" clears it. The input sits in `st.bottom`, pinned under the page
 while the Chat tab is open (a chat input inside a tab would scroll away with the tab's content).
-The latest turn is shown in full; older turns are collapsed. `show_answer` draws one final
-Answer, so a streaming answer can hand over to it when it is complete. A question whose run is
-stopped (a newer question or a reload) is still saved, marked as stopped.
+The latest turn is shown in full; older turns are collapsed. While an answer is worked out, a
+status line names the phase running and how long it has run (or the model's queue, when others'
+requests are ahead), and the model's reply shows as a muted draft marked "checking…", never in
+the answer's style: the check may replace it (docs/ISSUES.md#draft-answer, #status-phases).
+`show_answer` then draws the final Answer with its one verdict (storygraph.ui.answer_view): the
+mark and its line, and a sentence saying what changed when the model's answer was replaced. A
+question whose run is stopped (a newer question or a reload) is still saved, marked as stopped.
 
 The answer is worked out on a worker thread while the run draws its text and the ingest banner
 above the tabs (pages.jobs.refresh_banner: Streamlit holds the banner's own timer back while a
@@ -24,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 import storygraph.qa.retrieval.retrieval as retrieval
 from pages.common import (
@@ -48,8 +53,15 @@ from storygraph.qa.pipeline.explain import (
     score_text,
     split_citations,
 )
-from storygraph.qa.verify.support_text import support_line
+from storygraph.qa.pipeline.progress import Phase, reporting_phases
 from storygraph.services import Services
+from storygraph.ui.answer_view import (
+    VerdictView,
+    draft_line,
+    phases_line,
+    status_line,
+    verdict_view,
+)
 from storygraph.ui.app_state import (
     ChatTurn,
     append_turn,
@@ -342,15 +354,18 @@ def _facts_table(answer: Answer) -> list[dict[str, object]]:
     ]
 
 
-def _show_details(answer: Answer) -> None:
+def _show_details(answer: Answer, view: VerdictView) -> None:
     """Two levels behind one expander: first what a reader asks (`_show_reader_details`), one
-    click deeper the developer's trace (mode, question type, entities with ids, every
-    candidate with its score and type, per-step timings and the Cypher)."""
+    click deeper the developer's trace (the support check's verdict and warnings in its own
+    words, mode, question type, entities with ids, every candidate with its score and type,
+    per-step timings and the Cypher)."""
     with st.expander("Details: how this was answered"):
         reader, developer = st.tabs(["What the answer used", "For developers"])
         with reader:
             _show_reader_details(answer)
         with developer:
+            for line in view.developer:
+                st.markdown(f"**Support check:** {md_escape(line)}")
             _show_developer_details(answer)
 
 
@@ -428,38 +443,45 @@ def _show_developer_details(answer: Answer) -> None:
 
 SUPPORT_MARKS = {
     "supported": (":green", ":material/verified:"),
-    "not supported": (":orange", ":material/help:"),
-    "no premise": (":orange", ":material/help:"),
+    "not sure": (":orange", ":material/help:"),
+    "does not say": (":orange", ":material/help:"),
     "declined": (":gray", ":material/info:"),
 }
+CHANGED_ICON = ":material/swap_horiz:"
 
 
-def _show_support(answer: Answer) -> None:
-    """The support check's verdict in words (storygraph.qa.verify.support_text): checked by a
-    source, or not sure and why; nothing for an answer the check did not read."""
-    line = support_line(answer.support)
-    if not line or answer.support is None or answer.support.verdict not in SUPPORT_MARKS:
+def _show_verdict(view: VerdictView) -> None:
+    """The answer's one verdict (storygraph.ui.answer_view): its mark and line, and when the
+    model's answer was replaced, the sentence saying what changed and why; nothing for an
+    answer the check did not read."""
+    if view.mark is None:
         return
-    color, icon = SUPPORT_MARKS[answer.support.verdict]
-    st.markdown(f"{icon} {color}[{md_escape(line)}]")
+    color, icon = SUPPORT_MARKS[view.mark]
+    st.markdown(f"{icon} {color}[{md_escape(view.line)}]")
+    if view.changed:
+        st.markdown(f"{CHANGED_ICON} {md_escape(view.changed)}")
 
 
 def show_answer(answer: Answer) -> None:
-    """One final answer: its text, whether a source supports it, the sources it cites, the
-    plain trace, then the details."""
+    """One final answer: its text, its one verdict, the sources it cites, the warnings that
+    are not about its support (those are the verdict's, in the developer tab), the plain
+    trace with the phases' times, then the details."""
+    view = verdict_view(answer)
     st.markdown(answer.answer)
-    _show_support(answer)
+    _show_verdict(view)
     _show_sources(answer)
-    for warning in answer.warnings:
+    for warning in view.warnings:
         st.warning(warning)
     kind = question_kind(answer)
     took = sum(s.seconds for s in answer.steps)
+    phases = phases_line(answer.steps)
     st.caption(
         md_escape(plain_trace(answer))
         + (f" · the question {kind}" if kind else "")
         + f" · {duration(took)}"
+        + (f" ({md_escape(phases)})" if phases else "")
     )
-    _show_details(answer)
+    _show_details(answer, view)
 
 
 def _show_reply(turn: ChatTurn) -> None:
@@ -496,55 +518,89 @@ def _question_input() -> str | None:
         return st.chat_input(PLACEHOLDER, key="chat_input")
 
 
-def waiting_text(ahead: int) -> str:
-    return f"Waiting for the model: {plural(ahead, 'request')} ahead of yours…"
-
-
 class _Abandoned(Exception):
     """Raised into the model's stream when the run that asked has been stopped."""
 
 
-def _streamed(services: Services, question: str, options: QAOptions) -> ChatTurn:
-    """Ask, showing the answer as it is written; the finished turn then replaces it.
+class _Progress:
+    """What the worker thread has heard so far, for the run that draws it: the pieces of the
+    reply, the phase running and when it began, the requests ahead in the model's queue."""
 
-    The question is answered on a worker thread while this run draws: the text so far every
-    TICK_S, and the ingest banner above the tabs every POLL_S (Streamlit holds the banner's
-    own timer back until this run ends). When the run is stopped (a newer question, a
-    reload), the model's stream is cut at its next piece."""
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.phase: Phase | None = None
+        self.since = time.monotonic()
+        self.ahead = 0
+        self.drafted = False
+        """The pieces are the model's reply (a reading phase came first): a draft to check."""
+
+    def on_phase(self, phase: Phase) -> None:
+        if self.phase is None or phase.name != self.phase.name:
+            self.since = time.monotonic()
+        if phase.name == "reading":
+            self.drafted = True
+        self.phase = phase
+
+    def on_wait(self, ahead: int) -> None:
+        if self.ahead and not ahead:
+            self.since = time.monotonic()  # the wait is over: the phase's own time begins
+        self.ahead = ahead
+
+
+def _draw_live(live: DeltaGenerator, progress: _Progress) -> None:
+    """The status line (the phase running now, or the queue, with its time) and, under it,
+    the reply so far: the model's as a muted draft marked "checking…", never in the answer's
+    style, since the check may replace it (docs/ISSUES.md#draft-answer)."""
+    text = "".join(progress.pieces)
+    seconds = time.monotonic() - progress.since
+    with live.container():
+        st.caption(md_escape(status_line(progress.phase, seconds, progress.ahead)))
+        if text.strip() and progress.drafted:
+            st.caption(f"*{md_escape(draft_line(text))}* ▌", help=DRAFT_HELP)
+        elif text.strip():
+            st.markdown(md_escape(text) + " ▌")
+
+
+DRAFT_HELP = (
+    "The model's reply as it is written. Each answer is checked against the story's "
+    "sentences before it is shown as the answer; one they do not confirm is replaced, and the "
+    "answer then says why."
+)
+
+
+def _streamed(services: Services, question: str, options: QAOptions) -> ChatTurn:
+    """Ask, showing the answer's progress as it is worked out; the finished turn then replaces
+    it.
+
+    The question is answered on a worker thread while this run draws, every TICK_S: the phase
+    running and for how long (storygraph.qa.pipeline.progress), the model's queue when others'
+    requests are ahead, and the reply so far as a draft; the ingest banner above the tabs every
+    POLL_S (Streamlit holds the banner's own timer back until this run ends). When the run is
+    stopped (a newer question, a reload), the model's stream is cut at its next piece."""
     live = st.empty()
-    live.caption("Finding the answer in the graph…")
-    pieces: list[str] = []
+    progress = _Progress()
+    progress.on_phase(Phase("finding"))
+    _draw_live(live, progress)
     stopped = threading.Event()
     result: list[ChatTurn] = []
 
     def on_token(piece: str) -> None:
         if stopped.is_set():
             raise _Abandoned("the run that asked was stopped")
-        pieces.append(piece)
+        progress.pieces.append(piece)
 
-    waiting = [0]  # requests ahead of this one at the embedded model (it serves one at a time)
-
-    def on_wait(ahead: int) -> None:  # on the worker thread: this run draws it
-        waiting[0] = ahead
-
-    def work() -> None:  # the model queue's report goes by context: set it on this thread
-        with waiting_for_the_model(on_wait):
+    def work() -> None:  # the queue's and the phases' reports go by context: set them here
+        with waiting_for_the_model(progress.on_wait), reporting_phases(progress.on_phase):
             result.append(ask(services, question, options, on_token))
 
     worker = threading.Thread(target=work, name="storygraph-answer", daemon=True)
     worker.start()
-    shown, shown_wait, banner_at = 0, 0, time.monotonic()
+    banner_at = time.monotonic()
     try:
         while worker.is_alive():
             worker.join(TICK_S)
-            if len(pieces) != shown:
-                shown = len(pieces)
-                live.markdown(md_escape("".join(pieces[:shown])) + " ▌")
-            elif not pieces and waiting[0] != shown_wait:
-                shown_wait = waiting[0]
-                live.caption(
-                    waiting_text(shown_wait) if shown_wait else "Finding the answer in the graph…"
-                )
+            if worker.is_alive():
+                _draw_live(live, progress)
             if time.monotonic() - banner_at >= POLL_S or not worker.is_alive():
                 banner_at = time.monotonic()
                 refresh_banner(services)

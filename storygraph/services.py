@@ -195,6 +195,7 @@ class Services:
 
     def _warm(self) -> None:
         from storygraph.ingest.llm_extraction import MODEL_CALL_ERRORS
+        from storygraph.llm.model_queue import reading_ahead
         from storygraph.qa.pipeline.engine import QAOptions
 
         try:
@@ -208,7 +209,8 @@ class Services:
         for language in languages:
             started = time.perf_counter()
             try:
-                warmed = self.qa().warm(language, options)
+                with reading_ahead():  # not counted to a question waiting behind it
+                    warmed = self.qa().warm(language, options)
             except MODEL_CALL_ERRORS as exc:
                 log.warning(
                     "reading the answer prompt ahead failed (%s: %s); the first question reads it",

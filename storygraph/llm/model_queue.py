@@ -15,6 +15,12 @@ chat shows "waiting for the model: N ahead").
 
 A ticket whose process is gone (killed with a request in flight) is removed by the next
 process that looks, with a warning in the log: it holds no one up.
+
+The app's own read-ahead of the answer prompt (`Services.keep_answers_warm`) is made inside
+`reading_ahead()`: its ticket is marked so (`Ticket.read_ahead`, a `-ahead` suffix on the
+file). It waits its turn and holds others up like any request, but the count a waiting caller
+hears leaves it out: "1 request ahead of yours" with one user was the app's warm-up, which
+reads the very instructions the question's prompt begins with (docs/ISSUES.md#status-phases).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,23 +52,28 @@ WaitFn = Callable[[int], None]
 """Called with the number of requests ahead of the caller's (0: its turn has come)."""
 
 _ON_WAIT: ContextVar[WaitFn | None] = ContextVar("storygraph_model_queue_on_wait", default=None)
+_READ_AHEAD: ContextVar[bool] = ContextVar("storygraph_model_queue_read_ahead", default=False)
+READ_AHEAD_SUFFIX = "-ahead"
 
 
 @dataclass(frozen=True, order=True)
 class Ticket:
     number: int
     pid: int
+    read_ahead: bool = field(default=False, compare=False)
+    """The app's own read-ahead of a prompt (module doc): not counted to those waiting."""
 
     @property
     def name(self) -> str:
-        return f"{self.number:012d}-{self.pid}"
+        return f"{self.number:012d}-{self.pid}" + (READ_AHEAD_SUFFIX if self.read_ahead else "")
 
     @classmethod
     def parse(cls, name: str) -> Ticket | None:
-        number, _, pid = name.partition("-")
+        read_ahead = name.endswith(READ_AHEAD_SUFFIX)
+        number, _, pid = name.removesuffix(READ_AHEAD_SUFFIX).partition("-")
         if not (number.isdigit() and pid.isdigit()):
             return None
-        return cls(int(number), int(pid))
+        return cls(int(number), int(pid), read_ahead)
 
 
 class ModelQueue:
@@ -87,7 +98,7 @@ class ModelQueue:
                     number = int(counter.read_text(encoding="ascii").strip() or 0) + 1
                 except (FileNotFoundError, ValueError):
                     number = max((t.number for t in self.tickets()), default=0) + 1
-                ticket = Ticket(number, os.getpid())
+                ticket = Ticket(number, os.getpid(), _READ_AHEAD.get())
                 (self.directory / ticket.name).touch()
                 counter.write_text(str(number), encoding="ascii")
             finally:
@@ -124,18 +135,24 @@ class ModelQueue:
         """How many live requests came before `ticket` (the one being served among them)."""
         return sum(1 for t in self.tickets() if t < ticket)
 
+    def others_ahead(self, ticket: Ticket) -> int:
+        """How many live requests came before `ticket`, the app's read-aheads left out."""
+        return sum(1 for t in self.tickets() if t < ticket and not t.read_ahead)
+
     def wait_turn(self, ticket: Ticket, on_wait: WaitFn | None = None) -> float:
-        """Block until no earlier ticket is left; `on_wait` hears the count each time it
-        changes (and 0 at the end, when there was a wait). Returns the seconds waited."""
+        """Block until no earlier ticket is left; `on_wait` hears the count of others'
+        requests ahead (read-aheads left out, module doc) each time it changes, and 0 at the
+        end when it heard more. Returns the seconds waited."""
         started = time.monotonic()
         last: int | None = None
         while True:
-            count = self.ahead(ticket)
+            held = [t for t in self.tickets() if t < ticket]
+            count = sum(1 for t in held if not t.read_ahead)
             if count != last and on_wait is not None and (count > 0 or last is not None):
                 on_wait(count)
-            if count == 0:
+            if not held:
                 return time.monotonic() - started
-            last = count
+            last = count if (count > 0 or last is not None) else None
             time.sleep(self.poll_s)
 
     @contextlib.contextmanager
@@ -157,6 +174,16 @@ def waiting_for_the_model(on_wait: WaitFn) -> Iterator[None]:
         yield
     finally:
         _ON_WAIT.reset(token)
+
+
+@contextlib.contextmanager
+def reading_ahead() -> Iterator[None]:
+    """Model requests made in this context are the app's own read-ahead (module doc)."""
+    token = _READ_AHEAD.set(True)
+    try:
+        yield
+    finally:
+        _READ_AHEAD.reset(token)
 
 
 def current_on_wait() -> WaitFn | None:

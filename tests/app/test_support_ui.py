@@ -35,13 +35,33 @@ def _reply_naming(name: str, must: str) -> object:
 
 
 def _support_lines(at) -> list[str]:  # type: ignore[no-untyped-def]
-    """The support line's words, without its icon and colour (":material/…: :green[…]")."""
+    """The verdict's line under the answer, without its icon and colour
+    (":material/…: :green[…]")."""
+    return [line for _, line in _marks(at)]
+
+
+def _marks(at) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """The verdict's colour and line under the latest answer."""
     lines = []
     for m in at.chat_message[-1].markdown:
-        found = re.fullmatch(r":material/\w+: :\w+\[(.*)\]", str(m.value), flags=re.DOTALL)
+        found = re.fullmatch(r":material/\w+: :(\w+)\[(.*)\]", str(m.value), flags=re.DOTALL)
         if found:
-            lines.append(found.group(1).replace("\\", ""))
+            lines.append((found.group(1), found.group(2).replace("\\", "")))
     return lines
+
+
+def _check_lines(at) -> list[str]:  # type: ignore[no-untyped-def]
+    """The support check's own words, in the Details' developer tab."""
+    lead = "**Support check:** "
+    values = [str(m.value) for m in at.chat_message[-1].markdown]
+    return [v.removeprefix(lead).replace("\\", "") for v in values if v.startswith(lead)]
+
+
+def _changed(at) -> list[str]:  # type: ignore[no-untyped-def]
+    """The sentence saying what replaced the model's answer, and why."""
+    lead = ":material/swap_horiz: "
+    values = [str(m.value) for m in at.chat_message[-1].markdown]
+    return [v.removeprefix(lead).replace("\\", "") for v in values if v.startswith(lead)]
 
 
 def _asked(  # type: ignore[no-untyped-def]
@@ -63,11 +83,15 @@ def test_a_supported_answer_is_marked_checked_by_its_source(
     at = _asked(services, monkeypatch, "桃太郎の仲間は誰？", _reply_naming("犬", "ついて"))
     lines = _support_lines(at)
     assert len(lines) == 1, lines
-    # the verifier's confidence and why, with the role the parse found
-    assert re.search(r"checked: confidence 0\.\d\d: .*\(犬 \w+ 桃太郎.* in \[\d+\]\)", lines[0]), (
-        lines[0]
+    # the reader's line: which source says so, in the question's language
+    assert re.fullmatch(r"確認済み：文\[\d+\]にそう書かれています。", lines[0]), lines[0]
+    # the verifier's confidence and why, with the role the parse found: one level deeper
+    checks = _check_lines(at)
+    assert re.search(r"checked: confidence 0\.\d\d: .*\(犬 \w+ 桃太郎.* in \[\d+\]\)", checks[0]), (
+        checks
     )
     assert "犬です。" in at.chat_message[-1].markdown[0].value
+    assert _changed(at) == []  # nothing replaced the model's answer
 
 
 def test_a_misread_answer_is_not_shown_and_the_line_says_why(
@@ -79,7 +103,13 @@ def test_a_misread_answer_is_not_shown_and_the_line_says_why(
     assert not shown.startswith("猿")
     assert shown.startswith("この話の文からは分かりません。")
     lines = _support_lines(at)
-    assert len(lines) == 1 and lines[0].startswith("the story does not say: "), lines
+    assert lines == ["この話の文には書かれていません。"], lines
+    # the flip is said, in one plain sentence: what the model wrote and why it is not shown
+    assert _changed(at) == [
+        "モデルの最初の答え「猿」は表示していません："
+        "この話の文には「桃太郎を倒したのは誰？」の答えが書かれていません。"
+    ], _changed(at)
+    assert _check_lines(at)[0].startswith("the story does not say: "), _check_lines(at)
 
 
 def test_the_top_k_control_offers_what_the_model_reads(
@@ -130,5 +160,18 @@ def test_an_answer_read_from_the_sentences_structure_is_marked_so(
     assert shown.startswith("桃太郎です。["), shown
     lines = _support_lines(at)
     assert len(lines) == 1, lines
-    assert lines[0].startswith("supported (read from the sentence's structure;"), lines[0]
-    assert "the model's own answer was not confirmed" in lines[0]
+    read = r"確認済み：文\[\d+\]が示す、文の構造から読んだ答えです" + (
+        r"（モデル自身の答えではありません）。"
+    )
+    assert re.fullmatch(read, lines[0]), lines[0]
+    assert _changed(at) == [
+        "モデルの最初の答え「おじいさん」は根拠の文で確かめられなかったため、"
+        "文の構造から読んだ答えを表示しています。"
+    ], _changed(at)
+    checks = _check_lines(at)
+    assert checks[0].startswith("supported (read from the sentence's structure;"), checks
+    assert "the model's own answer was not confirmed" in checks[0]
+    # one verdict: no warning beside the green mark says the answer was not confirmed
+    warnings = [str(w.value) for w in at.chat_message[-1].warning]
+    assert not [w for w in warnings if "not confirmed" in w or "not shown" in w], warnings
+    assert any("the model's answer was not confirmed" in c for c in checks[1:]), checks

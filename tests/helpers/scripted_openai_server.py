@@ -100,6 +100,23 @@ def completion(request: dict[str, Any], script: Script) -> dict[str, Any]:
     }
 
 
+def stream_chunk(request: dict[str, Any], content: str = "", finish: str | None = None) -> bytes:
+    """One server-sent event of a streamed chat completion (`"stream": true`): a piece of the
+    reply, or its end (`finish`); `STREAM_END` closes the stream."""
+    delta: dict[str, Any] = {"role": "assistant", "content": content} if content else {}
+    body = {
+        "id": "chatcmpl-stream",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": request.get("model") or MODEL_ID,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return b"data: " + json.dumps(body, ensure_ascii=False).encode("utf-8") + b"\n\n"
+
+
+STREAM_END = b"data: [DONE]\n\n"
+
+
 class ConstraintError(ValueError):
     """The scripted reply breaks the request's grammar or schema (llama.cpp could not emit it)."""
 

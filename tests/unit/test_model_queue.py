@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.llm.model_queue import ModelQueue, Ticket
+from storygraph.llm.model_queue import ModelQueue, Ticket, reading_ahead
 
 
 def test_tickets_are_numbered_in_order_and_count_those_ahead(tmp_path: Path) -> None:
@@ -84,3 +84,50 @@ def test_a_caller_first_in_line_hears_nothing(tmp_path: Path) -> None:
         assert queue.tickets() == [ticket]
     assert heard == []
     assert queue.tickets() == []
+
+
+def test_the_apps_read_ahead_is_waited_for_but_not_counted_to_a_waiting_caller(
+    tmp_path: Path,
+) -> None:
+    # one user, the app's warm-up in flight: "1 request ahead of yours" was untrue
+    # (docs/ISSUES.md#status-phases); another user's request is counted
+    queue = ModelQueue(tmp_path / "q", poll_s=0.01)
+    with reading_ahead():
+        warm_up = queue.join()
+    other = queue.join()
+    mine = queue.join()
+    assert warm_up.read_ahead and not other.read_ahead
+    assert Ticket.parse(warm_up.name) == warm_up and Ticket.parse(warm_up.name).read_ahead
+    assert queue.ahead(mine) == 2 and queue.others_ahead(mine) == 1
+    heard: list[int] = []
+    told = threading.Event()
+
+    def hear(count: int) -> None:
+        heard.append(count)
+        told.set()
+
+    waiter = threading.Thread(target=queue.wait_turn, args=(mine, hear))
+    waiter.start()
+    assert told.wait(5)  # the other request is ahead: heard before it leaves
+    queue.leave(other)
+    waiter.join(0.3)
+    assert waiter.is_alive()  # the read-ahead still holds the model: mine waits for it
+    queue.leave(warm_up)
+    waiter.join(5)
+    assert not waiter.is_alive()
+    assert heard == [1, 0]
+
+
+def test_a_caller_behind_the_read_ahead_alone_hears_nothing(tmp_path: Path) -> None:
+    queue = ModelQueue(tmp_path / "q", poll_s=0.01)
+    with reading_ahead():
+        warm_up = queue.join()
+    mine = queue.join()
+    heard: list[int] = []
+    waiter = threading.Thread(target=queue.wait_turn, args=(mine, heard.append))
+    waiter.start()
+    waiter.join(0.2)
+    queue.leave(warm_up)
+    waiter.join(5)
+    assert not waiter.is_alive()
+    assert heard == []

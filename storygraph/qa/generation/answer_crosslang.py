@@ -43,7 +43,7 @@ from storygraph.qa.question.entities import name_reading
 from storygraph.qa.retrieval.context import Sources
 from storygraph.qa.verify.support import declines
 from storygraph.qa.verify.support_crosslang import in_sources_language
-from storygraph.qa.verify.support_text import SupportStep, support_reply
+from storygraph.qa.verify.support_text import NOT_SHOWN, SupportStep, support_reply
 from storygraph.text.jmdict import Dictionary
 from storygraph.text.normalize import normalize_name, word_lemmas, written_form
 
@@ -146,7 +146,7 @@ class SourcesLanguageAnswer:
             "not supported", named=checked.support.named, reason=SENTENCE, check="rendering"
         )
         text = support_reply(support, analysis, sources.citations, written) or checked.text
-        warning = f"the answer was not shown: support check (rendering) found {SENTENCE}"
+        warning = f"{NOT_SHOWN}support check (rendering) found {SENTENCE}"
         detail = {
             **detail,
             "verdict": support.verdict,

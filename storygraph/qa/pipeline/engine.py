@@ -13,7 +13,8 @@ Each stage returns a value; the `Answer` is built once, at the end. Which parts 
 is decided in one place, `storygraph.qa.pipeline.factory.build_engine`, from what the model can do
 and
 the question's options; `QAOptions.from_settings` turns the settings into options, once, for the
-app, the CLI and the evaluation alike.
+app, the CLI and the evaluation alike. Each phase a reader waits through (finding, the model
+reading its sources, writing, checking) is reported as it begins (storygraph.qa.pipeline.progress).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from storygraph.qa.generation.answer_crosslang import SourcesLanguageAnswer
 from storygraph.qa.generation.candidate_answer import CandidatePicker, candidate_step
 from storygraph.qa.generation.checks import judge_reply, nothing_found, unsupported_names
 from storygraph.qa.pipeline.deadline import Clock, Deadline, DeadlinePassed, unchecked
+from storygraph.qa.pipeline.progress import phase
 from storygraph.qa.pipeline.trace import (
     Trace,
     entities_detail,
@@ -58,7 +60,13 @@ from storygraph.qa.scope.story_lead import STORY_LEAD, Lead, led_scope, story_le
 from storygraph.qa.verify import Verifier
 from storygraph.qa.verify.gate import VerifyMode, evidence_of, gated, verifiable
 from storygraph.qa.verify.support import SupportChecker
-from storygraph.qa.verify.support_text import ANSWERED_BY, SupportStep, support_step
+from storygraph.qa.verify.support_text import (
+    ANSWERED_BY,
+    NAMES_UNHELD,
+    NOT_CONFIRMED,
+    SupportStep,
+    support_step,
+)
 from storygraph.settings import Settings
 
 
@@ -256,6 +264,7 @@ class QAEngine:
         on_token: TokenFn | None = None,
     ) -> Answer:
         deadline = Deadline(options.deadline_s, self._clock)
+        phase("finding")
         parts = names_read_once(self.parts_for(options))
         trace = Trace(model=not parts.no_model)
         analysis = parts.reader.read(question, trace.callbacks, start_entities=start_entities)
@@ -474,23 +483,38 @@ def answer_within(
     """Retrieval, scoring, sources (unless `gathered` already), the answer and its support
     check within `analysis.scope`, each step recorded in `trace`; past the `deadline`, the
     stages left are skipped (storygraph.qa.pipeline.deadline)."""
+    if gathered is None:
+        phase("finding")  # a per-story answer's next story
     got = gathered if gathered is not None else gather(analysis, parts, trace, deadline)
     found, ranked, facts, kept, sources = got.found, got.ranked, got.facts, got.kept, got.sources
     asked = None
     if parts.across is not None and parts.answerer.calls_model and (kept or sources.citations):
         asked = parts.across.asked(analysis)  # answered in the sources' language
+    first: list[float] = []  # when the answer's first piece came, into the answer step
+
+    def heard(piece: str) -> None:
+        if not first:
+            first.append(trace.elapsed())
+            phase("writing")
+        if on_token is not None:
+            on_token(piece)
+
     if deadline.over(trace, "answer"):
         written = facts_written(analysis, kept, facts, sources, on_token)
         asked = None  # the facts' answer is written in the question's language
     else:
         written = write(
-            asked or analysis, parts, kept, facts, sources, trace.callbacks, on_token, deadline
+            asked or analysis, parts, kept, facts, sources, trace.callbacks, heard, deadline
         )
+    by_model = written.method.startswith("llm") and bool(first)
     trace.record(
         "answer", method=written.method, citations=len(sources.citations),
         sources_read=written.read, unsupported_names=list(written.unsupported),
         **({"cut_at_deadline": True} if written.cut else {}),
+        **({"first_token_s": round(first[0], 4)} if by_model else {}),
     )  # fmt: skip
+    if written.method.startswith("llm") and not written.cut:
+        phase("checking")
     read_as = asked or analysis
     checker = scoped_checker(read_as, parts)
     offered = None
@@ -728,9 +752,7 @@ def offer_candidate(
     if picked.text is None or picked.support is None:
         return Offered(checked, picked.detail)
     by = ANSWERED_BY.get(picked.support.answered_by, picked.support.answered_by)
-    warning = (
-        f"the model's answer was not confirmed; the answer shown is {by} ({picked.support.reason})"
-    )
+    warning = f"{NOT_CONFIRMED}the answer shown is {by} ({picked.support.reason})"
     step = SupportStep(
         picked.support,
         picked.text,
@@ -790,6 +812,7 @@ def write(
         emit = on_token if on_token is not None else (lambda _: None)
         said: list[str] = []
         streamed = deadline.guard(on_token, said) if deadline is not None else on_token
+        phase("reading", len(sources.read))
         try:
             reply = answerer.answer(analysis, kept, sources, callbacks, streamed)
             judged = judge_reply(reply, analysis, sources, worked_examples=answerer.worked_examples)
@@ -812,10 +835,7 @@ def write(
                 judged.text, names, kept, sources.citations, analysis.folded
             )
             if unsupported:
-                warnings.append(
-                    "the answer names what the kept facts and their sentences do not: "
-                    + ", ".join(unsupported)
-                )
+                warnings.append(NAMES_UNHELD + ", ".join(unsupported))
             read = len(sources.read)
             return Written(
                 judged.text, method, read, tuple(warnings), tuple(unsupported), judged.language,

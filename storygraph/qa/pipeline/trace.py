@@ -50,6 +50,10 @@ class Trace:
     def mark(self) -> Mark:
         return Mark(time.perf_counter(), self.usage())
 
+    def elapsed(self) -> float:
+        """Seconds since the step that is running began (the end of the one before)."""
+        return time.perf_counter() - self._since.started
+
     def record(self, name: str, **detail: Any) -> None:
         """The step that ends now, with what it found."""
         since = self._since

@@ -26,7 +26,7 @@ from storygraph.qa.generation.answer_core import answer_core
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.verify.evidence import Evidence, Verdict
 from storygraph.qa.verify.support import cited_sources, declines
-from storygraph.qa.verify.support_text import SupportStep, support_reply
+from storygraph.qa.verify.support_text import NOT_SHOWN, SupportStep, support_reply
 from storygraph.qa.verify.verifier import Verifier
 from storygraph.settings import VerifyMode
 
@@ -93,14 +93,14 @@ def gated(
         return SupportStep(
             support,
             written,
-            tuple(w for w in checked.warnings if not w.startswith("the answer was not shown")),
+            tuple(w for w in checked.warnings if not w.startswith(NOT_SHOWN)),
             {**detail, "verdict": support.verdict, "check": "verifier", "reason": verdict.reason,
              "model_answer": None},
         )  # fmt: skip
     if shown.support.supported and shown.text == written:
         support = Support("not supported", reason=verdict.reason, check="verifier")
         text = support_reply(support, analysis, citations, written) or written
-        warning = f"the answer was not shown: the verifier's {verdict.reason}"
+        warning = f"{NOT_SHOWN}the verifier's {verdict.reason}"
         return SupportStep(
             support,
             text,

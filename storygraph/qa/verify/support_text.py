@@ -77,6 +77,17 @@ def support_reply(
     return NOT_SURE[language] + (gap + closest if closest else "")
 
 
+NOT_SHOWN = "the answer was not shown: "
+"""Leads the warning of a model answer a check replaced (the support step, the verifier's
+gate, the English rendering)."""
+NOT_CONFIRMED = "the model's answer was not confirmed; "
+"""Leads the warning of a model answer the graph's candidate replaced (the candidate step)."""
+NAMES_UNHELD = "the answer names what the kept facts and their sentences do not: "
+"""Leads the warning of a written answer naming what its sources do not hold (the answer step)."""
+CHECK_WARNINGS = (NOT_SHOWN, NOT_CONFIRMED, NAMES_UNHELD)
+"""The warnings that are the support check's verdict in a developer's words: the chat shows
+the one verdict (storygraph.ui.answer_view) and these one level deeper, never beside it."""
+
 ANSWERED_BY = {
     "structure": "read from the sentence's structure",
     "choice": "chosen by the model among what the sentences' structure offers",
@@ -149,8 +160,8 @@ def support_step(
     replaced = support_reply(support, analysis, citations, written)
     if replaced is not None:
         warnings.append(
-            f"the answer was not shown: support check ({support.check}) found "
-            f"{support.verdict}: {support.reason}"
+            f"{NOT_SHOWN}support check ({support.check}) found {support.verdict}: "
+            f"{support.reason}"
         )
     detail = {
         "verdict": support.verdict,
