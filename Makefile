@@ -59,7 +59,7 @@ lint: $(DEVSTAMP)
 # The slow tests drive the real embedded model, so the suite installs it whatever .env says.
 test: deps lint
 	STORYGRAPH_MODEL_DIR=$(CURDIR)/data/models $(PY) -m storygraph.llm.install
-	$(PY) -m pytest -q --timeout=900
+	$(PY) -m pytest -q --timeout=900 --durations=25
 
 # Neo4j cases empty their database, so they run only when asked for, never because NEO4J_URI
 # happens to be exported (plain `make test` deselects them).
