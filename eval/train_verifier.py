@@ -18,9 +18,8 @@ row: its signals, and whether the answer *as the model wrote it* is right by the
   right (0.85 by default).
 - **Report**: what the gate would show on each run, from the recorded answers (module
   storygraph.qa.verify.gate's rule: above the threshold the model's answer is shown as
-  supported unless the rule check found the question's premise told of no one; below it, an
-  answer the rule check had confirmed becomes "not sure", and whatever else the rule path
-  showed stays): strict accuracy, precision of what is shown as supported,
+  supported; below it, an answer the rule check had confirmed becomes "not sure", and whatever
+  else the rule path showed stays): strict accuracy, precision of what is shown as supported,
   right shown / right written. The ablation refits without each signal in turn. Test runs are
   only ever summed up here: no test answer is printed.
 """
@@ -154,10 +153,9 @@ def simulate(rows: Sequence[Row], confidence: dict[int, float] | None, threshold
     """What the gate shows (module doc); `confidence` None: the rule path as recorded."""
     strict = shown = shown_right = written = written_shown = unanswerable = declined = 0
     for i, r in enumerate(rows):
-        premise_failed = (r.signals or {}).get("rule_no_premise") == 1.0
         if confidence is None or i not in confidence:
             supported, right = r.shown_supported, r.shown_right
-        elif confidence[i] >= threshold and not premise_failed:
+        elif confidence[i] >= threshold:
             supported, right = True, r.model_right
         elif r.rule_supported:
             supported, right = False, r.unanswerable  # "not sure": right only when unanswerable

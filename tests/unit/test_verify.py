@@ -163,13 +163,6 @@ def test_gate_shows_a_confident_answer_the_rules_withheld_and_withholds_a_doubtf
     assert doubtful.text.startswith(NOT_SURE["ja"]) and doubtful.detail["model_answer"]
 
 
-def test_gate_keeps_a_false_premise_declined_however_grounded_the_answer() -> None:
-    declined = _judge("パン屋です。[2]", "no premise", "gate")
-    assert not declined.support.supported and declined.text == NOT_SURE["ja"]
-    assert declined.detail["verifier"]["confidence"] >= 0.5  # the signals alone would show it
-    assert _judge("パン屋です。[2]", "no premise", "label").text == "パン屋です。[2]"
-
-
 def test_gate_leaves_the_rules_candidate_when_the_models_answer_is_doubtful() -> None:
     shown = _judge("魚屋です。[1]", "not supported", "gate", shown_text="パン屋です。[2]")
     assert shown.text == "パン屋です。[2]"

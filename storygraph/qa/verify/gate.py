@@ -1,12 +1,8 @@
 """What the verifier's verdict does to the answer shown (`STORYGRAPH_VERIFY`):
 
 - "gate" (the default): the model's written answer is shown as supported when its confidence
-  reaches the threshold chosen on dev, whatever the rule check said, except that a question
-  whose premise the check found told of no one ("no premise": the asked act happens to nobody
-  the question names) keeps "the story does not say": the signals judge whether an answer is
-  grounded in what it cites, not whether the question's own act took place, and a grounded
-  answer to a false premise looks like a right one; below the threshold, an answer the rule
-  check had confirmed is replaced by the "not sure" reply (with the closest sentence), and
+  reaches the threshold chosen on dev, whatever the rule check said; below it, an answer the
+  rule check had confirmed is replaced by the "not sure" reply (with the closest sentence), and
   what the rule check showed otherwise (its "not sure", "no premise" or the graph's candidate)
   stands;
 - "label": the model's answer is always shown, its verdict set by the same threshold, its
@@ -74,9 +70,7 @@ def gated(
     detail = {**shown.detail, "verifier": {**verdict.to_json(), "mode": mode, "answer": written}}
     if mode == "rules":
         return SupportStep(shown.support, shown.text, shown.warnings, detail)
-    passes = verifier.passes(verdict) and not (
-        mode == "gate" and checked.support.verdict == "no premise"
-    )
+    passes = verifier.passes(verdict)
     # the best cited sentence's number: `best_evidence` indexes the sources the answer cites
     cited = cited_sources(written, citations)
     best = verdict.best_evidence
