@@ -173,6 +173,137 @@ DETACH DELETE c, d
 RETURN count(*) AS deleted
 """
 
+# What deleting a document will remove, counted before it is asked (the confirmation names it):
+# the relations only it supports, and the entities only it supports that keep no relation once
+# those are gone (the same conditions as the deletes above).
+DOCUMENT_REMOVAL_COUNTS = """
+MATCH (d:Document {id: $document_id})
+OPTIONAL MATCH (c:Chunk)-[:PART_OF]->(d)
+WITH d, count(c) AS chunks
+OPTIONAL MATCH (:__Entity__)-[r]->(:__Entity__)
+WHERE size(coalesce(r.chunk_ids, [])) > 0 AND all(x IN r.chunk_ids WHERE x STARTS WITH $prefix)
+WITH d, chunks, count(r) AS relations
+OPTIONAL MATCH (e:__Entity__)
+WHERE size(coalesce(e.chunk_ids, [])) > 0 AND all(x IN e.chunk_ids WHERE x STARTS WITH $prefix)
+OPTIONAL MATCH (e)-[k]-(:__Entity__)
+WHERE NOT type(k) IN $structural
+  AND NOT (size(coalesce(k.chunk_ids, [])) > 0
+           AND all(x IN k.chunk_ids WHERE x STARTS WITH $prefix))
+WITH d, chunks, relations, e, count(k) AS kept
+RETURN d.name AS name, chunks, relations,
+       sum(CASE WHEN e IS NOT NULL AND kept = 0 THEN 1 ELSE 0 END) AS entities
+"""
+
+# A document's subgraph, read just before it is deleted so that the delete can be undone
+# (storygraph.store.removals): the document, its chunks and their mentions, every entity and
+# relation carrying its provenance, story time or history (all their properties), and the
+# SAME_AS links of those entities.
+DOCUMENT_PROPERTIES = """
+MATCH (d:Document {id: $document_id})
+RETURN properties(d) AS props
+"""
+
+DOCUMENT_CHUNKS_PROPERTIES = """
+MATCH (c:Chunk)-[:PART_OF]->(:Document {id: $document_id})
+RETURN properties(c) AS props
+ORDER BY c.index
+"""
+
+DOCUMENT_MENTIONS = """
+MATCH (c:Chunk)-[:PART_OF]->(:Document {id: $document_id})
+MATCH (c)-[:MENTIONS]->(e:__Entity__)
+RETURN c.id AS chunk_id, e.key AS entity_key
+ORDER BY chunk_id, entity_key
+"""
+
+DOCUMENT_ENTITIES_PROPERTIES = """
+MATCH (e:__Entity__)
+WHERE any(x IN coalesce(e.chunk_ids, []) WHERE x STARTS WITH $prefix)
+   OR any(h IN coalesce(e.history, []) WHERE h STARTS WITH $prefix)
+RETURN e.key AS key, labels(e) AS labels, properties(e) AS props
+ORDER BY key
+"""
+
+DOCUMENT_RELATIONS_PROPERTIES = """
+MATCH (a:__Entity__)-[r]->(b:__Entity__)
+WHERE NOT type(r) IN $structural
+  AND (any(x IN coalesce(r.chunk_ids, []) WHERE x STARTS WITH $prefix)
+       OR any(p IN coalesce(r.positions, []) WHERE p STARTS WITH $prefix))
+RETURN a.key AS source_key, type(r) AS type, b.key AS target_key, properties(r) AS props
+ORDER BY source_key, type, target_key
+"""
+
+SAME_AS_OF_ENTITIES = """
+MATCH (a:__Entity__)-[r:SAME_AS]->(b:__Entity__)
+WHERE a.key IN $keys OR b.key IN $keys
+RETURN a.key AS a, b.key AS b, properties(r) AS props
+ORDER BY a, b
+"""
+
+# A document being deleted with undo is marked first: retrieval ignores it like a pending one,
+# a delete cut short is finished by the next start's cleanup, and undo tells it from a story
+# added again (which is `ready`).
+DOCUMENT_MARK_DELETING = """
+MATCH (d:Document {id: $document_id})
+SET d.status = $status
+"""
+
+# Undoing a delete: the document comes back `pending` (committed last, like an ingest), its
+# chunks by CHUNKS_CREATE, its mentions by MENTIONS_CREATE. An entity that is gone comes back
+# with all its properties; one still there (kept by another story or an import) gets the
+# document's chunk ids (with their type votes) and history entries back as a set union; the
+# same for relations, with evidence and story-time positions. Every statement is idempotent
+# (the embedded runner may retry one).
+DOCUMENT_RESTORE = """
+MERGE (d:Document {id: $document_id})
+SET d += $props, d.status = 'pending'
+"""
+
+ENTITIES_RESTORE_MISSING = """
+UNWIND $rows AS row
+OPTIONAL MATCH (x:__Entity__ {key: row.key})
+WITH row, x
+WHERE x IS NULL
+CREATE (e:__Entity__:<<label>>)
+SET e += row.props
+"""
+
+ENTITIES_RESTORE_PROVENANCE = """
+UNWIND $rows AS row
+MATCH (e:__Entity__ {key: row.key})
+WITH e, row, coalesce(e.chunk_ids, []) AS old_ids, coalesce(e.type_votes, []) AS old_votes
+WITH e, row, old_ids, old_votes,
+     [i IN range(0, size(row.chunk_ids) - 1) WHERE NOT row.chunk_ids[i] IN old_ids] AS fresh
+SET e.chunk_ids = old_ids + [i IN fresh | row.chunk_ids[i]],
+    e.type_votes = old_votes + [i IN fresh | row.type_votes[i]],
+    e.history = [h IN coalesce(e.history, []) WHERE NOT h STARTS WITH $prefix] + row.history
+"""
+
+RELATIONS_RESTORE = """
+UNWIND $rows AS row
+MATCH (a:__Entity__ {key: row.source_key})
+MATCH (b:__Entity__ {key: row.target_key})
+MERGE (a)-[r:<<rel_type>>]->(b)
+ON CREATE SET r += row.props
+WITH r, row, coalesce(r.chunk_ids, []) AS old_ids, coalesce(r.evidence, []) AS old_evidence,
+     coalesce(r.positions, []) AS old_positions
+WITH r, row, old_ids, old_evidence, old_positions,
+     [i IN range(0, size(row.chunk_ids) - 1) WHERE NOT row.chunk_ids[i] IN old_ids] AS fresh
+SET r.chunk_ids = old_ids + [i IN fresh | row.chunk_ids[i]],
+    r.evidence = old_evidence + [i IN fresh | row.evidence[i]],
+    r.weight = size(old_ids) + size(fresh),
+    r.positions = CASE WHEN size(row.positions) = 0 THEN r.positions
+                       ELSE old_positions + [p IN row.positions WHERE NOT p IN old_positions] END
+"""
+
+SAME_AS_RESTORE = """
+UNWIND $rows AS row
+MATCH (a:__Entity__ {key: row.a})
+MATCH (b:__Entity__ {key: row.b})
+MERGE (a)-[r:SAME_AS]->(b)
+ON CREATE SET r += row.props
+"""
+
 # --- entities -------------------------------------------------------------------------------
 
 ENTITY_CANDIDATES = """
