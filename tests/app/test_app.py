@@ -381,14 +381,44 @@ def test_switching_the_mode_changes_what_answers(services: Services) -> None:
     assert "undirected2" in _texts(at)
 
 
-def test_deleting_a_document_from_the_list(services: Services) -> None:
+def test_delete_asks_first_says_what_went_and_can_be_undone(services: Services) -> None:
     report = services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    doc = report.document_id
+    before = services.store.stats()
+    facts_before = sorted(services.store.retrieve("onehop", ["桃太郎"]), key=repr)
+    assert facts_before
     at = _app(services)
-    at.button(key=f"delete_{report.document_id}").click().run()
+
+    at.button(key=f"delete_{doc}").click().run()  # asks first: nothing deleted yet
+    assert not at.exception, at.exception
+    assert services.store.stats() == before
+    question = "\n".join(str(w.value) for w in at.warning).replace("\\", "")
+    preview = services.store.removal_preview(doc)
+    assert preview is not None
+    assert "Delete **momotaro.txt**?" in question
+    assert f"{preview.chunks} chunks, {preview.entities} entities and {preview.relations} " in (
+        question
+    )
+    at.button(key=f"delete_cancel_{doc}").click().run()  # cancel keeps it
+    assert not at.warning and services.store.stats() == before
+
+    at.button(key=f"delete_{doc}").click().run()
+    at.button(key=f"delete_confirm_{doc}").click().run()
     assert not at.exception, at.exception
     assert services.store.list_documents() == []
     assert services.store.stats()["relations"] == 0
-    assert "Deleted momotaro.txt" in "\n".join(str(s.value) for s in at.success)
+    said = "\n".join(str(s.value) for s in at.success).replace("\\", "")
+    assert "Deleted **momotaro.txt** today" in said
+    assert f"removed its {preview.chunks} chunks, {preview.entities} entities and " in said
+
+    at.button(key=f"undo_delete_{doc}").click().run()
+    assert not at.exception, at.exception
+    assert services.store.stats() == before
+    facts_after = sorted(services.store.retrieve("onehop", ["桃太郎"]), key=repr)
+    assert facts_after == facts_before  # the same facts answerable again
+    said = "\n".join(str(s.value) for s in at.success)
+    assert "Restored momotaro.txt" in said
+    assert f"undo_delete_{doc}" not in [b.key for b in at.button]  # nothing left to undo
 
 
 def test_a_store_failure_is_an_error_message_and_the_app_keeps_working(
