@@ -473,39 +473,65 @@ WHERE e.key IN $keys
 RETURN e.key AS key, e.type AS type, e.type_votes AS type_votes
 """
 
+
+# A fact the user hid as wrong ("this is wrong", storygraph.library.wrong_facts) is neither
+# retrieved for answers nor drawn: every query that reads facts for those filters with this one
+# condition (`$show_hidden` false), on each relation it walks.
+def _fact_shown(rel: str) -> str:
+    return f"($show_hidden OR NOT coalesce({rel}.hidden, false))"
+
+
+FACT_SHOWN = _fact_shown("r")
+"""The condition on a relation `r`: shown unless the user hid it (param `$show_hidden`)."""
+_BOTH_SHOWN = _fact_shown("r1") + " AND " + FACT_SHOWN
+"""FACT_SHOWN on both relations of a two-hop walk (a hidden first hop leads nowhere)."""
+
 # Retrieval (design §5). Each returns rows of (start, type, end, chunk_ids, evidence) with the
 # edge's real direction.
-RETRIEVE_ONEHOP = """
+RETRIEVE_ONEHOP = (
+    """
 MATCH (s:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND NOT type(r) IN $structural
+  AND NOT type(r) IN $structural AND """
+    + FACT_SHOWN
+    + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
+)
 
-RETRIEVE_DIRECTED_2HOP = """
+RETRIEVE_DIRECTED_2HOP = (
+    """
 MATCH (s:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND NOT type(r) IN $structural
+  AND NOT type(r) IN $structural AND """
+    + FACT_SHOWN
+    + """
 RETURN s.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 UNION
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
+  AND NOT type(r1) IN $structural AND NOT type(r) IN $structural AND """
+    + _BOTH_SHOWN
+    + """
 RETURN m.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
+)
 
-RETRIEVE_UNDIRECTED_2HOP = """
+RETRIEVE_UNDIRECTED_2HOP = (
+    """
 MATCH (s:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND NOT type(r) IN $structural
+  AND NOT type(r) IN $structural AND """
+    + FACT_SHOWN
+    + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
@@ -514,24 +540,31 @@ RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
 UNION
 MATCH (s:__Entity__)-[r1]-(m:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
+  AND NOT type(r1) IN $structural AND NOT type(r) IN $structural AND """
+    + _BOTH_SHOWN
+    + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
+)
 
 # Co-members: other nodes with an edge of the same type into the same node as a start node
 # (おじいさん -[LIVES_IN]-> 村 <-[LIVES_IN]- おばあさん). Used by question-type expansion.
-RETRIEVE_CO_MEMBERS = """
+RETRIEVE_CO_MEMBERS = (
+    """
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)<-[r]-(o:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND type(r1) = type(r) AND type(r) IN $types AND o <> s
+  AND type(r1) = type(r) AND type(r) IN $types AND o <> s AND """
+    + _BOTH_SHOWN
+    + """
 RETURN o.id AS start, type(r) AS type, m.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
+)
 
 RELATION_TYPES = """
 MATCH (:__Entity__)-[r]->(:__Entity__)
@@ -561,9 +594,12 @@ RETURN a.id AS source, type(r) AS type, b.id AS target, a.document_id AS documen
 ORDER BY source, type, target, document_id
 """
 
-GRAPH_VIEW = """
+GRAPH_VIEW = (
+    """
 MATCH (a:__Entity__)-[r]->(b:__Entity__)
-WHERE NOT type(r) IN $structural
+WHERE NOT type(r) IN $structural AND """
+    + FACT_SHOWN
+    + """
   AND ($prefix = '' OR any(x IN coalesce(r.chunk_ids, []) WHERE x STARTS WITH $prefix))
   AND (size($types) = 0 OR a.type IN $types OR b.type IN $types)
   AND ($search = '' OR a.norm CONTAINS $search OR b.norm CONTAINS $search)
@@ -572,6 +608,7 @@ RETURN a.id AS start, a.type AS start_type, type(r) AS type, b.id AS end, b.type
        a.document_id AS document_id, b.document_id AS end_document_id
 LIMIT $limit
 """
+)
 
 ENTITY_TYPES_OF = """
 MATCH (e:__Entity__)
@@ -682,9 +719,12 @@ RETURN e.id AS id, e.key AS key, e.document_id AS document_id, d.name AS documen
 """
 
 # Both directions, each edge once, real direction kept.
-ENTITY_RELATIONS = """
+ENTITY_RELATIONS = (
+    """
 MATCH (e:__Entity__)-[r]-(:__Entity__)
-WHERE e.key IN $keys AND NOT type(r) IN $structural
+WHERE e.key IN $keys AND NOT type(r) IN $structural AND """
+    + FACT_SHOWN
+    + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, a.key AS start_key, b.key AS end_key,
@@ -692,6 +732,7 @@ RETURN a.id AS start, type(r) AS type, b.id AS end, a.key AS start_key, b.key AS
        r.story_order AS story_order, r.story_order_last AS story_order_last,
        r.invalid_at AS invalid_at
 """
+)
 
 ENTITY_SUMMARY_SET = """
 UNWIND $rows AS row
@@ -726,6 +767,26 @@ RETURN e.id AS id, e.key AS key, e.document_id AS document_id, d.name AS documen
        e.summary_stale AS summary_stale, degree
 ORDER BY degree DESC, id
 LIMIT $limit
+"""
+
+
+# --- facts the user hid as wrong (storygraph.library.wrong_facts) -----------------------------
+
+# Hide (`$hidden` true) or show again one relation, found by its ends' keys and its type; the
+# ends come back for the history entries. Idempotent: the same SET twice changes nothing.
+RELATION_SET_HIDDEN = """
+MATCH (a:__Entity__ {key: $source_key})-[r:<<rel_type>>]->(b:__Entity__ {key: $target_key})
+SET r.hidden = $hidden, r.hidden_at = $at
+RETURN a.id AS start, b.id AS end, a.key AS start_key, b.key AS end_key,
+       r.evidence AS evidence
+"""
+
+HIDDEN_RELATIONS = """
+MATCH (a:__Entity__)-[r]->(b:__Entity__)
+WHERE coalesce(r.hidden, false) AND (size($keys) = 0 OR a.key IN $keys OR b.key IN $keys)
+RETURN a.id AS start, type(r) AS type, b.id AS end, a.key AS start_key, b.key AS end_key,
+       r.evidence AS evidence, r.chunk_ids AS chunk_ids, r.hidden_at AS hidden_at
+ORDER BY hidden_at DESC
 """
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -564,7 +564,11 @@ class GraphStore:
         """Every relation touching these entities (by key), both directions, each edge once."""
         if not keys:
             return []
-        params = {"keys": list(keys), "structural": list(q.STRUCTURAL_TYPES)}
+        params = {
+            "keys": list(keys),
+            "structural": list(q.STRUCTURAL_TYPES),
+            "show_hidden": False,
+        }
         return self.runner.run(q.ENTITY_RELATIONS, params)
 
     def set_entity_summaries(
@@ -958,7 +962,12 @@ class GraphStore:
             raise ValueError(f"unknown retrieval mode {mode!r}") from exc
         if not ids:
             return []
-        params = {"ids": list(ids), "keys": list(keys), "structural": list(q.STRUCTURAL_TYPES)}
+        params = {
+            "ids": list(ids),
+            "keys": list(keys),
+            "structural": list(q.STRUCTURAL_TYPES),
+            "show_hidden": False,  # a fact hidden as wrong is never an answer's (q.FACT_SHOWN)
+        }
         return self._facts(self.runner.run(query, params))
 
     def co_members(
@@ -967,7 +976,7 @@ class GraphStore:
         """Edges of the same type into the same node as an edge from a start node."""
         if not ids or not types:
             return []
-        params = {"ids": list(ids), "types": list(types), "keys": list(keys)}
+        params = {"ids": list(ids), "types": list(types), "keys": list(keys), "show_hidden": False}
         return self._facts(self.runner.run(q.RETRIEVE_CO_MEMBERS, params))
 
     def _facts(self, rows: Sequence[Row]) -> list[Fact]:
@@ -1055,8 +1064,51 @@ class GraphStore:
             "types": list(types),
             "search": normalize_name(search) if search.strip() else "",
             "limit": int(limit),
+            "show_hidden": False,
         }
         return self.runner.run(q.GRAPH_VIEW, params)
+
+    # --- facts hidden as wrong (storygraph.library.wrong_facts) -------------------------------
+    def set_fact_hidden(
+        self,
+        source_key: str,
+        rel_type: str,
+        target_key: str,
+        *,
+        hidden: bool,
+        at: str,
+        history: Callable[[Row], dict[str, str]],
+    ) -> Row | None:
+        """Hide (or show again) the relation `source_key` -[rel_type]→ `target_key`, appending
+        the entries `history(row)` gives (entity key → stored entry) and marking both ends'
+        summaries stale; the relation's row (start, end, keys, evidence), None when there is
+        no such relation. `rel_type` must be a stored type (sanitised: `q.render` refuses
+        anything else)."""
+        query = q.render(q.RELATION_SET_HIDDEN, rel_type=rel_type)
+        params = {
+            "source_key": source_key,
+            "target_key": target_key,
+            "hidden": hidden,
+            "at": at,
+        }
+        with self.writing(NO_NAMES):
+            try:
+                rows = self.runner.run(query, params)
+                if not rows:
+                    return None
+                statements: list[Statement] = [
+                    (q.ENTITY_HISTORY_APPEND, {"key": key, "entry": entry})
+                    for key, entry in history(rows[0]).items()
+                ]
+                statements.append((q.ENTITIES_MARK_STALE, {"keys": [source_key, target_key]}))
+                self.runner.run_batch(statements)
+                return rows[0]
+            finally:
+                self._changed()
+
+    def hidden_facts(self, keys: Sequence[str] = ()) -> list[Row]:
+        """Relations hidden as wrong (touching these entity keys; all without), latest first."""
+        return self.runner.run(q.HIDDEN_RELATIONS, {"keys": list(keys)})
 
     def export_graph(self) -> dict[str, Any]:
         nodes = [
