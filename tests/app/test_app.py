@@ -16,6 +16,7 @@ from pages.chat import HISTORY_KEY, ChatTurn
 from pages.common import SERVICES_KEY, TAB_KEY
 from pages.graph import SELECTED_ENTITY_KEY
 from storygraph.errors import StoreError
+from storygraph.library.relation_labels import relation_label
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import MOMOTARO_JA, Script
@@ -509,10 +510,41 @@ def test_picking_an_entity_in_the_graph_tab_lists_what_the_graph_knows(
     table = graph_tab.dataframe[-1].value
     stored = services.store.retrieve("onehop", ["桃太郎"])
     assert len(table) == len(stored) > 3
-    assert set(table["relation"]) == {f.type for f in stored}
-    assert ("←", "BECOMES_COMPANION_OF", "犬") in set(
-        zip(table["direction"], table["relation"], table["other"], strict=True)
+    # relations in the story's own verbs, never the graph's types (BECOMES_COMPANION_OF, SOROERU)
+    labels = {relation_label(f.type, f.evidence) for f in stored}
+    assert set(table["relation"]) == labels
+    assert not {f.type for f in stored} & labels
+    rows = set(zip(table["direction"], table["relation"], table["other"], strict=True))
+    companion = next(f for f in stored if f.type == "BECOMES_COMPANION_OF" and f.start == "犬")
+    assert ("←", relation_label(companion.type, companion.evidence), "犬") in rows
+
+
+def test_a_fact_hidden_as_wrong_leaves_the_graph_and_answers_and_comes_back(
+    services: Services,
+) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    wrong = next(
+        f for f in services.store.retrieve("onehop", ["桃太郎"]) if f.type == "BECOMES_COMPANION_OF"
     )
+    at = _open_tab(_app(services), "Graph")
+    at.selectbox(key=SELECTED_ENTITY_KEY).set_value("桃太郎").run()
+    picker = at.selectbox(key="graph_wrong_fact")
+    line = f"{wrong.start} → {relation_label(wrong.type, wrong.evidence)} → {wrong.end}"
+    picker.select_index(list(picker.options).index(line)).run()
+    at.button(key="graph_hide_fact").click().run()
+    assert not at.exception, at.exception
+    said = "\n".join(str(s.value) for s in at.success).replace("\\", "")
+    assert f"Hidden as wrong: {line}" in said
+    key = (wrong.start, wrong.type, wrong.end)
+    facts = services.store.retrieve("onehop", ["桃太郎"])
+    assert key not in {(f.start, f.type, f.end) for f in facts}
+    assert len(services.store.hidden_facts()) == 1
+
+    at.button(key="graph_show_fact_0").click().run()  # the undo, under "Hidden as wrong"
+    assert not at.exception, at.exception
+    assert f"Shown again: {line}" in "\n".join(str(s.value) for s in at.success).replace("\\", "")
+    assert key in {(f.start, f.type, f.end) for f in services.store.retrieve("onehop", ["桃太郎"])}
+    assert services.store.hidden_facts() == []
 
 
 def test_a_tab_whose_module_does_not_import_shows_the_error_in_its_place(
