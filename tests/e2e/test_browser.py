@@ -347,7 +347,8 @@ _OVERLAPS_JS = """() => {
     }
     for (const [id, item] of Object.entries(body.edges)) {
         const s = item.labelModule && item.labelModule.size;
-        if (item.options.label && s && s.width) {
+        // a space is how the page hides an edge's label (vis-network keeps a "" one)
+        if (String(item.options.label || '').trim() && s && s.width) {
             boxes.push({what: 'edge ' + item.options.label, l: s.left, t: s.top,
                         r: s.left + s.width, b: s.top + s.height});
         }
