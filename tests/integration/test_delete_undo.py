@@ -191,3 +191,40 @@ def test_a_delete_racing_an_ingest_waits_for_it_and_loses_nothing(services: Serv
     store.undo_delete(a)
     assert story(store, a) == a_story
     assert story(store, b[0].id) == b_story
+
+
+def test_a_delete_and_an_ingest_started_together_lose_nothing(services: Services) -> None:
+    """No lock held by the test: whichever gets the write lock first, both end whole."""
+    store = services.store
+    a = _ingest(services, "a.txt", DOC_A)
+    a_story = story(store, a)
+    start = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def run(work: Any) -> None:
+        try:
+            start.wait(30)
+            work()
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=run, args=(lambda: _ingest(services, "b.txt", DOC_B),)),
+        threading.Thread(target=run, args=(lambda: store.delete_document_undoably(a),)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert errors == []
+    documents = store.list_documents()
+    assert [(d.name, d.status) for d in documents] == [("b.txt", "ready")]
+    assert not any(a in line for line in dump(store) if '"kind' not in line)
+    b_subgraph = store.document_subgraph(documents[0].id)
+    assert b_subgraph is not None and len(b_subgraph["relations"]) == 3
+    if store.removed_stories():  # the delete ran after the ingest's commit: undo is offered
+        store.undo_delete(a)
+        assert story(store, a) == a_story
+    else:  # the ingest committed after the delete: the copy went with it
+        with pytest.raises(StoreError, match="only until the next ingest"):
+            store.undo_delete(a)
