@@ -483,6 +483,8 @@ def _fact_shown(rel: str) -> str:
 
 FACT_SHOWN = _fact_shown("r")
 """The condition on a relation `r`: shown unless the user hid it (param `$show_hidden`)."""
+CONDITIONS: frozenset[str] = frozenset({"FACT_SHOWN"})
+"""Named pieces of WHERE clauses, not queries of their own (linted inside the queries)."""
 _BOTH_SHOWN = _fact_shown("r1") + " AND " + FACT_SHOWN
 """FACT_SHOWN on both relations of a two-hop walk (a hidden first hop leads nowhere)."""
 
@@ -909,7 +911,7 @@ def all_queries() -> dict[str, str]:
     rendered with a sample identifier."""
     found: dict[str, str] = {}
     for name, value in globals().items():
-        if not name.isupper() or name.startswith("_") or name in FALKORDB_ONLY:
+        if not name.isupper() or name.startswith("_") or name in FALKORDB_ONLY | CONDITIONS:
             continue
         if isinstance(value, str) and name not in {"IDENTIFIER_RE"}:
             sample = {p: "Sample_Type" for p in placeholders(value)}
