@@ -232,8 +232,9 @@ def show_removed(services: Services) -> None:
 
 def show_documents(services: Services) -> None:
     st.subheader("Stored stories")
-    with guarded("Listing the stored stories"):
+    with guarded("Listing the deleted stories"):  # a broken copy must not hide the list
         show_removed(services)
+    with guarded("Listing the stored stories"):
         documents = services.store.list_documents()
         stats = services.store.stats()
         if not documents:

@@ -61,6 +61,10 @@ class RemovedStories:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self._read: dict[Path, tuple[tuple[int, int, int], RemovedStory]] = {}
+        """What `stories` read of each file, by its inode, modification time and size (a copy
+        is replaced whole, so a new one is a new inode): the Ingest tab lists them at every
+        rerun, and a long story's copy is megabytes."""
 
     def path(self, document_id: str) -> Path:
         if not document_id or "/" in document_id or document_id.startswith("."):
@@ -130,9 +134,20 @@ class RemovedStories:
         if not self.directory.is_dir():
             return []
         found = []
+        read: dict[Path, tuple[tuple[int, int, int], RemovedStory]] = {}
         for path in sorted(self.directory.glob(f"{_PREFIX}*.json")):
-            document_id = path.name[len(_PREFIX) : -len(".json")]
-            found.append(self._story(self.load(document_id), path))
+            try:
+                info = path.stat()
+            except FileNotFoundError:  # restored or forgotten meanwhile
+                continue
+            stamp = (info.st_ino, info.st_mtime_ns, info.st_size)
+            known = self._read.get(path)
+            if known is None or known[0] != stamp:
+                document_id = path.name[len(_PREFIX) : -len(".json")]
+                known = (stamp, self._story(self.load(document_id), path))
+            read[path] = known
+            found.append(known[1])
+        self._read = read
         return sorted(found, key=lambda s: s.deleted_at, reverse=True)
 
     def forget(self, document_id: str) -> None:
