@@ -21,6 +21,9 @@ import streamlit as st
 from pages.chat import last_answer
 from pages.common import guarded, md_escape
 from storygraph.humanize import plural
+from storygraph.library import wrong_facts
+from storygraph.library.relation_labels import relation_label
+from storygraph.library.wrong_facts import FactRef
 from storygraph.services import Services
 from storygraph.ui.visualize import answer_graph_html, names, whole_graph_html
 
@@ -30,6 +33,8 @@ ALL_DOCUMENTS = ""
 SELECTED_ENTITY_KEY = "selected_entity"
 MAX_LISTED_RELATIONS = 50
 COLOUR_BY = ("story", "type")
+NOTICE_KEY = "graph_notice"
+"""What the last "this is wrong" / "show again" did, shown once at the top of the tab."""
 
 
 def _answer_section(services: Services) -> None:
@@ -98,7 +103,8 @@ def _whole_graph_section(services: Services) -> None:
 
 
 def _entity_section(services: Services, names: list[str]) -> None:
-    """Pick an entity (kept in st.session_state["selected_entity"]) and list its relations."""
+    """Pick an entity (kept in st.session_state["selected_entity"]) and list its relations in
+    the story's words; one of them can be hidden as wrong."""
     if st.session_state.get(SELECTED_ENTITY_KEY) not in (None, *names):
         names = [st.session_state[SELECTED_ENTITY_KEY], *names]
     chosen = st.selectbox(
@@ -112,32 +118,118 @@ def _entity_section(services: Services, names: list[str]) -> None:
         return
     store = services.store
     kind = store.entity_types([chosen]).get(chosen, "")
-    facts = store.retrieve("onehop", [chosen])
+    keys = sorted({str(row["key"]) for row in store.entity_names() if row.get("id") == chosen})
+    relations = store.entity_relations(keys)
     st.markdown(
         f"**{md_escape(chosen)}**" + (f" · {md_escape(kind)}" if kind else "")
-        + f" · {plural(len(facts), 'relation')}"
+        + f" · {plural(len(relations), 'relation')}"
     )
-    if not facts:
+    if not relations:
         st.caption("No relation touches it.")
         return
+    shown = relations[:MAX_LISTED_RELATIONS]
     st.dataframe(
         [
             {
-                "direction": "→" if f.start == chosen else "←",
-                "relation": f.type,
-                "other": f.end if f.start == chosen else f.start,
-                "evidence": f.evidence,
-                "sources": len(f.chunk_ids),
+                "direction": "→" if row["start"] == chosen else "←",
+                "relation": relation_label(str(row["type"]), _first(row.get("evidence"))),
+                "other": row["end"] if row["start"] == chosen else row["start"],
+                "evidence": _first(row.get("evidence")),
+                "sources": len(row.get("chunk_ids") or []),
             }
-            for f in facts[:MAX_LISTED_RELATIONS]
+            for row in shown
         ],
         hide_index=True,
         column_config={"evidence": st.column_config.TextColumn(width="large")},
     )
+    _wrong_fact_picker(services, shown)
+
+
+def _first(evidence: object) -> str:
+    if isinstance(evidence, list):
+        return str(evidence[0]) if evidence else ""
+    return str(evidence or "")
+
+
+def _fact_ref(row: dict[str, object]) -> FactRef:
+    return FactRef(str(row["start_key"]), str(row["type"]), str(row["end_key"]))
+
+
+def _hide(services: Services, fact: FactRef) -> None:
+    try:
+        line = wrong_facts.hide(services.store, fact)
+    except Exception as exc:  # noqa: BLE001 - shown to the user on the next run
+        st.session_state[NOTICE_KEY] = ("error", f"Could not hide the fact: {exc}")
+        return
+    st.session_state[NOTICE_KEY] = (
+        "success",
+        f"Hidden as wrong: {line}. It is no longer drawn or used in answers; "
+        "“Show again” under “Hidden as wrong” undoes it.",
+    )
+
+
+def _show_again(services: Services, fact: FactRef) -> None:
+    try:
+        line = wrong_facts.show_again(services.store, fact)
+    except Exception as exc:  # noqa: BLE001 - shown to the user on the next run
+        st.session_state[NOTICE_KEY] = ("error", f"Could not show the fact again: {exc}")
+        return
+    st.session_state[NOTICE_KEY] = ("success", f"Shown again: {line}.")
+
+
+def _wrong_fact_picker(services: Services, relations: list[dict[str, object]]) -> None:
+    """The "this is wrong" act: hide one of the listed facts from the graph and answers."""
+    lines = {i: wrong_facts.fact_line(row, str(row["type"])) for i, row in enumerate(relations)}
+    with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
+        picked = st.selectbox(
+            "Is one of these wrong?",
+            list(lines),
+            index=None,
+            format_func=lambda i: lines[i],
+            key="graph_wrong_fact",
+            placeholder="pick the wrong fact",
+        )
+        st.button(
+            "This is wrong: hide it",
+            key="graph_hide_fact",
+            icon=":material/visibility_off:",
+            disabled=picked is None,
+            on_click=_hide,
+            args=(services, _fact_ref(relations[picked])) if picked is not None else (),
+        )
+
+
+def _hidden_section(services: Services) -> None:
+    """Every fact hidden as wrong, each with its undo."""
+    hidden = services.store.hidden_facts()
+    if not hidden:
+        return
+    with st.expander(f"Hidden as wrong ({len(hidden)})", expanded=False):
+        st.caption("Not drawn and not used in answers; each act is in both entities' history.")
+        for index, row in enumerate(hidden):
+            left, right = st.columns([5, 1], vertical_alignment="center")
+            left.markdown(md_escape(wrong_facts.fact_line(row, str(row["type"]))))
+            right.button(
+                "Show again",
+                key=f"graph_show_fact_{index}",
+                icon=":material/undo:",
+                on_click=_show_again,
+                args=(services, _fact_ref(row)),
+            )
+
+
+def _notice() -> None:
+    notice = st.session_state.pop(NOTICE_KEY, None)
+    if notice is not None:
+        kind, text = notice
+        (st.error if kind == "error" else st.success)(md_escape(text))
 
 
 def render(services: Services) -> None:
+    _notice()
     with guarded("Drawing the answer graph"):
         _answer_section(services)
     with guarded("Drawing the whole graph"):
         _whole_graph_section(services)
+    with guarded("Listing the facts hidden as wrong"):
+        _hidden_section(services)

@@ -13,7 +13,7 @@ from pages.common import flash, guarded, md_escape, show_error, show_flashes, sp
 from storygraph.estimate import compare, estimate_texts, measured_rate
 from storygraph.humanize import duration, human_date, plural, tokens_text
 from storygraph.ingest.jobs import Job
-from storygraph.models import IngestReport
+from storygraph.models import DocumentInfo, IngestReport
 from storygraph.services import Services
 from storygraph.ui.app_state import IngestRecord, load_last_ingest, save_last_ingest
 
@@ -24,6 +24,8 @@ JOBS_KEY = "ingest_jobs"
 ESTIMATE_KEY = "ingest_estimate"
 SAVED_KEY = "ingest_saved_jobs"
 UPLOADER_KEY = "ingest_uploader_generation"
+CONFIRM_DELETE_KEY = "ingest_confirm_delete"
+"""The id of the story whose delete is being confirmed."""
 
 Upload = tuple[str, bytes]
 
@@ -143,22 +145,95 @@ def show_estimate_vs_actual(
         st.dataframe(rows, hide_index=True)
 
 
+def _ask_delete(document_id: str) -> None:
+    st.session_state[CONFIRM_DELETE_KEY] = document_id
+
+
+def _cancel_delete() -> None:
+    st.session_state.pop(CONFIRM_DELETE_KEY, None)
+
+
 def _delete(services: Services, document_id: str, name: str) -> None:
+    st.session_state.pop(CONFIRM_DELETE_KEY, None)
     try:
-        result = services.store.delete_document(document_id)
+        services.store.delete_document_undoably(document_id)
     except Exception as exc:  # noqa: BLE001 - shown to the user on the next run
         message, hint = split_hint(str(exc))
         flash("error", f"Could not delete {name}: {message}", hint)
+
+
+def _undo_delete(services: Services, document_id: str, name: str) -> None:
+    try:
+        story = services.store.undo_delete(document_id)
+    except Exception as exc:  # noqa: BLE001 - shown to the user on the next run
+        message, hint = split_hint(str(exc))
+        flash("error", f"Could not restore {name}: {message}", hint)
         return
     flash(
         "success",
-        f"Deleted {name} ({result['entities_deleted']} entities and "
-        f"{result['relations_deleted']} relations no other story supports).",
+        f"Restored {story.name}: its {plural(story.chunks, 'chunk')}, entities, relations and "
+        "sources are back, and questions can use them again.",
     )
+
+
+def removal_text(chunks: int, entities: int, relations: int) -> str:
+    """What a delete removes, in words ("3 chunks, 4 entities and 2 relations")."""
+    return (
+        f"{plural(chunks, 'chunk')}, {plural(entities, 'entity')} and "
+        f"{plural(relations, 'relation')}"
+    )
+
+
+def show_confirm_delete(services: Services, doc: DocumentInfo) -> None:
+    """The confirmation of a delete: the story's name and what will go with it."""
+    preview = services.store.removal_preview(doc.id)
+    if preview is None:
+        _cancel_delete()
+        st.info(f"{md_escape(doc.name)} is already deleted.")
+        return
+    what = removal_text(preview.chunks, preview.entities, preview.relations)
+    st.warning(
+        f"Delete **{md_escape(preview.name)}**? This removes its {what} that no other story "
+        "supports. You can undo it until the next story is added.",
+        icon=":material/delete:",
+    )
+    with st.container(horizontal=True, gap="small"):
+        st.button(
+            f"Delete {preview.name}",
+            key=f"delete_confirm_{doc.id}",
+            type="primary",
+            icon=":material/delete_forever:",
+            on_click=_delete,
+            args=(services, doc.id, preview.name),
+        )
+        st.button("Cancel", key=f"delete_cancel_{doc.id}", on_click=_cancel_delete)
+
+
+def show_removed(services: Services) -> None:
+    """Deleted stories that can be restored: what each delete removed, with its undo."""
+    for story in services.store.removed_stories():
+        with st.container(border=True, key=f"removed_{story.document_id}"):
+            what = removal_text(story.chunks, story.entities_deleted, story.relations_deleted)
+            st.success(
+                f"Deleted **{md_escape(story.name)}** {human_date(story.deleted_at)}: removed "
+                f"its {what} that no other story supported.",
+                icon=":material/delete:",
+            )
+            left, right = st.columns([5, 1], vertical_alignment="center")
+            left.caption("It can be restored until the next story is added.")
+            right.button(
+                "Undo",
+                key=f"undo_delete_{story.document_id}",
+                icon=":material/undo:",
+                on_click=_undo_delete,
+                args=(services, story.document_id, story.name),
+            )
 
 
 def show_documents(services: Services) -> None:
     st.subheader("Stored stories")
+    with guarded("Listing the deleted stories"):  # a broken copy must not hide the list
+        show_removed(services)
     with guarded("Listing the stored stories"):
         documents = services.store.list_documents()
         stats = services.store.stats()
@@ -169,6 +244,7 @@ def show_documents(services: Services) -> None:
             f"{plural(stats['documents'], 'document')} · {plural(stats['chunks'], 'chunk')} · "
             f"{plural(stats['entities'], 'entity')} · {plural(stats['relations'], 'relation')}"
         )
+        confirming = st.session_state.get(CONFIRM_DELETE_KEY)
         for doc in documents:
             with st.container(border=True, key=f"doc_{doc.id}"):
                 left, right = st.columns([5, 1], vertical_alignment="center")
@@ -182,9 +258,12 @@ def show_documents(services: Services) -> None:
                     "Delete",
                     key=f"delete_{doc.id}",
                     icon=":material/delete:",
-                    on_click=_delete,
-                    args=(services, doc.id, doc.name),
+                    on_click=_ask_delete,
+                    args=(doc.id,),
+                    disabled=confirming == doc.id,
                 )
+                if confirming == doc.id:
+                    show_confirm_delete(services, doc)
 
 
 def _last_ingest(services: Services) -> IngestRecord | None:

@@ -390,11 +390,27 @@ def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
                 print(f"no document with id or name {args.id!r}", file=sys.stderr)
                 return 1
             for doc in matches:
-                result = services.store.delete_document(doc.id)
+                removed = services.store.delete_document_undoably(doc.id)
                 print(
-                    f"deleted {doc.name} ({doc.id}): {result['entities_deleted']} entities and "
-                    f"{result['relations_deleted']} relations no other document supported"
+                    f"deleted {doc.name} ({doc.id}): {removed.chunks} chunks, "
+                    f"{removed.entities_deleted} entities and {removed.relations_deleted} "
+                    "relations no other document supported; undo with `python -m storygraph "
+                    f"docs undo {doc.id}` until the next ingest"
                 )
+            return 0
+        if args.docs_command == "undo":
+            deleted = {s.document_id: s for s in services.store.removed_stories()}
+            found = [s for s in deleted.values() if args.id in (s.document_id, s.name)]
+            if not found:
+                print(
+                    f"no deleted document {args.id!r} can be restored (only until the next "
+                    "ingest)",
+                    file=sys.stderr,
+                )
+                return 1
+            for story in found:
+                services.store.undo_delete(story.document_id)
+                print(f"restored {story.name} ({story.document_id})")
             return 0
         docs_list = services.store.list_documents()
         if args.json:
@@ -552,11 +568,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("docs", help="list or delete documents")
+    p = sub.add_parser("docs", help="list, delete or restore documents")
     dsub = p.add_subparsers(dest="docs_command")
     dsub.add_parser("list")
-    dd = dsub.add_parser("delete")
+    dd = dsub.add_parser("delete", help="delete (undoable until the next ingest)")
     dd.add_argument("id", help="document id or file name")
+    du = dsub.add_parser("undo", help="restore a deleted document (until the next ingest)")
+    du.add_argument("id", help="document id or file name")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_docs, docs_command="list")
 

@@ -174,6 +174,137 @@ DETACH DELETE c, d
 RETURN count(*) AS deleted
 """
 
+# What deleting a document will remove, counted before it is asked (the confirmation names it):
+# the relations only it supports, and the entities only it supports that keep no relation once
+# those are gone (the same conditions as the deletes above).
+DOCUMENT_REMOVAL_COUNTS = """
+MATCH (d:Document {id: $document_id})
+OPTIONAL MATCH (c:Chunk)-[:PART_OF]->(d)
+WITH d, count(c) AS chunks
+OPTIONAL MATCH (:__Entity__)-[r]->(:__Entity__)
+WHERE size(coalesce(r.chunk_ids, [])) > 0 AND all(x IN r.chunk_ids WHERE x STARTS WITH $prefix)
+WITH d, chunks, count(r) AS relations
+OPTIONAL MATCH (e:__Entity__)
+WHERE size(coalesce(e.chunk_ids, [])) > 0 AND all(x IN e.chunk_ids WHERE x STARTS WITH $prefix)
+OPTIONAL MATCH (e)-[k]-(:__Entity__)
+WHERE NOT type(k) IN $structural
+  AND NOT (size(coalesce(k.chunk_ids, [])) > 0
+           AND all(x IN k.chunk_ids WHERE x STARTS WITH $prefix))
+WITH d, chunks, relations, e, count(k) AS kept
+RETURN d.name AS name, chunks, relations,
+       sum(CASE WHEN e IS NOT NULL AND kept = 0 THEN 1 ELSE 0 END) AS entities
+"""
+
+# A document's subgraph, read just before it is deleted so that the delete can be undone
+# (storygraph.store.removals): the document, its chunks and their mentions, every entity and
+# relation carrying its provenance, story time or history (all their properties), and the
+# SAME_AS links of those entities.
+DOCUMENT_PROPERTIES = """
+MATCH (d:Document {id: $document_id})
+RETURN properties(d) AS props
+"""
+
+DOCUMENT_CHUNKS_PROPERTIES = """
+MATCH (c:Chunk)-[:PART_OF]->(:Document {id: $document_id})
+RETURN properties(c) AS props
+ORDER BY c.index
+"""
+
+DOCUMENT_MENTIONS = """
+MATCH (c:Chunk)-[:PART_OF]->(:Document {id: $document_id})
+MATCH (c)-[:MENTIONS]->(e:__Entity__)
+RETURN c.id AS chunk_id, e.key AS entity_key
+ORDER BY chunk_id, entity_key
+"""
+
+DOCUMENT_ENTITIES_PROPERTIES = """
+MATCH (e:__Entity__)
+WHERE any(x IN coalesce(e.chunk_ids, []) WHERE x STARTS WITH $prefix)
+   OR any(h IN coalesce(e.history, []) WHERE h STARTS WITH $prefix)
+RETURN e.key AS key, labels(e) AS labels, properties(e) AS props
+ORDER BY key
+"""
+
+DOCUMENT_RELATIONS_PROPERTIES = """
+MATCH (a:__Entity__)-[r]->(b:__Entity__)
+WHERE NOT type(r) IN $structural
+  AND (any(x IN coalesce(r.chunk_ids, []) WHERE x STARTS WITH $prefix)
+       OR any(p IN coalesce(r.positions, []) WHERE p STARTS WITH $prefix))
+RETURN a.key AS source_key, type(r) AS type, b.key AS target_key, properties(r) AS props
+ORDER BY source_key, type, target_key
+"""
+
+SAME_AS_OF_ENTITIES = """
+MATCH (a:__Entity__)-[r:SAME_AS]->(b:__Entity__)
+WHERE a.key IN $keys OR b.key IN $keys
+RETURN a.key AS a, b.key AS b, properties(r) AS props
+ORDER BY a, b
+"""
+
+# A document being deleted with undo is marked first: retrieval ignores it like a pending one,
+# a delete cut short is finished by the next start's cleanup, and undo tells it from a story
+# added again (which is `ready`).
+DOCUMENT_MARK_DELETING = """
+MATCH (d:Document {id: $document_id})
+SET d.status = $status
+"""
+
+# Undoing a delete: the document comes back `pending` (committed last, like an ingest), its
+# chunks by CHUNKS_CREATE, its mentions by MENTIONS_CREATE. An entity that is gone comes back
+# with all its properties; one still there (kept by another story or an import) gets the
+# document's chunk ids (with their type votes) and history entries back as a set union; the
+# same for relations, with evidence and story-time positions. Every statement is idempotent
+# (the embedded runner may retry one).
+DOCUMENT_RESTORE = """
+MERGE (d:Document {id: $document_id})
+SET d += $props, d.status = 'pending'
+"""
+
+ENTITIES_RESTORE_MISSING = """
+UNWIND $rows AS row
+OPTIONAL MATCH (x:__Entity__ {key: row.key})
+WITH row, x
+WHERE x IS NULL
+CREATE (e:__Entity__:<<label>>)
+SET e += row.props
+"""
+
+ENTITIES_RESTORE_PROVENANCE = """
+UNWIND $rows AS row
+MATCH (e:__Entity__ {key: row.key})
+WITH e, row, coalesce(e.chunk_ids, []) AS old_ids, coalesce(e.type_votes, []) AS old_votes
+WITH e, row, old_ids, old_votes,
+     [i IN range(0, size(row.chunk_ids) - 1) WHERE NOT row.chunk_ids[i] IN old_ids] AS fresh
+SET e.chunk_ids = old_ids + [i IN fresh | row.chunk_ids[i]],
+    e.type_votes = old_votes + [i IN fresh | row.type_votes[i]],
+    e.history = [h IN coalesce(e.history, []) WHERE NOT h STARTS WITH $prefix] + row.history
+"""
+
+RELATIONS_RESTORE = """
+UNWIND $rows AS row
+MATCH (a:__Entity__ {key: row.source_key})
+MATCH (b:__Entity__ {key: row.target_key})
+MERGE (a)-[r:<<rel_type>>]->(b)
+ON CREATE SET r += row.props
+WITH r, row, coalesce(r.chunk_ids, []) AS old_ids, coalesce(r.evidence, []) AS old_evidence,
+     coalesce(r.positions, []) AS old_positions
+WITH r, row, old_ids, old_evidence, old_positions,
+     [i IN range(0, size(row.chunk_ids) - 1) WHERE NOT row.chunk_ids[i] IN old_ids] AS fresh
+SET r.chunk_ids = old_ids + [i IN fresh | row.chunk_ids[i]],
+    r.evidence = old_evidence + [i IN fresh | row.evidence[i]],
+    r.weight = size(old_ids) + size(fresh),
+    r.positions = CASE WHEN size(row.positions) = 0 THEN r.positions
+                       ELSE old_positions + [p IN row.positions WHERE NOT p IN old_positions] END
+"""
+
+SAME_AS_RESTORE = """
+UNWIND $rows AS row
+MATCH (a:__Entity__ {key: row.a})
+MATCH (b:__Entity__ {key: row.b})
+MERGE (a)-[r:SAME_AS]->(b)
+ON CREATE SET r += row.props
+"""
+
 # --- entities -------------------------------------------------------------------------------
 
 ENTITY_CANDIDATES = """
@@ -343,39 +474,67 @@ WHERE e.key IN $keys
 RETURN e.key AS key, e.type AS type, e.type_votes AS type_votes
 """
 
+
+# A fact the user hid as wrong ("this is wrong", storygraph.library.wrong_facts) is neither
+# retrieved for answers nor drawn: every query that reads facts for those filters with this one
+# condition (`$show_hidden` false), on each relation it walks.
+def _fact_shown(rel: str) -> str:
+    return f"($show_hidden OR NOT coalesce({rel}.hidden, false))"
+
+
+FACT_SHOWN = _fact_shown("r")
+"""The condition on a relation `r`: shown unless the user hid it (param `$show_hidden`)."""
+CONDITIONS: frozenset[str] = frozenset({"FACT_SHOWN"})
+"""Named pieces of WHERE clauses, not queries of their own (linted inside the queries)."""
+_BOTH_SHOWN = _fact_shown("r1") + " AND " + FACT_SHOWN
+"""FACT_SHOWN on both relations of a two-hop walk (a hidden first hop leads nowhere)."""
+
 # Retrieval (design §5). Each returns rows of (start, type, end, chunk_ids, evidence) with the
 # edge's real direction.
-RETRIEVE_ONEHOP = """
+RETRIEVE_ONEHOP = (
+    """
 MATCH (s:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND NOT type(r) IN $structural
+  AND NOT type(r) IN $structural AND """
+    + FACT_SHOWN
+    + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
+)
 
-RETRIEVE_DIRECTED_2HOP = """
+RETRIEVE_DIRECTED_2HOP = (
+    """
 MATCH (s:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND NOT type(r) IN $structural
+  AND NOT type(r) IN $structural AND """
+    + FACT_SHOWN
+    + """
 RETURN s.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 UNION
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
+  AND NOT type(r1) IN $structural AND NOT type(r) IN $structural AND """
+    + _BOTH_SHOWN
+    + """
 RETURN m.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
+)
 
-RETRIEVE_UNDIRECTED_2HOP = """
+RETRIEVE_UNDIRECTED_2HOP = (
+    """
 MATCH (s:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND NOT type(r) IN $structural
+  AND NOT type(r) IN $structural AND """
+    + FACT_SHOWN
+    + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
@@ -384,24 +543,31 @@ RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
 UNION
 MATCH (s:__Entity__)-[r1]-(m:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND NOT type(r1) IN $structural AND NOT type(r) IN $structural
+  AND NOT type(r1) IN $structural AND NOT type(r) IN $structural AND """
+    + _BOTH_SHOWN
+    + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
+)
 
 # Co-members: other nodes with an edge of the same type into the same node as a start node
 # (おじいさん -[LIVES_IN]-> 村 <-[LIVES_IN]- おばあさん). Used by question-type expansion.
-RETRIEVE_CO_MEMBERS = """
+RETRIEVE_CO_MEMBERS = (
+    """
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)<-[r]-(o:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
-  AND type(r1) = type(r) AND type(r) IN $types AND o <> s
+  AND type(r1) = type(r) AND type(r) IN $types AND o <> s AND """
+    + _BOTH_SHOWN
+    + """
 RETURN o.id AS start, type(r) AS type, m.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
        r.story_order_last AS story_order_last, r.invalid_at AS invalid_at
 """
+)
 
 RELATION_TYPES = """
 MATCH (:__Entity__)-[r]->(:__Entity__)
@@ -431,9 +597,12 @@ RETURN a.id AS source, type(r) AS type, b.id AS target, a.document_id AS documen
 ORDER BY source, type, target, document_id
 """
 
-GRAPH_VIEW = """
+GRAPH_VIEW = (
+    """
 MATCH (a:__Entity__)-[r]->(b:__Entity__)
-WHERE NOT type(r) IN $structural
+WHERE NOT type(r) IN $structural AND """
+    + FACT_SHOWN
+    + """
   AND ($prefix = '' OR any(x IN coalesce(r.chunk_ids, []) WHERE x STARTS WITH $prefix))
   AND (size($types) = 0 OR a.type IN $types OR b.type IN $types)
   AND ($search = '' OR a.norm CONTAINS $search OR b.norm CONTAINS $search)
@@ -442,6 +611,7 @@ RETURN a.id AS start, a.type AS start_type, type(r) AS type, b.id AS end, b.type
        a.document_id AS document_id, b.document_id AS end_document_id
 LIMIT $limit
 """
+)
 
 ENTITY_TYPES_OF = """
 MATCH (e:__Entity__)
@@ -552,9 +722,12 @@ RETURN e.id AS id, e.key AS key, e.document_id AS document_id, d.name AS documen
 """
 
 # Both directions, each edge once, real direction kept.
-ENTITY_RELATIONS = """
+ENTITY_RELATIONS = (
+    """
 MATCH (e:__Entity__)-[r]-(:__Entity__)
-WHERE e.key IN $keys AND NOT type(r) IN $structural
+WHERE e.key IN $keys AND NOT type(r) IN $structural AND """
+    + FACT_SHOWN
+    + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
 RETURN a.id AS start, type(r) AS type, b.id AS end, a.key AS start_key, b.key AS end_key,
@@ -562,6 +735,7 @@ RETURN a.id AS start, type(r) AS type, b.id AS end, a.key AS start_key, b.key AS
        r.story_order AS story_order, r.story_order_last AS story_order_last,
        r.invalid_at AS invalid_at
 """
+)
 
 ENTITY_SUMMARY_SET = """
 UNWIND $rows AS row
@@ -596,6 +770,26 @@ RETURN e.id AS id, e.key AS key, e.document_id AS document_id, d.name AS documen
        e.summary_stale AS summary_stale, degree
 ORDER BY degree DESC, id
 LIMIT $limit
+"""
+
+
+# --- facts the user hid as wrong (storygraph.library.wrong_facts) -----------------------------
+
+# Hide (`$hidden` true) or show again one relation, found by its ends' keys and its type; the
+# ends come back for the history entries. Idempotent: the same SET twice changes nothing.
+RELATION_SET_HIDDEN = """
+MATCH (a:__Entity__ {key: $source_key})-[r:<<rel_type>>]->(b:__Entity__ {key: $target_key})
+SET r.hidden = $hidden, r.hidden_at = $at
+RETURN a.id AS start, b.id AS end, a.key AS start_key, b.key AS end_key,
+       r.evidence AS evidence
+"""
+
+HIDDEN_RELATIONS = """
+MATCH (a:__Entity__)-[r]->(b:__Entity__)
+WHERE coalesce(r.hidden, false) AND (size($keys) = 0 OR a.key IN $keys OR b.key IN $keys)
+RETURN a.id AS start, type(r) AS type, b.id AS end, a.key AS start_key, b.key AS end_key,
+       r.evidence AS evidence, r.chunk_ids AS chunk_ids, r.hidden_at AS hidden_at
+ORDER BY hidden_at DESC
 """
 
 
@@ -718,7 +912,7 @@ def all_queries() -> dict[str, str]:
     rendered with a sample identifier."""
     found: dict[str, str] = {}
     for name, value in globals().items():
-        if not name.isupper() or name.startswith("_") or name in FALKORDB_ONLY:
+        if not name.isupper() or name.startswith("_") or name in FALKORDB_ONLY | CONDITIONS:
             continue
         if isinstance(value, str) and name not in {"IDENTIFIER_RE"}:
             sample = {p: "Sample_Type" for p in placeholders(value)}

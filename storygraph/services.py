@@ -28,6 +28,7 @@ from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
 from storygraph.settings import Settings
 from storygraph.store import GraphStore
 from storygraph.store.entity_keys import split_legacy_entities
+from storygraph.store.removals import removed_dir
 
 # The parts are imported where they are built, not here: a command that only reads the store
 # (`stats`, `docs`) imports no parser, no LangChain transformer and no question path
@@ -83,6 +84,11 @@ def secret_values(settings: Settings) -> list[str]:
     return [s.get_secret_value() for s in found if s is not None and s.get_secret_value()]
 
 
+def _graph_label(settings: Settings) -> str:
+    """The graph's name in the data directory's per-graph folders (deleted stories)."""
+    return f"neo4j-{settings.neo4j_database}" if settings.uses_neo4j else settings.graph_name
+
+
 def open_store(settings: Settings, *, keep_store_s: float = 0.0) -> GraphStore:
     """The configured graph store, schema ensured and crashed ingests cleaned up. An embedded
     store's server started here outlives the process for `keep_store_s` seconds without use
@@ -105,7 +111,11 @@ def open_store(settings: Settings, *, keep_store_s: float = 0.0) -> GraphStore:
 
         server = EmbeddedFalkorDB(Path(settings.data_dir), keep_alive_s=keep_store_s)
         runner = FalkorDBRunner(server, settings.graph_name)
-    store = GraphStore(runner, lock_dir=Path(settings.data_dir))
+    store = GraphStore(
+        runner,
+        lock_dir=Path(settings.data_dir),
+        removed_dir=removed_dir(Path(settings.data_dir), _graph_label(settings)),
+    )
     store.ensure_schema()
     split_legacy_entities(store)  # once: a store of the old shape gets per-story entities
     cleaned = store.cleanup_pending()

@@ -7,7 +7,8 @@ relation's own evidence sentence: the shortest run of words there (the last one 
 dictionary form) that the extractor would turn into the same type, through the same two
 functions it uses (`relation_type_for`, then `sanitize_rel_type`). When a Japanese sentence
 does not say it in so many words (a model's fact), the verb table's first form of the type
-that is a whole word (話す for TALKS_TO; 家来にな + る for BECOMES_COMPANION_OF). Otherwise
+that is a whole word (話す for TALKS_TO; 家来にな + る for BECOMES_COMPANION_OF); for a type
+the table lacks, the reading it was made from, in hiragana (SOROERU → そろえる). Otherwise
 (an English story, or no sentence) the type reads as lower-case words (TALKS_TO → "talks to").
 
 `relation_label` is the one function every view uses: entity pages, timelines, graph drawings
@@ -20,7 +21,7 @@ from functools import lru_cache
 
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import word_lemmas
-from storygraph.text.sanitize import sanitize_rel_type
+from storygraph.text.sanitize import kana_from_romaji, sanitize_rel_type
 from storygraph.text.vocabulary import japanese_forms, relation_type_for
 
 MAX_WORDS = 3
@@ -42,10 +43,23 @@ def type_words(rel_type: str) -> str:
 def relation_label(rel_type: str, evidence: str = "") -> str:
     """What a reader sees for a relation of type `rel_type` stated by `evidence`."""
     if evidence and is_japanese_text(evidence[:MAX_SENTENCE]):
-        found = _verb_in(rel_type, evidence[:MAX_SENTENCE]) or _table_word(rel_type)
+        found = (
+            _verb_in(rel_type, evidence[:MAX_SENTENCE])
+            or _table_word(rel_type)
+            or _reading(rel_type)
+        )
         if found:
             return found
     return type_words(rel_type)
+
+
+@lru_cache(maxsize=512)
+def _reading(rel_type: str) -> str:
+    """A type the verb table lacks was made from the verb's reading (そろえる → SOROERU): in a
+    Japanese story that reading, in hiragana, is the verb (never the romaji); "" otherwise."""
+    if japanese_forms().get(rel_type):
+        return ""
+    return kana_from_romaji(rel_type) or ""
 
 
 @lru_cache(maxsize=512)

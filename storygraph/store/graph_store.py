@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -46,6 +46,7 @@ from storygraph.store.plan import (
     entity_key,
     unique_relations,
 )
+from storygraph.store.removals import RemovalPreview, RemovedStories, RemovedStory
 from storygraph.store.runner import Row, Runner, Statement
 from storygraph.store.story_time import (
     EXCLUSIVE_RELATION_TYPES,
@@ -63,6 +64,10 @@ RETRIEVAL_QUERIES: dict[str, str] = {
     "directed2": q.RETRIEVE_DIRECTED_2HOP,
     "undirected2": q.RETRIEVE_UNDIRECTED_2HOP,
 }
+
+
+DELETING = "deleting"
+"""The status of a document while it is deleted with undo (q.DOCUMENT_MARK_DELETING)."""
 
 
 def _now() -> str:
@@ -85,6 +90,15 @@ class WriteCounts:
 def _batched(rows: Sequence[dict[str, Any]], size: int = 500) -> Iterable[list[dict[str, Any]]]:
     for start in range(0, len(rows), size):
         yield list(rows[start : start + size])
+
+
+def _own(
+    prefix: str, ids: Sequence[str] | None, aligned: Sequence[Any] | None
+) -> tuple[list[str], list[Any]]:
+    """The chunk ids starting with `prefix` (one document's) with their aligned values."""
+    values = list(aligned or [])
+    keep = [i for i, chunk_id in enumerate(ids or []) if chunk_id.startswith(prefix)]
+    return [str((ids or [])[i]) for i in keep], [values[i] if i < len(values) else "" for i in keep]
 
 
 def _entity_row(record: EntityRecord) -> dict[str, Any]:
@@ -111,11 +125,13 @@ class GraphStore:
         *,
         lock_dir: Path | None = None,
         ends_by_node_id: bool | None = None,
+        removed_dir: Path | None = None,
     ) -> None:
-        """`ends_by_node_id`: whether a write's relations find their ends by internal node id
-        (`_write_graph`); by default on FalkorDB only (Neo4j's ids are not stable), and
-        never on Neo4j. False on FalkorDB runs the key path Neo4j runs (the tests compare
-        the two)."""
+        """`removed_dir`: where deleted stories are kept for undo (storygraph.store.removals);
+        without it `delete_document_undoably` refuses. `ends_by_node_id`: whether a write's
+        relations find their ends by internal node id (`_write_graph`); by default on FalkorDB
+        only (Neo4j's ids are not stable), and never on Neo4j. False on FalkorDB runs the key
+        path Neo4j runs (the tests compare the two)."""
         if ends_by_node_id and runner.engine != "falkordb":
             raise ValueError("relations by internal node id are for FalkorDB only")
         self.runner = runner
@@ -132,6 +148,7 @@ class GraphStore:
         self._change_log = ChangeLog(lock_dir) if logged and lock_dir else None
         self._change_reader = ChangeReader(lock_dir) if logged and lock_dir else None
         self._types_reader = ChangeReader(lock_dir) if logged and lock_dir else None
+        self.removed = RemovedStories(removed_dir) if removed_dir is not None else None
 
     # --- lifecycle -----------------------------------------------------------------------------
     @property
@@ -200,7 +217,10 @@ class GraphStore:
 
         Raises StoreError when the commit finds no document (it was removed meanwhile)."""
         with self.writing(document_change(doc.id)), collector_paused():
-            return self._write_document(doc, chunks, plan)
+            counts = self._write_document(doc, chunks, plan)
+            if self.removed is not None:  # deleted stories can be restored until an ingest
+                self.removed.forget_all()
+            return counts
 
     def _write_document(
         self, doc: DocumentInfo, chunks: Sequence[Chunk], plan: MergePlan
@@ -544,7 +564,11 @@ class GraphStore:
         """Every relation touching these entities (by key), both directions, each edge once."""
         if not keys:
             return []
-        params = {"keys": list(keys), "structural": list(q.STRUCTURAL_TYPES)}
+        params = {
+            "keys": list(keys),
+            "structural": list(q.STRUCTURAL_TYPES),
+            "show_hidden": False,
+        }
         return self.runner.run(q.ENTITY_RELATIONS, params)
 
     def set_entity_summaries(
@@ -605,6 +629,211 @@ class GraphStore:
             "relations_deleted": int(rels[0]["deleted"]) if rels else 0,
             "entities_deleted": int(ents[0]["deleted"]) if ents else 0,
         }
+
+    # --- delete with undo (storygraph.store.removals, docs/ISSUES.md#delete-undo) ------------
+    @staticmethod
+    def _document_params(document_id: str) -> dict[str, Any]:
+        return {
+            "prefix": chunk_prefix(document_id),
+            "document_id": document_id,
+            "structural": list(q.STRUCTURAL_TYPES),
+        }
+
+    def removal_preview(self, document_id: str) -> RemovalPreview | None:
+        """What deleting the document would remove (None: no such document)."""
+        rows = self.runner.run(q.DOCUMENT_REMOVAL_COUNTS, self._document_params(document_id))
+        if not rows:
+            return None
+        row = rows[0]
+        return RemovalPreview(
+            document_id=document_id,
+            name=str(row.get("name") or ""),
+            chunks=int(row.get("chunks") or 0),
+            entities=int(row.get("entities") or 0),
+            relations=int(row.get("relations") or 0),
+        )
+
+    def document_subgraph(self, document_id: str) -> dict[str, Any] | None:
+        """Everything of the document a delete removes or strips, with every property: the
+        document, its chunks and mentions, the entities and relations carrying its provenance,
+        story time or history, and the SAME_AS links of those entities (None: no document)."""
+        params = self._document_params(document_id)
+        documents = self.runner.run(q.DOCUMENT_PROPERTIES, params)
+        if not documents:
+            return None
+        entities = []
+        for row in self.runner.run(q.DOCUMENT_ENTITIES_PROPERTIES, params):
+            labels = [label for label in row["labels"] or [] if label != "__Entity__"]
+            if len(labels) != 1:
+                raise StoreError(
+                    f"The entity {row['key']} has the labels {row['labels']}, not one type, so "
+                    "its story cannot be deleted with undo.",
+                    "Run `python -m storygraph doctor`; delete it with `storygraph docs delete`.",
+                )
+            entities.append({"key": row["key"], "label": labels[0], "props": row["props"]})
+        keys = [e["key"] for e in entities]
+        return {
+            "document": documents[0]["props"],
+            "chunks": [
+                row["props"] for row in self.runner.run(q.DOCUMENT_CHUNKS_PROPERTIES, params)
+            ],
+            "mentions": self.runner.run(q.DOCUMENT_MENTIONS, params),
+            "entities": entities,
+            "relations": self.runner.run(q.DOCUMENT_RELATIONS_PROPERTIES, params),
+            "same_as": self.runner.run(q.SAME_AS_OF_ENTITIES, {"keys": keys}) if keys else [],
+        }
+
+    def _removed(self) -> RemovedStories:
+        if self.removed is None:
+            raise StoreError(
+                "This store keeps no deleted stories (it was opened without a data directory), "
+                "so a delete could not be undone.",
+                "Open the store through storygraph.services.open_store.",
+            )
+        return self.removed
+
+    def delete_document_undoably(self, document_id: str) -> RemovedStory:
+        """Delete a document as `delete_document` does, keeping its subgraph for `undo_delete`.
+
+        Read, saved and deleted under one hold of the write lock: no ingest (which commits under
+        the same lock) can change the story between the copy and the delete. The copy is on disk
+        before anything is deleted; a delete that fails half-way is rolled back from it."""
+        removed = self._removed()
+        with self.writing():
+            preview = self.removal_preview(document_id)
+            subgraph = self.document_subgraph(document_id)
+            if preview is None or subgraph is None:
+                raise StoreError(
+                    f"There is no story {document_id} to delete (deleted meanwhile?).",
+                    "Reload the page to see the stored stories.",
+                )
+            story = removed.save(
+                subgraph,
+                deleted_at=_now(),
+                entities=preview.entities,
+                relations=preview.relations,
+            )
+            try:
+                marked = {"document_id": document_id, "status": DELETING}
+                self.runner.run(q.DOCUMENT_MARK_DELETING, marked)
+                result = self.delete_document(document_id)
+            except Exception:
+                self._restore(subgraph)  # the copy is kept should this fail too
+                removed.forget(document_id)
+                raise
+            if (result["entities_deleted"], result["relations_deleted"]) != (
+                preview.entities,
+                preview.relations,
+            ):
+                story = removed.update_counts(
+                    document_id,
+                    entities=result["entities_deleted"],
+                    relations=result["relations_deleted"],
+                )
+            return story
+
+    def removed_stories(self) -> list[RemovedStory]:
+        """Deleted stories that can still be restored (none after an ingest)."""
+        return [] if self.removed is None else self.removed.stories()
+
+    def undo_delete(self, document_id: str) -> RemovedStory:
+        """Restore a story `delete_document_undoably` deleted: its chunks, entities, relations,
+        provenance, story time, history and SAME_AS links, as they were. Refused once the
+        copy is gone (an ingest ran since) or the story was stored again."""
+        removed = self._removed()
+        with self.writing():
+            record = removed.load(document_id)
+            subgraph = record["subgraph"]
+            document = subgraph["document"]
+            again = self.find_document_by_sha(str(document.get("sha256") or ""))
+            if again and again.get("status") == "ready":
+                removed.forget(document_id)
+                raise StoreError(
+                    f"{document.get('name')} was added again since it was deleted (as "
+                    f"{again.get('name')}), so the deleted copy is not restored.",
+                    "The story is in the list of stored stories.",
+                )
+            self._restore(subgraph)
+            story = RemovedStories._story(record, removed.path(document_id))
+            removed.forget(document_id)
+            return story
+
+    def _restore(self, subgraph: dict[str, Any]) -> None:
+        """Write a `document_subgraph` back (a set union where parts of it are still there)."""
+        document = subgraph["document"]
+        document_id = str(document["id"])
+        prefix = chunk_prefix(document_id)
+        entities: list[dict[str, Any]] = subgraph["entities"]
+        existing = set(self.entity_types_by_key([e["key"] for e in entities]))
+        statements: list[Statement] = [
+            (
+                q.DOCUMENT_RESTORE,
+                {
+                    "document_id": document_id,
+                    "props": {k: v for k, v in document.items() if k != "status"},
+                },
+            )
+        ]
+        chunk_rows = [
+            {k: c.get(k) for k in ("id", "index", "text", "start", "end")}
+            for c in subgraph["chunks"]
+        ]
+        for rows in _batched(chunk_rows):
+            statements.append((q.CHUNKS_CREATE, {"document_id": document_id, "rows": rows}))
+        by_label: dict[str, list[dict[str, Any]]] = {}
+        provenance: list[dict[str, Any]] = []
+        for entity in entities:
+            props = dict(entity["props"])
+            ids, votes = _own(prefix, props.pop("chunk_ids", None), props.pop("type_votes", None))
+            history = [h for h in props.pop("history", None) or [] if h.startswith(prefix)]
+            by_label.setdefault(entity["label"], []).append({"key": entity["key"], "props": props})
+            provenance.append(
+                {"key": entity["key"], "chunk_ids": ids, "type_votes": votes, "history": history}
+            )
+        for label, label_rows in sorted(by_label.items()):
+            query = q.render(q.ENTITIES_RESTORE_MISSING, label=label)
+            statements.extend((query, {"rows": rows}) for rows in _batched(label_rows))
+        statements.extend(
+            (q.ENTITIES_RESTORE_PROVENANCE, {"rows": rows, "prefix": prefix})
+            for rows in _batched(provenance)
+        )
+        statements.extend(
+            (q.MENTIONS_CREATE, {"rows": rows}) for rows in _batched(subgraph["mentions"])
+        )
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        timed: set[str] = set()
+        for rel in subgraph["relations"]:
+            props = dict(rel["props"])
+            ids, evidence = _own(prefix, props.pop("chunk_ids", None), props.pop("evidence", None))
+            props.pop("weight", None)
+            positions = [p for p in props.pop("positions", None) or [] if p.startswith(prefix)]
+            if positions:
+                timed.update((rel["source_key"], rel["target_key"]))
+            by_type.setdefault(rel["type"], []).append(
+                {
+                    "source_key": rel["source_key"],
+                    "target_key": rel["target_key"],
+                    "props": props,
+                    "chunk_ids": ids,
+                    "evidence": evidence,
+                    "positions": positions,
+                }
+            )
+        for rel_type, type_rows in sorted(by_type.items()):
+            query = q.render(q.RELATIONS_RESTORE, rel_type=rel_type)
+            statements.extend((query, {"rows": rows}) for rows in _batched(type_rows))
+        statements.extend(
+            (q.SAME_AS_RESTORE, {"rows": rows}) for rows in _batched(subgraph["same_as"])
+        )
+        try:
+            self.runner.run_batch(statements)
+            kept = sorted(existing)  # entities a delete only stripped: their type and summary
+            self._reconcile_types(kept)
+            self.refresh_story_time(sorted(timed))
+            self.mark_summaries_stale(kept)
+            self.runner.run(q.DOCUMENT_COMMIT, {"id": document_id})
+        finally:
+            self._changed()
 
     def cleanup_pending(self) -> list[str]:
         """Remove documents a crashed or failed ingest left half-written.
@@ -672,9 +901,7 @@ class GraphStore:
             if changes.whole or self._names_cache is None:
                 self._names_cache = self.runner.run(q.ENTITY_NAMES)
             elif changes.documents:
-                self._names_cache = self._names_with_documents(
-                    self._names_cache, changes.documents
-                )
+                self._names_cache = self._names_with_documents(self._names_cache, changes.documents)
             return self._names_cache
 
     def _names_with_documents(self, names: list[Row], document_ids: Sequence[str]) -> list[Row]:
@@ -735,7 +962,12 @@ class GraphStore:
             raise ValueError(f"unknown retrieval mode {mode!r}") from exc
         if not ids:
             return []
-        params = {"ids": list(ids), "keys": list(keys), "structural": list(q.STRUCTURAL_TYPES)}
+        params = {
+            "ids": list(ids),
+            "keys": list(keys),
+            "structural": list(q.STRUCTURAL_TYPES),
+            "show_hidden": False,  # a fact hidden as wrong is never an answer's (q.FACT_SHOWN)
+        }
         return self._facts(self.runner.run(query, params))
 
     def co_members(
@@ -744,7 +976,7 @@ class GraphStore:
         """Edges of the same type into the same node as an edge from a start node."""
         if not ids or not types:
             return []
-        params = {"ids": list(ids), "types": list(types), "keys": list(keys)}
+        params = {"ids": list(ids), "types": list(types), "keys": list(keys), "show_hidden": False}
         return self._facts(self.runner.run(q.RETRIEVE_CO_MEMBERS, params))
 
     def _facts(self, rows: Sequence[Row]) -> list[Fact]:
@@ -832,8 +1064,51 @@ class GraphStore:
             "types": list(types),
             "search": normalize_name(search) if search.strip() else "",
             "limit": int(limit),
+            "show_hidden": False,
         }
         return self.runner.run(q.GRAPH_VIEW, params)
+
+    # --- facts hidden as wrong (storygraph.library.wrong_facts) -------------------------------
+    def set_fact_hidden(
+        self,
+        source_key: str,
+        rel_type: str,
+        target_key: str,
+        *,
+        hidden: bool,
+        at: str,
+        history: Callable[[Row], dict[str, str]],
+    ) -> Row | None:
+        """Hide (or show again) the relation `source_key` -[rel_type]→ `target_key`, appending
+        the entries `history(row)` gives (entity key → stored entry) and marking both ends'
+        summaries stale; the relation's row (start, end, keys, evidence), None when there is
+        no such relation. `rel_type` must be a stored type (sanitised: `q.render` refuses
+        anything else)."""
+        query = q.render(q.RELATION_SET_HIDDEN, rel_type=rel_type)
+        params = {
+            "source_key": source_key,
+            "target_key": target_key,
+            "hidden": hidden,
+            "at": at,
+        }
+        with self.writing(NO_NAMES):
+            try:
+                rows = self.runner.run(query, params)
+                if not rows:
+                    return None
+                statements: list[Statement] = [
+                    (q.ENTITY_HISTORY_APPEND, {"key": key, "entry": entry})
+                    for key, entry in history(rows[0]).items()
+                ]
+                statements.append((q.ENTITIES_MARK_STALE, {"keys": [source_key, target_key]}))
+                self.runner.run_batch(statements)
+                return rows[0]
+            finally:
+                self._changed()
+
+    def hidden_facts(self, keys: Sequence[str] = ()) -> list[Row]:
+        """Relations hidden as wrong (touching these entity keys; all without), latest first."""
+        return self.runner.run(q.HIDDEN_RELATIONS, {"keys": list(keys)})
 
     def export_graph(self) -> dict[str, Any]:
         nodes = [
@@ -859,6 +1134,8 @@ class GraphStore:
                 self.runner.run(q.RESET)
             finally:
                 self._changed()
+            if self.removed is not None:  # nothing to restore into an emptied graph
+                self.removed.forget_all()
 
     def write_plan(self, plan: MergePlan) -> WriteCounts:
         """Write entities and relations that belong to no document (graph import)."""

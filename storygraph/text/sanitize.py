@@ -172,6 +172,45 @@ def romanize(kana: str) -> str:
     return "".join(out)
 
 
+def _kana_of_romaji() -> dict[str, str]:
+    """romanize's syllables back to hiragana, the first kana of each winning (じ, not ぢ)."""
+    table: dict[str, str] = {}
+    for kana, romaji in [*_DIGRAPHS.items(), *_ROMAJI.items()]:
+        if kana[0] not in "ぁぃぅぇぉゃゅょゎゕゖヵヶ" and romaji:
+            table.setdefault(romaji, kana)
+    return table
+
+
+_KANA_OF_ROMAJI = _kana_of_romaji()
+_LONGEST_SYLLABLE = max(len(r) for r in _KANA_OF_ROMAJI)
+
+
+def kana_from_romaji(romaji: str) -> str | None:
+    """romanize's inverse for a relation type made from a verb's reading (SOROERU → そろえる,
+    MOTTE_IKU → もっていく); None when `romaji` is not wholly made of its syllables (MEETS)."""
+    text = romaji.lower().replace("_", "")
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        if text[i] not in "aeioun" and text[i : i + 1] == text[i + 1 : i + 2]:
+            out.append("っ")  # a doubled consonant (motte, kitto)
+            i += 1
+            continue
+        if text.startswith("tch", i):
+            out.append("っ")
+            i += 1
+            continue
+        for size in range(min(_LONGEST_SYLLABLE, len(text) - i), 0, -1):
+            kana = _KANA_OF_ROMAJI.get(text[i : i + size])
+            if kana is not None:
+                out.append(kana)
+                i += size
+                break
+        else:
+            return None
+    return "".join(out) or None
+
+
 def _romaji_at(text: str, i: int, out: list[str]) -> tuple[str, int]:
     pair = text[i : i + 2]
     if pair in _DIGRAPHS:

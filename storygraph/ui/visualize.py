@@ -8,10 +8,15 @@ inside JSON with `<`, `>` and `&` escaped, and vis-network 9 shows string titles
 a node named `<script>alert(1)</script>` is drawn as text. The page fits the view whenever its box
 gets a size (a graph drawn in a hidden Streamlit tab lays out in a 0×0 box otherwise; design §7).
 
-Readability (issue 16): labels are 16-22 px; in the answer graph only kept relations carry a
-label, in the whole graph only the LABELLED_NODES best-connected nodes do (node size grows with
-the number of relations); every other label appears on hover (`fullLabel` / `relType` in the
-data). A legend above the drawing explains the colours, and a click on a node lists what the
+Readability (issue 16, issue #42): labels are 16-22 px, and fitting a graph into its box grows
+the fonts as much as it zooms out, so that no label is drawn under MIN_SCREEN_FONT px at the
+default zoom. In the answer graph only kept relations carry a label, in the whole graph only
+the LABELLED_NODES best-connected nodes do (node size grows with the number of relations). The
+page then measures what vis-network drew and hides each label that would meet one kept before
+it (node names first, bigger nodes first; a relation label also never covers a node), after
+every layout change (`declutter` in the page). Every hidden label appears on hover
+(`fullLabel` / `relType` in the data). Relation labels are level, beside their line's middle.
+A legend above the drawing explains the colours, and a click on a node lists what the
 drawing knows about it (its type and every relation touching it) under the drawing; a search
 box beside the legend centres the node it names (showing its name if it was hidden).
 
@@ -63,7 +68,11 @@ MAX_EVIDENCE_CHARS = 240
 LABELLED_NODES = 20
 """The whole graph labels its best-connected nodes only; the others show their name on hover."""
 NODE_FONT = {"size": 18, "color": "#111827", "strokeWidth": 4, "strokeColor": "#ffffff"}
-EDGE_FONT = {"size": 14, "color": "#1e293b", "strokeWidth": 4, "align": "middle"}
+EDGE_FONT = {"size": 14, "color": "#1e293b", "strokeWidth": 4, "align": "horizontal"}
+"""Relation labels are level (a label along a slanted line has no box to keep clear of others)
+and drawn over a white halo beside their line's middle."""
+MIN_SCREEN_FONT = 12
+"""No label is drawn smaller than this on screen at the default zoom (issue #42: ~7 px)."""
 
 
 @dataclass
@@ -423,8 +432,9 @@ div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
   details.textContent = hint;
   var network = new vis.Network(container, {nodes: nodes, edges: edges}, __OPTIONS__);
   window.storygraph = {network: network, nodes: nodes, edges: edges};
-  // Fitting a graph into its box zooms out; fonts grow by the same factor (at most
-  // __MAX_FONT_GROWTH__ times) so that labels keep a readable size on screen.
+  // Fitting a graph into its box zooms out; fonts grow by the same factor, so that labels keep
+  // their size on screen (never under __MIN_SCREEN_FONT__ px); labels that would then meet are
+  // hidden by declutter() below and shown on hover.
   var baseFont = {nodes: {}, edges: {}};
   nodes.get().forEach(function (n) { baseFont.nodes[n.id] = (n.font && n.font.size) || 14; });
   edges.get().forEach(function (e) { baseFont.edges[e.id] = (e.font && e.font.size) || 14; });
@@ -439,17 +449,99 @@ div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
   function readableFonts() {
     var scale = network.getScale();
     if (!(scale > 0)) { return; }
-    var grow = Math.max(1, Math.min(1 / scale, __MAX_FONT_GROWTH__));
+    var grow = Math.max(1, 1 / scale, __MIN_SCREEN_FONT__ / (minBase * scale));
     if (Math.abs(grow - grown) < 0.05) { return; }
     grown = grow;
     nodes.update(grownFonts(nodes, baseFont.nodes, grow));
     edges.update(grownFonts(edges, baseFont.edges, grow));
+  }
+  var minBase = Math.min.apply(null, [14].concat(
+    Object.values(baseFont.nodes), Object.values(baseFont.edges)));
+  // No two labels meet, and no relation label covers a node: after every layout change the
+  // labels are drawn, measured (vis-network's own boxes) and, most important first (node
+  // names, bigger nodes first; then relation labels, kept and wide lines first), each one that
+  // meets a label kept before it (or, a relation's, a node) is hidden until hovered. A name may
+  // pass over a small node's dot: its white halo keeps both readable, and hiding a hub's name
+  // behind its own leaves would leave a star unnamed.
+  var settled = false;
+  // vis-network keeps an edge's label when it is set to "" or null: a space is no label.
+  var NO_EDGE_LABEL = " ";
+  function box(item) {
+    var s = item && item.labelModule && item.labelModule.size;
+    if (!item || !String(item.options.label || "").trim() || !s || !s.width) { return null; }
+    return {l: s.left, t: s.top, r: s.left + s.width, b: s.top + s.height};
+  }
+  function dot(item) {
+    var r = (item.options.size || 10) + 2;
+    return {l: item.x - r, t: item.y - r, r: item.x + r, b: item.y + r};
+  }
+  function meets(a, c) { return a.l < c.r && c.l < a.r && a.t < c.b && c.t < a.b; }
+  // Two steps, each on a drawing of its own (a redraw asked for inside vis-network's events
+  // may draw later): show every label hidden before, and once drawn, measure and hide.
+  var step = "idle";
+  function declutter() {
+    if (!settled) { return; }
+    var back = nodes.get({filter: function (n) { return n.decluttered; }});
+    nodes.update(back.map(function (n) {
+      return {id: n.id, label: String(n.fullLabel || n.id), decluttered: false};
+    }));
+    var backEdges = edges.get({filter: function (e) { return e.decluttered; }});
+    edges.update(backEdges.map(function (e) {
+      return {id: e.id, label: String(e.relType || ""), decluttered: false};
+    }));
+    step = "measure";
+    network.redraw();
+  }
+  network.on("afterDrawing", function () {
+    if (step !== "measure") { return; }
+    step = "hide";
+    window.setTimeout(hideClashes, 0);
+  });
+  function hideClashes() {
+    var body = network.body;
+    var ids = nodes.getIds();
+    var dots = ids.map(function (id) { return {id: id, box: dot(body.nodes[id])}; });
+    var taken = [];
+    var order = ids.slice().sort(function (a, c) {
+      return (body.nodes[c].options.size || 0) - (body.nodes[a].options.size || 0);
+    });
+    var hideNodes = [];
+    order.forEach(function (id) {
+      var b = box(body.nodes[id]);
+      if (!b) { return; }
+      var clash = taken.some(function (t) { return meets(b, t.box); });
+      if (clash) { hideNodes.push({id: id, label: "", decluttered: true}); }
+      else { taken.push({id: "label:" + id, box: b}); }
+    });
+    var hideEdges = [];
+    edges.getIds().slice().sort(function (a, c) {
+      return (body.edges[c].options.width || 0) - (body.edges[a].options.width || 0);
+    }).forEach(function (id) {
+      var b = box(body.edges[id]);
+      if (!b) { return; }
+      var clash = function (t) { return meets(b, t.box); };
+      if (taken.some(clash) || dots.some(clash)) {
+        hideEdges.push({id: id, label: NO_EDGE_LABEL, decluttered: true});
+      } else { taken.push({id: "edge:" + id, box: b}); }
+    });
+    nodes.update(hideNodes);
+    edges.update(hideEdges);
+    step = "idle";
+    network.redraw();
+    if (window.storygraph.onDecluttered) { window.storygraph.onDecluttered(); }
+  }
+  window.storygraph.declutter = declutter;
+  var pending = null;
+  function declutterSoon() {
+    window.clearTimeout(pending);
+    pending = window.setTimeout(declutter, 150);
   }
   function fit() {
     if (container.clientWidth > 0 && container.clientHeight > 0) {
       network.redraw();
       network.fit({animation: false});
       readableFonts();
+      declutter();
     }
   }
   function name(id) {
@@ -485,6 +577,10 @@ div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
     network.selectNodes([id]);
     network.focus(id, {scale: Math.max(network.getScale(), 1), animation: false});
     readableFonts();
+    declutter();
+    if (!nodes.get(id).label) {  // the node searched for keeps its name
+      nodes.update({id: id, label: String(nodes.get(id).fullLabel || id), decluttered: false});
+    }
     window.storygraph.selected = id;
     details.textContent = describeNode(id);
   }
@@ -496,9 +592,17 @@ div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
   });
   network.once("stabilizationIterationsDone", function () {
     network.setOptions({physics: {enabled: false}});
+    settled = true;
     fit();
-    window.storygraph.ready = true;
+    // Ready once the labels are sorted out (declutter's second step).
+    window.storygraph.onDecluttered = function () {
+      window.storygraph.ready = true;
+      window.storygraph.onDecluttered = null;
+    };
+    declutter();
   });
+  network.on("zoom", declutterSoon);  // zoomed in, hidden labels may fit again
+  network.on("dragEnd", declutterSoon);
   network.on("click", function (params) {
     var text = hint;
     if (params.nodes.length) {
@@ -522,13 +626,15 @@ div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
   });
   network.on("hoverEdge", function (p) {
     var e = edges.get(p.edge);
-    if (e && !e.label) {
+    if (e && !String(e.label || "").trim()) {
       edges.update({id: p.edge, label: String(e.relType || ""), hoverLabel: true});
     }
   });
   network.on("blurEdge", function (p) {
     var e = edges.get(p.edge);
-    if (e && e.hoverLabel) { edges.update({id: p.edge, label: "", hoverLabel: false}); }
+    if (e && e.hoverLabel) {
+      edges.update({id: p.edge, label: NO_EDGE_LABEL, hoverLabel: false});
+    }
   });
   if (window.ResizeObserver) { new ResizeObserver(fit).observe(container); }
   window.addEventListener("resize", fit);
@@ -541,10 +647,9 @@ div.vis-tooltip { white-space: pre-wrap; max-width: 420px; font-family: inherit;
 """
 
 DETAILS_HEIGHT = 110
-MAX_FONT_GROWTH = 2.5
 LEGEND_HEIGHT = 30
 _PLACEHOLDER = re.compile(
-    r"__(CSS|JS|GRAPH_HEIGHT|DETAILS_HEIGHT|MAX_FONT_GROWTH|NODES|EDGES|LEGEND|OPTIONS|HINT)__"
+    r"__(CSS|JS|GRAPH_HEIGHT|DETAILS_HEIGHT|MIN_SCREEN_FONT|NODES|EDGES|LEGEND|OPTIONS|HINT)__"
 )
 
 
@@ -557,7 +662,7 @@ def render_html(spec: GraphSpec, *, height: int = 520, hint: str = "") -> str:
         "JS": js,
         "GRAPH_HEIGHT": str(max(120, height - DETAILS_HEIGHT - LEGEND_HEIGHT - 8)),
         "DETAILS_HEIGHT": str(DETAILS_HEIGHT),
-        "MAX_FONT_GROWTH": str(MAX_FONT_GROWTH),
+        "MIN_SCREEN_FONT": str(MIN_SCREEN_FONT),
         "NODES": script_json(nodes),
         "EDGES": script_json(edges),
         "LEGEND": script_json(spec.legend),

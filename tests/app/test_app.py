@@ -16,6 +16,7 @@ from pages.chat import HISTORY_KEY, ChatTurn
 from pages.common import SERVICES_KEY, TAB_KEY
 from pages.graph import SELECTED_ENTITY_KEY
 from storygraph.errors import StoreError
+from storygraph.library.relation_labels import relation_label
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import MOMOTARO_JA, Script
@@ -381,14 +382,44 @@ def test_switching_the_mode_changes_what_answers(services: Services) -> None:
     assert "undirected2" in _texts(at)
 
 
-def test_deleting_a_document_from_the_list(services: Services) -> None:
+def test_delete_asks_first_says_what_went_and_can_be_undone(services: Services) -> None:
     report = services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    doc = report.document_id
+    before = services.store.stats()
+    facts_before = sorted(services.store.retrieve("onehop", ["桃太郎"]), key=repr)
+    assert facts_before
     at = _app(services)
-    at.button(key=f"delete_{report.document_id}").click().run()
+
+    at.button(key=f"delete_{doc}").click().run()  # asks first: nothing deleted yet
+    assert not at.exception, at.exception
+    assert services.store.stats() == before
+    question = "\n".join(str(w.value) for w in at.warning).replace("\\", "")
+    preview = services.store.removal_preview(doc)
+    assert preview is not None
+    assert "Delete **momotaro.txt**?" in question
+    assert f"{preview.chunks} chunks, {preview.entities} entities and {preview.relations} " in (
+        question
+    )
+    at.button(key=f"delete_cancel_{doc}").click().run()  # cancel keeps it
+    assert not at.warning and services.store.stats() == before
+
+    at.button(key=f"delete_{doc}").click().run()
+    at.button(key=f"delete_confirm_{doc}").click().run()
     assert not at.exception, at.exception
     assert services.store.list_documents() == []
     assert services.store.stats()["relations"] == 0
-    assert "Deleted momotaro.txt" in "\n".join(str(s.value) for s in at.success)
+    said = "\n".join(str(s.value) for s in at.success).replace("\\", "")
+    assert "Deleted **momotaro.txt** today" in said
+    assert f"removed its {preview.chunks} chunks, {preview.entities} entities and " in said
+
+    at.button(key=f"undo_delete_{doc}").click().run()
+    assert not at.exception, at.exception
+    assert services.store.stats() == before
+    facts_after = sorted(services.store.retrieve("onehop", ["桃太郎"]), key=repr)
+    assert facts_after == facts_before  # the same facts answerable again
+    said = "\n".join(str(s.value) for s in at.success)
+    assert "Restored momotaro.txt" in said
+    assert f"undo_delete_{doc}" not in [b.key for b in at.button]  # nothing left to undo
 
 
 def test_a_store_failure_is_an_error_message_and_the_app_keeps_working(
@@ -479,10 +510,41 @@ def test_picking_an_entity_in_the_graph_tab_lists_what_the_graph_knows(
     table = graph_tab.dataframe[-1].value
     stored = services.store.retrieve("onehop", ["桃太郎"])
     assert len(table) == len(stored) > 3
-    assert set(table["relation"]) == {f.type for f in stored}
-    assert ("←", "BECOMES_COMPANION_OF", "犬") in set(
-        zip(table["direction"], table["relation"], table["other"], strict=True)
+    # relations in the story's own verbs, never the graph's types (BECOMES_COMPANION_OF, SOROERU)
+    labels = {relation_label(f.type, f.evidence) for f in stored}
+    assert set(table["relation"]) == labels
+    assert not {f.type for f in stored} & labels
+    rows = set(zip(table["direction"], table["relation"], table["other"], strict=True))
+    companion = next(f for f in stored if f.type == "BECOMES_COMPANION_OF" and f.start == "犬")
+    assert ("←", relation_label(companion.type, companion.evidence), "犬") in rows
+
+
+def test_a_fact_hidden_as_wrong_leaves_the_graph_and_answers_and_comes_back(
+    services: Services,
+) -> None:
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
+    wrong = next(
+        f for f in services.store.retrieve("onehop", ["桃太郎"]) if f.type == "BECOMES_COMPANION_OF"
     )
+    at = _open_tab(_app(services), "Graph")
+    at.selectbox(key=SELECTED_ENTITY_KEY).set_value("桃太郎").run()
+    picker = at.selectbox(key="graph_wrong_fact")
+    line = f"{wrong.start} → {relation_label(wrong.type, wrong.evidence)} → {wrong.end}"
+    picker.select_index(list(picker.options).index(line)).run()
+    at.button(key="graph_hide_fact").click().run()
+    assert not at.exception, at.exception
+    said = "\n".join(str(s.value) for s in at.success).replace("\\", "")
+    assert f"Hidden as wrong: {line}" in said
+    key = (wrong.start, wrong.type, wrong.end)
+    facts = services.store.retrieve("onehop", ["桃太郎"])
+    assert key not in {(f.start, f.type, f.end) for f in facts}
+    assert len(services.store.hidden_facts()) == 1
+
+    at.button(key="graph_show_fact_0").click().run()  # the undo, under "Hidden as wrong"
+    assert not at.exception, at.exception
+    assert f"Shown again: {line}" in "\n".join(str(s.value) for s in at.success).replace("\\", "")
+    assert key in {(f.start, f.type, f.end) for f in services.store.retrieve("onehop", ["桃太郎"])}
+    assert services.store.hidden_facts() == []
 
 
 def test_a_tab_whose_module_does_not_import_shows_the_error_in_its_place(

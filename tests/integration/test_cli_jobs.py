@@ -63,3 +63,28 @@ def test_cli_ingest_is_a_job_and_a_second_ingest_reuses_the_saved_chunks(
     assert main(["docs", "delete", "story.txt"]) == 0
     assert main(["ingest", str(story)]) == 0
     assert scripted_cli[-1].calls.count("extract") == 1  # cleared: the model is asked again
+
+
+def test_cli_delete_can_be_undone_until_the_next_ingest(
+    cli_env: Path,
+    scripted_cli: list[ScriptedChatModel],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    story = tmp_path / "story.txt"
+    story.write_text(STORY, encoding="utf-8")
+    assert main(["ingest", str(story)]) == 0
+    assert main(["docs", "delete", "story.txt"]) == 0
+    out = capsys.readouterr().out
+    assert "deleted story.txt" in out and "docs undo" in out
+    assert main(["docs", "undo", "story.txt"]) == 0
+    assert "restored story.txt" in capsys.readouterr().out
+    assert main(["docs"]) == 0
+    assert "story.txt" in capsys.readouterr().out
+    assert main(["docs", "delete", "story.txt"]) == 0
+    other = tmp_path / "other.txt"
+    other.write_text("犬は鬼が島へ行きました。", encoding="utf-8")
+    assert main(["ingest", str(other)]) == 0
+    capsys.readouterr()
+    assert main(["docs", "undo", "story.txt"]) == 1  # the ingest ended the undo
+    assert "only until the next ingest" in capsys.readouterr().err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from storygraph.library.relation_labels import relation_label, type_words
-from storygraph.text.sanitize import sanitize_rel_type
+from storygraph.text.sanitize import kana_from_romaji, romanize, sanitize_rel_type
 
 
 @pytest.mark.parametrize(
@@ -34,3 +34,25 @@ def test_a_sentence_that_does_not_say_it_gets_the_verb_tables_word_not_romaji() 
 def test_an_english_story_or_no_sentence_reads_the_type_as_words() -> None:
     assert relation_label("TALKS_TO", "The monkey talked to Momotaro.") == "talks to"
     assert relation_label("KURABERU") == "kuraberu" == type_words("KURABERU")
+
+
+def test_a_romaji_type_the_sentence_does_not_say_reads_as_its_kana_never_romaji() -> None:
+    """issue #42: SOROERU, MUKU in the facts list of a Japanese story."""
+    sentence = "桃太郎は家来をつれて出かけました。"  # the model's fact, not said in so many words
+    assert relation_label("SOROERU", sentence) == "そろえる"
+    assert relation_label("MUKU", sentence) == "むく"
+    assert relation_label("MOTTE_IKU", sentence) == "もっていく"
+    assert relation_label("KURABERU", sentence) == "くらべる"
+
+
+@pytest.mark.parametrize(
+    "kana", ["そろえる", "くらべる", "もっていく", "しゃべる", "ちぢむ", "まっちゃ", "かんじる"]
+)
+def test_kana_from_romaji_is_romanize_read_back(kana: str) -> None:
+    romaji = romanize(kana).upper()
+    assert romanize(kana_from_romaji(romaji) or "") == romanize(kana)
+
+
+@pytest.mark.parametrize("rel_type", ["MEETS", "LIVES_IN", "GOES_TO", "DEFEATS", "X1"])
+def test_english_types_are_no_romaji(rel_type: str) -> None:
+    assert kana_from_romaji(rel_type) is None

@@ -42,6 +42,8 @@ const PROPERTY_KEYS = [
   'history',
   // per-story entity identity (__Entity__)
   'key',
+  // facts a user hid as wrong (relationships)
+  'hidden', 'hidden_at',
 ];
 
 // Plugins present in the package's mock schema (a real Neo4j 5 export) that a plain Neo4j 5
