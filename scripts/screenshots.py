@@ -13,6 +13,7 @@ minutes), then the Graph tab. It writes
     chat-details.png  the same with "Details: how this was answered" open
     graph.png         the Graph tab: the answer's subgraph and the whole graph with its legend
     entities.png      the Entities tab with 桃太郎's page (relations, history, timeline)
+    delete-confirm.png the Ingest tab asking before a story is deleted (then Cancel: nothing goes)
     answer-graph.png  the answer's subgraph alone
     whole-graph.png   the whole graph alone, with its legend
 
@@ -135,6 +136,14 @@ def take(url: str, out: Path, question: str, load_sample: bool, timeout_s: float
             page.get_by_role("button", name=ENTITY).first.click()
             _wait_idle(page, timeout_ms)
             _shoot_page(page, out / "entities.png")
+
+            _open_tab(page, "Ingest", timeout_ms)
+            page.locator('[class*="st-key-delete_"] button').first.click()
+            page.locator('[class*="st-key-delete_cancel_"]').wait_for(timeout=timeout_ms)
+            _wait_idle(page, timeout_ms)
+            _shoot_page(page, out / "delete-confirm.png")
+            page.locator('[class*="st-key-delete_cancel_"] button').click()
+            _wait_idle(page, timeout_ms)
         finally:
             browser.close()
     return 0
