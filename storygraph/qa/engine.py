@@ -40,6 +40,7 @@ from storygraph.qa.per_story import (
     story_head,
     story_scopes,
 )
+from storygraph.qa.reading import EVERYTHING, Reading, so_far
 from storygraph.qa.retrieval import DEFAULT_MODE, Retrieval, Retriever
 from storygraph.qa.scope import Scope, names_in_scope
 from storygraph.qa.scoring import RerankResult, Scorer, keep_fitting
@@ -91,6 +92,9 @@ class QAOptions:
     verify: VerifyMode = "gate"
     """What the verifier's confidence does to the model's answer: "gate", "label" or "rules"
     (storygraph.qa.verify.gate)."""
+    until: int | None = None
+    """The last chapter the reader has read (None: all of it): retrieval, sentence search and
+    so the sources and citations stop there (storygraph.qa.reading)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -152,6 +156,9 @@ class QAParts:
     """Judges the model's written answer (storygraph.qa.verify); None: the rule check alone."""
     verify_mode: VerifyMode = "gate"
     """What the verifier's verdict does to the answer shown (storygraph.qa.verify.gate)."""
+    reading: Reading = EVERYTHING
+    """How far the reader has read (storygraph.qa.reading), read once for the question: the
+    retriever and the context hold it; the answer's decline says so."""
 
     def rank(
         self, analysis: QuestionAnalysis, found: Retrieval, callbacks: list[Any]
@@ -275,9 +282,10 @@ class QAEngine:
         streamed = headed(on_token, head + "\n") if on_token is not None and head else on_token
         about = for_stories(analysis, (told.story,)) if told.story else analysis
         one = answer_within(about, parts, trace, streamed, deadline, told.gathered)
+        text = so_far(one.checked.text, parts.reading, analysis.reply_language)
         return Answer(
             question=analysis.question,
-            answer=f"{head}\n{one.checked.text}" if head else one.checked.text,
+            answer=f"{head}\n{text}" if head else text,
             mode=one.found.mode,
             entities=list(analysis.entities),
             facts=one.facts,
@@ -582,7 +590,8 @@ def per_story_answer(
         part = within(analysis, scope)
         one = answer_within(part, parts, trace, streamed, deadline)
         offset = len(citations)
-        text, cited = renumbered(one.checked.text, one.sources.citations, offset)
+        said = so_far(one.checked.text, parts.reading, analysis.reply_language)
+        text, cited = renumbered(said, one.sources.citations, offset)
         texts.append(f"{head}\n{text}")
         citations.extend(cited)
         facts.extend(one.facts)
