@@ -282,7 +282,7 @@ class QAEngine:
         streamed = headed(on_token, head + "\n") if on_token is not None and head else on_token
         about = for_stories(analysis, (told.story,)) if told.story else analysis
         one = answer_within(about, parts, trace, streamed, deadline, told.gathered)
-        text = so_far(one.checked.text, parts.reading, analysis.reply_language)
+        text = so_far(one.checked.text, parts.reading)
         return Answer(
             question=analysis.question,
             answer=f"{head}\n{text}" if head else text,
@@ -590,7 +590,7 @@ def per_story_answer(
         part = within(analysis, scope)
         one = answer_within(part, parts, trace, streamed, deadline)
         offset = len(citations)
-        said = so_far(one.checked.text, parts.reading, analysis.reply_language)
+        said = so_far(one.checked.text, parts.reading)
         text, cited = renumbered(said, one.sources.citations, offset)
         texts.append(f"{head}\n{text}")
         citations.extend(cited)

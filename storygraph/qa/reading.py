@@ -19,6 +19,7 @@ every answer's warnings say so (`Reading.warnings`), never silently.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -77,12 +78,15 @@ def reading_for(store: GraphStore, until: int | None, stories: Sequence[str] = (
     return Reading(until, frozenset(str(r["id"]) for r in rows), tuple(unchaptered))
 
 
-def so_far(text: str, reading: Reading, language: str) -> str:
-    """`text` with the answer's "the story does not say" as "not in what you have read so far"
-    when the reader has a position."""
-    from storygraph.qa.answer import UNKNOWN  # the answer's modules read a Reading's type
+def so_far(text: str, reading: Reading) -> str:
+    """`text` with the answer's "the story does not say" (`UNKNOWN`, the fixed decline, which
+    the model is told to write too: in either language, anywhere, in any case, with or without
+    its stop) as "not in what you have read so far" when the reader has a position."""
+    from storygraph.qa.answer import UNKNOWN  # imported here: the answer's modules import this
 
     if reading.until is None:
         return text
-    lang = "ja" if language == "ja" else "en"
-    return text.replace(UNKNOWN[lang], SO_FAR[lang])
+    for lang, unknown in UNKNOWN.items():
+        stem = re.escape(unknown.rstrip("。."))
+        text = re.sub(stem, SO_FAR[lang].rstrip("。."), text, flags=re.IGNORECASE)
+    return text
