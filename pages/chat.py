@@ -300,7 +300,7 @@ def reading_label(number: int, title: str, language: str) -> str:
         return "The whole story"
     label = chapter_label(number, language)
     if not label:
-        return "Only what comes before the first chapter"
+        return title or "Only what comes before the first chapter"
     return label if not title or title == label else f"{label} · {title}"
 
 
@@ -311,7 +311,7 @@ def _source(c: Citation) -> None:
         )
         return
     how = " · *sentence search*" if c.kind == "sentence" else ""
-    chapter = chapter_label(c.chapter, c.language)
+    chapter = chapter_label(c.chapter, c.language) or (c.chapter_title if c.chapter == 0 else "")
     where = md_escape(c.document_name) + (f" · {md_escape(chapter)}" if chapter else "")
     st.markdown(f"**[{c.number}]** {where}{how} — {md_escape(c.text)}")
 

@@ -19,8 +19,9 @@ A heading is a line of its own, of one of these constructions:
 Chapters are numbered 1, 2, … in the order of their headings (not by the numerals they print,
 which may start again in each part); the title is the heading line as the text writes it (with
 the next line when the heading is "CHAPTER I." alone and its title follows at once). The text
-before the first heading, and the whole of a text with no heading, is chapter 0, untitled:
-labelled as nothing (`chapter_label`).
+before the first heading, and the whole of a text with no heading, is chapter 0, labelled as
+nothing (`chapter_label`); so are headings that print no number before the first that does (序
+of 河童: 序, 一, 二 … are chapters 0, 1, 2 …, as printed), chapter 0 then titled by the first.
 """
 
 from __future__ import annotations
@@ -87,13 +88,17 @@ def chapters(text: str, marked: Sequence[str] = ()) -> list[Chapter]:
             last[0] = _printed_number(title) or 0
     if not starts:
         return [Chapter(0, "", 0, len(text))]
+    # Headings printing no number before the first that does (序, a preface) open chapter 0:
+    # the numbered ones then count from 1, as they print (序, 一, 二 … → 0, 1, 2 …).
+    numbered = [k for k, (_, title) in enumerate(starts) if _printed_number(title)]
+    lead = numbered[0] if numbered else 0
     found: list[Chapter] = []
-    first = lines[starts[0][0]].start
+    first = lines[starts[lead][0]].start
     if text[:first].strip():
-        found.append(Chapter(0, "", 0, first))
-    for n, (i, title) in enumerate(starts):
+        found.append(Chapter(0, starts[0][1] if lead else "", 0, first))
+    for n, (i, title) in enumerate(starts[lead:]):
         start = lines[i].start if found or n else 0
-        end = lines[starts[n + 1][0]].start if n + 1 < len(starts) else len(text)
+        end = lines[starts[lead + n + 1][0]].start if lead + n + 1 < len(starts) else len(text)
         found.append(Chapter(n + 1, title, start, end))
     return found
 
@@ -226,7 +231,8 @@ def _heading(lines: Sequence[_Line], i: int, last: Sequence[int]) -> str | None:
         return line
     following = lines[i + 1].text if i + 1 < len(lines) else ""
     then_blank = i + 2 >= len(lines) or not lines[i + 2].text
-    short = len(following) <= MAX_HEADING_CHARS and not following.endswith(_SENTENCE_END)
+    # a title may ask or exclaim ("Who Stole the Tarts?"); a stop or comma ends prose
+    short = len(following) <= MAX_HEADING_CHARS and not following.endswith(tuple(".,;。、"))
     if following and short and then_blank:
         return f"{line} {following}"  # CHAPTER I.\nDown the Rabbit-Hole\n\n
     return line

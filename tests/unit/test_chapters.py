@@ -151,3 +151,22 @@ def test_numerals_that_are_not_well_formed() -> None:
 
 def test_chapter_labels() -> None:
     assert chapter_label(3, "ja") == "第三章" and chapter_label(3, "en") == "Chapter 3"
+
+
+def test_an_unnumbered_preface_is_chapter_zero_so_numbers_read_as_printed() -> None:
+    raw = (
+        "序［＃「序」は中見出し］\n前置き。\n"
+        "一［＃「一」は中見出し］\n河童。\n二［＃「二」は中見出し］\n沼。\n"
+    )
+    text = strip_aozora(raw)
+    assert _titles(text, heading_titles(raw)) == [(0, "序"), (1, "一"), (2, "二")]
+    # titled chapters that print no number at all are numbered in order
+    raw = "旅立ち［＃「旅立ち」は大見出し］\n旅。\n鬼ヶ島［＃「鬼ヶ島」は大見出し］\n鬼。\n"
+    assert _titles(strip_aozora(raw), heading_titles(raw)) == [(1, "旅立ち"), (2, "鬼ヶ島")]
+
+
+def test_a_chapter_title_on_the_next_line_may_be_a_question() -> None:
+    text = "CHAPTER XI.\nWho Stole the Tarts?\n\nThe King and Queen sat.\n"
+    assert _titles(text.replace("XI", "I")) == [(1, "CHAPTER I. Who Stole the Tarts?")]
+    prose = "CHAPTER I.\nThe King and Queen of Hearts sat on their throne, with a crowd.\n\nThen.\n"
+    assert _titles(prose) == [(1, "CHAPTER I.")]
