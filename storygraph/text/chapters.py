@@ -56,6 +56,13 @@ class Chapter:
     title: str
     start: int
     end: int
+    body: int | None = None
+    """Where the text after its heading line(s) begins (None: at `start`, no heading): chunks
+    hold the body, so no source opens with 「二」; the heading is the chapter's title."""
+
+    @property
+    def body_start(self) -> int:
+        return self.start if self.body is None else self.body
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,7 @@ def chapters(text: str, marked: Sequence[str] = ()) -> list[Chapter]:
     titles Aozora heading notes gave (in order), each the first line equal to it not yet
     taken."""
     lines = _lines(text)
-    starts: list[tuple[int, str]] = []  # (line number, title)
+    starts: list[tuple[int, str]] = []  # (line number, title: the heading as written)
     wanted = [t.strip(_INDENT) for t in marked if t.strip(_INDENT)]
     last = [0]  # the number the last heading printed (0: none, or not a number)
     for i, line in enumerate(lines):
@@ -99,16 +106,10 @@ def chapters(text: str, marked: Sequence[str] = ()) -> list[Chapter]:
     for n, (i, title) in enumerate(starts[lead:]):
         start = lines[i].start if found or n else 0
         end = lines[starts[lead + n + 1][0]].start if lead + n + 1 < len(starts) else len(text)
-        found.append(Chapter(n + 1, title, start, end))
+        heading = 1 if title == lines[i].text else 2  # "CHAPTER I." + its title's line
+        body = lines[i + heading].start if i + heading < len(lines) else end
+        found.append(Chapter(n + 1, title, start, end, min(body, end)))
     return found
-
-
-def chapter_of(parts: Sequence[Chapter], offset: int) -> Chapter:
-    """The chapter holding character `offset` (the last one for the text's end)."""
-    for part in parts:
-        if part.start <= offset < part.end:
-            return part
-    return parts[-1]
 
 
 def chapter_label(index: int | None, language: str) -> str:

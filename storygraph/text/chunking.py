@@ -62,18 +62,18 @@ def chunk_text(
 ) -> list[Chunk]:
     """Group whole sentences into chunks of at most `size` chars, repeating up to `overlap`.
 
-    With `parts` (the text's chapters, storygraph.text.chapters) each chapter is chunked on its
-    own, so no chunk (and no sentence) spans two chapters and every chunk carries its chapter;
-    without, the text is one chapter 0."""
+    With `parts` (the text's chapters, storygraph.text.chapters) each chapter's body (after its
+    heading) is chunked on its own, so no chunk (and no sentence) spans two chapters and every
+    chunk carries its chapter; without, the text is one chapter 0."""
     if size < 1:
         raise ValueError(f"chunk size must be at least 1, got {size}")
     if not 0 <= overlap < size:
         raise ValueError(f"chunk overlap must be in [0, size), got {overlap} for size {size}")
     spans: list[tuple[Span, Chapter]] = []
     for part in parts or (Chapter(0, "", 0, len(text)),):
-        body = text[part.start : part.end]
+        body = text[part.body_start : part.end]  # the heading is the chunks' chapter_title
         pieces = [
-            (part.start + p0, part.start + p1)
+            (part.body_start + p0, part.body_start + p1)
             for s, e in split_sentences(body)
             for p0, p1 in _split_long(body, s, e, size)
         ]

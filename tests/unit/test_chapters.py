@@ -126,7 +126,13 @@ def test_chunks_never_span_two_chapters_and_carry_theirs() -> None:
     text = "一\n犬が来ました。猿が来ました。\n二\nきじが来ました。鬼が島へ行きました。\n"
     chunks = chunk_text(text, "doc", 200, 50, chapters(text))
     assert [(c.chapter, c.chapter_title) for c in chunks] == [(1, "一"), (2, "二")]
-    assert chunks[1].text.startswith("二") and "きじ" not in chunks[0].text
+    # the heading is the chunks' title, not their text: no source opens with 「二」
+    assert chunks[0].text.startswith("犬") and chunks[1].text.startswith("きじ")
+    assert "きじ" not in chunks[0].text and text[chunks[1].start : chunks[1].end] == chunks[1].text
+    english = "CHAPTER I.\nDown the Rabbit-Hole\n\nAlice was tired.\n"
+    assert [c.text for c in chunk_text(english, "e", 200, 0, chapters(english))] == [
+        "Alice was tired."
+    ]
     assert [c.id for c in chunks] == ["doc:0000", "doc:0001"]
 
 
