@@ -55,6 +55,7 @@ from storygraph.qa.pipeline.explain import (
 )
 from storygraph.qa.pipeline.progress import Phase, reporting_phases
 from storygraph.services import Services
+from storygraph.text.chapters import chapter_label
 from storygraph.ui.answer_view import (
     VerdictView,
     draft_line,
@@ -66,6 +67,7 @@ from storygraph.ui.app_state import (
     ChatTurn,
     append_turn,
     clear_conversation,
+    last_until,
     load_conversation,
 )
 
@@ -78,6 +80,12 @@ MODE_KEY = "chat_mode"
 TOP_K_KEY = "chat_top_k"
 TOP_K_MAX = 100
 STORIES_KEY = "chat_stories"
+READ_KEY = "chat_read_up_to"
+"""The "I have read up to" picker's key prefix: one picker (and position) per story."""
+READ_STORY_KEY = "chat_read_story"
+"""The story the picker shown is of ("" when none is shown): the turn keeps it."""
+WHOLE_STORY = -1
+"""The picker's "all of it" (no reading position)."""
 MIN_SCORE_KEY = "chat_min_score"
 CHAT_TAB = "Chat"
 EMPTY_QUESTION = "Type a question first: the message was empty."
@@ -179,10 +187,13 @@ def ask(
     question: str,
     options: QAOptions,
     on_token: Callable[[str], None] | None = None,
+    *,
+    read: str = "",
 ) -> ChatTurn:
     """Answer a question; any failure becomes an error turn, never an exception. `on_token`
-    sees the answer's pieces as the model writes them."""
-    turn = ChatTurn(question, stories=list(options.stories))
+    sees the answer's pieces as the model writes them; `read`: the story `options.until` is a
+    position in (kept with the turn)."""
+    turn = ChatTurn(question, stories=list(options.stories), until=options.until, read=read)
     try:
         turn.answer = services.qa().ask(question, options, on_token=on_token)
     except StoryGraphError as exc:
@@ -228,12 +239,14 @@ def _controls(services: Services) -> QAOptions:
         key=MIN_SCORE_KEY,
         help="Relations scored below this (0-10) are dropped.",
     )
+    stories = _story_picker(services)
     return QAOptions.from_settings(
         services.settings,
         mode=str(mode),
         top_k=int(top_k),
         min_score=float(min_score),
-        stories=_story_picker(services),
+        stories=stories,
+        until=_reading_picker(services, stories),
     )
 
 
@@ -260,6 +273,50 @@ def _story_picker(services: Services) -> tuple[str, ...]:
     return tuple(d for d in chosen if d in documents)
 
 
+def _reading_picker(services: Services, stories: tuple[str, ...]) -> int | None:
+    """The "I have read up to…" picker: the last chapter read of the one story in scope (the one
+    picked, or the library's only story), shown when that story has more than one chapter; the
+    answer uses nothing after it (storygraph.qa.scope.reading). One position per story, kept with
+    the
+    conversation: a fresh session starts from the story's last turn's. None: all of it."""
+    st.session_state[READ_STORY_KEY] = ""
+    ready = [d for d in services.store.list_documents() if d.status == "ready"]
+    scoped = [d for d in ready if d.id in stories] if stories else ready
+    if len(scoped) != 1:
+        return None
+    story = scoped[0]
+    parts = services.store.document_chapters(story.id)
+    if len(parts) < 2:
+        return None
+    numbers = [n for n, _ in parts]
+    titles = dict(parts)
+    key = f"{READ_KEY}:{story.id}"
+    if st.session_state.get(key) not in [WHOLE_STORY, *numbers]:
+        last = last_until(history(services), story.id)
+        st.session_state[key] = last if last in numbers else WHOLE_STORY
+    chosen = st.selectbox(
+        "I have read up to…",
+        [WHOLE_STORY, *numbers],
+        format_func=lambda n: reading_label(n, titles.get(n, ""), story.language),
+        key=key,
+        help=f"The last chapter of {story.name} you have read: answers, their sources and "
+        "citations use nothing after it, so nothing later is given away.",
+    )
+    st.session_state[READ_STORY_KEY] = story.id
+    return None if chosen == WHOLE_STORY else int(chosen)
+
+
+def reading_label(number: int, title: str, language: str) -> str:
+    """A choice of the reading picker: the chapter as the story numbers it, with its heading
+    when that says more (「第三章 · 鬼ヶ島」, "Chapter 1 · Down the Rabbit-Hole")."""
+    if number == WHOLE_STORY:
+        return "The whole story"
+    label = chapter_label(number, language)
+    if not label:
+        return title or "Only what comes before the first chapter"
+    return label if not title or title == label else f"{label} · {title}"
+
+
 def _source(c: Citation) -> None:
     if c.kind == "graph":
         st.markdown(
@@ -267,7 +324,9 @@ def _source(c: Citation) -> None:
         )
         return
     how = " · *sentence search*" if c.kind == "sentence" else ""
-    st.markdown(f"**[{c.number}]** {md_escape(c.document_name)}{how} — {md_escape(c.text)}")
+    chapter = chapter_label(c.chapter, c.language) or (c.chapter_title if c.chapter == 0 else "")
+    where = md_escape(c.document_name) + (f" · {md_escape(chapter)}" if chapter else "")
+    st.markdown(f"**[{c.number}]** {where}{how} — {md_escape(c.text)}")
 
 
 def _show_sources(answer: Answer) -> None:
@@ -589,9 +648,11 @@ def _streamed(services: Services, question: str, options: QAOptions) -> ChatTurn
             raise _Abandoned("the run that asked was stopped")
         progress.pieces.append(piece)
 
+    read = str(st.session_state.get(READ_STORY_KEY, ""))  # read here: the worker has no session
+
     def work() -> None:  # the queue's and the phases' reports go by context: set them here
         with waiting_for_the_model(progress.on_wait), reporting_phases(progress.on_phase):
-            result.append(ask(services, question, options, on_token))
+            result.append(ask(services, question, options, on_token, read=read))
 
     worker = threading.Thread(target=work, name="storygraph-answer", daemon=True)
     worker.start()

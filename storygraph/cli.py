@@ -172,6 +172,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     preload_in_background(Path(settings.data_dir))
     from storygraph.qa.pipeline.engine import QAOptions
     from storygraph.qa.verify.support_text import support_line
+    from storygraph.text.chapters import chapter_label
 
     if args.no_llm:
         settings = settings.model_copy(update={"no_llm": True})
@@ -181,7 +182,12 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 
         stories = story_ids(args.story or [], services.store.list_documents())
         options = QAOptions.from_settings(
-            settings, mode=args.mode, top_k=args.top_k, min_score=args.min_score, stories=stories
+            settings,
+            mode=args.mode,
+            top_k=args.top_k,
+            min_score=args.min_score,
+            stories=stories,
+            until=args.until,
         )
         streamed: list[str] = []
 
@@ -208,7 +214,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
             print()
             for c in answer.citations:
                 where = c.document_name if c.kind != "graph" else "graph fact, no story sentence"
-                print(f"[{c.number}] {where}: {c.text}")
+                chapter = chapter_label(c.chapter, c.language)
+                print(f"[{c.number}] {where}{', ' + chapter if chapter else ''}: {c.text}")
         how = ", ".join(f"{e.node_id} ({e.source})" for e in answer.entities)
         print(f"\nentities: {how or '(none)'}")
         for fact in answer.facts:
@@ -533,6 +540,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="answer only from this story (file name, name without extension or document id; "
         "repeatable; default: every story, narrowed by the names the question uses)",
+    )
+    p.add_argument(
+        "--until",
+        type=int,
+        metavar="CHAPTER",
+        help="the last chapter you have read: the answer uses nothing after it (chapter 0 is "
+        "what comes before the first heading; a story with no headings is all chapter 0)",
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ask)

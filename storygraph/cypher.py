@@ -79,7 +79,8 @@ MATCH (d:Document {id: $document_id})
 UNWIND $rows AS row
 MERGE (c:Chunk {id: row.id})
 SET c.document_id = $document_id, c.index = row.index, c.text = row.text,
-    c.start = row.start, c.end = row.end
+    c.start = row.start, c.end = row.end, c.chapter = row.chapter,
+    c.chapter_title = row.chapter_title
 MERGE (c)-[:PART_OF]->(d)
 """
 
@@ -100,7 +101,7 @@ CHUNKS_BY_IDS = """
 MATCH (c:Chunk)-[:PART_OF]->(d:Document)
 WHERE c.id IN $ids
 RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS document_id,
-       d.language AS language
+       d.language AS language, c.chapter AS chapter, c.chapter_title AS chapter_title
 """
 
 # Sentence search (storygraph.qa.retrieval.passages): the ready documents that mention the start
@@ -123,8 +124,27 @@ RETURN d.id AS id, d.name AS name, d.sha256 AS sha256, d.chunks AS chunks,
 CHUNKS_OF_DOCUMENTS = """
 MATCH (c:Chunk)-[:PART_OF]->(d:Document)
 WHERE d.id IN $ids
-RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS document_id
+RETURN c.id AS id, c.text AS text, c.index AS index, d.name AS document, d.id AS document_id,
+       c.chapter AS chapter, c.chapter_title AS chapter_title
 ORDER BY document_id, index
+"""
+
+# Reading position (docs/ISSUES.md#chapters): the chunks of the ready documents (of $documents;
+# every one when empty) up to chapter $until, read once a question; a chunk of a story stored
+# before chapters were read has none (chapter NULL) and is named by the caller.
+CHUNKS_UNTIL_CHAPTER = """
+MATCH (c:Chunk)-[:PART_OF]->(d:Document)
+WHERE d.status = 'ready' AND (size($documents) = 0 OR d.id IN $documents)
+  AND (c.chapter IS NULL OR c.chapter <= $until)
+RETURN c.id AS id, c.chapter AS chapter, d.id AS document_id
+"""
+
+# A story's chapters (number and heading), for the chat's "I have read up to" picker.
+DOCUMENT_CHAPTERS = """
+MATCH (c:Chunk)
+WHERE c.document_id = $document_id AND c.chapter IS NOT NULL
+RETURN DISTINCT c.chapter AS chapter, c.chapter_title AS title
+ORDER BY chapter
 """
 
 # Deleting a document (in this order): relations only it supported, its provenance on the
@@ -491,12 +511,27 @@ _BOTH_SHOWN = _fact_shown("r1") + " AND " + FACT_SHOWN
 
 # Retrieval (design §5). Each returns rows of (start, type, end, chunk_ids, evidence) with the
 # edge's real direction.
+
+
+def _read_so_far(rel: str) -> str:
+    """The reading position's one condition (docs/ISSUES.md#chapters): a relation some chunk
+    up to the reader's chapter states; `$readable` is those chunks' ids
+    (storygraph.qa.scope.reading,
+    read once a question), NULL when the reader has read everything. The store keeps of each
+    fact only those chunks (`GraphStore._facts`)."""
+    return f"($readable IS NULL OR any(x IN coalesce({rel}.chunk_ids, []) WHERE x IN $readable))"
+
+
+_READ_R = _read_so_far("r")
+_READ_R1 = _read_so_far("r1")
 RETRIEVE_ONEHOP = (
     """
 MATCH (s:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND NOT type(r) IN $structural AND """
     + FACT_SHOWN
+    + """ AND """
+    + _READ_R
     + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
@@ -512,6 +547,8 @@ MATCH (s:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND NOT type(r) IN $structural AND """
     + FACT_SHOWN
+    + """ AND """
+    + _READ_R
     + """
 RETURN s.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
@@ -521,6 +558,10 @@ MATCH (s:__Entity__)-[r1]->(m:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND NOT type(r1) IN $structural AND NOT type(r) IN $structural AND """
     + _BOTH_SHOWN
+    + """ AND """
+    + _READ_R1
+    + """ AND """
+    + _READ_R
     + """
 RETURN m.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
@@ -534,6 +575,8 @@ MATCH (s:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND NOT type(r) IN $structural AND """
     + FACT_SHOWN
+    + """ AND """
+    + _READ_R
     + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
@@ -545,6 +588,10 @@ MATCH (s:__Entity__)-[r1]-(m:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND NOT type(r1) IN $structural AND NOT type(r) IN $structural AND """
     + _BOTH_SHOWN
+    + """ AND """
+    + _READ_R1
+    + """ AND """
+    + _READ_R
     + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
@@ -562,6 +609,10 @@ MATCH (s:__Entity__)-[r1]->(m:__Entity__)<-[r]-(o:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND type(r1) = type(r) AND type(r) IN $types AND o <> s AND """
     + _BOTH_SHOWN
+    + """ AND """
+    + _READ_R1
+    + """ AND """
+    + _READ_R
     + """
 RETURN o.id AS start, type(r) AS type, m.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,

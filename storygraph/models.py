@@ -30,6 +30,10 @@ class Chunk:
     text: str
     start: int
     end: int
+    chapter: int = 0
+    """The chapter it is part of (storygraph.text.chapters: 0 before any heading, or in a text
+    with none); a chunk never spans two chapters."""
+    chapter_title: str = ""
 
 
 @dataclass(frozen=True)
@@ -203,6 +207,12 @@ class Citation:
     language: str = ""
     """The language of the cited chunk's document, as stored at ingest ("ja" / "en"); "" for a
     fact with no chunk (kind "graph") and for answers saved before it was kept."""
+    chapter: int | None = None
+    """The cited chunk's chapter (storygraph.text.chapters: 0 before any heading); None for a
+    fact with no chunk and a story stored before chapters were read. Shown by
+    `storygraph.text.chapters.chapter_label` (「第三章」, "Chapter 3"; nothing for 0)."""
+    chapter_title: str = ""
+    """The chapter's heading as the story writes it ("" for chapter 0 and None)."""
 
 
 SupportVerdict = Literal["supported", "not supported", "no premise", "declined", "not checked"]

@@ -24,7 +24,8 @@ from storygraph.llm.usage import UsageCounter
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo, IngestReport
 from storygraph.store import GraphStore
 from storygraph.store.change_log import document_change
-from storygraph.text.aozora import is_aozora, strip_aozora
+from storygraph.text.aozora import heading_titles, is_aozora, strip_aozora
+from storygraph.text.chapters import Chapter, chapters
 from storygraph.text.chunking import chunk_text
 from storygraph.text.decode import decode_bytes
 from storygraph.text.language import detect_language
@@ -72,6 +73,8 @@ class PreparedText:
     sha256: str
     encoding: str
     aozora: bool
+    chapters: tuple[Chapter, ...] = ()
+    """Its chapters (storygraph.text.chapters), read before the Aozora notes were stripped."""
 
     @property
     def document_id(self) -> str:
@@ -89,13 +92,23 @@ def prepare(name: str, data: bytes, *, max_bytes: int) -> PreparedText:
     decoded = decode_bytes(data, name)
     text = decoded.text
     aozora = is_aozora(text)
+    marked: tuple[str, ...] = ()
     if aozora:
+        marked = heading_titles(text)  # the heading notes go with the stripping
         text = strip_aozora(text)
     text = text.strip()
     if not text:
         raise InputError(f"{name} has no story text left after cleaning.", "Upload a text file.")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return PreparedText(name, text, detect_language(text), digest, decoded.encoding, aozora)
+    return PreparedText(
+        name,
+        text,
+        detect_language(text),
+        digest,
+        decoded.encoding,
+        aozora,
+        tuple(chapters(text, marked)),
+    )
 
 
 class Ingestor:
@@ -124,7 +137,13 @@ class Ingestor:
         self.cache = cache
 
     def chunks_for(self, prepared: PreparedText) -> list[Chunk]:
-        return chunk_text(prepared.text, prepared.document_id, self.chunk_size, self.chunk_overlap)
+        return chunk_text(
+            prepared.text,
+            prepared.document_id,
+            self.chunk_size,
+            self.chunk_overlap,
+            prepared.chapters,
+        )
 
     def redact(self, text: str) -> str:
         """`text` with every configured secret (API keys, passwords) masked."""

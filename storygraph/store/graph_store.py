@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -52,6 +52,7 @@ from storygraph.store.story_time import (
     EXCLUSIVE_RELATION_TYPES,
     TimedRelation,
     held_end,
+    parse_position,
     story_times,
 )
 
@@ -68,6 +69,12 @@ RETRIEVAL_QUERIES: dict[str, str] = {
 
 DELETING = "deleting"
 """The status of a document while it is deleted with undo (q.DOCUMENT_MARK_DELETING)."""
+
+
+def _read(value: str, readable: Collection[str]) -> bool:
+    """Whether the story position `value` (storygraph.store.story_time) is in a read chunk."""
+    parsed = parse_position(value)
+    return parsed is not None and parsed.chunk_id in readable
 
 
 def _now() -> str:
@@ -241,7 +248,15 @@ class GraphStore:
             )
         ]
         chunk_rows = [
-            {"id": c.id, "index": c.index, "text": c.text, "start": c.start, "end": c.end}
+            {
+                "id": c.id,
+                "index": c.index,
+                "text": c.text,
+                "start": c.start,
+                "end": c.end,
+                "chapter": c.chapter,
+                "chapter_title": c.chapter_title,
+            }
             for c in chunks
         ]
         for rows in _batched(chunk_rows):
@@ -951,11 +966,19 @@ class GraphStore:
         return {row["key"]: row["type"] or "" for row in rows}
 
     # --- retrieval -----------------------------------------------------------------------------
-    def retrieve(self, mode: str, ids: Sequence[str], keys: Sequence[str] = ()) -> list[Fact]:
+    def retrieve(
+        self,
+        mode: str,
+        ids: Sequence[str],
+        keys: Sequence[str] = (),
+        readable: Collection[str] | None = None,
+    ) -> list[Fact]:
         """Relations around the start nodes, with their real direction (design §5.2).
 
         Start nodes are the entities named `ids`, in every story that has them, or (with `keys`)
-        only the entities of those keys: the question's scope."""
+        only the entities of those keys: the question's scope. `readable`: the chunks the
+        reader has read (storygraph.qa.scope.reading; None: all): a fact no such chunk states is not
+        returned, and of the others only those chunks and their sentences."""
         try:
             query = RETRIEVAL_QUERIES[mode]
         except KeyError as exc:
@@ -967,30 +990,52 @@ class GraphStore:
             "keys": list(keys),
             "structural": list(q.STRUCTURAL_TYPES),
             "show_hidden": False,  # a fact hidden as wrong is never an answer's (q.FACT_SHOWN)
+            "readable": None if readable is None else sorted(readable),
         }
-        return self._facts(self.runner.run(query, params))
+        return self._facts(self.runner.run(query, params), readable)
 
     def co_members(
-        self, ids: Sequence[str], types: Sequence[str], keys: Sequence[str] = ()
+        self,
+        ids: Sequence[str],
+        types: Sequence[str],
+        keys: Sequence[str] = (),
+        readable: Collection[str] | None = None,
     ) -> list[Fact]:
-        """Edges of the same type into the same node as an edge from a start node."""
+        """Edges of the same type into the same node as an edge from a start node (both
+        stated within `readable`, as `retrieve`)."""
         if not ids or not types:
             return []
-        params = {"ids": list(ids), "types": list(types), "keys": list(keys), "show_hidden": False}
-        return self._facts(self.runner.run(q.RETRIEVE_CO_MEMBERS, params))
+        params = {
+            "ids": list(ids),
+            "types": list(types),
+            "keys": list(keys),
+            "show_hidden": False,
+            "readable": None if readable is None else sorted(readable),
+        }
+        return self._facts(self.runner.run(q.RETRIEVE_CO_MEMBERS, params), readable)
 
-    def _facts(self, rows: Sequence[Row]) -> list[Fact]:
-        pending = [chunk_prefix(d) for d in self.pending_document_ids()]
+    def _facts(self, rows: Sequence[Row], readable: Collection[str] | None = None) -> list[Fact]:
+        """Facts of retrieval rows, each with the chunks (and their sentences) of committed
+        documents and, with `readable`, only the read ones; `invalid_at` kept only when the
+        reader has read the statement that superseded the fact."""
+        pending = tuple(chunk_prefix(d) for d in self.pending_document_ids())
         facts: dict[tuple[str, str, str], Fact] = {}
         for row in rows:
             chunk_ids = list(row.get("chunk_ids") or [])
             evidence = list(row.get("evidence") or [])
-            if pending and chunk_ids:
-                keep = [i for i, c in enumerate(chunk_ids) if not c.startswith(tuple(pending))]
+            if (pending or readable is not None) and chunk_ids:
+                keep = [
+                    i
+                    for i, c in enumerate(chunk_ids)
+                    if not c.startswith(pending or ("\0",)) and (readable is None or c in readable)
+                ]
                 if not keep:
-                    continue  # supported only by a document that is not committed
+                    continue  # supported only by a document not committed, or not read yet
                 evidence = [evidence[i] for i in keep if i < len(evidence)]
                 chunk_ids = [chunk_ids[i] for i in keep]
+            invalid_at = row.get("invalid_at") or ""
+            if invalid_at and readable is not None and not _read(invalid_at, readable):
+                invalid_at = ""  # superseded later than the reader has read
             key = (row["start"], row["type"], row["end"])
             if key in facts:
                 # The same statement in another story (or the same edge twice from a UNION):
@@ -1006,7 +1051,7 @@ class GraphStore:
                 evidence=next((e for e in evidence if e), ""),
                 story_order=row.get("story_order") or "",
                 story_order_last=row.get("story_order_last") or "",
-                invalid_at=row.get("invalid_at") or "",
+                invalid_at=invalid_at,
             )
         return list(facts.values())
 
@@ -1040,6 +1085,19 @@ class GraphStore:
         if entity_keys:
             return self.runner.run(q.PASSAGE_DOCUMENTS_OF_ENTITIES, {"keys": list(entity_keys)})
         return self.runner.run(q.PASSAGE_DOCUMENTS_ALL, {"documents": list(documents)})
+
+    def readable_chunks(self, until: int, documents: Sequence[str] = ()) -> list[Row]:
+        """The chunks (id, chapter, document_id) of the ready documents of `documents` (every
+        one when empty) up to chapter `until`, and every chunk of a document stored before
+        chapters were read (chapter None): storygraph.qa.scope.reading names those."""
+        params = {"until": int(until), "documents": list(documents)}
+        return self.runner.run(q.CHUNKS_UNTIL_CHAPTER, params)
+
+    def document_chapters(self, document_id: str) -> list[tuple[int, str]]:
+        """A story's chapters (number, heading) in order; empty for one stored before chapters
+        were read."""
+        rows = self.runner.run(q.DOCUMENT_CHAPTERS, {"document_id": document_id})
+        return [(int(row["chapter"]), str(row.get("title") or "")) for row in rows]
 
     def document_chunks(self, document_ids: Sequence[str]) -> list[Row]:
         """Every chunk of these documents (id, text, index, document, document_id), in order."""

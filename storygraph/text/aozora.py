@@ -11,6 +11,11 @@ _NOTE = re.compile(r"［＃[^］\n]*］")
 _RUBY = re.compile(r"《[^《》\n]*》")
 _RUBY_START = re.compile(r"｜(?=[^｜《\n]*《)")
 _BLANK_RUN = re.compile(r"\n{3,}")
+_HEADING_NOTE = re.compile(r"［＃「([^」\n]+)」は(?:同行|窓)?[大中]見出し］")
+_HEADING_BLOCK = re.compile(
+    r"［＃(?:ここから)?(?:同行|窓)?([大中])見出し］(.*?)［＃(?:ここで)?(?:同行|窓)?\1見出し終わり］",
+    re.DOTALL,
+)
 _MIN_RUBY_FOR_DETECTION = 3
 
 
@@ -21,6 +26,23 @@ def is_aozora(text: str) -> bool:
     if _FOOTER.search(text) and "青空文庫" in text:
         return True
     return len(_RUBY.findall(text)) >= _MIN_RUBY_FOR_DETECTION
+
+
+def heading_titles(text: str) -> tuple[str, ...]:
+    """The titles of the raw text's 大見出し and 中見出し notes, in order, as they read once
+    the notes and ruby are stripped: ［＃「一」は中見出し］ → 一;
+    ［＃大見出し］第一章［＃大見出し終わり］ → 第一章. `strip_aozora` removes the notes, so a
+    story's chapters are read from them before (storygraph.text.chapters,
+    docs/ISSUES.md#chapters). 小見出し (a section within a chapter) is not a chapter."""
+    text = _strip_header(text.replace("\r\n", "\n").replace("\r", "\n"))
+    found = [(m.start(), m[1]) for m in _HEADING_NOTE.finditer(text)]
+    found += [(m.start(), m[2]) for m in _HEADING_BLOCK.finditer(text)]
+    titles = (_clean(title).strip(" \t\u3000\n") for _, title in sorted(found))
+    return tuple(t for t in titles if t)
+
+
+def _clean(text: str) -> str:
+    return _RUBY.sub("", _RUBY_START.sub("", _NOTE.sub("", text)))
 
 
 def strip_aozora(text: str) -> str:

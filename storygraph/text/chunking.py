@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from storygraph.models import Chunk
+from storygraph.text.chapters import Chapter
 from storygraph.text.normalize import normalize_name
 
 JA_TERMINATORS = frozenset("。！？．｡")
@@ -51,13 +53,31 @@ def split_sentences(text: str) -> list[Span]:
     return spans
 
 
-def chunk_text(text: str, document_id: str, size: int, overlap: int) -> list[Chunk]:
-    """Group whole sentences into chunks of at most `size` chars, repeating up to `overlap`."""
+def chunk_text(
+    text: str,
+    document_id: str,
+    size: int,
+    overlap: int,
+    parts: Sequence[Chapter] = (),
+) -> list[Chunk]:
+    """Group whole sentences into chunks of at most `size` chars, repeating up to `overlap`.
+
+    With `parts` (the text's chapters, storygraph.text.chapters) each chapter's body (after its
+    heading) is chunked on its own, so no chunk (and no sentence) spans two chapters and every
+    chunk carries its chapter; without, the text is one chapter 0."""
     if size < 1:
         raise ValueError(f"chunk size must be at least 1, got {size}")
     if not 0 <= overlap < size:
         raise ValueError(f"chunk overlap must be in [0, size), got {overlap} for size {size}")
-    pieces = [p for s, e in split_sentences(text) for p in _split_long(text, s, e, size)]
+    spans: list[tuple[Span, Chapter]] = []
+    for part in parts or (Chapter(0, "", 0, len(text)),):
+        body = text[part.body_start : part.end]  # the heading is the chunks' chapter_title
+        pieces = [
+            (part.body_start + p0, part.body_start + p1)
+            for s, e in split_sentences(body)
+            for p0, p1 in _split_long(body, s, e, size)
+        ]
+        spans.extend((span, part) for span in _group(pieces, size, overlap))
     return [
         Chunk(
             id=f"{document_id}:{index:04d}",
@@ -66,8 +86,10 @@ def chunk_text(text: str, document_id: str, size: int, overlap: int) -> list[Chu
             text=text[start:end],
             start=start,
             end=end,
+            chapter=part.index,
+            chapter_title=part.title,
         )
-        for index, (start, end) in enumerate(_group(pieces, size, overlap))
+        for index, ((start, end), part) in enumerate(spans)
     ]
 
 

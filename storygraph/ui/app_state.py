@@ -117,6 +117,12 @@ class ChatTurn:
     asked_at: str = field(default_factory=lambda: now_iso("milliseconds"))
     stories: list[str] = field(default_factory=list)
     """The document ids the question was scoped to (empty: every story; qa/scope/scope.py)."""
+    until: int | None = None
+    """The last chapter of `read` the reader had read when asking (None: all of it;
+    storygraph.qa.scope.reading)."""
+    read: str = ""
+    """The story (document id) `until` is a position in ("" when the question had none): the
+    chat's "I have read up to" picker of a story starts from its last turn's position."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -126,6 +132,8 @@ class ChatTurn:
             "hint": self.hint,
             "asked_at": self.asked_at,
             "stories": list(self.stories),
+            "until": self.until,
+            "read": self.read,
         }
 
     @classmethod
@@ -138,7 +146,19 @@ class ChatTurn:
             hint=str(data.get("hint", "")),
             asked_at=str(data.get("asked_at", "")),
             stories=[str(s) for s in data.get("stories") or []],
+            until=_chapter(data.get("until")),
+            read=str(data.get("read") or ""),
         )
+
+
+def _chapter(value: Any) -> int | None:
+    """A saved reading position: a chapter number, else None (the whole story)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def last_until(turns: Sequence[ChatTurn], story: str) -> int | None:
+    """The reading position in `story` of the conversation's last question that had one."""
+    return next((t.until for t in reversed(turns) if t.read == story), None)
 
 
 def load_conversation(data_dir: Path | str) -> tuple[list[ChatTurn], str]:

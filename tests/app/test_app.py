@@ -707,3 +707,50 @@ def test_the_doctor_tab_shows_a_crashed_helper_with_its_log_and_lets_it_start_ag
     at.button(key="doctor_clear_crashes").click().run()
     assert ledger.in_a_row() == []
     assert any("Crashes forgotten (the model server)" in str(s.value) for s in at.success)
+
+
+def test_the_reading_picker_keeps_answers_within_the_chapters_read(tmp_path: Path) -> None:
+    """A story of three chapters: "I have read up to" chapter 1 keeps every citation within it,
+    the sources say their chapter, and a new session starts from the position (issue #41)."""
+    from tests.integration.test_reading_position import KEY, STORY, TRIPLES
+
+    model = ScriptedChatModel(script=Script(triples=TRIPLES))
+    services = build_services(Settings(data_dir=tmp_path / "data"), llm=model)
+    try:
+        fox = services.ingestor().ingest_bytes("fox.txt", STORY.encode("utf-8")).document_id
+        at = _open_tab(_app(services), "Chat")
+        picker = at.selectbox(key=f"chat_read_up_to:{fox}")
+        assert picker.value == -1 and picker.options == [
+            "The whole story",
+            "Only what comes before the first chapter",
+            "Chapter 1",
+            "Chapter 2",
+            "Chapter 3",
+        ]
+        picker.set_value(1).run()
+        _ask(at, KEY)
+        turn = _last_turn(at)
+        assert turn.until == 1 and turn.read == fox
+        assert turn.answer is not None and turn.answer.citations
+        assert {c.chapter for c in turn.answer.citations} <= {0, 1}
+        message = at.chat_message[-1]
+        shown = [m.value for m in message.markdown] + [
+            m.value for e in message.expander for m in e.markdown
+        ]
+        for c in turn.answer.citations:
+            line = next(v for v in shown if v.startswith(f"**[{c.number}]**"))
+            assert ("· Chapter 1" in line) == (c.chapter == 1), line
+        again = _open_tab(_app(services), "Chat")
+        assert again.selectbox(key=f"chat_read_up_to:{fox}").value == 1
+    finally:
+        services.close()
+
+
+def test_a_story_with_no_headings_has_no_reading_picker(services: Services) -> None:
+    tale = "The hare laughed at the tortoise.\n\nThe tortoise won the race.\n"
+    services.ingestor().ingest_bytes("hare.txt", tale.encode("utf-8"))
+    at = _open_tab(_app(services), "Chat")
+    assert not [s for s in at.selectbox if str(s.key).startswith("chat_read_up_to")]
+    services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())  # 一 … 四
+    at = _open_tab(_app(services), "Chat")  # two stories, none picked: no one position
+    assert not [s for s in at.selectbox if str(s.key).startswith("chat_read_up_to")]

@@ -76,11 +76,12 @@ def test_the_models_choice_is_shown_marked_in_two_calls_or_nothing(momotaro: Ser
     assert answer.answer.startswith("桃太郎です。[")
     assert answer.support is not None and answer.support.answered_by == "choice"
     assert len(model.calls) == 2  # the answer, then the choice: at most two a question
-    # two candidates the scripted model links to nothing: it says the sentences do not say
+    # candidates the scripted model links to nothing: it says the sentences do not say (how
+    # many the sources offer depends on the story's chunks: one since they follow its chapters)
     options = QAOptions(verify="rules", candidates="choice")
     answer = engine.ask("猿は誰にきびだんごをもらった？", options)
     step = next(s for s in answer.steps if s.name == "candidate")
-    assert len(step.detail["candidates"]) == 2 and step.detail["picked"] is None
+    assert step.detail["candidates"] and step.detail["picked"] is None
     assert answer.answer.startswith(NOT_SURE["ja"])
     assert len(model.calls) == 4
 

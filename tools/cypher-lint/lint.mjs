@@ -30,7 +30,7 @@ const PROPERTY_KEYS = [
   // Document
   'id', 'name', 'sha256', 'language', 'chars', 'uploaded_at', 'status', 'chunks',
   // Chunk
-  'document_id', 'index', 'text', 'start', 'end',
+  'document_id', 'index', 'text', 'start', 'end', 'chapter', 'chapter_title',
   // __Entity__
   'type', 'norm', 'rkey', 'kana', 'aliases', 'type_votes', 'chunk_ids', 'created_at',
   'updated_at',

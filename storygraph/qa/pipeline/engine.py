@@ -55,6 +55,7 @@ from storygraph.qa.scope.per_story import (
     story_head,
     story_scopes,
 )
+from storygraph.qa.scope.reading import EVERYTHING, Reading, so_far
 from storygraph.qa.scope.scope import Scope, names_in_scope
 from storygraph.qa.scope.story_lead import STORY_LEAD, Lead, led_scope, story_lead
 from storygraph.qa.verify import Verifier
@@ -104,6 +105,9 @@ class QAOptions:
     verify: VerifyMode = "gate"
     """What the verifier's confidence does to the model's answer: "gate", "label" or "rules"
     (storygraph.qa.verify.gate)."""
+    until: int | None = None
+    """The last chapter the reader has read (None: all of it): retrieval, sentence search and
+    so the sources and citations stop there (storygraph.qa.scope.reading)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -168,6 +172,9 @@ class QAParts:
     """Judges the model's written answer (storygraph.qa.verify); None: the rule check alone."""
     verify_mode: VerifyMode = "gate"
     """What the verifier's verdict does to the answer shown (storygraph.qa.verify.gate)."""
+    reading: Reading = EVERYTHING
+    """How far the reader has read (storygraph.qa.scope.reading), read once for the question: the
+    retriever and the context hold it; the answer's decline says so."""
 
     def rank(
         self, analysis: QuestionAnalysis, found: Retrieval, callbacks: list[Any]
@@ -293,9 +300,10 @@ class QAEngine:
         streamed = headed(on_token, head + "\n") if on_token is not None and head else on_token
         about = for_stories(analysis, (told.story,)) if told.story else analysis
         one = answer_within(about, parts, trace, streamed, deadline, told.gathered)
+        text = so_far(one.checked.text, parts.reading)
         return Answer(
             question=analysis.question,
-            answer=f"{head}\n{one.checked.text}" if head else one.checked.text,
+            answer=f"{head}\n{text}" if head else text,
             mode=one.found.mode,
             entities=list(analysis.entities),
             facts=one.facts,
@@ -616,7 +624,8 @@ def per_story_answer(
         part = within(analysis, scope)
         one = answer_within(part, parts, trace, streamed, deadline)
         offset = len(citations)
-        text, cited = renumbered(one.checked.text, one.sources.citations, offset)
+        said = so_far(one.checked.text, parts.reading)
+        text, cited = renumbered(said, one.sources.citations, offset)
         texts.append(f"{head}\n{text}")
         citations.extend(cited)
         facts.extend(one.facts)

@@ -44,6 +44,7 @@ from storygraph.qa.retrieval.context import ContextBuilder, SourceBudget
 from storygraph.qa.retrieval.passages import PassageFinder, SentenceSearch
 from storygraph.qa.retrieval.retrieval import parse_mode, retriever_for
 from storygraph.qa.retrieval.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
+from storygraph.qa.scope.reading import reading_for
 from storygraph.qa.verify import load_verifier
 from storygraph.qa.verify.support import (
     FrameReader,
@@ -109,6 +110,7 @@ class PartsFactory:
         )
         picks = isinstance(finder, ModelEntityFinder)  # its call can pick relation types too
         budget = SourceBudget.small_model(options.sentence_sources) if small else None
+        reading = reading_for(self.store, options.until, options.stories)  # once a question
         return QAParts(
             reader=QuestionReader(
                 self.store,
@@ -117,12 +119,13 @@ class PartsFactory:
                 stories=options.stories,
                 translator=translator_for(options.translation, llm),
             ),
-            retriever=retriever_for(self.store, spec.name, llm if capable else None),
+            retriever=retriever_for(self.store, spec.name, llm if capable else None, reading),
             scorer=self._scorer(llm, capable, options) if spec.rerank else RetrievalOrder(),
             context=ContextBuilder(
                 self.store,
                 self.passages or SentenceSearch(self.store, self.embedder),
                 sentence_sources=options.sentence_sources,
+                reading=reading,
                 budget=budget,
             ),
             answerer=self._answerer(llm, capable, options),
@@ -137,10 +140,12 @@ class PartsFactory:
             warnings=(
                 *((NO_EMBEDDER,) if self.embedder is None else ()),
                 *self._candidate_warnings(llm, options),
+                *reading.warnings,
             ),
             across=self._across(llm, options) if small else None,
             verifier=load_verifier("embedded" if small else "other") if llm is not None else None,
             verify_mode=options.verify,
+            reading=reading,
         )
 
     def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:

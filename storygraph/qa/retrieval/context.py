@@ -25,6 +25,7 @@ from typing import Any
 from storygraph.models import Citation, CitationKind, Fact
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.retrieval.passages import Passage, PassageFinder
+from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.store import GraphStore
 from storygraph.store.story_time import in_story_order
 from storygraph.text.normalize import normalize_name
@@ -64,6 +65,12 @@ def _source_text(fact: Fact, index: int, chunks: dict[str, dict[str, Any]]) -> s
     return str(chunks.get(chunk_id, {}).get("text") or "")[:MAX_SOURCE_CHARS]
 
 
+def _chapter(row: dict[str, Any]) -> int | None:
+    """A chunk row's chapter; None for no chunk, or one stored before chapters were read."""
+    value = row.get("chapter")
+    return None if value is None else int(value)
+
+
 def build_citations(facts: Sequence[Fact], chunks: dict[str, dict[str, Any]]) -> list[Citation]:
     """One citation per distinct source sentence behind the kept facts, numbered in rank order:
     a fact's evidence sentence (in its first chunk), else its chunk's text. Two facts of one
@@ -87,6 +94,8 @@ def build_citations(facts: Sequence[Fact], chunks: dict[str, dict[str, Any]]) ->
                 text=text,
                 kind=kind,
                 language=str(row.get("language") or ""),
+                chapter=_chapter(row),
+                chapter_title=str(row.get("chapter_title") or ""),
             )
     return list(citations.values())
 
@@ -99,7 +108,16 @@ def with_passages(
     fact sources is left out), then the other fact sources."""
     have = {normalize_name(c.text) for c in citations}
     found = [
-        Citation(0, p.chunk_id, p.document_name, p.text[:MAX_SOURCE_CHARS], "sentence", p.language)
+        Citation(
+            0,
+            p.chunk_id,
+            p.document_name,
+            p.text[:MAX_SOURCE_CHARS],
+            "sentence",
+            p.language,
+            p.chapter,
+            p.chapter_title,
+        )
         for p in passages
         if normalize_name(p.text[:MAX_SOURCE_CHARS]) not in have
     ]
@@ -146,11 +164,15 @@ class ContextBuilder:
         passages: PassageFinder,
         *,
         sentence_sources: int,
+        reading: Reading = EVERYTHING,
         budget: SourceBudget | None = None,
     ) -> None:
+        """`reading`: how far the reader has read (storygraph.qa.scope.reading): sentence search
+        reads no further."""
         self.store = store
         self.passages = passages
         self.sentence_sources = sentence_sources
+        self.reading = reading
         self.budget = budget
 
     @property
@@ -161,7 +183,7 @@ class ContextBuilder:
         """Story sentences close to the question (none when sentence sources are off)."""
         if self.sentence_sources <= 0:
             return []
-        return self.passages.find(analysis, self.sentence_sources)
+        return self.passages.find(analysis, self.sentence_sources, self.reading)
 
     def sources(
         self, kept: Sequence[Fact], passages: Sequence[Passage], *, story_order: bool = False

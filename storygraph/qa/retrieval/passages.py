@@ -38,6 +38,7 @@ from typing import Protocol
 import numpy as np
 
 from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.store import GraphStore
 from storygraph.store.runner import Row
 from storygraph.text.chunking import split_sentences
@@ -85,6 +86,10 @@ class Passage:
     embedding."""
     language: str = ""
     """The language of the sentence's document, as stored at ingest ("ja" / "en")."""
+    chapter: int | None = None
+    """Its chunk's chapter (storygraph.text.chapters); None for a story stored before chapters
+    were read."""
+    chapter_title: str = ""
 
 
 class PassageFinder(Protocol):
@@ -92,7 +97,11 @@ class PassageFinder(Protocol):
 
     name: str
 
-    def find(self, analysis: QuestionAnalysis, limit: int) -> list[Passage]: ...
+    def find(
+        self, analysis: QuestionAnalysis, limit: int, reading: Reading = EVERYTHING
+    ) -> list[Passage]:
+        """The best `limit` passages of the sentences `reading` allows."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -103,6 +112,8 @@ class _Sentence:
     text: str
     terms: Counter[str]
     language: str
+    chapter: int | None = None
+    chapter_title: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,6 +164,8 @@ def index_document(rows: Sequence[Row], language: str) -> _DocumentIndex:
                     sentence,
                     terms,
                     language,
+                    None if row.get("chapter") is None else int(row["chapter"]),
+                    str(row.get("chapter_title") or ""),
                 )
             )
     return _DocumentIndex(tuple(sentences), frequency)
@@ -267,7 +280,9 @@ class SentenceSearch:
                 found.append((languages[doc], index))
         return found
 
-    def find(self, analysis: QuestionAnalysis, limit: int) -> list[Passage]:
+    def find(
+        self, analysis: QuestionAnalysis, limit: int, reading: Reading = EVERYTHING
+    ) -> list[Passage]:
         if limit <= 0:
             return []
         indexes = self._indexes(analysis.scope.keys, analysis.scope.documents)
@@ -282,8 +297,11 @@ class SentenceSearch:
                 for name in analysis.ids:
                     query += passage_terms(name, language)
                 query = widen_single_kanji(query, index.document_frequency)
-            sentences.extend(index.sentences)
-            lexical.extend(bm25(query, index.sentences, index.document_frequency))
+            # the reading position's one filter: only the sentences read are scored, and a
+            # passage's neighbours are among them (qa/scope/reading.py)
+            read = [s for s in index.sentences if reading.allows(s.chunk_id)]
+            sentences.extend(read)
+            lexical.extend(bm25(query, read, index.document_frequency))
         best = max(lexical, default=0.0)
         if best <= 0:
             return self._nearest_by_meaning(analysis, sentences, limit)
@@ -360,15 +378,17 @@ def _passages(
                 semantic=round(semantic[i], 4) if i in semantic else None,
                 found_by=found_by,
                 language=sentences[i].language,
+                chapter=sentences[i].chapter,
+                chapter_title=sentences[i].chapter_title,
             )
         )
     return found
 
 
 def _window(sentences: Sequence[_Sentence], i: int, width: int) -> list[int]:
-    """The sentence `i` with up to `width` neighbours on each side from its own document,
-    within `MAX_PASSAGE_CHARS` (the farther ones dropped first, the following before the
-    preceding)."""
+    """The sentence `i` with up to `width` neighbours on each side from its own document and
+    chapter (a passage is cited with one chapter), within `MAX_PASSAGE_CHARS` (the farther ones
+    dropped first, the following before the preceding)."""
     span = [i]
     total = len(sentences[i].text)
     for step in range(1, width + 1):
@@ -376,6 +396,8 @@ def _window(sentences: Sequence[_Sentence], i: int, width: int) -> list[int]:
             if not 0 <= j < len(sentences):
                 continue
             if sentences[j].document_id != sentences[i].document_id:
+                continue
+            if sentences[j].chapter != sentences[i].chapter:
                 continue
             if total + len(sentences[j].text) > MAX_PASSAGE_CHARS:
                 continue

@@ -51,6 +51,7 @@ from storygraph.qa.retrieval.relation_types import (
     select_relation_types,
 )
 from storygraph.qa.retrieval.type_priors import EXPANSION_BONUS, expansion_wanted, fact_prior
+from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.store import GraphStore
 from storygraph.store.graph_store import RETRIEVAL_QUERIES
 
@@ -121,18 +122,28 @@ class ModeRetriever:
     model path passes None.
     """
 
-    def __init__(self, store: GraphStore, spec: ModeSpec, llm: BaseChatModel | None = None):
+    def __init__(
+        self,
+        store: GraphStore,
+        spec: ModeSpec,
+        llm: BaseChatModel | None = None,
+        reading: Reading = EVERYTHING,
+    ):
+        """`reading`: how far the reader has read (storygraph.qa.scope.reading): no fact stated only
+        later is a candidate."""
         self.store = store
         self.spec = spec
         self.llm = llm
         self.mode = spec.name
+        self.reading = reading
 
     def search(self, analysis: QuestionAnalysis, callbacks: list[Any]) -> Retrieval:
         spec, store = self.spec, self.store
         llm = None if analysis.relation_pick_asked else self.llm
         ids = analysis.ids
         queries = [(f"{spec.base} retrieval", RETRIEVAL_QUERIES[spec.base])]
-        facts = store.retrieve(spec.base, ids, analysis.scope.keys)
+        read = self.reading.chunks
+        facts = store.retrieve(spec.base, ids, analysis.scope.keys, read)
         found = Retrieval(facts, "", mode=spec.name, rerank=spec.rerank)
 
         if spec.reltype:
@@ -157,7 +168,7 @@ class ModeRetriever:
                     label = f"co-members via {', '.join(expansion)}"
                     queries.append((label, q.RETRIEVE_CO_MEMBERS))
                     seen = {f.key for f in facts}
-                    for fact in store.co_members(ids, expansion, analysis.scope.keys):
+                    for fact in store.co_members(ids, expansion, analysis.scope.keys, read):
                         if fact.key not in seen:
                             seen.add(fact.key)
                             facts.append(fact)
@@ -197,9 +208,14 @@ class ModeRetriever:
         return found
 
 
-def retriever_for(store: GraphStore, mode: str, llm: BaseChatModel | None = None) -> ModeRetriever:
+def retriever_for(
+    store: GraphStore,
+    mode: str,
+    llm: BaseChatModel | None = None,
+    reading: Reading = EVERYTHING,
+) -> ModeRetriever:
     """The retriever a mode string selects (raises ValueError for an unknown mode)."""
-    return ModeRetriever(store, parse_mode(mode), llm)
+    return ModeRetriever(store, parse_mode(mode), llm, reading)
 
 
 def retrieve(

@@ -1,0 +1,61 @@
+"""The reading position (storygraph.qa.scope.reading): read once from the store, the decline's
+wording, a story stored before chapters named, never read silently whole."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from storygraph.errors import InputError
+from storygraph.models import DocumentInfo
+from storygraph.qa.generation.answer import UNKNOWN
+from storygraph.qa.scope.reading import EVERYTHING, SO_FAR, Reading, reading_for, so_far
+
+
+class _Store:
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.rows = rows
+        self.asked: list[tuple[int, tuple[str, ...]]] = []
+
+    def readable_chunks(self, until: int, documents: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+        self.asked.append((until, tuple(documents)))
+        return self.rows
+
+    def list_documents(self) -> list[DocumentInfo]:
+        return [DocumentInfo("old", "old.txt", "", "ja", 0)]
+
+
+def test_no_position_reads_everything_without_asking_the_store() -> None:
+    store = _Store([])
+    assert reading_for(store, None, ("d",)) is EVERYTHING  # type: ignore[arg-type]
+    assert store.asked == [] and EVERYTHING.allows("any:0000")
+
+
+def test_a_position_is_the_chunks_read_of_the_stories_in_scope() -> None:
+    store = _Store([{"id": "d:0000", "chapter": 0, "document_id": "d"},
+                    {"id": "d:0001", "chapter": 1, "document_id": "d"}])  # fmt: skip
+    reading = reading_for(store, 1, ("d",))  # type: ignore[arg-type]
+    assert store.asked == [(1, ("d",))]
+    assert reading.allows("d:0001") and not reading.allows("d:0002")
+    assert reading.warnings == []
+
+
+def test_a_story_stored_before_chapters_is_read_whole_and_said_so() -> None:
+    store = _Store([{"id": "old:0000", "chapter": None, "document_id": "old"}])
+    reading = reading_for(store, 2)  # type: ignore[arg-type]
+    assert reading.allows("old:0000")
+    assert reading.warnings and "old.txt" in reading.warnings[0]
+
+
+def test_a_negative_chapter_is_an_input_error() -> None:
+    with pytest.raises(InputError):
+        reading_for(_Store([]), -1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_decline_within_a_position_says_not_read_so_far(lang: str) -> None:
+    within = Reading(1, frozenset())
+    assert so_far(UNKNOWN[lang], within) == SO_FAR[lang]
+    assert so_far(UNKNOWN[lang], EVERYTHING) == UNKNOWN[lang]
+    assert so_far("桃太郎はこの話の文からは分かりません", within) == "桃太郎は" + SO_FAR["ja"][:-1]
