@@ -789,10 +789,8 @@ class GraphStore:
                 },
             )
         ]
-        chunk_rows = [
-            {k: c.get(k) for k in ("id", "index", "text", "start", "end")}
-            for c in subgraph["chunks"]
-        ]
+        chunk_keys = ("id", "index", "text", "start", "end", "chapter", "chapter_title")
+        chunk_rows = [{k: c.get(k) for k in chunk_keys} for c in subgraph["chunks"]]
         for rows in _batched(chunk_rows):
             statements.append((q.CHUNKS_CREATE, {"document_id": document_id, "rows": rows}))
         by_label: dict[str, list[dict[str, Any]]] = {}

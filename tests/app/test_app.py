@@ -429,7 +429,7 @@ def test_a_store_failure_is_an_error_message_and_the_app_keeps_working(
     at = _app(services)
     real = services.store.retrieve
 
-    def broken(mode: str, ids: object, keys: object = ()) -> object:
+    def broken(*args: object, **kwargs: object) -> object:
         raise StoreError("The graph database is not answering.", "Restart the app.")
 
     monkeypatch.setattr(services.store, "retrieve", broken)
