@@ -199,3 +199,26 @@ def test_a_fact_with_no_sentence_is_a_source_in_the_storys_verb() -> None:
     assert source_text(answer, Citation(1, "", "", fact.text(), "graph")) == (
         "犬 → 家来になる → 桃太郎"
     )
+
+
+def test_a_source_the_answer_kept_only_cut_ends_at_a_whole_sentence() -> None:
+    from storygraph.qa.pipeline.explain import CUT_MARK, source_text
+    from storygraph.qa.retrieval.context import MAX_SOURCE_CHARS
+
+    said = "「ああ、見える、鬼が島が見える。」とさけびました。"
+    chunk = ("むかし、" + said * 20)[:MAX_SOURCE_CHARS]
+    assert not chunk.endswith("。")  # cut in the middle of a sentence
+    answer = Answer("q", "a", "onehop", citations=[Citation(1, "c1", "d.txt", chunk)])
+    shown = source_text(answer, answer.citations[0])
+    assert shown.endswith(("。" + CUT_MARK, "。」" + CUT_MARK)), shown[-20:]
+    assert len(shown) > MAX_SOURCE_CHARS - len(said)  # only the cut sentence is left out
+    assert chunk.startswith(shown.removesuffix(CUT_MARK))
+
+
+def test_a_sentence_search_passage_is_shown_whole() -> None:
+    from storygraph.qa.pipeline.explain import source_text
+
+    cut = Citation(1, "c2", "d.txt", LONG[:40], "sentence")
+    found = {"found": [{"text": LONG, "document": "d.txt"}]}
+    answer = Answer("q", "a", "onehop", citations=[cut], steps=[TraceStep("sentences", 0, found)])
+    assert source_text(answer, cut) == LONG

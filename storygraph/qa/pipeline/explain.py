@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from storygraph.humanize import plural
 from storygraph.library.relation_labels import relation_label
 from storygraph.models import CITATION_MARK, CLOSEST_SHOWN, Answer, Citation, Fact, ResolvedEntity
+from storygraph.qa.retrieval.context import MAX_SOURCE_CHARS
 
 SCORE_MIN = 0.0
 SCORE_MAX = 10.0
@@ -246,16 +247,42 @@ def rank_text(rank: int | None) -> str:
     return "–" if rank is None else str(rank)
 
 
+SENTENCE_ENDS = "。！？!?.\n"
+CLOSING = "」』）)\"'"
+CUT_MARK = " …"
+"""Marks a source shown up to its last whole sentence: the rest was never kept."""
+
+
+def at_sentence_end(text: str) -> str:
+    """`text` up to its last sentence end (with a closing quote after it) and the cut mark;
+    `text` as it is when it has no sentence end."""
+    end = max(text.rfind(ch) for ch in SENTENCE_ENDS) + 1
+    if end <= 0:
+        return text
+    while end < len(text) and text[end] in CLOSING:
+        end += 1
+    return text[:end].rstrip() + CUT_MARK
+
+
 def source_text(answer: Answer, citation: Citation) -> str:
     """A source as a reader sees it: a fact with no story sentence in the story's verbs (not
-    its "A -[TYPE]-> B" line), a sentence whole (the model read it cut at
-    storygraph.qa.retrieval.context.MAX_SOURCE_CHARS; the fact keeps it all)."""
+    its "A -[TYPE]-> B" line); a sentence whole, from the fact or the sentence search that
+    found it (the model read it cut at storygraph.qa.retrieval.context.MAX_SOURCE_CHARS); a
+    chunk's text, which the answer keeps only cut, up to its last whole sentence."""
     if citation.kind == "graph":
         own = next((f for f in answer.facts if f.text() == citation.text), None)
         return fact_words(own) if own is not None else citation.text
-    whole = [
-        f.evidence
-        for f in answer.facts
-        if citation.chunk_id in f.chunk_ids and f.evidence.startswith(citation.text)
-    ]
-    return max(whole, key=len, default=citation.text) or citation.text
+    found = _step_detail(answer, "sentences").get("found")
+    passages = (
+        [str(p.get("text") or "") for p in found if isinstance(p, dict)]
+        if isinstance(found, list)
+        else []
+    )
+    evidence = [f.evidence for f in answer.facts if citation.chunk_id in f.chunk_ids]
+    whole = [t for t in [*evidence, *passages] if t.startswith(citation.text)]
+    longest = max(whole, key=len, default="")
+    if len(longest) > len(citation.text):
+        return longest
+    if len(citation.text) >= MAX_SOURCE_CHARS:
+        return at_sentence_end(citation.text)
+    return citation.text
