@@ -224,6 +224,13 @@ def _aside_why(fact: Fact, top: int) -> str:
 def fact_lines(answer: Answer) -> list[FactLine]:
     """The answer's candidate facts, kept ones first, each by rank: its number, the fact in
     the story's verbs, why it was kept or set aside, and its whole evidence sentence."""
+    lines = facts_in_words(answer)
+    last = len(lines) + 1
+    return sorted(lines, key=lambda line: (not line.kept, line.rank or last))
+
+
+def facts_in_words(answer: Answer) -> list[FactLine]:
+    """`fact_lines` in the order of `answer.facts` (one line per fact)."""
     ranks = fact_ranks(answer.facts)
     names = [e.node_id for e in answer.entities]
     asked = [str(t) for t in _step_detail(answer, "retrieval").get("asked_types") or []]
@@ -239,8 +246,7 @@ def fact_lines(answer: Answer) -> list[FactLine]:
         )
         for i, f in enumerate(answer.facts)
     ]
-    last = len(lines) + 1
-    return sorted(lines, key=lambda line: (not line.kept, line.rank or last))
+    return lines
 
 
 def rank_text(rank: int | None) -> str:
