@@ -236,7 +236,7 @@ def facts_in_words(answer: Answer) -> list[FactLine]:
     asked = [str(t) for t in _step_detail(answer, "retrieval").get("asked_types") or []]
     rerank = _step_detail(answer, "rerank")
     top = int(str(rerank.get("top_k") or 0)) or len(answer.kept_facts)
-    lines = [
+    return [
         FactLine(
             ranks.get(i),
             fact_words(f),
@@ -246,7 +246,6 @@ def facts_in_words(answer: Answer) -> list[FactLine]:
         )
         for i, f in enumerate(answer.facts)
     ]
-    return lines
 
 
 def rank_text(rank: int | None) -> str:
