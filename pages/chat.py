@@ -44,13 +44,17 @@ from storygraph.errors import StoryGraphError
 from storygraph.humanize import duration, human_date, plural, tokens_text
 from storygraph.library.relation_labels import relation_label
 from storygraph.llm.model_queue import waiting_for_the_model
-from storygraph.models import Answer, Citation, Fact
+from storygraph.models import Answer, Citation
 from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.explain import (
+    FactLine,
     answer_method_text,
+    fact_lines,
     plain_trace,
     question_kind,
+    rank_text,
     score_text,
+    source_text,
     split_citations,
 )
 from storygraph.qa.pipeline.progress import Phase, reporting_phases
@@ -317,16 +321,17 @@ def reading_label(number: int, title: str, language: str) -> str:
     return label if not title or title == label else f"{label} · {title}"
 
 
-def _source(c: Citation) -> None:
+def _source(answer: Answer, c: Citation) -> None:
+    """One source: its story and chapter, and its sentence whole, or a fact with no sentence
+    in the story's verbs (storygraph.qa.pipeline.explain.source_text)."""
+    text = md_escape(source_text(answer, c))
     if c.kind == "graph":
-        st.markdown(
-            f"**[{c.number}]** *a fact of the graph, no story sentence* — {md_escape(c.text)}"
-        )
+        st.markdown(f"**[{c.number}]** *a fact of the graph, no story sentence* — {text}")
         return
     how = " · *sentence search*" if c.kind == "sentence" else ""
     chapter = chapter_label(c.chapter, c.language) or (c.chapter_title if c.chapter == 0 else "")
     where = md_escape(c.document_name) + (f" · {md_escape(chapter)}" if chapter else "")
-    st.markdown(f"**[{c.number}]** {where}{how} — {md_escape(c.text)}")
+    st.markdown(f"**[{c.number}]** {where}{how} — {text}")
 
 
 def _show_sources(answer: Answer) -> None:
@@ -335,7 +340,7 @@ def _show_sources(answer: Answer) -> None:
     if used:
         st.markdown("**Sources**")
         for c in used:
-            _source(c)
+            _source(answer, c)
     if rest:
         label = (
             f"{plural(len(rest), 'more source')}"
@@ -344,39 +349,23 @@ def _show_sources(answer: Answer) -> None:
         )
         with st.expander(label):
             for c in rest:
-                _source(c)
+                _source(answer, c)
 
 
-READER_REASONS = {
-    "below minimum score": "scored too low for this question",
-    "beyond top-k": "less relevant than the facts used (only the best few are used)",
-    "relation type does not fit the question": "not the kind of relation the question asks about",
-}
-"""The set-aside reasons of the scoring stages, in a reader's words."""
+READER_COLUMNS = ("rank", "fact", "why", "the story says")
 
 
-def _fact_words(fact: Fact) -> str:
-    """One fact as a reader reads it: 桃太郎 → 家来にする → 犬 (the story's verb)."""
-    return f"{fact.start} → {relation_label(fact.type, fact.evidence)} → {fact.end}"
-
-
-def _reader_rows(facts: list[Fact], used: bool) -> list[dict[str, object]]:
+def _reader_rows(lines: list[FactLine]) -> list[dict[str, object]]:
     return [
-        {
-            "fact": _fact_words(f),
-            "why": f"relevance {score_text(f.score)} of 10"
-            if used
-            else READER_REASONS.get(f.reason, f.reason or "not used"),
-            "the story says": f.evidence,
-        }
-        for f in facts
-        if f.kept == used
+        dict(zip(READER_COLUMNS, (rank_text(f.rank), f.words, f.why, f.evidence), strict=True))
+        for f in lines
     ]
 
 
 def _show_reader_details(answer: Answer) -> None:
     """What a reader asks: what was found, which facts were used and why, which were set
-    aside, and the sentences they come from."""
+    aside and why, each with its rank and its sentence whole (a table wraps its cells; a
+    dataframe's cut them off). The scores are the developer tab's."""
     if answer.entities:
         found = ", ".join(
             f"{md_escape(e.node_id)} ({SOURCE_LABELS.get(e.source, e.source)})"
@@ -385,15 +374,15 @@ def _show_reader_details(answer: Answer) -> None:
         st.markdown(f"**Found in the question:** {found}")
     else:
         st.caption("No one and nothing the question names was found in the graph.")
-    columns = {"the story says": st.column_config.TextColumn(width="large")}
-    used = _reader_rows(answer.facts, used=True)
+    lines = fact_lines(answer)
+    used = _reader_rows([f for f in lines if f.kept])
     st.markdown(f"**Facts the answer was given:** {len(used)}")
     if used:
-        st.dataframe(used, hide_index=True, column_config=columns)
-    aside = _reader_rows(answer.facts, used=False)
+        st.table(used, hide_index=True)
+    aside = _reader_rows([f for f in lines if not f.kept])
     if aside:
         st.markdown(f"**Set aside:** {len(aside)}")
-        st.dataframe(aside, hide_index=True, column_config=columns)
+        st.table(aside, hide_index=True)
 
 
 def _facts_table(answer: Answer) -> list[dict[str, object]]:
@@ -536,9 +525,10 @@ def show_answer(answer: Answer) -> None:
     phases = phases_line(answer.steps)
     st.caption(
         md_escape(plain_trace(answer))
-        + (f" · the question {kind}" if kind else "")
-        + f" · {duration(took)}"
+        + (f" The question {kind}." if kind else "")
+        + f" It took {duration(took)}"
         + (f" ({md_escape(phases)})" if phases else "")
+        + "."
     )
     _show_details(answer, view)
 

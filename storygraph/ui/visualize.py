@@ -41,10 +41,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from storygraph.library.relation_labels import relation_label
 from storygraph.models import Answer, Fact
+
+if TYPE_CHECKING:
+    from storygraph.qa.pipeline.explain import FactLine
 
 START_COLOR = "#f97316"
 NODE_COLOR = "#3b82f6"
@@ -112,17 +115,24 @@ def _short(text: str, limit: int = MAX_EVIDENCE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _fact_title(fact: Fact) -> str:
-    from storygraph.qa.pipeline.explain import score_text
+def _fact_title(fact: Fact, line: FactLine) -> str:
+    """A relation's hover text for a reader: the fact in the story's verb, its rank and why it
+    was kept or set aside (the score is the chat's developer tab's), its sentence up to a
+    sentence end."""
+    from storygraph.qa.pipeline.explain import rank_text
 
-    state = "kept" if fact.kept else f"dropped ({fact.reason})" if fact.reason else "dropped"
-    lines = [
-        f"{fact.start} → {relation_label(fact.type, fact.evidence)} → {fact.end}",
-        f"score {score_text(fact.score)} of 10 · {state}",
-    ]
+    lines = [line.words, f"rank {rank_text(line.rank)} · {line.why}"]
     if fact.evidence:
-        lines += ["", _short(fact.evidence)]
+        text = " ".join(fact.evidence.split())
+        lines += ["", text if len(text) <= MAX_EVIDENCE_CHARS else _to_sentence(text)]
     return "\n".join(lines)
+
+
+def _to_sentence(text: str) -> str:
+    from storygraph.qa.pipeline.explain import at_sentence_end
+
+    cut = at_sentence_end(text[:MAX_EVIDENCE_CHARS])
+    return cut if cut != text[:MAX_EVIDENCE_CHARS] else _short(text)
 
 
 def answer_subgraph(answer: Answer) -> GraphSpec:
@@ -152,6 +162,9 @@ def answer_subgraph(answer: Answer) -> GraphSpec:
     # it, their labels joined, so no two labels print on top of each other; a kept relation
     # makes the line solid. A pair linked both ways curves apart (curvedCW flips with the
     # direction), so its two labels do not meet either.
+    from storygraph.qa.pipeline.explain import facts_in_words
+
+    said = {id(f): line for f, line in zip(answer.facts, facts_in_words(answer), strict=True)}
     pairs: dict[tuple[str, str], list[Fact]] = {}
     for fact in answer.facts:
         pairs.setdefault((fact.start, fact.end), []).append(fact)
@@ -164,7 +177,7 @@ def answer_subgraph(answer: Answer) -> GraphSpec:
             # Only kept relations are labelled; a dropped one shows its label on hover.
             "label": " · ".join(labels) if kept else "",
             "relType": " · ".join(labels),
-            "title": "\n\n".join(_fact_title(f) for f in facts),
+            "title": "\n\n".join(_fact_title(f, said[id(f)]) for f in facts),
             "arrows": "to",
             "dashes": not kept,
             "width": 3 if kept else 1,

@@ -17,6 +17,7 @@ from pages.common import SERVICES_KEY, TAB_KEY
 from pages.graph import SELECTED_ENTITY_KEY
 from storygraph.errors import StoreError
 from storygraph.library.relation_labels import relation_label
+from storygraph.qa.pipeline.explain import CUT_MARK
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import MOMOTARO_JA, Script
@@ -262,8 +263,9 @@ def test_the_trace_is_plain_first_with_the_technical_detail_behind_an_expander(
     services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
     at = _ask(_app(services), "桃太郎の仲間は誰？")
     message = at.chat_message[-1]
-    plain = next(c.value for c in message.caption if "found " in c.value)
-    assert "found 桃太郎" in plain and "kept 3" in plain and "the answer used" in plain
+    plain = next(c.value for c in message.caption if "Found " in c.value)
+    assert plain.startswith("Found 桃太郎") and "3 were kept for the answer" in plain
+    assert "the answer used" in plain and plain.endswith(".")
     for jargon in ("onehop", "who_", "cue", ":00", "MATCH"):
         assert jargon not in plain, plain
     details = next(e for e in message.expander if e.label.startswith("Details"))
@@ -621,16 +623,36 @@ def test_the_details_show_what_a_reader_asks_first_and_the_developer_view_one_cl
     details = next(e for e in at.chat_message[-1].expander if e.label.startswith("Details"))
     reader, developer = details.tabs
     assert (reader.label, developer.label) == ("What the answer used", "For developers")
-    used, aside = (d.value for d in reader.dataframe)
+    assert not reader.dataframe  # a dataframe cuts its cells off; a table shows them whole
+    used, aside = (t.value for t in reader.table)
     facts = list(used["fact"]) + list(aside["fact"])
     assert facts and all(" → " in f for f in facts)
-    assert not [f for f in facts if re.search(r"[A-Z]{3,}|_", f)], facts  # no type, no romaji
+    # no type, no romaji (a model's English type the sentence has no verb for, the scripted
+    # GIVES_DUMPLING_TO, reads as words: "gives dumpling to")
+    assert not [f for f in facts if re.search(r"[A-Z]|_", f)], facts
     assert all(str(s) for s in used["the story says"])  # each used fact with its sentence
     verbs = {f.split(" → ")[1] for f in facts}
     assert "たおす" in verbs or "退治する" in verbs, verbs  # DEFEATS, in the story's language
-    reader_text = "\n".join(str(m.value) for m in reader.markdown)
+    # each fact's rank and, in words, why it was kept or set aside; no score in the reader's part
+    assert list(used["rank"]) == [str(n) for n in range(1, len(used) + 1)]
+    assert set(used["why"]) == {"kept: names 桃太郎 and the asked act"}
+    assert all(str(w).startswith("set aside: ") for w in aside["why"])
+    reader_text = "\n".join(
+        [str(m.value) for m in reader.markdown] + [t.value.to_csv() for t in reader.table]
+    )
     assert "桃太郎" in reader_text and "onehop" not in reader_text
+    assert "of 10" not in reader_text and "score" not in reader_text
     assert not reader.code
+    answer = _last_turn(at).answer
+    assert answer is not None
+    evidence = {f.evidence for f in answer.facts if f.evidence}
+    assert evidence <= set(used["the story says"]) | set(aside["the story says"])  # whole
+    # the sources under the answer: whole sentences, a chunk kept only cut ends at a sentence
+    sources = [str(m.value) for m in at.chat_message[-1].markdown if str(m.value).startswith("**[")]
+    assert sources
+    for source in sources:
+        said = source.split(" — ", 1)[1].replace("\\", "").rstrip()
+        assert said.endswith(("。", "」", CUT_MARK)), said[-30:]
     dev_tables = "\n".join(d.value.to_csv() for d in developer.dataframe)
     assert "BECOMES_COMPANION_OF" in dev_tables
     assert any(c.language == "cypher" for c in developer.code)

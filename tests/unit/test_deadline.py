@@ -149,5 +149,5 @@ def test_the_plain_trace_says_which_step_ran_past_the_deadline() -> None:
     late = replace(on_time, steps=[TraceStep("retrieval", 61.0), TraceStep("deadline", 0, detail)])
     assert plain_trace(late).endswith(
         "the retrieval step ended past the answer's deadline (60 s): the steps after it were "
-        "skipped"
+        "skipped."
     )

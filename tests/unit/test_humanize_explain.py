@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -75,16 +76,17 @@ def _answer(text: str, *, method: str = "llm") -> Answer:
 def test_the_plain_trace_tells_what_was_found_kept_and_cited() -> None:
     trace = plain_trace(_answer("猿です。[2]"))
     assert trace == (
-        "found 桃太郎 by name; 4 facts touch it; 1 set aside as the wrong kind of relation; "
-        "kept 2; the answer used [2]"
+        "Found 桃太郎 by name in the question; 4 facts of the graph touch it; 1 was set aside as "
+        "the wrong kind of relation; 2 were kept for the answer; the answer used [2]."
     )
     assert "cites none" in plain_trace(_answer("わかりません。"))
     assert "lists the kept facts" in plain_trace(_answer("1. 犬 [1]", method="facts"))
     found = _answer("きびだんごです。[3]")
     found.citations.append(Citation(3, "c9", "d.txt", "きびだんごをこしらえた。", "sentence"))
     assert plain_trace(found) == (
-        "found 桃太郎 by name; 4 facts touch it; 1 set aside as the wrong kind of relation; "
-        "kept 2; sentence search added 1 story sentence; the answer used [3]"
+        "Found 桃太郎 by name in the question; 4 facts of the graph touch it; 1 was set aside as "
+        "the wrong kind of relation; 2 were kept for the answer; sentence search added 1 story "
+        "sentence; the answer used [3]."
     )
 
 
@@ -110,3 +112,113 @@ def test_how_the_answer_was_written_reads_in_words() -> None:
     assert answer_method_text("llm-choice") == "a name chosen by the model"
     assert answer_method_text("facts") == "the top facts"
     assert answer_method_text("nothing found") == "nothing found"
+
+
+LONG = (
+    "桃太郎が鬼が島へ鬼退治に行くと言うと、犬と猿と雉はみんなで声をそろえて、"
+    "どこまでもお供をいたしますと言い、きびだんごを一つずつもらって家来になりました。"
+    "それから四人は長い道を歩いて、海をわたり、とうとう鬼が島の門の前に着いたのでした。"
+)
+
+
+def _ranked_answer() -> Answer:
+    """Scores as the small model gives them: all within a tenth of each other."""
+    facts = [
+        Fact("犬", "SOROERU", "声", ["c1"], LONG, score=2.8, kept=True),
+        Fact("犬", "BECOMES_COMPANION_OF", "桃太郎", ["c1"], LONG, score=2.75, kept=True),
+        Fact(
+            "桃太郎",
+            "GOES_TO",
+            "鬼が島",
+            ["c2"],
+            "桃太郎は鬼が島へ行きました。",
+            2.7,
+            reason="beyond top-k",
+        ),
+        Fact(
+            "桃太郎",
+            "BORN_FROM",
+            "桃",
+            ["c3"],
+            "桃から生まれました。",
+            reason="relation type does not fit the question",
+        ),
+    ]
+    retrieval = {"asked_types": ["BECOMES_COMPANION_OF"]}
+    return Answer(
+        "桃太郎の家来は誰？",
+        "犬です。[1]",
+        "onehop+qtype+reltype+rerank",
+        entities=[ResolvedEntity("桃太郎", "桃太郎", "dictionary")],
+        facts=facts,
+        citations=[Citation(1, "c1", "d.txt", LONG[:60])],
+        steps=[
+            TraceStep("retrieval", 0.1, retrieval),
+            TraceStep("rerank", 0.1, {"top_k": 2}),
+            TraceStep("answer", 0.1, {"method": "llm"}),
+        ],
+    )
+
+
+def test_a_reader_sees_each_facts_rank_and_why_in_words_not_its_score() -> None:
+    from storygraph.qa.pipeline.explain import fact_lines
+
+    lines = fact_lines(_ranked_answer())
+    assert [(f.rank, f.why) for f in lines] == [
+        (1, "kept: among the 2 best for this question"),
+        (2, "kept: names 桃太郎 and the asked act"),
+        (3, "set aside: below the top 2"),
+        (None, "set aside: not the kind of act the question asks about"),
+    ]
+    shown = " ".join(f"{f.words} {f.why}" for f in lines)
+    assert "of 10" not in shown and "2.7" not in shown and "2.8" not in shown
+
+
+def test_a_reader_sees_the_storys_verb_not_a_romaji_or_identifier_type() -> None:
+    from storygraph.qa.pipeline.explain import fact_lines
+
+    words = [f.words for f in fact_lines(_ranked_answer())]
+    assert words[0] == "犬 → そろえる → 声"  # SOROERU, the verb's reading
+    assert words[1] == "犬 → 家来になる → 桃太郎"  # BECOMES_COMPANION_OF, as the sentence says
+    assert not [w for w in words if re.search(r"[A-Za-z]", w)], words
+
+
+def test_a_long_evidence_sentence_is_shown_whole() -> None:
+    from storygraph.qa.pipeline.explain import fact_lines, source_text
+
+    answer = _ranked_answer()
+    assert fact_lines(answer)[0].evidence == LONG
+    assert source_text(answer, answer.citations[0]) == LONG  # the model read 60 characters
+
+
+def test_a_fact_with_no_sentence_is_a_source_in_the_storys_verb() -> None:
+    from storygraph.qa.pipeline.explain import source_text
+
+    fact = Fact("犬", "BECOMES_COMPANION_OF", "桃太郎", [], "犬は桃太郎の家来になりました。")
+    answer = Answer("q", "a", "onehop", facts=[fact])
+    assert source_text(answer, Citation(1, "", "", fact.text(), "graph")) == (
+        "犬 → 家来になる → 桃太郎"
+    )
+
+
+def test_a_source_the_answer_kept_only_cut_ends_at_a_whole_sentence() -> None:
+    from storygraph.qa.pipeline.explain import CUT_MARK, source_text
+    from storygraph.qa.retrieval.context import MAX_SOURCE_CHARS
+
+    said = "「ああ、見える、鬼が島が見える。」とさけびました。"
+    chunk = ("むかし、" + said * 20)[:MAX_SOURCE_CHARS]
+    assert not chunk.endswith("。")  # cut in the middle of a sentence
+    answer = Answer("q", "a", "onehop", citations=[Citation(1, "c1", "d.txt", chunk)])
+    shown = source_text(answer, answer.citations[0])
+    assert shown.endswith(("。" + CUT_MARK, "。」" + CUT_MARK)), shown[-20:]
+    assert len(shown) > MAX_SOURCE_CHARS - len(said)  # only the cut sentence is left out
+    assert chunk.startswith(shown.removesuffix(CUT_MARK))
+
+
+def test_a_sentence_search_passage_is_shown_whole() -> None:
+    from storygraph.qa.pipeline.explain import source_text
+
+    cut = Citation(1, "c2", "d.txt", LONG[:40], "sentence")
+    found = {"found": [{"text": LONG, "document": "d.txt"}]}
+    answer = Answer("q", "a", "onehop", citations=[cut], steps=[TraceStep("sentences", 0, found)])
+    assert source_text(answer, cut) == LONG

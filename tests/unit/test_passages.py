@@ -87,7 +87,7 @@ def test_the_facts_answer_points_at_the_sentence_sources() -> None:
     )
     text = facts_answer("ja", [fact], citations)
     assert text.splitlines()[-1] == "質問に近い本文の文：[2]"
-    assert "1. 犬 -[FOLLOWS]→ 桃太郎 [1]" in text
+    assert "1. 犬 → ついて来る → 桃太郎 [1]" in text  # FOLLOWS, as the sentence says it
     assert "Story sentences close to the question: [2]" in facts_answer("en", [fact], citations)
     assert "close to the question" not in facts_answer("en", [fact], citations[:1])
 

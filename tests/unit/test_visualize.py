@@ -34,8 +34,9 @@ def test_the_answer_graph_labels_kept_relations_and_explains_its_colours() -> No
     kept, dropped = spec.edges
     assert kept["label"] == "家来になる"  # the story's verb, not the type
     assert dropped["label"] == "" and dropped["relType"] == "goes to"  # on hover only
-    assert "score 10.0 of 10 · kept" in kept["title"]  # 13.0 shown on the documented scale
-    assert "dropped (below minimum score)" in dropped["title"]
+    # a reader's hover: rank and why, in words; the score is the developer tab's
+    assert "rank 1 · kept: names 桃太郎" in kept["title"] and "of 10" not in kept["title"]
+    assert "rank 2 · set aside: scored below the least" in dropped["title"]
     assert {"color": START_COLOR, "label": "named in the question", "kind": "node"} in spec.legend
     assert spec.nodes["桃太郎"]["font"]["size"] >= 18
 

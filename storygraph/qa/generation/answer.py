@@ -37,6 +37,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from storygraph.library.relation_labels import relation_label
 from storygraph.models import Citation, Fact
 from storygraph.prompt_files import fill
 from storygraph.qa.generation.answer_examples import answer_examples
@@ -130,8 +131,8 @@ def _marks(fact: Fact, citations: Sequence[Citation]) -> str:
 
 
 def facts_answer(language: str, facts: Sequence[Fact], citations: Sequence[Citation]) -> str:
-    """The no-LLM answer: the top facts, with their citation marks, in the question's
-    `language` (the analysis's)."""
+    """The no-LLM answer: the top facts, each in the story's verb (never its type), with their
+    citation marks, in the question's `language` (the analysis's)."""
     japanese = language == "ja"
     if not facts:
         nothing = (
@@ -142,7 +143,8 @@ def facts_answer(language: str, facts: Sequence[Fact], citations: Sequence[Citat
         return "\n".join([nothing, *sentence_line(citations, japanese=japanese)])
     head = "グラフから見つかった関係：" if japanese else "Facts found in the graph:"
     lines = [
-        f"{i}. {f.start} -[{f.type}]→ {f.end} {_marks(f, citations)}".rstrip()
+        f"{i}. {f.start} → {relation_label(f.type, f.evidence)} → {f.end} "
+        f"{_marks(f, citations)}".rstrip()
         for i, f in enumerate(facts, start=1)
     ]
     closing = [*supersession_lines(facts, japanese=japanese)]

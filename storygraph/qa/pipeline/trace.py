@@ -83,6 +83,11 @@ def retrieval_detail(found: Retrieval) -> dict[str, Any]:
         "mode": found.mode,
         "question_type": found.question_type.describe() if found.question_type else None,
         "relation_types": found.relation_types.describe() if found.relation_types else None,
+        "asked_types": (
+            list(found.relation_types.types)
+            if found.relation_types is not None and found.relation_types.filtered
+            else []
+        ),
         "added": [f.text() for f in found.added],
         "filtered_out": [f.text() for f in found.filtered_out],
         "queries": [label for label, _ in found.queries],
