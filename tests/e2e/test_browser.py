@@ -476,12 +476,12 @@ def test_upload_ask_and_see_the_graph(app_url: str) -> None:
             answer = _ask_in_browser(page, QUESTION)
             expect(answer).to_contain_text("桃太郎")
             expect(answer).to_contain_text("Sources")
-            expect(answer).to_contain_text("found 桃太郎")
+            expect(answer).to_contain_text("Found 桃太郎")
             answer.get_by_text("Details: how this was answered").click()
             trace = answer.locator('[data-testid="stExpander"]').last
             expect(trace).to_contain_text("onehop")
             expect(trace).to_contain_text("Candidate relations")
-            expect(trace.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+            expect(trace.locator('[data-testid="stTable"]').first).to_be_visible()
             _shoot(page, "chat.png")
 
             # Several turns later the input is still pinned in view, at the top and the bottom.

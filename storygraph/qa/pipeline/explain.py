@@ -1,8 +1,9 @@
 """How an answer came about, in words a reader of the chat understands.
 
-`plain_trace(answer)` is the one-line story shown first under an answer ("found 桃太郎 by name;
-27 facts touch it; kept 15; the answer used [10]"); the technical trace (mode, question type,
-Cypher, ids, timings) stays in the Answer and the app shows it behind a "details" expander.
+`plain_trace(answer)` is the short story shown first under an answer ("Found 桃太郎 by name in
+the question; 31 facts of the graph touch it; …; the answer used [10]."); the technical trace
+(mode, question type, Cypher, ids, timings) stays in the Answer and the app shows it behind a
+"details" expander.
 
 Scores: the reranker scores each fact 0-10 and the question-type stage then adds up to ± a few
 points (storygraph.qa.retrieval.type_priors.fact_prior), so a stored score may leave 0-10 (13.0,
