@@ -67,6 +67,9 @@ RETRIEVAL_QUERIES: dict[str, str] = {
 }
 
 
+CHUNK_ROW = ("id", "index", "text", "start", "end", "chapter", "chapter_title")
+"""A chunk's properties as q.CHUNKS_CREATE writes them: from a `Chunk` at ingest and from a
+deleted story's copy at undo alike (one list, so a new property reaches both)."""
 DELETING = "deleting"
 """The status of a document while it is deleted with undo (q.DOCUMENT_MARK_DELETING)."""
 
@@ -247,18 +250,7 @@ class GraphStore:
                 },
             )
         ]
-        chunk_rows = [
-            {
-                "id": c.id,
-                "index": c.index,
-                "text": c.text,
-                "start": c.start,
-                "end": c.end,
-                "chapter": c.chapter,
-                "chapter_title": c.chapter_title,
-            }
-            for c in chunks
-        ]
+        chunk_rows = [{k: getattr(c, k) for k in CHUNK_ROW} for c in chunks]
         for rows in _batched(chunk_rows):
             statements.append((q.CHUNKS_CREATE, {"document_id": doc.id, "rows": rows}))
         mention_rows = [
@@ -789,8 +781,7 @@ class GraphStore:
                 },
             )
         ]
-        chunk_keys = ("id", "index", "text", "start", "end", "chapter", "chapter_title")
-        chunk_rows = [{k: c.get(k) for k in chunk_keys} for c in subgraph["chunks"]]
+        chunk_rows = [{k: c.get(k) for k in CHUNK_ROW} for c in subgraph["chunks"]]
         for rows in _batched(chunk_rows):
             statements.append((q.CHUNKS_CREATE, {"document_id": document_id, "rows": rows}))
         by_label: dict[str, list[dict[str, Any]]] = {}
