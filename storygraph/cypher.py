@@ -524,14 +524,16 @@ def _read_so_far(rel: str) -> str:
 
 _READ_R = _read_so_far("r")
 _READ_R1 = _read_so_far("r1")
+_USABLE = FACT_SHOWN + " AND " + _READ_R
+"""A fact an answer may use: not hidden as wrong, and stated in what the reader has read."""
+_BOTH_USABLE = _BOTH_SHOWN + " AND " + _READ_R1 + " AND " + _READ_R
+"""`_USABLE` on both relations of a two-hop walk."""
 RETRIEVE_ONEHOP = (
     """
 MATCH (s:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND NOT type(r) IN $structural AND """
-    + FACT_SHOWN
-    + """ AND """
-    + _READ_R
+    + _USABLE
     + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
@@ -546,9 +548,7 @@ RETRIEVE_DIRECTED_2HOP = (
 MATCH (s:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND NOT type(r) IN $structural AND """
-    + FACT_SHOWN
-    + """ AND """
-    + _READ_R
+    + _USABLE
     + """
 RETURN s.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
@@ -557,11 +557,7 @@ UNION
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)-[r]->(b:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND NOT type(r1) IN $structural AND NOT type(r) IN $structural AND """
-    + _BOTH_SHOWN
-    + """ AND """
-    + _READ_R1
-    + """ AND """
-    + _READ_R
+    + _BOTH_USABLE
     + """
 RETURN m.id AS start, type(r) AS type, b.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
@@ -574,9 +570,7 @@ RETRIEVE_UNDIRECTED_2HOP = (
 MATCH (s:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND NOT type(r) IN $structural AND """
-    + FACT_SHOWN
-    + """ AND """
-    + _READ_R
+    + _USABLE
     + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
@@ -587,11 +581,7 @@ UNION
 MATCH (s:__Entity__)-[r1]-(m:__Entity__)-[r]-(:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND NOT type(r1) IN $structural AND NOT type(r) IN $structural AND """
-    + _BOTH_SHOWN
-    + """ AND """
-    + _READ_R1
-    + """ AND """
-    + _READ_R
+    + _BOTH_USABLE
     + """
 WITH DISTINCT r
 WITH r, startNode(r) AS a, endNode(r) AS b
@@ -608,11 +598,7 @@ RETRIEVE_CO_MEMBERS = (
 MATCH (s:__Entity__)-[r1]->(m:__Entity__)<-[r]-(o:__Entity__)
 WHERE s.id IN $ids AND (size($keys) = 0 OR s.key IN $keys)
   AND type(r1) = type(r) AND type(r) IN $types AND o <> s AND """
-    + _BOTH_SHOWN
-    + """ AND """
-    + _READ_R1
-    + """ AND """
-    + _READ_R
+    + _BOTH_USABLE
     + """
 RETURN o.id AS start, type(r) AS type, m.id AS end, r.chunk_ids AS chunk_ids,
        r.evidence AS evidence, r.story_order AS story_order,
