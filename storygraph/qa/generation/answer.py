@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from storygraph.library.relation_labels import relation_label
+from storygraph.llm.request_body import capped_body
 from storygraph.models import Citation, Fact
 from storygraph.prompt_files import fill
 from storygraph.qa.generation.answer_examples import answer_examples
@@ -262,11 +263,8 @@ class ModelAnswerer:
         return True
 
     def _body(self, max_tokens: int) -> dict[str, Any]:
-        """The request's extra body with `max_tokens`: llama.cpp's server reads it from the body
-        (langchain-openai would send max_completion_tokens, which it ignores), merged over the
-        client's own extra body."""
-        body = dict(getattr(self.llm, "extra_body", None) or {})
-        return {**body, "max_tokens": max_tokens}
+        """The request's extra body with `max_tokens` (storygraph.llm.request_body)."""
+        return capped_body(self.llm, max_tokens)
 
     def messages(
         self, analysis: QuestionAnalysis, facts: Sequence[Fact], sources: Sources

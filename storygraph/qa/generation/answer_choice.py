@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from storygraph.llm.grammar import choice_grammar
+from storygraph.llm.request_body import capped_body
 from storygraph.models import Citation, Fact
 from storygraph.qa.generation.answer import UNKNOWN, TokenFn, prompt_messages
 from storygraph.qa.question.analysis import QuestionAnalysis
@@ -87,8 +88,7 @@ def ask_choice(
         options=" / ".join(choices),
         unknown=unknown,
     )
-    body = dict(getattr(llm, "extra_body", None) or {})
-    body.update(max_tokens=CHOICE_MAX_TOKENS, grammar=choice_grammar([*choices, unknown]))
+    body = capped_body(llm, CHOICE_MAX_TOKENS, grammar=choice_grammar([*choices, unknown]))
     reply = llm.invoke(messages, config={"callbacks": callbacks}, extra_body=body)
     content = reply.content if isinstance(reply.content, str) else str(reply.content)
     return content.strip()

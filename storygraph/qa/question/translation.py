@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from storygraph.llm.request_body import capped_body
 from storygraph.prompt_files import fill
 from storygraph.text.english import tagged_words
 from storygraph.text.jmdict import MAX_ENTRIES, Dictionary, Entry, open_dictionary
@@ -258,7 +259,7 @@ class ModelTranslator:
         if {source, target} != {"en", "ja"}:
             return None
         prompt = fill(f"question_translation_{target}", question=question)
-        body = {**dict(getattr(self.llm, "extra_body", None) or {}), "max_tokens": MAX_TOKENS}
+        body = capped_body(self.llm, MAX_TOKENS)
         reply = self.llm.invoke(
             prompt, config={"callbacks": callbacks}, stop=["\n"], extra_body=body
         )
@@ -271,8 +272,7 @@ class ModelTranslator:
 
 MAX_TOKENS = 60
 """A question is one line: the model stops at the line's end, after 60 tokens at most (llama.cpp's
-server reads max_tokens from the request's body,
-storygraph.qa.generation.answer.ModelAnswerer._body)."""
+server reads max_tokens from the request's body, storygraph.llm.request_body)."""
 
 
 def _first_line(text: str) -> str:
