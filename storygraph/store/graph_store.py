@@ -1075,12 +1075,24 @@ class GraphStore:
             return self.runner.run(q.PASSAGE_DOCUMENTS_OF_ENTITIES, {"keys": list(entity_keys)})
         return self.runner.run(q.PASSAGE_DOCUMENTS_ALL, {"documents": list(documents)})
 
-    def readable_chunks(self, until: int, documents: Sequence[str] = ()) -> list[Row]:
+    def readable_chunks(
+        self, until: int | None, documents: Sequence[str] = (), *, since: int = 0
+    ) -> list[Row]:
         """The chunks (id, chapter, document_id) of the ready documents of `documents` (every
-        one when empty) up to chapter `until`, and every chunk of a document stored before
-        chapters were read (chapter None): storygraph.qa.scope.reading names those."""
-        params = {"until": int(until), "documents": list(documents)}
+        one when empty) from chapter `since` up to chapter `until` (None: the last), and every
+        chunk of a document stored before chapters were read (chapter None):
+        storygraph.qa.scope.reading names those."""
+        params = {
+            "until": None if until is None else int(until),
+            "since": int(since),
+            "documents": list(documents),
+        }
         return self.runner.run(q.CHUNKS_UNTIL_CHAPTER, params)
+
+    def entity_chunks(self, documents: Sequence[str] = ()) -> list[Row]:
+        """Each entity's key and the chunks it is mentioned in, of the entities of `documents`
+        (every one when empty): the reading position's entities read."""
+        return self.runner.run(q.ENTITY_CHUNKS, {"documents": list(documents)})
 
     def document_chapters(self, document_id: str) -> list[tuple[int, str]]:
         """A story's chapters (number, heading) in order; empty for one stored before chapters
@@ -1102,7 +1114,11 @@ class GraphStore:
         document_id: str = "",
         types: Sequence[str] = (),
         search: str = "",
+        readable: Collection[str] | None = None,
     ) -> list[Row]:
+        """The whole graph's relations for the graph tab; `readable`: only those some of these
+        chunks state (the reading position or chapter range, storygraph.qa.scope.reading, whose
+        `Reading.relation` trims each row to them; None: all)."""
         from storygraph.text.normalize import normalize_name
 
         params = {
@@ -1112,6 +1128,7 @@ class GraphStore:
             "search": normalize_name(search) if search.strip() else "",
             "limit": int(limit),
             "show_hidden": False,
+            "readable": None if readable is None else sorted(readable),
         }
         return self.runner.run(q.GRAPH_VIEW, params)
 

@@ -102,6 +102,21 @@ def test_a_question_about_a_later_chapter_is_declined_as_not_read_yet(fox: Servi
     assert SO_FAR["en"] not in read_all.answer
 
 
+def test_a_name_first_written_later_is_neither_found_nor_shown(fox: Services) -> None:
+    """The entity finder reads only the names read so far: the owl (chapter 2) is not found up
+    to chapter 1, the castle (chapter 3) not up to chapter 2, and their answers name neither."""
+    for question, until, later in (("Who is the owl?", 1, "owl"),
+                                   ("What is in the castle?", 2, "castle")):  # fmt: skip
+        answer = _ask(fox, question, until)
+        found = {e.node_id.lower() for e in answer.entities}
+        assert later not in found, (until, found)
+        assert SO_FAR["en"] in answer.answer
+        assert all(later not in (f.start.lower(), f.end.lower()) for f in answer.facts)
+        entities_step = next(s for s in answer.steps if s.name == "entities")
+        assert later not in json.dumps(entities_step.detail, ensure_ascii=False).lower()
+        assert _ask(fox, question, None).entities  # read whole, the name is found
+
+
 def test_ask_until_json_on_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

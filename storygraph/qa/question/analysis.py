@@ -32,6 +32,7 @@ from storygraph.qa.question.specific_names import (
 )
 from storygraph.qa.question.story_titles import titled
 from storygraph.qa.question.translation import NO_TRANSLATOR, QuestionTranslator, Translation
+from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.qa.scope.scope import Scope, names_in_scope, narrow
 from storygraph.store import GraphStore
 from storygraph.text.language import detect_language
@@ -405,9 +406,13 @@ class QuestionReader:
         pick_types: bool,
         stories: Sequence[str] = (),
         translator: QuestionTranslator | None = None,
+        reading: Reading = EVERYTHING,
     ) -> None:
         self.store = store
         self.finder = finder
+        self.reading = reading
+        """How far the reader has read (storygraph.qa.scope.reading): the names of the entities
+        first written past it are not read, so the question finds none of them."""
         self.translator = translator
         """Brings a question into its stories' language (storygraph.qa.question.translation)."""
         self.stories = tuple(stories)
@@ -423,7 +428,7 @@ class QuestionReader:
         *,
         start_entities: Sequence[str] | None = None,
     ) -> QuestionAnalysis:
-        names = self.store.entity_names()
+        names = self.reading.names(self.store.entity_names())
         wants_pick = self.pick_types and not start_entities
         types = [t for t, _ in self.store.relation_types()] if wants_pick else None
         documents = [
