@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from storygraph.cli import main
+from storygraph.library.entity_pages import METHOD_READ, EntityPages
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
 from storygraph.qa.pipeline.engine import QAEngine, QAOptions
 from storygraph.qa.pipeline.factory import build_engine
-from storygraph.qa.scope.reading import SO_FAR
+from storygraph.qa.scope.reading import SO_FAR, reading_for
 from storygraph.services import Services
 from tests.helpers import scripted_logic
 from tests.helpers.scripted_model import ScriptedChatModel
@@ -115,6 +116,56 @@ def test_a_name_first_written_later_is_neither_found_nor_shown(fox: Services) ->
         entities_step = next(s for s in answer.steps if s.name == "entities")
         assert later not in json.dumps(entities_step.detail, ensure_ascii=False).lower()
         assert _ask(fox, question, None).entities  # read whole, the name is found
+
+
+LATER = ("owl", "castle", "golden key", "secret", "hill")
+"""Words of chapters 2 and 3 alone."""
+
+
+def _chapters(services: Services, chunk_ids: list[str]) -> set[int]:
+    return {int(row["chapter"]) for row in services.store.chunks(chunk_ids).values()}
+
+
+def test_the_entity_page_up_to_chapter_one_shows_nothing_later(fox: Services) -> None:
+    pages = EntityPages(fox.store)
+    reading = reading_for(fox.store, 1)
+    page = pages.page("fox", reading=reading)
+    assert page is not None
+    shown = json.dumps(page.to_json(), ensure_ascii=False).lower()
+    assert not [w for w in LATER if w in shown], shown
+    assert {r.other.lower() for r in page.relations} == {"forest", "lantern"}
+    cited = [c.chunk_id for r in page.relations for c in r.citations]
+    assert _chapters(fox, cited) <= {0, 1}
+    assert page.timeline and all(e.chunk is not None for e in page.timeline)
+    mentioned = [f"{m.document_id}:{c:04d}" for m in page.mentions for c in m.chunks]
+    assert _chapters(fox, mentioned) <= {0, 1}
+    assert page.summary_method == METHOD_READ and page.history == []
+    # the whole story's page has the later facts, and its stored summary is left as it was
+    whole = pages.page("fox")
+    assert whole is not None and {"owl", "castle"} <= {r.other.lower() for r in whole.relations}
+
+
+def test_an_entity_first_named_later_has_no_page_and_is_not_listed(fox: Services) -> None:
+    pages = EntityPages(fox.store)
+    assert pages.page("owl", reading=reading_for(fox.store, 1)) is None
+    assert pages.page("castle", reading=reading_for(fox.store, 2)) is None
+    assert pages.page("castle", reading=reading_for(fox.store, 3)) is not None
+    listed = pages.list(reading=reading_for(fox.store, 1))
+    assert listed and not {i.id.lower() for i in listed} & set(LATER)
+    fox_item = next(i for i in listed if i.id.lower() == "fox")
+    assert fox_item.relations == 2 and "castle" not in fox_item.summary.lower()
+
+
+def test_entity_until_on_the_command_line(
+    fox: Services, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STORYGRAPH_DATA_DIR", str(fox.settings.data_dir))
+    fox.close()
+    assert main(["entity", "fox", "--until", "1", "--json"]) == 0
+    shown = capsys.readouterr().out.lower()
+    assert "lantern" in shown and not [w for w in LATER if w in shown]
+    assert main(["entity", "owl", "--until", "1"]) == 1
+    assert "read" in capsys.readouterr().err
 
 
 def test_ask_until_json_on_the_command_line(

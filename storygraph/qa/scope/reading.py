@@ -57,6 +57,8 @@ class Reading:
     names first appear later (an entity with no chunk, an import's, is not among them)."""
     since: int = 0
     """The first chapter shown (the graph tab's chapter range); 0 for a reader's position."""
+    stories: tuple[str, ...] = ()
+    """The stories (document ids) the position is in; empty: every story."""
 
     @property
     def limited(self) -> bool:
@@ -64,6 +66,13 @@ class Reading:
 
     def allows(self, chunk_id: str) -> bool:
         return self.chunks is None or chunk_id in self.chunks
+
+    def shows(self, chunk_id: str) -> bool:
+        """Whether a page or a drawing may show what this chunk says: a read chunk, or one of
+        a story the position is not in (an answer reads its stories' chunks alone: `allows`)."""
+        if self.allows(chunk_id):
+            return True
+        return bool(self.stories) and chunk_id.rpartition(":")[0] not in self.stories
 
     def knows(self, key: str) -> bool:
         """Whether the entity of this key is mentioned in what was read."""
@@ -77,22 +86,22 @@ class Reading:
         return _names_read(rows, self.unread)
 
     def position_read(self, value: str) -> bool:
-        """Whether a story position (storygraph.store.story_time) is in a read chunk."""
+        """Whether a story position (storygraph.store.story_time) is in a chunk shown."""
         if self.chunks is None:
             return True
         parsed = parse_position(value)
-        return parsed is not None and parsed.chunk_id in self.chunks
+        return parsed is not None and self.shows(parsed.chunk_id)
 
     def relation(self, row: Mapping[str, Any]) -> dict[str, Any] | None:
         """A relation row (`chunk_ids` with their aligned `evidence`, and story time's
         `positions`, `story_order`, `story_order_last`, `invalid_at` when it has them) with
         only what was read: None when no read chunk states it; the row as it is without a
-        position."""
+        position (a story the position is not in is shown whole: `shows`)."""
         if self.chunks is None:
             return dict(row)
         chunk_ids = list(row.get("chunk_ids") or [])
         evidence = list(row.get("evidence") or [])
-        keep = [i for i, c in enumerate(chunk_ids) if c in self.chunks]
+        keep = [i for i, c in enumerate(chunk_ids) if self.shows(c)]
         if not keep:
             return None
         kept = dict(row)
@@ -163,7 +172,7 @@ def reading_for(
         for r in store.entity_chunks(stories)
         if r.get("chunk_ids") and not chunks.intersection(r["chunk_ids"])
     )
-    return Reading(until, chunks, tuple(unchaptered), unread, since)
+    return Reading(until, chunks, tuple(unchaptered), unread, since, tuple(stories))
 
 
 def so_far(text: str, reading: Reading) -> str:
