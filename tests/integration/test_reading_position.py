@@ -18,6 +18,7 @@ from storygraph.qa.pipeline.engine import QAEngine, QAOptions
 from storygraph.qa.pipeline.factory import build_engine
 from storygraph.qa.scope.reading import SO_FAR, reading_for
 from storygraph.services import Services
+from storygraph.ui.visualize import read_rows, whole_graph
 from tests.helpers import scripted_logic
 from tests.helpers.scripted_model import ScriptedChatModel
 
@@ -154,6 +155,24 @@ def test_an_entity_first_named_later_has_no_page_and_is_not_listed(fox: Services
     assert listed and not {i.id.lower() for i in listed} & set(LATER)
     fox_item = next(i for i in listed if i.id.lower() == "fox")
     assert fox_item.relations == 2 and "castle" not in fox_item.summary.lower()
+
+
+def test_the_graph_drawn_up_to_chapter_one_holds_nothing_later(fox: Services) -> None:
+    rows = read_rows(fox.store, reading_for(fox.store, 1), limit=100)
+    ends = {n.lower() for row in rows for n in (row["start"], row["end"])}
+    assert ends == {"fox", "forest", "lantern"}
+    assert _chapters(fox, [c for row in rows for c in row["chunk_ids"]]) <= {0, 1}
+    drawn = json.dumps(whole_graph(rows, max_nodes=50).edges, ensure_ascii=False).lower()
+    assert "lantern" in drawn and not [w for w in LATER if w in drawn]
+    whole = read_rows(fox.store, reading_for(fox.store, None), limit=100)
+    assert {"owl", "castle", "golden key"} <= {row["end"].lower() for row in whole}
+
+
+def test_the_graph_of_a_chapter_range_holds_those_chapters_alone(fox: Services) -> None:
+    doc = fox.store.list_documents()[0].id
+    rows = read_rows(fox.store, reading_for(fox.store, 2, (doc,), since=2), limit=100)
+    assert {row["end"].lower() for row in rows} == {"forest", "owl"}
+    assert _chapters(fox, [c for row in rows for c in row["chunk_ids"]]) == {2}
 
 
 def test_entity_until_on_the_command_line(
