@@ -1025,6 +1025,10 @@ class GraphStore:
             invalid_at = row.get("invalid_at") or ""
             if invalid_at and readable is not None and not _read(invalid_at, readable):
                 invalid_at = ""  # superseded later than the reader has read
+            first = row.get("story_order") or ""
+            last = row.get("story_order_last") or ""
+            if last and readable is not None and not _read(last, readable):
+                last = first  # stated again later than the reader has read (`ask --json`)
             key = (row["start"], row["type"], row["end"])
             if key in facts:
                 # The same statement in another story (or the same edge twice from a UNION):
@@ -1038,8 +1042,8 @@ class GraphStore:
                 end=row["end"],
                 chunk_ids=chunk_ids,
                 evidence=next((e for e in evidence if e), ""),
-                story_order=row.get("story_order") or "",
-                story_order_last=row.get("story_order_last") or "",
+                story_order=first,
+                story_order_last=last,
                 invalid_at=invalid_at,
             )
         return list(facts.values())

@@ -6,6 +6,7 @@ cites nothing later, while the same question up to chapter 3 cites chapter 3."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,9 @@ from storygraph.models import Answer
 from storygraph.qa.pipeline.engine import QAEngine, QAOptions
 from storygraph.qa.pipeline.factory import build_engine
 from storygraph.qa.scope.reading import SO_FAR, reading_for
-from storygraph.services import Services
+from storygraph.services import Services, build_services
+from storygraph.settings import Settings
+from storygraph.store.story_time import parse_position
 from storygraph.ui.visualize import read_rows, whole_graph
 from tests.helpers import scripted_logic
 from tests.helpers.scripted_model import ScriptedChatModel
@@ -86,6 +89,10 @@ def test_up_to_chapter_one_nothing_later_is_cited_or_retrieved(fox: Services) ->
     lantern = next(f for f in answer.facts if f.end.lower() == "lantern")
     chunks = fox.store.chunks(lantern.chunk_ids)
     assert {row["chapter"] for row in chunks.values()} == {0, 1}
+    # nor does its story time say it is stated again later (`ask --json` shows it)
+    for value in (lantern.story_order, lantern.story_order_last):
+        where = parse_position(value)
+        assert where is not None and _chapters(fox, [where.chunk_id]) <= {0, 1}, value
 
 
 def test_up_to_chapter_three_the_castle_is_cited_with_its_chapter(fox: Services) -> None:
@@ -203,3 +210,31 @@ def test_ask_until_json_on_the_command_line(
     assert main(["ask", KEY, "--no-llm", "--until", "3", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert any(c["chapter"] == 3 for c in result["citations"])
+    assert all(isinstance(c["chapter"], int) and c["chapter"] <= 3 for c in result["citations"])
+
+
+def test_ask_until_json_holds_nothing_later_anywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ask --until 2 --json`: every citation names its chapter, none past 2, and no chunk id
+    or story position anywhere in the JSON (facts, entities, trace) is of a later chapter."""
+    monkeypatch.setenv("STORYGRAPH_DATA_DIR", str(tmp_path / "data"))
+    story = tmp_path / "fox.txt"
+    story.write_text(STORY, encoding="utf-8")
+    assert main(["ingest", str(story), "--no-llm"]) == 0
+    capsys.readouterr()
+    assert main(["ask", "What did the fox find?", "--no-llm", "--until", "2", "--json"]) == 0
+    out = capsys.readouterr().out
+    result = json.loads(out)
+    assert result["citations"]
+    assert all(isinstance(c["chapter"], int) and c["chapter"] <= 2 for c in result["citations"])
+    assert "golden key" not in out.lower() and "castle" not in out.lower()
+    built = build_services(Settings(data_dir=tmp_path / "data"), llm=ScriptedChatModel())
+    try:
+        doc = built.store.list_documents()[0].id
+        indexes = {int(i) for i in re.findall(re.escape(doc) + r":(?:\d{8}:)?(\d{4})", out)}
+        assert indexes
+        chapters = _chapters(built, [f"{doc}:{i:04d}" for i in indexes])
+        assert chapters and max(chapters) <= 2, chapters
+    finally:
+        built.close()

@@ -103,7 +103,7 @@ def test_a_relation_row_keeps_only_what_was_read() -> None:
     assert kept is not None
     assert kept["chunk_ids"] == ["d:0001"] and kept["evidence"] == ["A fox found a lantern."]
     assert kept["positions"] == [early] and kept["story_order"] == early
-    assert kept["story_order_last"] == "" and kept["invalid_at"] == ""
+    assert kept["story_order_last"] == early and kept["invalid_at"] == ""
     assert reading.relation({"chunk_ids": ["d:0003"], "evidence": ["later"]}) is None
     assert EVERYTHING.relation(row) == row
 

@@ -114,6 +114,9 @@ class Reading:
             value = row.get(name) or ""
             if value and not self.position_read(value):
                 kept[name] = ""  # stated (or superseded) later than what was read
+        if row.get("story_order_last") and not kept.get("story_order_last"):
+            # the last statement read (positions sort in story order), else the first
+            kept["story_order_last"] = max(kept.get("positions") or [kept.get("story_order") or ""])
         return kept
 
     @property
