@@ -17,7 +17,7 @@ from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
 from storygraph.qa.pipeline.engine import QAEngine, QAOptions
 from storygraph.qa.pipeline.factory import build_engine
-from storygraph.qa.scope.reading import SO_FAR, reading_for
+from storygraph.qa.scope.reading import NOT_YET, SO_FAR, reading_for
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from storygraph.store.story_time import parse_position
@@ -192,6 +192,18 @@ def test_entity_until_on_the_command_line(
     assert "lantern" in shown and not [w for w in LATER if w in shown]
     assert main(["entity", "owl", "--until", "1"]) == 1
     assert "read" in capsys.readouterr().err
+
+
+def test_a_model_naming_a_later_character_is_caught_and_not_repeated(
+    fox: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that knows the tale may name the owl up to chapter 1: the checks still know
+    every name, so the answer is not shown, and no warning spells the name out."""
+    monkeypatch.setattr(scripted_logic, "answer", lambda prompt: "The owl. [1]")
+    answer = _ask(fox, "Who did the fox meet?", 1)
+    assert "owl" not in answer.answer.lower()
+    assert not [w for w in answer.warnings if "owl" in w.lower()], answer.warnings
+    assert any(NOT_YET in w for w in answer.warnings)
 
 
 def test_ask_until_json_on_the_command_line(

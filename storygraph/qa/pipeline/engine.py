@@ -844,7 +844,7 @@ def write(
                 judged.text, names, kept, sources.citations, analysis.folded
             )
             if unsupported:
-                warnings.append(NAMES_UNHELD + ", ".join(unsupported))
+                warnings.append(NAMES_UNHELD + ", ".join(parts.reading.named(unsupported)))
             read = len(sources.read)
             return Written(
                 judged.text, method, read, tuple(warnings), tuple(unsupported), judged.language,

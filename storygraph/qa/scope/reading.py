@@ -35,6 +35,7 @@ from typing import Any
 from storygraph.errors import InputError
 from storygraph.store import GraphStore
 from storygraph.store.story_time import parse_position
+from storygraph.text.normalize import normalize_name
 
 SO_FAR = {
     "ja": "これまでに読んだところには書かれていません。",
@@ -85,6 +86,19 @@ class Reading:
             return rows
         return _names_read(rows, self.unread)
 
+    def unread_name(self, name: str) -> bool:
+        """Whether `name` is the name of an entity first written past the position."""
+        if not self.unread:
+            return False
+        wanted = normalize_name(name)
+        return any(normalize_name(key.partition(":")[2]) == wanted for key in self.unread)
+
+    def named(self, names: Sequence[str]) -> list[str]:
+        """`names` as a warning may list them: one first written past the position is not
+        spelled out (a model that knows the tale may write it; the answer is not shown, and its
+        warning must not give it away either)."""
+        return [NOT_YET if self.unread_name(n) else n for n in names]
+
     def position_read(self, value: str) -> bool:
         """Whether a story position (storygraph.store.story_time) is in a chunk shown."""
         if self.chunks is None:
@@ -131,6 +145,9 @@ class Reading:
 
 
 EVERYTHING = Reading()
+
+NOT_YET = "(a name not in what you have read so far)"
+"""How a warning lists a name first written past the reading position (`Reading.named`)."""
 
 _last_names: list[tuple[Sequence[dict[str, Any]], frozenset[str], list[dict[str, Any]]]] = []
 """The last names list read and its read rows (`Reading.names`): the same rows come back for
