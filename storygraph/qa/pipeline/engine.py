@@ -751,6 +751,8 @@ def offer_candidate(
     confirms it; None when the parts have no picker or the step does not apply."""
     if parts.candidate is None or checker is None:
         return None
+    if parts.reading.later_names(analysis.question):
+        return None  # it asks about what comes past the reading position (qa/scope/reading.py)
     read = sources.citations[: written.read]
     picked = candidate_step(
         parts.candidate, checker, analysis, checked.support, sources.citations, facts, read,

@@ -93,6 +93,27 @@ class Reading:
         wanted = normalize_name(name)
         return any(normalize_name(key.partition(":")[2]) == wanted for key in self.unread)
 
+    def later_names(self, question: str) -> list[str]:
+        """The names first written past the position that `question` spells (a name of two
+        characters or more; an ASCII one as a whole word): it asks about what comes later, so
+        no candidate read from an earlier sentence's structure answers it (the candidate step:
+        "where did the fox find the golden key?" up to chapter 1 took the river where it found
+        a lantern)."""
+        if not self.unread:
+            return []
+        text = normalize_name(question)
+        found: list[str] = []
+        for key in sorted(self.unread):
+            name = normalize_name(key.partition(":")[2])
+            if len(name) < 2:
+                continue
+            if name.isascii():
+                if re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", text):
+                    found.append(name)
+            elif name in text:
+                found.append(name)
+        return found
+
     def named(self, names: Sequence[str]) -> list[str]:
         """`names` as a warning may list them: one first written past the position is not
         spelled out (a model that knows the tale may write it; the answer is not shown, and its
