@@ -204,6 +204,8 @@ def test_a_model_naming_a_later_character_is_caught_and_not_repeated(
     assert "owl" not in answer.answer.lower()
     assert not [w for w in answer.warnings if "owl" in w.lower()], answer.warnings
     assert any(NOT_YET in w for w in answer.warnings)
+    assert answer.support is not None
+    assert not [n for n in answer.support.named if "owl" in n.lower()], answer.support
 
 
 def test_ask_until_json_on_the_command_line(

@@ -320,7 +320,7 @@ class QAEngine:
                 *one.warnings,
             ],
             cypher=one.found.cypher,
-            support=one.checked.support,
+            support=parts.reading.support(one.checked.support),
         )
 
 
@@ -630,7 +630,7 @@ def per_story_answer(
         citations.extend(cited)
         facts.extend(one.facts)
         warnings.extend(w for w in one.warnings if w not in warnings)
-        supports.append(moved_support(one.checked.support, offset))
+        supports.append(moved_support(parts.reading.support(one.checked.support), offset))
         answered.append(one)
     stories = ", ".join(named.get(s.documents[0], s.documents[0]) for s in scopes)
     return Answer(

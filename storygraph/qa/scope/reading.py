@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from storygraph.errors import InputError
+from storygraph.models import Support
 from storygraph.store import GraphStore
 from storygraph.store.story_time import parse_position
 from storygraph.text.normalize import normalize_name
@@ -119,6 +120,13 @@ class Reading:
         spelled out (a model that knows the tale may write it; the answer is not shown, and its
         warning must not give it away either)."""
         return [NOT_YET if self.unread_name(n) else n for n in names]
+
+    def support(self, support: Support) -> Support:
+        """An answer's verdict as the reader sees it: a name first written past the position
+        that the (not shown) model answer wrote is not spelled out in it (`named`)."""
+        if not any(self.unread_name(n) for n in support.named):
+            return support
+        return replace(support, named=tuple(self.named(support.named)))
 
     def position_read(self, value: str) -> bool:
         """Whether a story position (storygraph.store.story_time) is in a chunk shown."""
