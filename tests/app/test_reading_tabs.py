@@ -64,3 +64,20 @@ def test_the_entities_tab_lists_and_opens_nothing_past_the_chats_position(
     at.session_state[SELECTED_KEY] = "owl"
     at.run()
     assert any("read so far" in w.value for w in at.warning)
+
+
+def test_the_graph_tabs_chapter_range_starts_at_the_position_and_draws_those_chapters(
+    services: Services,
+) -> None:
+    doc = services.store.list_documents()[0].id
+    at = _tab(services, "Graph", 1)
+    at.selectbox(key="graph_document").set_value(doc).run()
+    assert not at.exception, at.exception
+    chapters = at.select_slider(key=f"graph_chapters:{doc}:1")
+    assert tuple(chapters.value) == (0, 1)  # up to the chat's position
+    nodes, _ = _whole_graph_nodes(at)
+    assert {str(n["fullLabel"]).lower() for n in nodes} == {"fox", "forest", "lantern"}
+    chapters.set_value((2, 2)).run()
+    assert not at.exception, at.exception
+    nodes, _ = _whole_graph_nodes(at)
+    assert {str(n["fullLabel"]).lower() for n in nodes} == {"fox", "forest", "owl"}
