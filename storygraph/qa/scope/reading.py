@@ -13,7 +13,11 @@ question's stories. Then:
   later;
 - the sources the answer reads, and so its citations, come from those two alone;
 - the entity finder reads only the names some read chunk mentions (`Reading.names`): a name the
-  story first writes later is neither found nor shown, nor does it decide the question's story;
+  story first writes later is neither found nor shown, nor does it decide the question's story
+  (the answer's checks still know every name, so a model that names a later one is caught, and
+  no warning or verdict spells it out: `Reading.named`, `Reading.support`);
+- the candidate step offers nothing for a question that spells a later name
+  (`Reading.later_names`): its answer lies beyond;
 - an answer that declines says "not in what you have read so far" (`so_far`).
 
 The same `Reading` holds the entity pages (storygraph.library.entity_pages: relations, their
