@@ -58,6 +58,7 @@ from storygraph.qa.pipeline.explain import (
     split_citations,
 )
 from storygraph.qa.pipeline.progress import Phase, reporting_phases
+from storygraph.qa.scope.reading import EVERYTHING, Reading, reading_for
 from storygraph.services import Services
 from storygraph.text.chapters import chapter_label
 from storygraph.ui.answer_view import (
@@ -308,6 +309,32 @@ def _reading_picker(services: Services, stories: tuple[str, ...]) -> int | None:
     )
     st.session_state[READ_STORY_KEY] = story.id
     return None if chosen == WHOLE_STORY else int(chosen)
+
+
+def read_up_to(story: str) -> int | None:
+    """The chat's "I have read up to…" in `story` (None: the whole story, or never picked)."""
+    value = st.session_state.get(f"{READ_KEY}:{story}") if story else None
+    return None if value is None or value == WHOLE_STORY else int(value)
+
+
+def chat_reading(services: Services) -> tuple[Reading, str]:
+    """The reading position the chat's picker holds (its story's, storygraph.qa.scope.reading)
+    for the other tabs, and a line saying so ("" when there is none): the Entities and Graph
+    tabs show nothing after it either."""
+    story = str(st.session_state.get(READ_STORY_KEY) or "")
+    until = read_up_to(story)
+    if until is None:
+        return EVERYTHING, ""
+    names = {d.id: d for d in services.store.list_documents()}
+    if story not in names:
+        return EVERYTHING, ""
+    doc = names[story]
+    label = chapter_label(until, doc.language) or f"chapter {until}"
+    line = (
+        f"Up to {label} of {doc.name} (the Chat tab's “I have read up to…”): nothing of that "
+        "story after it is shown."
+    )
+    return reading_for(services.store, until, (story,)), line
 
 
 def reading_label(number: int, title: str, language: str) -> str:

@@ -14,9 +14,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from pages.chat import chat_reading
 from pages.common import md_escape
 from storygraph.humanize import human_date
-from storygraph.library.entity_pages import EntityPage, EntityPages
+from storygraph.library.entity_pages import METHOD_READ, EntityPage, EntityPages
 from storygraph.services import Services
 
 SELECTED_KEY = "selected_entity"
@@ -68,11 +69,15 @@ def _page(page: EntityPage) -> None:
     st.markdown(facts)
     st.info(md_escape(page.summary) if page.summary else "(no summary)", icon=":material/article:")
     sources = ", ".join(page.summary_sources) or "-"
-    st.caption(
-        f"Summary: {md_escape(page.summary_method or '-')}, "
-        f"{human_date(page.summary_updated_at) if page.summary_updated_at else '-'}; "
-        f"from: {md_escape(sources)}. It is rewritten only when a document changes this entity."
-    )
+    if page.summary_method == METHOD_READ:
+        st.caption(f"Summary: made from the facts read so far; from: {md_escape(sources)}.")
+    else:
+        st.caption(
+            f"Summary: {md_escape(page.summary_method or '-')}, "
+            f"{human_date(page.summary_updated_at) if page.summary_updated_at else '-'}; "
+            f"from: {md_escape(sources)}. It is rewritten only when a document changes this "
+            "entity."
+        )
     for title, direction in (("Relations from it", "out"), ("Relations to it", "in")):
         table = _relations_table(page, direction)
         st.markdown(f"**{title}** ({len(table)})")
@@ -167,10 +172,14 @@ def _same_as(services: Services, page: EntityPage) -> None:
 
 def render(services: Services) -> None:
     pages = _pages(services)
+    # the Chat tab's "I have read up to…": nothing of its story after it (qa/scope/reading.py)
+    reading, line = chat_reading(services)
+    if line:
+        st.caption(line)
     left, right = st.columns([2, 3])
     with left:
         search = st.text_input("Search entities", key="entities_search", placeholder="e.g. 桃太郎")
-        items = pages.list(search, LIST_LIMIT)
+        items = pages.list(search, LIST_LIMIT, reading=reading)
         if not items:
             st.info("No entities match. Add a story in the Ingest tab, or change the search.")
         for item in items:
@@ -188,9 +197,10 @@ def render(services: Services) -> None:
         if not selected:
             st.info("Pick an entity on the left (or click a node in the Graph tab).")
             return
-        page = pages.page(str(selected))
+        page = pages.page(str(selected), reading=reading)
         if page is None:
-            st.warning(f"No entity called 「{md_escape(str(selected))}」 in the graph.")
+            read = " in what you have read so far" if line else " in the graph"
+            st.warning(f"No entity called 「{md_escape(str(selected))}」{read}.")
             return
         _page(page)
         _same_as(services, page)

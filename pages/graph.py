@@ -12,20 +12,27 @@ which other pages may read to open that entity.
 The whole graph draws each story's entity as its own node (a name several stories have, once
 per story) and is coloured by story when a library is shown whole ("Colour by", issue #28), by
 entity type otherwise; the "Story" filter draws one story.
+
+Nothing past the reader's position is drawn (storygraph.qa.scope.reading, issue #41.2): the
+whole graph and the entity list under it hold the Chat tab's "I have read up to…", and a story
+of chapters drawn alone has a chapter range ("Chapters"), which starts at that position; the
+last answer's drawing holds its facts, already read so far.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from pages.chat import last_answer
+from pages.chat import chat_reading, last_answer, read_up_to
 from pages.common import guarded, md_escape
 from storygraph.humanize import plural
 from storygraph.library import wrong_facts
 from storygraph.library.relation_labels import relation_label
 from storygraph.library.wrong_facts import FactRef
+from storygraph.qa.scope.reading import Reading, reading_for
 from storygraph.services import Services
-from storygraph.ui.visualize import answer_graph_html, names, whole_graph_html
+from storygraph.text.chapters import chapter_label
+from storygraph.ui.visualize import answer_graph_html, names, read_rows, whole_graph_html
 
 ANSWER_HEIGHT = 560
 WHOLE_HEIGHT = 720
@@ -81,8 +88,18 @@ def _whole_graph_section(services: Services) -> None:
         index=0 if len(documents) > 1 and not document else 1,
         key="graph_colour_by",
     )
-    rows = store.graph_view(
-        limit=int(cap) * 4, document_id=document or "", types=chosen_types, search=search
+    reading = _chapter_range(services, document) if document else None
+    if reading is None:
+        reading, line = chat_reading(services)
+        if line:
+            st.caption(line)
+    rows = read_rows(
+        store,
+        reading,
+        limit=int(cap) * 4,
+        document_id=document or "",
+        types=chosen_types,
+        search=search,
     )
     if not rows:
         st.info("No relations match. Add a story in the Ingest tab, or loosen the filters.")
@@ -99,10 +116,37 @@ def _whole_graph_section(services: Services) -> None:
         "its relation; click a node for what the drawing knows about it."
     )
     st.iframe(html, height=WHOLE_HEIGHT)
-    _entity_section(services, names(spec))
+    _entity_section(services, names(spec), reading)
 
 
-def _entity_section(services: Services, names: list[str]) -> None:
+def _chapter_range(services: Services, document: str) -> Reading | None:
+    """The "Chapters" range of a story drawn alone, when it has more than one chapter: from
+    its first chapter up to the Chat tab's position in it (its last chapter when none); None
+    for a story without chapters (the Chat tab's position holds it)."""
+    store = services.store
+    parts = store.document_chapters(document)
+    if len(parts) < 2:
+        return None
+    numbers = [n for n, _ in parts]
+    titles = dict(parts)
+    language = next((d.language for d in store.list_documents() if d.id == document), "")
+    until = read_up_to(document)
+    picked = st.select_slider(
+        "Chapters",
+        numbers,
+        value=(numbers[0], until if until in numbers else numbers[-1]),
+        key=f"graph_chapters:{document}:{until}",  # a new position starts the range anew
+        format_func=lambda n: chapter_label(n, language) or titles.get(n) or "before chapter 1",
+        help="Draw only the relations these chapters state (starting at the Chat tab's "
+        "“I have read up to…”, so nothing later is given away).",
+    )
+    since, upto = picked if isinstance(picked, tuple | list) else (numbers[0], picked)
+    if since == numbers[0] and upto == numbers[-1]:
+        return reading_for(store, None)  # the whole story
+    return reading_for(store, upto, (document,), since=since)
+
+
+def _entity_section(services: Services, names: list[str], reading: Reading) -> None:
     """Pick an entity (kept in st.session_state["selected_entity"]) and list its relations in
     the story's words; one of them can be hidden as wrong."""
     if st.session_state.get(SELECTED_ENTITY_KEY) not in (None, *names):
@@ -118,8 +162,11 @@ def _entity_section(services: Services, names: list[str]) -> None:
         return
     store = services.store
     kind = store.entity_types([chosen]).get(chosen, "")
-    keys = sorted({str(row["key"]) for row in store.entity_names() if row.get("id") == chosen})
-    relations = store.entity_relations(keys)
+    named = reading.names(store.entity_names())
+    keys = sorted({str(row["key"]) for row in named if row.get("id") == chosen})
+    relations = [
+        kept for row in store.entity_relations(keys) if (kept := reading.relation(row)) is not None
+    ]
     st.markdown(
         f"**{md_escape(chosen)}**" + (f" · {md_escape(kind)}" if kind else "")
         + f" · {plural(len(relations), 'relation')}"

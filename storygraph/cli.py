@@ -334,10 +334,14 @@ def cmd_entity(args: argparse.Namespace, settings: Settings) -> int:
         raise InputError(f"entity takes one name, got {[args.name, *args.others]}")
     services = _page_services(settings)
     try:
+        from storygraph.qa.scope.reading import reading_for
+
         pages = EntityPages(services.store, services.llm(), services.info)
-        found = pages.pages(args.name)
+        reading = reading_for(services.store, getattr(args, "until", None))
+        found = pages.pages(args.name, reading=reading)
         if not found:
-            print(f"no entity called {args.name!r}", file=sys.stderr)
+            read = f" in what you have read (up to chapter {args.until})" if reading.limited else ""
+            print(f"no entity called {args.name!r}{read}", file=sys.stderr)
             return 1
         if args.json:
             key = "statements" if args.every else "timeline"
@@ -571,6 +575,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeline", action="store_true", help="only its relations in story order")
     p.add_argument(
         "--every", action="store_true", help="with --timeline: every statement, not the first"
+    )
+    p.add_argument(
+        "--until",
+        type=int,
+        metavar="CHAPTER",
+        help="the last chapter you have read: the page shows nothing after it (an entity first "
+        "named later has none; the summary is made from the facts read)",
     )
     p.set_defaults(func=cmd_entity)
 

@@ -130,13 +130,23 @@ ORDER BY document_id, index
 """
 
 # Reading position (docs/ISSUES.md#chapters): the chunks of the ready documents (of $documents;
-# every one when empty) up to chapter $until, read once a question; a chunk of a story stored
-# before chapters were read has none (chapter NULL) and is named by the caller.
+# every one when empty) from chapter $since up to chapter $until (NULL: the last), read once a
+# question; a chunk of a story stored before chapters were read has none (chapter NULL) and is
+# named by the caller.
 CHUNKS_UNTIL_CHAPTER = """
 MATCH (c:Chunk)-[:PART_OF]->(d:Document)
 WHERE d.status = 'ready' AND (size($documents) = 0 OR d.id IN $documents)
-  AND (c.chapter IS NULL OR c.chapter <= $until)
+  AND (c.chapter IS NULL OR (c.chapter >= $since AND ($until IS NULL OR c.chapter <= $until)))
 RETURN c.id AS id, c.chapter AS chapter, d.id AS document_id
+"""
+
+# The chunks each entity of $documents (every one when empty) is mentioned in, for the reading
+# position's entities read (storygraph.qa.scope.reading): a name first written past it is not
+# found.
+ENTITY_CHUNKS = """
+MATCH (e:__Entity__)
+WHERE size($documents) = 0 OR e.document_id IN $documents
+RETURN e.key AS key, e.chunk_ids AS chunk_ids
 """
 
 # A story's chapters (number and heading), for the chat's "I have read up to" picker.
@@ -641,6 +651,7 @@ WHERE NOT type(r) IN $structural AND """
     + FACT_SHOWN
     + """
   AND ($prefix = '' OR any(x IN coalesce(r.chunk_ids, []) WHERE x STARTS WITH $prefix))
+  AND """ + _READ_R + """
   AND (size($types) = 0 OR a.type IN $types OR b.type IN $types)
   AND ($search = '' OR a.norm CONTAINS $search OR b.norm CONTAINS $search)
 RETURN a.id AS start, a.type AS start_type, type(r) AS type, b.id AS end, b.type AS end_type,

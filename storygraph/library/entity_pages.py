@@ -16,6 +16,13 @@ keeps:
 - **timeline**: the relations in story order (storygraph/store/story_time.py), superseded facts
   marked.
 
+Within a reading position (storygraph.qa.scope.reading, `reading=`: the chat's "I have read up
+to", `entity NAME --until N`) a page shows only what comes before it: an entity first named later
+has no page (and is not listed or resolved); the relations, their sentences, the timeline and the
+mentions are the read ones; the summary is composed from those facts (never the stored one, which
+read the whole story; nothing is written back); the history (what each document's ingest changed,
+later chapters included) and the aliases no read sentence writes are left out.
+
 An entity belongs to one story (docs/ISSUES.md#entity-keys): a name several stories use has a page
 per story (`pages("おじいさん")`), and a page is opened by its key or by `name@story` (the story's
 document name or id).
@@ -34,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from storygraph.library.relation_labels import is_japanese_text, relation_label
 from storygraph.llm.factory import ModelInfo
 from storygraph.prompt_files import fill
+from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.store import GraphStore
 from storygraph.store.history import parse_history
 from storygraph.store.plan import key_document
@@ -51,6 +59,8 @@ SUMMARY_FACTS = 8
 MODEL_SUMMARY_FACTS = 40
 METHOD_FACTS = "facts"
 METHOD_MODEL = "model"
+METHOD_READ = "facts read so far"
+"""The summary's method within a reading position: composed from the read facts, not stored."""
 
 
 def _now() -> str:
@@ -253,13 +263,14 @@ class EntityPages:
         return self.llm is not None and self.info is not None and self.info.capable
 
     # --- finding entities --------------------------------------------------------------------
-    def resolve(self, name: str) -> list[str]:
+    def resolve(self, name: str, reading: Reading = EVERYTHING) -> list[str]:
         """The keys of the entities called `name` (exact, normalised, contained, then fuzzy),
-        one per story that has it; `name@story` (a document name or id) or a key picks one."""
+        one per story that has it; `name@story` (a document name or id) or a key picks one.
+        `reading`: only the entities read so far."""
         name = name.strip()
         if not name:
             return []
-        names = self.store.entity_names()
+        names = reading.names(self.store.entity_names())
         if any(r.get("key") == name for r in names):
             return [name]
         base, at, story = name.rpartition("@")
@@ -274,15 +285,30 @@ class EntityPages:
         return sorted(str(r["key"]) for r in names if r["id"] == found.node_id and r.get("key"))
 
     def list(
-        self, search: str = "", limit: int = 200, documents: Sequence[str] = ()
+        self,
+        search: str = "",
+        limit: int = 200,
+        documents: Sequence[str] = (),
+        reading: Reading = EVERYTHING,
     ) -> list[EntityListItem]:
         """Entities (best connected first, one per story that has a name) with their summaries,
         refreshed if due; `documents` limits them to those stories.
 
         The list never calls the model: due summaries are composed from the facts here and a
-        capable model rewrites them when their page is opened.
+        capable model rewrites them when their page is opened. `reading`: the entities read so
+        far, each with its read relations counted and its summary composed from them.
         """
         rows = self.store.entity_list(search, limit, documents)
+        if reading.limited:
+            rows = [r for r in rows if reading.knows(str(r["key"]))]
+            held = [str(r["key"]) for r in rows if _held(reading, r.get("document_id"))]
+            read = _read_relations(reading, self.store.entity_relations(held)) if held else []
+            for key in held:
+                relations = _page_relations(key, read, {})
+                row = next(r for r in rows if r["key"] == key)
+                row["degree"] = len(relations)
+                row["summary"] = compose_summary(_name_of(key), row.get("type") or "", relations)
+                row["summary_stale"] = False
         due = [r["key"] for r in rows if r.get("summary") is None or r.get("summary_stale")]
         fresh = self.refresh_summaries(due, allow_model=False) if due else {}
         return [
@@ -365,32 +391,63 @@ class EntityPages:
         return text, METHOD_MODEL
 
     # --- the page ----------------------------------------------------------------------------
-    def pages(self, name: str, *, allow_model: bool = True) -> list[EntityPage]:
-        """The pages of the entities called `name`, one per story that has it."""
-        found = [self._page(key, allow_model) for key in self.resolve(name)]
+    def pages(
+        self, name: str, *, allow_model: bool = True, reading: Reading = EVERYTHING
+    ) -> list[EntityPage]:
+        """The pages of the entities called `name`, one per story that has it; `reading`: of
+        the entities read so far, with only what was read (module doc)."""
+        found = [self._page(key, allow_model, reading) for key in self.resolve(name, reading)]
         return [page for page in found if page is not None]
 
-    def page(self, name: str, *, allow_model: bool = True) -> EntityPage | None:
+    def page(
+        self, name: str, *, allow_model: bool = True, reading: Reading = EVERYTHING
+    ) -> EntityPage | None:
         """The page of the entity called `name` (the first story's when several have it: use
-        `pages`, a key or `name@story` to choose); None when no entity matches."""
-        keys = self.resolve(name)
-        return self._page(keys[0], allow_model) if keys else None
+        `pages`, a key or `name@story` to choose); None when no entity matches (or, within
+        `reading`, none read so far does)."""
+        keys = self.resolve(name, reading)
+        return self._page(keys[0], allow_model, reading) if keys else None
 
-    def _page(self, key: str, allow_model: bool) -> EntityPage | None:
+    def _page(
+        self, key: str, allow_model: bool, reading: Reading = EVERYTHING
+    ) -> EntityPage | None:
+        if not reading.knows(key):
+            return None  # first named past the reading position
         node = self.store.entity_page_node(key)
         if node is None:
             return None
-        if self._due(node, allow_model):
+        limited = _held(reading, node.get("document_id"))
+        if self._due(node, allow_model) and not limited:
             self.refresh_summaries([key], allow_model=allow_model)
             node = self.store.entity_page_node(key) or node
         entity_id = str(node["id"])
         docs = self.store.list_documents()
         names = {d.id: d.name for d in docs}
         order = {d.id: i for i, d in enumerate(docs)}
-        relations = _page_relations(key, self.store.entity_relations([key]), names)
+        rows = self.store.entity_relations([key])
+        relations = _page_relations(key, _read_relations(reading, rows), names)
         relations.sort(key=lambda r: (r.direction != "out", r.type, r.other))
         timeline, unplaced = _timeline(relations, names, order)
         statements, _ = _timeline(relations, names, order, every=True)
+        chunk_ids = [c for c in node.get("chunk_ids") or [] if reading.shows(c)]
+        aliases = list(node.get("aliases") or [])
+        summary = {
+            "summary": node.get("summary") or "",
+            "method": node.get("summary_method") or "",
+            "at": node.get("summary_updated_at") or "",
+            "sources": [names.get(d, d) for d in node.get("summary_sources") or []],
+        }
+        history = _history(node.get("history") or [], names, order)
+        if limited:
+            said = [c.evidence for r in relations for c in r.citations if c.evidence]
+            aliases = [a for a in aliases if any(a in sentence for sentence in said)]
+            summary = {
+                "summary": compose_summary(entity_id, node.get("type") or "", relations),
+                "method": METHOD_READ,
+                "at": "",
+                "sources": sorted({c.document for r in relations for c in r.citations}),
+            }
+            history = []  # an ingest's changes name later chapters' too
         return EntityPage(
             id=entity_id,
             key=key,
@@ -398,14 +455,14 @@ class EntityPages:
             document=node.get("document") or "",
             twins=sorted(str(t) for t in node.get("twins") or []),
             type=node.get("type") or "",
-            aliases=list(node.get("aliases") or []),
-            summary=node.get("summary") or "",
-            summary_method=node.get("summary_method") or "",
-            summary_updated_at=node.get("summary_updated_at") or "",
-            summary_sources=[names.get(d, d) for d in node.get("summary_sources") or []],
+            aliases=aliases,
+            summary=summary["summary"],
+            summary_method=summary["method"],
+            summary_updated_at=summary["at"],
+            summary_sources=summary["sources"],
             relations=relations,
-            mentions=_mentions(node.get("chunk_ids") or [], names, order),
-            history=_history(node.get("history") or [], names, order),
+            mentions=_mentions(chunk_ids, names, order),
+            history=history,
             timeline=timeline,
             statements=statements,
             unplaced=unplaced,
@@ -413,6 +470,21 @@ class EntityPages:
 
     def all_keys(self) -> list[str]:
         return sorted(str(r["key"]) for r in self.store.entity_names())
+
+
+def _held(reading: Reading, document_id: object) -> bool:
+    """Does the reading position hold this story's pages (a position in it, or in every
+    story)?"""
+    return reading.limited and (not reading.stories or str(document_id or "") in reading.stories)
+
+
+def _read_relations(
+    reading: Reading, rows: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The relation rows with only what was read (`Reading.relation`), the unread ones gone."""
+    if not reading.limited:
+        return list(rows)
+    return [kept for row in rows if (kept := reading.relation(row)) is not None]
 
 
 def _name_of(key: str) -> str:

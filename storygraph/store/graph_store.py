@@ -1025,6 +1025,10 @@ class GraphStore:
             invalid_at = row.get("invalid_at") or ""
             if invalid_at and readable is not None and not _read(invalid_at, readable):
                 invalid_at = ""  # superseded later than the reader has read
+            first = row.get("story_order") or ""
+            last = row.get("story_order_last") or ""
+            if last and readable is not None and not _read(last, readable):
+                last = first  # stated again later than the reader has read (`ask --json`)
             key = (row["start"], row["type"], row["end"])
             if key in facts:
                 # The same statement in another story (or the same edge twice from a UNION):
@@ -1038,8 +1042,8 @@ class GraphStore:
                 end=row["end"],
                 chunk_ids=chunk_ids,
                 evidence=next((e for e in evidence if e), ""),
-                story_order=row.get("story_order") or "",
-                story_order_last=row.get("story_order_last") or "",
+                story_order=first,
+                story_order_last=last,
                 invalid_at=invalid_at,
             )
         return list(facts.values())
@@ -1075,12 +1079,24 @@ class GraphStore:
             return self.runner.run(q.PASSAGE_DOCUMENTS_OF_ENTITIES, {"keys": list(entity_keys)})
         return self.runner.run(q.PASSAGE_DOCUMENTS_ALL, {"documents": list(documents)})
 
-    def readable_chunks(self, until: int, documents: Sequence[str] = ()) -> list[Row]:
+    def readable_chunks(
+        self, until: int | None, documents: Sequence[str] = (), *, since: int = 0
+    ) -> list[Row]:
         """The chunks (id, chapter, document_id) of the ready documents of `documents` (every
-        one when empty) up to chapter `until`, and every chunk of a document stored before
-        chapters were read (chapter None): storygraph.qa.scope.reading names those."""
-        params = {"until": int(until), "documents": list(documents)}
+        one when empty) from chapter `since` up to chapter `until` (None: the last), and every
+        chunk of a document stored before chapters were read (chapter None):
+        storygraph.qa.scope.reading names those."""
+        params = {
+            "until": None if until is None else int(until),
+            "since": int(since),
+            "documents": list(documents),
+        }
         return self.runner.run(q.CHUNKS_UNTIL_CHAPTER, params)
+
+    def entity_chunks(self, documents: Sequence[str] = ()) -> list[Row]:
+        """Each entity's key and the chunks it is mentioned in, of the entities of `documents`
+        (every one when empty): the reading position's entities read."""
+        return self.runner.run(q.ENTITY_CHUNKS, {"documents": list(documents)})
 
     def document_chapters(self, document_id: str) -> list[tuple[int, str]]:
         """A story's chapters (number, heading) in order; empty for one stored before chapters
@@ -1102,7 +1118,11 @@ class GraphStore:
         document_id: str = "",
         types: Sequence[str] = (),
         search: str = "",
+        readable: Collection[str] | None = None,
     ) -> list[Row]:
+        """The whole graph's relations for the graph tab; `readable`: only those some of these
+        chunks state (the reading position or chapter range, storygraph.qa.scope.reading, whose
+        `Reading.relation` trims each row to them; None: all)."""
         from storygraph.text.normalize import normalize_name
 
         params = {
@@ -1112,6 +1132,7 @@ class GraphStore:
             "search": normalize_name(search) if search.strip() else "",
             "limit": int(limit),
             "show_hidden": False,
+            "readable": None if readable is None else sorted(readable),
         }
         return self.runner.run(q.GRAPH_VIEW, params)
 

@@ -48,6 +48,8 @@ from storygraph.models import Answer, Fact
 
 if TYPE_CHECKING:
     from storygraph.qa.pipeline.explain import FactLine
+    from storygraph.qa.scope.reading import Reading
+    from storygraph.store import GraphStore
 
 START_COLOR = "#f97316"
 NODE_COLOR = "#3b82f6"
@@ -213,6 +215,33 @@ def story_colors(document_ids: Iterable[str]) -> dict[str, str]:
     """A colour per story, in the order given (the palette repeats after its 10 colours)."""
     ordered = _unique(document_ids)
     return {d: TYPE_PALETTE[i % len(TYPE_PALETTE)] for i, d in enumerate(ordered)}
+
+
+def read_rows(
+    store: GraphStore,
+    reading: Reading,
+    *,
+    limit: int,
+    document_id: str = "",
+    types: Sequence[str] = (),
+    search: str = "",
+) -> list[dict[str, Any]]:
+    """The whole graph's relations (`GraphStore.graph_view`) within `reading` (the reader's
+    position or the tab's chapter range, storygraph.qa.scope.reading): only the relations a
+    chunk shown states, each with only those chunks' sentences. A position in some stories
+    leaves the others whole (`Reading.shows`): the store is then asked for every relation and
+    the rows are trimmed here."""
+    held = reading.limited and (not reading.stories or document_id in reading.stories)
+    rows = store.graph_view(
+        limit=limit,
+        document_id=document_id,
+        types=types,
+        search=search,
+        readable=reading.chunks if held else None,
+    )
+    if not reading.limited:
+        return rows
+    return [kept for row in rows if (kept := reading.relation(row)) is not None]
 
 
 def whole_graph(

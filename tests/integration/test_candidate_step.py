@@ -129,3 +129,19 @@ def test_the_harness_counts_a_confirmed_candidate_as_supported_and_keeps_the_mod
     assert shown["given"]["supported"] is False and not shown["given"]["strict_correct"]
     off = run("off")
     assert off["followed"]["supported"] is False and not off["followed"]["strict_correct"]
+
+
+def test_the_candidate_step_reads_nothing_past_the_reading_position(momotaro: Services) -> None:
+    """The dog follows 桃太郎 in chapter 三: up to chapter 二 nothing offers a candidate (the
+    question's 犬 is not yet named, no source is later) and the model's wrong answer stays
+    "not sure"; up to 三 the candidate of the sentence read is shown as without a position."""
+    model = ScriptedChatModel()
+    before = _engine(momotaro, model).ask(FOLLOWED, QAOptions(verify="rules", until=2))
+    assert before.answer.startswith(NOT_SURE["ja"]) and "桃太郎です" not in before.answer
+    assert "犬" not in {e.node_id for e in before.entities}
+    assert all((c.chapter or 0) <= 2 for c in before.citations)
+    step = next((s for s in before.steps if s.name == "candidate"), None)
+    assert step is None or step.detail.get("picked") is None
+    after = _engine(momotaro, ScriptedChatModel()).ask(FOLLOWED, QAOptions(verify="rules", until=3))
+    assert after.answer.startswith("桃太郎です。[")
+    assert all((c.chapter or 0) <= 3 for c in after.citations)

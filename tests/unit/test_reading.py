@@ -14,13 +14,21 @@ from storygraph.qa.scope.reading import EVERYTHING, SO_FAR, Reading, reading_for
 
 
 class _Store:
-    def __init__(self, rows: list[dict[str, Any]]) -> None:
+    def __init__(
+        self, rows: list[dict[str, Any]], entities: list[dict[str, Any]] | None = None
+    ) -> None:
         self.rows = rows
-        self.asked: list[tuple[int, tuple[str, ...]]] = []
+        self.entities = entities or []
+        self.asked: list[tuple[int | None, tuple[str, ...]]] = []
 
-    def readable_chunks(self, until: int, documents: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    def readable_chunks(
+        self, until: int | None, documents: tuple[str, ...] = (), *, since: int = 0
+    ) -> list[dict[str, Any]]:
         self.asked.append((until, tuple(documents)))
         return self.rows
+
+    def entity_chunks(self, documents: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+        return self.entities
 
     def list_documents(self) -> list[DocumentInfo]:
         return [DocumentInfo("old", "old.txt", "", "ja", 0)]
@@ -59,3 +67,61 @@ def test_the_decline_within_a_position_says_not_read_so_far(lang: str) -> None:
     assert so_far(UNKNOWN[lang], within) == SO_FAR[lang]
     assert so_far(UNKNOWN[lang], EVERYTHING) == UNKNOWN[lang]
     assert so_far("桃太郎はこの話の文からは分かりません", within) == "桃太郎は" + SO_FAR["ja"][:-1]
+
+
+def test_an_entity_first_named_later_is_unread_and_its_name_row_left_out() -> None:
+    store = _Store(
+        [{"id": "d:0000", "chapter": 0, "document_id": "d"},
+         {"id": "d:0001", "chapter": 1, "document_id": "d"}],
+        [{"key": "d:fox", "chunk_ids": ["d:0001", "d:0003"]},
+         {"key": "d:owl", "chunk_ids": ["d:0002"]},
+         {"key": ":imported", "chunk_ids": []}],
+    )  # fmt: skip
+    reading = reading_for(store, 1, ("d",))  # type: ignore[arg-type]
+    assert reading.unread == frozenset({"d:owl"})
+    assert reading.knows("d:fox") and not reading.knows("d:owl") and reading.knows(":imported")
+    rows = [{"id": "fox", "key": "d:fox"}, {"id": "owl", "key": "d:owl"}]
+    assert [r["id"] for r in reading.names(rows)] == ["fox"]
+    assert reading.names(rows) is reading.names(rows)  # kept: the name index is not rebuilt
+    assert EVERYTHING.names(rows) is rows
+
+
+def test_a_relation_row_keeps_only_what_was_read() -> None:
+    from storygraph.store.story_time import position
+
+    reading = Reading(1, frozenset({"d:0001"}))
+    early, late = position("d", 40, 1), position("d", 300, 3)
+    row = {
+        "chunk_ids": ["d:0001", "d:0003"],
+        "evidence": ["A fox found a lantern.", "The fox found a key."],
+        "positions": [early, late],
+        "story_order": early,
+        "story_order_last": late,
+        "invalid_at": late,
+    }
+    kept = reading.relation(row)
+    assert kept is not None
+    assert kept["chunk_ids"] == ["d:0001"] and kept["evidence"] == ["A fox found a lantern."]
+    assert kept["positions"] == [early] and kept["story_order"] == early
+    assert kept["story_order_last"] == early and kept["invalid_at"] == ""
+    assert reading.relation({"chunk_ids": ["d:0003"], "evidence": ["later"]}) is None
+    assert EVERYTHING.relation(row) == row
+
+
+def test_within_a_position_not_found_in_the_graph_reads_not_read_so_far() -> None:
+    from storygraph.qa.generation.checks import NO_ENTITY
+
+    within = Reading(1, frozenset())
+    assert so_far(NO_ENTITY["en"], within) == SO_FAR["en"]
+    assert so_far(NO_ENTITY["ja"], within) == SO_FAR["ja"]
+    assert so_far(NO_ENTITY["en"], EVERYTHING) == NO_ENTITY["en"]
+
+
+def test_a_question_spelling_a_later_name_is_told_apart() -> None:
+    unread = frozenset({"d:golden key", "d:鬼ヶ島", "d:o"})
+    reading = Reading(1, frozenset({"d:0001"}), unread=unread)
+    assert reading.later_names("Where did the fox find the Golden Key?") == ["golden key"]
+    assert reading.later_names("桃太郎は鬼ヶ島へ行きましたか？") == ["鬼ヶ島"]
+    assert reading.later_names("Where did the fox go?") == []  # "o" is too short to look for
+    assert reading.later_names("Where is the golden keystone?") == []
+    assert EVERYTHING.later_names("Where did the fox find the golden key?") == []

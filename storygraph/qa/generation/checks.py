@@ -180,15 +180,19 @@ def unsupported_names(
     return found
 
 
+NO_ENTITY = {
+    "ja": "この質問の人物や物がグラフに見つかりませんでした。",
+    "en": "I could not find who or what this question is about in the graph.",
+}
+"""The reply when the question names no one the graph holds (within a reading position it
+reads "not in what you have read so far": storygraph.qa.scope.reading.so_far)."""
+
+
 def nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> str:
     """No kept fact: say so, and show the closest evidence sentence when there is one."""
     language = analysis.reply_language
     if not analysis.entities:
-        return (
-            "この質問の人物や物がグラフに見つかりませんでした。"
-            if language == "ja"
-            else "I could not find who or what this question is about in the graph."
-        )
+        return NO_ENTITY["ja" if language == "ja" else "en"]
     closest = next((f.evidence for f in candidates if f.evidence), "")
     if not closest:
         return UNKNOWN[language]

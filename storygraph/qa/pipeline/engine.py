@@ -320,7 +320,7 @@ class QAEngine:
                 *one.warnings,
             ],
             cypher=one.found.cypher,
-            support=one.checked.support,
+            support=parts.reading.support(one.checked.support),
         )
 
 
@@ -630,7 +630,7 @@ def per_story_answer(
         citations.extend(cited)
         facts.extend(one.facts)
         warnings.extend(w for w in one.warnings if w not in warnings)
-        supports.append(moved_support(one.checked.support, offset))
+        supports.append(moved_support(parts.reading.support(one.checked.support), offset))
         answered.append(one)
     stories = ", ".join(named.get(s.documents[0], s.documents[0]) for s in scopes)
     return Answer(
@@ -751,6 +751,8 @@ def offer_candidate(
     confirms it; None when the parts have no picker or the step does not apply."""
     if parts.candidate is None or checker is None:
         return None
+    if parts.reading.later_names(analysis.question):
+        return None  # it asks about what comes past the reading position (qa/scope/reading.py)
     read = sources.citations[: written.read]
     picked = candidate_step(
         parts.candidate, checker, analysis, checked.support, sources.citations, facts, read,
@@ -844,7 +846,7 @@ def write(
                 judged.text, names, kept, sources.citations, analysis.folded
             )
             if unsupported:
-                warnings.append(NAMES_UNHELD + ", ".join(unsupported))
+                warnings.append(NAMES_UNHELD + ", ".join(parts.reading.named(unsupported)))
             read = len(sources.read)
             return Written(
                 judged.text, method, read, tuple(warnings), tuple(unsupported), judged.language,

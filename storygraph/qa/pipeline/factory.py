@@ -44,7 +44,7 @@ from storygraph.qa.retrieval.context import ContextBuilder, SourceBudget
 from storygraph.qa.retrieval.passages import PassageFinder, SentenceSearch
 from storygraph.qa.retrieval.retrieval import parse_mode, retriever_for
 from storygraph.qa.retrieval.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
-from storygraph.qa.scope.reading import reading_for
+from storygraph.qa.scope.reading import Reading, reading_for
 from storygraph.qa.verify import load_verifier
 from storygraph.qa.verify.support import (
     FrameReader,
@@ -118,6 +118,7 @@ class PartsFactory:
                 pick_types=spec.reltype and picks,
                 stories=options.stories,
                 translator=translator_for(options.translation, llm),
+                reading=reading,
             ),
             retriever=retriever_for(self.store, spec.name, llm if capable else None, reading),
             scorer=self._scorer(llm, capable, options) if spec.rerank else RetrievalOrder(),
@@ -131,7 +132,7 @@ class PartsFactory:
             answerer=self._answerer(llm, capable, options),
             top_k=min(options.top_k, SMALL_TOP_K) if small else options.top_k,
             min_score=options.min_score,
-            chooser=self._chooser(llm, options) if small else None,
+            chooser=self._chooser(llm, options, reading) if small else None,
             candidate=self._candidate(llm, options),
             no_model=llm is None,
             support=self.support_checker,
@@ -233,14 +234,19 @@ class PartsFactory:
             return None
         return sources_language_answer(open_dictionary())
 
-    def _chooser(self, llm: BaseChatModel | None, options: QAOptions) -> ChoiceAnswerer | None:
+    def _chooser(
+        self, llm: BaseChatModel | None, options: QAOptions, reading: Reading
+    ) -> ChoiceAnswerer | None:
         """The small model chooses a name only when asked, on a server that holds it to the
-        names; never when the answer is not composed."""
+        names (of the entities read: storygraph.qa.scope.reading); never when the answer is not
+        composed."""
         wanted = options.choose_names and options.compose_answer and self.answerer is None
         if llm is None or not wanted or not self.info.grammar_constrained:
             return None
         store = self.store
-        return ChoiceAnswerer(llm, lambda: [str(r["id"]) for r in store.entity_names()])
+        return ChoiceAnswerer(
+            llm, lambda: [str(r["id"]) for r in reading.names(store.entity_names())]
+        )
 
 
 def build_engine(

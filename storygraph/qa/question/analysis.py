@@ -32,6 +32,7 @@ from storygraph.qa.question.specific_names import (
 )
 from storygraph.qa.question.story_titles import titled
 from storygraph.qa.question.translation import NO_TRANSLATOR, QuestionTranslator, Translation
+from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.qa.scope.scope import Scope, names_in_scope, narrow
 from storygraph.store import GraphStore
 from storygraph.text.language import detect_language
@@ -168,6 +169,7 @@ def analyse(
     translator: QuestionTranslator | None = None,
     titles: Mapping[str, str] | None = None,
     spelling: Callable[[Sequence[str]], Mapping[str, frozenset[str]]] | None = None,
+    every_name: Sequence[dict[str, Any]] | None = None,
 ) -> QuestionAnalysis:
     """Analyse a question once. `start_entities` skips entity finding (the eval's gold);
     `stories`: the document ids the user chose (empty: every story);
@@ -177,9 +179,12 @@ def analyse(
     named fallback); `titles`: the file names of a library's stories by document id (their
     words name a story too: qa/question/story_titles.py; None or one story: not read); `spelling`
     gives the capitalised words of stories by document id, which make an English word a name
-    in a story that writes it so (qa/question/specific_names.py; None: not read)."""
+    in a story that writes it so (qa/question/specific_names.py; None: not read);
+    `every_name`: the graph's every name row when `names` are fewer (the names read so far,
+    storygraph.qa.scope.reading): only `names` are found, but the answer's checks know every
+    name, so an answer naming one written later is still caught as unsupported."""
     question = question.strip()
-    every_name = names
+    every_name = names if every_name is None else every_name
     names = names_in_scope(names, stories)
     warnings: list[str] = []
     pick: tuple[str, ...] | None = None
@@ -405,9 +410,14 @@ class QuestionReader:
         pick_types: bool,
         stories: Sequence[str] = (),
         translator: QuestionTranslator | None = None,
+        reading: Reading = EVERYTHING,
     ) -> None:
         self.store = store
         self.finder = finder
+        self.reading = reading
+        """How far the reader has read (storygraph.qa.scope.reading): the names of the entities
+        first written past it are not read, so the question finds none of them (the answer's
+        checks still know them: `analyse`'s `every_name`)."""
         self.translator = translator
         """Brings a question into its stories' language (storygraph.qa.question.translation)."""
         self.stories = tuple(stories)
@@ -423,7 +433,8 @@ class QuestionReader:
         *,
         start_entities: Sequence[str] | None = None,
     ) -> QuestionAnalysis:
-        names = self.store.entity_names()
+        every_name = self.store.entity_names()
+        names = self.reading.names(every_name)
         wants_pick = self.pick_types and not start_entities
         types = [t for t, _ in self.store.relation_types()] if wants_pick else None
         documents = [
@@ -445,6 +456,7 @@ class QuestionReader:
                 spelling=lambda ids: story_capitals(
                     {d.id: d.sha256 for d in documents if d.id in ids}, self.store.document_chunks
                 ),
+                every_name=every_name,
             )
 
         analysis = analysed([d.language for d in documents])

@@ -12,7 +12,18 @@ question's stories. Then:
   (storygraph.qa.retrieval.passages `SentenceSearch.find`), so no passage (nor its neighbours) is
   later;
 - the sources the answer reads, and so its citations, come from those two alone;
+- the entity finder reads only the names some read chunk mentions (`Reading.names`): a name the
+  story first writes later is neither found nor shown, nor does it decide the question's story
+  (the answer's checks still know every name, so a model that names a later one is caught, and
+  no warning or verdict spells it out: `Reading.named`, `Reading.support`);
+- the candidate step offers nothing for a question that spells a later name
+  (`Reading.later_names`): its answer lies beyond;
 - an answer that declines says "not in what you have read so far" (`so_far`).
+
+The same `Reading` holds the entity pages (storygraph.library.entity_pages: relations, their
+sentences, timeline, mentions and a summary composed from the read facts only) and the graph
+tab's drawing (`GraphStore.graph_view(readable=…)`, `Reading.relation` on each row), which also
+takes a chapter range (`since`).
 
 A story stored before chapters were read has no chapter on its chunks: all of it is read, and
 every answer's warnings say so (`Reading.warnings`), never silently.
@@ -21,11 +32,15 @@ every answer's warnings say so (`Reading.warnings`), never silently.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 from storygraph.errors import InputError
+from storygraph.models import Support
 from storygraph.store import GraphStore
+from storygraph.store.story_time import parse_position
+from storygraph.text.normalize import normalize_name
 
 SO_FAR = {
     "ja": "これまでに読んだところには書かれていません。",
@@ -43,9 +58,113 @@ class Reading:
     """The ids of the chunks read; None when everything is."""
     unchaptered: tuple[str, ...] = ()
     """Stories in scope stored before chapters were read (read whole)."""
+    unread: frozenset[str] = frozenset()
+    """The keys of the entities of the stories in scope that no read chunk mentions: their
+    names first appear later (an entity with no chunk, an import's, is not among them)."""
+    since: int = 0
+    """The first chapter shown (the graph tab's chapter range); 0 for a reader's position."""
+    stories: tuple[str, ...] = ()
+    """The stories (document ids) the position is in; empty: every story."""
+
+    @property
+    def limited(self) -> bool:
+        return self.chunks is not None
 
     def allows(self, chunk_id: str) -> bool:
         return self.chunks is None or chunk_id in self.chunks
+
+    def shows(self, chunk_id: str) -> bool:
+        """Whether a page or a drawing may show what this chunk says: a read chunk, or one of
+        a story the position is not in (an answer reads its stories' chunks alone: `allows`)."""
+        if self.allows(chunk_id):
+            return True
+        return bool(self.stories) and chunk_id.rpartition(":")[0] not in self.stories
+
+    def knows(self, key: str) -> bool:
+        """Whether the entity of this key is mentioned in what was read."""
+        return key not in self.unread
+
+    def names(self, rows: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+        """The entity-name rows (`GraphStore.entity_names`) of the entities read; `rows` itself
+        when none is unread (the same list: the name index built from it is kept)."""
+        if not self.unread:
+            return rows
+        return _names_read(rows, self.unread)
+
+    def unread_name(self, name: str) -> bool:
+        """Whether `name` is the name of an entity first written past the position."""
+        if not self.unread:
+            return False
+        wanted = normalize_name(name)
+        return any(normalize_name(key.partition(":")[2]) == wanted for key in self.unread)
+
+    def later_names(self, question: str) -> list[str]:
+        """The names first written past the position that `question` spells (a name of two
+        characters or more; an ASCII one as a whole word): it asks about what comes later, so
+        no candidate read from an earlier sentence's structure answers it (the candidate step:
+        "where did the fox find the golden key?" up to chapter 1 took the river where it found
+        a lantern)."""
+        if not self.unread:
+            return []
+        text = normalize_name(question)
+        found: list[str] = []
+        for key in sorted(self.unread):
+            name = normalize_name(key.partition(":")[2])
+            if len(name) < 2:
+                continue
+            if name.isascii():
+                if re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", text):
+                    found.append(name)
+            elif name in text:
+                found.append(name)
+        return found
+
+    def named(self, names: Sequence[str]) -> list[str]:
+        """`names` as a warning may list them: one first written past the position is not
+        spelled out (a model that knows the tale may write it; the answer is not shown, and its
+        warning must not give it away either)."""
+        return [NOT_YET if self.unread_name(n) else n for n in names]
+
+    def support(self, support: Support) -> Support:
+        """An answer's verdict as the reader sees it: a name first written past the position
+        that the (not shown) model answer wrote is not spelled out in it (`named`)."""
+        if not any(self.unread_name(n) for n in support.named):
+            return support
+        return replace(support, named=tuple(self.named(support.named)))
+
+    def position_read(self, value: str) -> bool:
+        """Whether a story position (storygraph.store.story_time) is in a chunk shown."""
+        if self.chunks is None:
+            return True
+        parsed = parse_position(value)
+        return parsed is not None and self.shows(parsed.chunk_id)
+
+    def relation(self, row: Mapping[str, Any]) -> dict[str, Any] | None:
+        """A relation row (`chunk_ids` with their aligned `evidence`, and story time's
+        `positions`, `story_order`, `story_order_last`, `invalid_at` when it has them) with
+        only what was read: None when no read chunk states it; the row as it is without a
+        position (a story the position is not in is shown whole: `shows`)."""
+        if self.chunks is None:
+            return dict(row)
+        chunk_ids = list(row.get("chunk_ids") or [])
+        evidence = list(row.get("evidence") or [])
+        keep = [i for i, c in enumerate(chunk_ids) if self.shows(c)]
+        if not keep:
+            return None
+        kept = dict(row)
+        kept["chunk_ids"] = [chunk_ids[i] for i in keep]
+        if isinstance(row.get("evidence"), list):
+            kept["evidence"] = [evidence[i] for i in keep if i < len(evidence)]
+        if "positions" in row:
+            kept["positions"] = [p for p in row.get("positions") or [] if self.position_read(p)]
+        for name in ("story_order", "story_order_last", "invalid_at"):
+            value = row.get(name) or ""
+            if value and not self.position_read(value):
+                kept[name] = ""  # stated (or superseded) later than what was read
+        if row.get("story_order_last") and not kept.get("story_order_last"):
+            # the last statement read (positions sort in story order), else the first
+            kept["story_order_last"] = max(kept.get("positions") or [kept.get("story_order") or ""])
+        return kept
 
     @property
     def warnings(self) -> list[str]:
@@ -60,35 +179,69 @@ class Reading:
 
 EVERYTHING = Reading()
 
+NOT_YET = "(a name not in what you have read so far)"
+"""How a warning lists a name first written past the reading position (`Reading.named`)."""
 
-def reading_for(store: GraphStore, until: int | None, stories: Sequence[str] = ()) -> Reading:
-    """The chunks read up to chapter `until` of the `stories` (document ids; every story when
-    empty), read from the store once; EVERYTHING when `until` is None."""
-    if until is None:
+_last_names: list[tuple[Sequence[dict[str, Any]], frozenset[str], list[dict[str, Any]]]] = []
+"""The last names list read and its read rows (`Reading.names`): the same rows come back for
+the same list and position, so the name index and the support checker built from them are
+kept between questions at one position (both are keyed by the list's identity)."""
+
+
+def _names_read(
+    rows: Sequence[dict[str, Any]], unread: frozenset[str]
+) -> list[dict[str, Any]]:
+    if _last_names and _last_names[0][0] is rows and _last_names[0][1] == unread:
+        return _last_names[0][2]
+    kept = [row for row in rows if row.get("key") not in unread]
+    _last_names[:] = [(rows, unread, kept)]
+    return kept
+
+
+def reading_for(
+    store: GraphStore, until: int | None, stories: Sequence[str] = (), *, since: int = 0
+) -> Reading:
+    """What the reader has read: the chunks up to chapter `until` of the `stories` (document
+    ids; every story when empty) and the entities no such chunk mentions, read from the store
+    once (a question, an entity page, a drawing); EVERYTHING when `until` is None and `since`
+    is 0. `since`: the graph tab's chapter range starts there."""
+    if until is None and not since:
         return EVERYTHING
-    if until < 0:
-        raise InputError(
-            f"the chapter read up to must be 0 or more, got {until}",
-            "Give the number of the last chapter read (0: only what comes before chapter 1).",
-        )
-    rows = store.readable_chunks(until, stories)
+    for name, value in (("read up to", until), ("to start from", since)):
+        if value is not None and value < 0:
+            raise InputError(
+                f"the chapter {name} must be 0 or more, got {value}",
+                "Give the number of the last chapter read (0: only what comes before "
+                "chapter 1).",
+            )
+    rows = store.readable_chunks(until, stories, since=since)
     unchaptered = sorted({str(r["document_id"]) for r in rows if r.get("chapter") is None})
     if unchaptered:
         named = {d.id: d.name for d in store.list_documents()}
         unchaptered = [named.get(d, d) for d in unchaptered]
-    return Reading(until, frozenset(str(r["id"]) for r in rows), tuple(unchaptered))
+    chunks = frozenset(str(r["id"]) for r in rows)
+    unread = frozenset(
+        str(r["key"])
+        for r in store.entity_chunks(stories)
+        if r.get("chunk_ids") and not chunks.intersection(r["chunk_ids"])
+    )
+    return Reading(until, chunks, tuple(unchaptered), unread, since, tuple(stories))
 
 
 def so_far(text: str, reading: Reading) -> str:
     """`text` with the answer's "the story does not say" (`UNKNOWN`, the fixed decline, which
     the model is told to write too: in either language, anywhere, in any case, with or without
-    its stop) as "not in what you have read so far" when the reader has a position."""
-    from storygraph.qa.generation.answer import (
-        UNKNOWN,  # imported here: the answer's modules import this
-    )
+    its stop) as "not in what you have read so far" when the reader has a position; so too
+    "no one this question names is in the graph" (`NO_ENTITY`): a name first written later is
+    not found (`Reading.names`), and saying it is not in the graph at all would be untrue."""
+    # imported here: the answer's modules import this
+    from storygraph.qa.generation.answer import UNKNOWN
+    from storygraph.qa.generation.checks import NO_ENTITY
 
     if reading.until is None:
         return text
+    for lang, unfound in NO_ENTITY.items():
+        text = text.replace(unfound, SO_FAR[lang])
     for lang, unknown in UNKNOWN.items():
         stem = re.escape(unknown.rstrip("。."))
         text = re.sub(stem, SO_FAR[lang].rstrip("。."), text, flags=re.IGNORECASE)
