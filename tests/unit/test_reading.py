@@ -10,7 +10,8 @@ import pytest
 from storygraph.errors import InputError
 from storygraph.models import DocumentInfo
 from storygraph.qa.generation.answer import UNKNOWN
-from storygraph.qa.scope.reading import EVERYTHING, SO_FAR, Reading, reading_for, so_far
+from storygraph.qa.generation.checks import so_far
+from storygraph.qa.scope.reading import EVERYTHING, SO_FAR, Reading, reading_for
 
 
 class _Store:

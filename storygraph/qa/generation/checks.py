@@ -31,6 +31,7 @@ from storygraph.qa.generation.answer_examples import answer_examples
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.qa.retrieval.context import Sources
+from storygraph.qa.scope.reading import SO_FAR, Reading
 from storygraph.text.language import answer_language
 from storygraph.text.normalize import normalize_name
 
@@ -185,7 +186,7 @@ NO_ENTITY = {
     "en": "I could not find who or what this question is about in the graph.",
 }
 """The reply when the question names no one the graph holds (within a reading position it
-reads "not in what you have read so far": storygraph.qa.scope.reading.so_far)."""
+reads "not in what you have read so far": storygraph.qa.generation.checks.so_far)."""
 
 
 def nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> str:
@@ -197,3 +198,19 @@ def nothing_found(analysis: QuestionAnalysis, candidates: Sequence[Fact]) -> str
     if not closest:
         return UNKNOWN[language]
     return f"{UNKNOWN[language]} {CLOSEST_LEAD[language]}{closest}"
+
+
+def so_far(text: str, reading: Reading) -> str:
+    """`text` with the answer's "the story does not say" (`UNKNOWN`, the fixed decline, which
+    the model is told to write too: in either language, anywhere, in any case, with or without
+    its stop) as "not in what you have read so far" when the reader has a position; so too
+    "no one this question names is in the graph" (`NO_ENTITY`): a name first written later is
+    not found (`Reading.names`), and saying it is not in the graph at all would be untrue."""
+    if reading.until is None:
+        return text
+    for lang, unfound in NO_ENTITY.items():
+        text = text.replace(unfound, SO_FAR[lang])
+    for lang, unknown in UNKNOWN.items():
+        stem = re.escape(unknown.rstrip("。."))
+        text = re.sub(stem, SO_FAR[lang].rstrip("。."), text, flags=re.IGNORECASE)
+    return text

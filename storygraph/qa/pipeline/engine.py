@@ -31,7 +31,7 @@ from storygraph.qa.generation.answer import Answerer, TokenFn, facts_answer, sen
 from storygraph.qa.generation.answer_choice import ChoiceAnswerer
 from storygraph.qa.generation.answer_crosslang import SourcesLanguageAnswer
 from storygraph.qa.generation.candidate_answer import CandidatePicker, candidate_step
-from storygraph.qa.generation.checks import judge_reply, nothing_found, unsupported_names
+from storygraph.qa.generation.checks import judge_reply, nothing_found, so_far, unsupported_names
 from storygraph.qa.pipeline.deadline import Clock, Deadline, DeadlinePassed, unchecked
 from storygraph.qa.pipeline.progress import phase
 from storygraph.qa.pipeline.trace import (
@@ -55,7 +55,7 @@ from storygraph.qa.scope.per_story import (
     story_head,
     story_scopes,
 )
-from storygraph.qa.scope.reading import EVERYTHING, Reading, so_far
+from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.qa.scope.scope import Scope, names_in_scope
 from storygraph.qa.scope.story_lead import STORY_LEAD, Lead, led_scope, story_lead
 from storygraph.qa.verify import Verifier

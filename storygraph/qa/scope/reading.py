@@ -18,7 +18,8 @@ question's stories. Then:
   no warning or verdict spells it out: `Reading.named`, `Reading.support`);
 - the candidate step offers nothing for a question that spells a later name
   (`Reading.later_names`): its answer lies beyond;
-- an answer that declines says "not in what you have read so far" (`so_far`).
+- an answer that declines says "not in what you have read so far" (`SO_FAR`; the wording is
+  put in by storygraph.qa.generation.checks.so_far).
 
 The same `Reading` holds the entity pages (storygraph.library.entity_pages: relations, their
 sentences, timeline, mentions and a summary composed from the read facts only) and the graph
@@ -226,23 +227,3 @@ def reading_for(
         if r.get("chunk_ids") and not chunks.intersection(r["chunk_ids"])
     )
     return Reading(until, chunks, tuple(unchaptered), unread, since, tuple(stories))
-
-
-def so_far(text: str, reading: Reading) -> str:
-    """`text` with the answer's "the story does not say" (`UNKNOWN`, the fixed decline, which
-    the model is told to write too: in either language, anywhere, in any case, with or without
-    its stop) as "not in what you have read so far" when the reader has a position; so too
-    "no one this question names is in the graph" (`NO_ENTITY`): a name first written later is
-    not found (`Reading.names`), and saying it is not in the graph at all would be untrue."""
-    # imported here: the answer's modules import this
-    from storygraph.qa.generation.answer import UNKNOWN
-    from storygraph.qa.generation.checks import NO_ENTITY
-
-    if reading.until is None:
-        return text
-    for lang, unfound in NO_ENTITY.items():
-        text = text.replace(unfound, SO_FAR[lang])
-    for lang, unknown in UNKNOWN.items():
-        stem = re.escape(unknown.rstrip("。."))
-        text = re.sub(stem, SO_FAR[lang].rstrip("。."), text, flags=re.IGNORECASE)
-    return text
