@@ -58,8 +58,8 @@ from storygraph.qa.pipeline.explain import (
     split_citations,
 )
 from storygraph.qa.pipeline.progress import Phase, reporting_phases
-from storygraph.qa.scope.reading import EVERYTHING, Reading, reading_for
 from storygraph.services import Services
+from storygraph.store.reading import EVERYTHING, Reading, reading_for
 from storygraph.text.chapters import chapter_label
 from storygraph.ui.answer_view import (
     VerdictView,
@@ -281,7 +281,7 @@ def _story_picker(services: Services) -> tuple[str, ...]:
 def _reading_picker(services: Services, stories: tuple[str, ...]) -> int | None:
     """The "I have read up to…" picker: the last chapter read of the one story in scope (the one
     picked, or the library's only story), shown when that story has more than one chapter; the
-    answer uses nothing after it (storygraph.qa.scope.reading). One position per story, kept with
+    answer uses nothing after it (storygraph.store.reading). One position per story, kept with
     the
     conversation: a fresh session starts from the story's last turn's. None: all of it."""
     st.session_state[READ_STORY_KEY] = ""
@@ -318,7 +318,7 @@ def read_up_to(story: str) -> int | None:
 
 
 def chat_reading(services: Services) -> tuple[Reading, str]:
-    """The reading position the chat's picker holds (its story's, storygraph.qa.scope.reading)
+    """The reading position the chat's picker holds (its story's, storygraph.store.reading)
     for the other tabs, and a line saying so ("" when there is none): the Entities and Graph
     tabs show nothing after it either."""
     story = str(st.session_state.get(READ_STORY_KEY) or "")

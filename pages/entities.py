@@ -172,7 +172,7 @@ def _same_as(services: Services, page: EntityPage) -> None:
 
 def render(services: Services) -> None:
     pages = _pages(services)
-    # the Chat tab's "I have read up to…": nothing of its story after it (qa/scope/reading.py)
+    # the Chat tab's "I have read up to…": nothing of its story after it (store/reading.py)
     reading, line = chat_reading(services)
     if line:
         st.caption(line)

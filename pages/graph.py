@@ -13,7 +13,7 @@ The whole graph draws each story's entity as its own node (a name several storie
 per story) and is coloured by story when a library is shown whole ("Colour by", issue #28), by
 entity type otherwise; the "Story" filter draws one story.
 
-Nothing past the reader's position is drawn (storygraph.qa.scope.reading, issue #41.2): the
+Nothing past the reader's position is drawn (storygraph.store.reading, issue #41.2): the
 whole graph and the entity list under it hold the Chat tab's "I have read up to…", and a story
 of chapters drawn alone has a chapter range ("Chapters"), which starts at that position; the
 last answer's drawing holds its facts, already read so far.
@@ -29,8 +29,8 @@ from storygraph.humanize import plural
 from storygraph.library import wrong_facts
 from storygraph.library.relation_labels import relation_label
 from storygraph.library.wrong_facts import FactRef
-from storygraph.qa.scope.reading import Reading, reading_for
 from storygraph.services import Services
+from storygraph.store.reading import Reading, reading_for
 from storygraph.text.chapters import chapter_label
 from storygraph.ui.visualize import answer_graph_html, names, read_rows, whole_graph_html
 

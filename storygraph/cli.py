@@ -334,7 +334,7 @@ def cmd_entity(args: argparse.Namespace, settings: Settings) -> int:
         raise InputError(f"entity takes one name, got {[args.name, *args.others]}")
     services = _page_services(settings)
     try:
-        from storygraph.qa.scope.reading import reading_for
+        from storygraph.store.reading import reading_for
 
         pages = EntityPages(services.store, services.llm(), services.info)
         reading = reading_for(services.store, getattr(args, "until", None))

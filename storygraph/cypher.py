@@ -141,7 +141,7 @@ RETURN c.id AS id, c.chapter AS chapter, d.id AS document_id
 """
 
 # The chunks each entity of $documents (every one when empty) is mentioned in, for the reading
-# position's entities read (storygraph.qa.scope.reading): a name first written past it is not
+# position's entities read (storygraph.store.reading): a name first written past it is not
 # found.
 ENTITY_CHUNKS = """
 MATCH (e:__Entity__)
@@ -526,7 +526,7 @@ _BOTH_SHOWN = _fact_shown("r1") + " AND " + FACT_SHOWN
 def _read_so_far(rel: str) -> str:
     """The reading position's one condition (docs/ISSUES.md#chapters): a relation some chunk
     up to the reader's chapter states; `$readable` is those chunks' ids
-    (storygraph.qa.scope.reading,
+    (storygraph.store.reading,
     read once a question), NULL when the reader has read everything. The store keeps of each
     fact only those chunks (`GraphStore._facts`)."""
     return f"($readable IS NULL OR any(x IN coalesce({rel}.chunk_ids, []) WHERE x IN $readable))"

@@ -16,7 +16,7 @@ keeps:
 - **timeline**: the relations in story order (storygraph/store/story_time.py), superseded facts
   marked.
 
-Within a reading position (storygraph.qa.scope.reading, `reading=`: the chat's "I have read up
+Within a reading position (storygraph.store.reading, `reading=`: the chat's "I have read up
 to", `entity NAME --until N`) a page shows only what comes before it: an entity first named later
 has no page (and is not listed or resolved); the relations, their sentences, the timeline and the
 mentions are the read ones; the summary is composed from those facts (never the stored one, which
@@ -41,10 +41,10 @@ from typing import TYPE_CHECKING, Any
 from storygraph.library.relation_labels import is_japanese_text, relation_label
 from storygraph.llm.factory import ModelInfo
 from storygraph.prompt_files import fill
-from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.store import GraphStore
 from storygraph.store.history import parse_history
 from storygraph.store.plan import key_document
+from storygraph.store.reading import EVERYTHING, Reading
 from storygraph.store.story_time import parse_position
 from storygraph.text.language import detect_language
 from storygraph.text.name_index import resolve_name

@@ -966,7 +966,7 @@ class GraphStore:
 
         Start nodes are the entities named `ids`, in every story that has them, or (with `keys`)
         only the entities of those keys: the question's scope. `readable`: the chunks the
-        reader has read (storygraph.qa.scope.reading; None: all): a fact no such chunk states is not
+        reader has read (storygraph.store.reading; None: all): a fact no such chunk states is not
         returned, and of the others only those chunks and their sentences."""
         try:
             query = RETRIEVAL_QUERIES[mode]
@@ -1085,7 +1085,7 @@ class GraphStore:
         """The chunks (id, chapter, document_id) of the ready documents of `documents` (every
         one when empty) from chapter `since` up to chapter `until` (None: the last), and every
         chunk of a document stored before chapters were read (chapter None):
-        storygraph.qa.scope.reading names those."""
+        storygraph.store.reading names those."""
         params = {
             "until": None if until is None else int(until),
             "since": int(since),
@@ -1121,7 +1121,7 @@ class GraphStore:
         readable: Collection[str] | None = None,
     ) -> list[Row]:
         """The whole graph's relations for the graph tab; `readable`: only those some of these
-        chunks state (the reading position or chapter range, storygraph.qa.scope.reading, whose
+        chunks state (the reading position or chapter range, storygraph.store.reading, whose
         `Reading.relation` trims each row to them; None: all)."""
         from storygraph.text.normalize import normalize_name
 

@@ -119,7 +119,7 @@ class ChatTurn:
     """The document ids the question was scoped to (empty: every story; qa/scope/scope.py)."""
     until: int | None = None
     """The last chapter of `read` the reader had read when asking (None: all of it;
-    storygraph.qa.scope.reading)."""
+    storygraph.store.reading)."""
     read: str = ""
     """The story (document id) `until` is a position in ("" when the question had none): the
     chat's "I have read up to" picker of a story starts from its last turn's position."""

@@ -48,8 +48,8 @@ from storygraph.models import Answer, Fact
 
 if TYPE_CHECKING:
     from storygraph.qa.pipeline.explain import FactLine
-    from storygraph.qa.scope.reading import Reading
     from storygraph.store import GraphStore
+    from storygraph.store.reading import Reading
 
 START_COLOR = "#f97316"
 NODE_COLOR = "#3b82f6"
@@ -227,7 +227,7 @@ def read_rows(
     search: str = "",
 ) -> list[dict[str, Any]]:
     """The whole graph's relations (`GraphStore.graph_view`) within `reading` (the reader's
-    position or the tab's chapter range, storygraph.qa.scope.reading): only the relations a
+    position or the tab's chapter range, storygraph.store.reading): only the relations a
     chunk shown states, each with only those chunks' sentences. A position in some stories
     leaves the others whole (`Reading.shows`): the store is then asked for every relation and
     the rows are trimmed here."""

@@ -17,9 +17,9 @@ from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
 from storygraph.qa.pipeline.engine import QAEngine, QAOptions
 from storygraph.qa.pipeline.factory import build_engine
-from storygraph.qa.scope.reading import NOT_YET, SO_FAR, reading_for
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
+from storygraph.store.reading import NOT_YET, SO_FAR, reading_for
 from storygraph.store.story_time import parse_position
 from storygraph.ui.visualize import read_rows, whole_graph
 from tests.helpers import scripted_logic

@@ -1,4 +1,4 @@
-"""The reading position (storygraph.qa.scope.reading): read once from the store, the decline's
+"""The reading position (storygraph.store.reading): read once from the store, the decline's
 wording, a story stored before chapters named, never read silently whole."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from storygraph.errors import InputError
 from storygraph.models import DocumentInfo
 from storygraph.qa.generation.answer import UNKNOWN
 from storygraph.qa.generation.checks import so_far
-from storygraph.qa.scope.reading import EVERYTHING, SO_FAR, Reading, reading_for
+from storygraph.store.reading import EVERYTHING, SO_FAR, Reading, reading_for
 
 
 class _Store:

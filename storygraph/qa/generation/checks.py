@@ -31,7 +31,7 @@ from storygraph.qa.generation.answer_examples import answer_examples
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.qa.retrieval.context import Sources
-from storygraph.qa.scope.reading import SO_FAR, Reading
+from storygraph.store.reading import SO_FAR, Reading
 from storygraph.text.language import answer_language
 from storygraph.text.normalize import normalize_name
 

@@ -55,7 +55,6 @@ from storygraph.qa.scope.per_story import (
     story_head,
     story_scopes,
 )
-from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.qa.scope.scope import Scope, names_in_scope
 from storygraph.qa.scope.story_lead import STORY_LEAD, Lead, led_scope, story_lead
 from storygraph.qa.verify import Verifier
@@ -69,6 +68,7 @@ from storygraph.qa.verify.support_text import (
     support_step,
 )
 from storygraph.settings import Settings
+from storygraph.store.reading import EVERYTHING, Reading
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ class QAOptions:
     (storygraph.qa.verify.gate)."""
     until: int | None = None
     """The last chapter the reader has read (None: all of it): retrieval, sentence search and
-    so the sources and citations stop there (storygraph.qa.scope.reading)."""
+    so the sources and citations stop there (storygraph.store.reading)."""
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> QAOptions:
@@ -173,7 +173,7 @@ class QAParts:
     verify_mode: VerifyMode = "gate"
     """What the verifier's verdict does to the answer shown (storygraph.qa.verify.gate)."""
     reading: Reading = EVERYTHING
-    """How far the reader has read (storygraph.qa.scope.reading), read once for the question: the
+    """How far the reader has read (storygraph.store.reading), read once for the question: the
     retriever and the context hold it; the answer's decline says so."""
 
     def rank(
@@ -752,7 +752,7 @@ def offer_candidate(
     if parts.candidate is None or checker is None:
         return None
     if parts.reading.later_names(analysis.question):
-        return None  # it asks about what comes past the reading position (qa/scope/reading.py)
+        return None  # it asks about what comes past the reading position (store/reading.py)
     read = sources.citations[: written.read]
     picked = candidate_step(
         parts.candidate, checker, analysis, checked.support, sources.citations, facts, read,

@@ -44,7 +44,6 @@ from storygraph.qa.retrieval.context import ContextBuilder, SourceBudget
 from storygraph.qa.retrieval.passages import PassageFinder, SentenceSearch
 from storygraph.qa.retrieval.retrieval import parse_mode, retriever_for
 from storygraph.qa.retrieval.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
-from storygraph.qa.scope.reading import Reading, reading_for
 from storygraph.qa.verify import load_verifier
 from storygraph.qa.verify.support import (
     FrameReader,
@@ -56,6 +55,7 @@ from storygraph.qa.verify.support import (
 from storygraph.qa.verify.support_crosslang import across_languages
 from storygraph.qa.verify.support_slots import ClauseReader
 from storygraph.store import GraphStore
+from storygraph.store.reading import Reading, reading_for
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
 from storygraph.text.jmdict import open_dictionary
 
@@ -238,7 +238,7 @@ class PartsFactory:
         self, llm: BaseChatModel | None, options: QAOptions, reading: Reading
     ) -> ChoiceAnswerer | None:
         """The small model chooses a name only when asked, on a server that holds it to the
-        names (of the entities read: storygraph.qa.scope.reading); never when the answer is not
+        names (of the entities read: storygraph.store.reading); never when the answer is not
         composed."""
         wanted = options.choose_names and options.compose_answer and self.answerer is None
         if llm is None or not wanted or not self.info.grammar_constrained:

@@ -32,9 +32,9 @@ from storygraph.qa.question.specific_names import (
 )
 from storygraph.qa.question.story_titles import titled
 from storygraph.qa.question.translation import NO_TRANSLATOR, QuestionTranslator, Translation
-from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.qa.scope.scope import Scope, names_in_scope, narrow
 from storygraph.store import GraphStore
+from storygraph.store.reading import EVERYTHING, Reading
 from storygraph.text.language import detect_language
 from storygraph.text.name_index import name_index
 from storygraph.text.normalize import normalize_name
@@ -181,7 +181,7 @@ def analyse(
     gives the capitalised words of stories by document id, which make an English word a name
     in a story that writes it so (qa/question/specific_names.py; None: not read);
     `every_name`: the graph's every name row when `names` are fewer (the names read so far,
-    storygraph.qa.scope.reading): only `names` are found, but the answer's checks know every
+    storygraph.store.reading): only `names` are found, but the answer's checks know every
     name, so an answer naming one written later is still caught as unsupported."""
     question = question.strip()
     every_name = names if every_name is None else every_name
@@ -415,7 +415,7 @@ class QuestionReader:
         self.store = store
         self.finder = finder
         self.reading = reading
-        """How far the reader has read (storygraph.qa.scope.reading): the names of the entities
+        """How far the reader has read (storygraph.store.reading): the names of the entities
         first written past it are not read, so the question finds none of them (the answer's
         checks still know them: `analyse`'s `every_name`)."""
         self.translator = translator

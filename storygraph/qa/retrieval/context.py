@@ -25,8 +25,8 @@ from typing import Any
 from storygraph.models import Citation, CitationKind, Fact
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.retrieval.passages import Passage, PassageFinder
-from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.store import GraphStore
+from storygraph.store.reading import EVERYTHING, Reading
 from storygraph.store.story_time import in_story_order
 from storygraph.text.normalize import normalize_name
 from storygraph.text.token_estimate import estimated_tokens
@@ -167,7 +167,7 @@ class ContextBuilder:
         reading: Reading = EVERYTHING,
         budget: SourceBudget | None = None,
     ) -> None:
-        """`reading`: how far the reader has read (storygraph.qa.scope.reading): sentence search
+        """`reading`: how far the reader has read (storygraph.store.reading): sentence search
         reads no further."""
         self.store = store
         self.passages = passages

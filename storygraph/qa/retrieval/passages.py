@@ -38,8 +38,8 @@ from typing import Protocol
 import numpy as np
 
 from storygraph.qa.question.analysis import QuestionAnalysis
-from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.store import GraphStore
+from storygraph.store.reading import EVERYTHING, Reading
 from storygraph.store.runner import Row
 from storygraph.text.chunking import split_sentences
 from storygraph.text.embeddings import Embedder, cosine
@@ -298,7 +298,7 @@ class SentenceSearch:
                     query += passage_terms(name, language)
                 query = widen_single_kanji(query, index.document_frequency)
             # the reading position's one filter: only the sentences read are scored, and a
-            # passage's neighbours are among them (qa/scope/reading.py)
+            # passage's neighbours are among them (store/reading.py)
             read = [s for s in index.sentences if reading.allows(s.chunk_id)]
             sentences.extend(read)
             lexical.extend(bm25(query, read, index.document_frequency))

@@ -51,9 +51,9 @@ from storygraph.qa.retrieval.relation_types import (
     select_relation_types,
 )
 from storygraph.qa.retrieval.type_priors import EXPANSION_BONUS, expansion_wanted, fact_prior
-from storygraph.qa.scope.reading import EVERYTHING, Reading
 from storygraph.store import GraphStore
 from storygraph.store.graph_store import RETRIEVAL_QUERIES
+from storygraph.store.reading import EVERYTHING, Reading
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -129,7 +129,7 @@ class ModeRetriever:
         llm: BaseChatModel | None = None,
         reading: Reading = EVERYTHING,
     ):
-        """`reading`: how far the reader has read (storygraph.qa.scope.reading): no fact stated only
+        """`reading`: how far the reader has read (storygraph.store.reading): no fact stated only
         later is a candidate."""
         self.store = store
         self.spec = spec
