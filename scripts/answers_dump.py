@@ -34,8 +34,8 @@ from storygraph.evaluation.e2e import (  # noqa: E402
     story_services,
 )
 from storygraph.llm.factory import ModelInfo  # noqa: E402
-from storygraph.qa.pipeline.engine import QAOptions  # noqa: E402
 from storygraph.qa.pipeline.factory import build_engine  # noqa: E402
+from storygraph.qa.pipeline.parts import QAOptions  # noqa: E402
 from storygraph.services import sentence_frames  # noqa: E402
 from storygraph.settings import Settings  # noqa: E402
 from tests.helpers.scripted_model import ScriptedChatModel  # noqa: E402

@@ -13,8 +13,9 @@ import pytest
 from storygraph.cli import main
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
-from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.engine import QAEngine
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.scope.reading import SO_FAR
 from storygraph.services import Services
 from tests.helpers import scripted_logic

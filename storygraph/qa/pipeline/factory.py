@@ -36,7 +36,8 @@ from storygraph.qa.generation.answer import Answerer, FactsAnswerer, ModelAnswer
 from storygraph.qa.generation.answer_choice import ChoiceAnswerer
 from storygraph.qa.generation.answer_crosslang import SourcesLanguageAnswer, sources_language_answer
 from storygraph.qa.generation.candidate_answer import NO_CHOICE, CandidatePicker, picker_for
-from storygraph.qa.pipeline.engine import QAEngine, QAOptions, QAParts
+from storygraph.qa.pipeline.engine import QAEngine
+from storygraph.qa.pipeline.parts import QAOptions, QAParts
 from storygraph.qa.question.analysis import QuestionReader
 from storygraph.qa.question.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
 from storygraph.qa.question.translation import translator_for
