@@ -11,7 +11,7 @@ import pytest
 
 from storygraph.qa.generation.answer_crosslang import _core as rendered_core
 from storygraph.qa.generation.checks import _answer_core as reply_core
-from storygraph.qa.verify.support import _core as support_core
+from storygraph.qa.verify.support_words import _core as support_core
 
 
 @pytest.mark.parametrize(

@@ -47,14 +47,9 @@ from storygraph.qa.retrieval.retrieval import parse_mode, retriever_for
 from storygraph.qa.retrieval.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
 from storygraph.qa.scope.reading import reading_for
 from storygraph.qa.verify import load_verifier
-from storygraph.qa.verify.support import (
-    FrameReader,
-    StructureReader,
-    SupportChecker,
-    graph_support_checker,
-    names_language,
-)
+from storygraph.qa.verify.support import SupportChecker, graph_support_checker, names_language
 from storygraph.qa.verify.support_crosslang import across_languages
+from storygraph.qa.verify.support_reading import FrameReader, StructureReader
 from storygraph.qa.verify.support_slots import ClauseReader
 from storygraph.store import GraphStore
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder
