@@ -1,20 +1,22 @@
 """Question answering: analysis → retrieval → scoring → sources → answer, with a full trace
 (design §5).
 
-`QAEngine` runs the stages it is handed (`QAParts`), in the style of neo4j-graphrag-python: a
-`QuestionReader` (storygraph.qa.question.analysis, with its `EntityFinder`), a `Retriever`
-(storygraph.qa.retrieval.retrieval: the mode), a `Scorer` (storygraph.qa.retrieval.scoring), a
-`ContextBuilder`
-(storygraph.qa.retrieval.context: sentence search and the sources the answerer reads, within its
-budget)
-and an `Answerer` (storygraph.qa.generation.answer), whose reply the checks
-(storygraph.qa.generation.checks) judge.
+`QAEngine` runs the stages it is handed (`QAParts`, storygraph.qa.pipeline.parts), in the style
+of neo4j-graphrag-python: a `QuestionReader` (storygraph.qa.question.analysis, with its
+`EntityFinder`), a `Retriever` (storygraph.qa.retrieval.retrieval: the mode), a `Scorer`
+(storygraph.qa.retrieval.scoring), a `ContextBuilder` (storygraph.qa.retrieval.context: sentence
+search and the sources the answerer reads, within its budget) and an `Answerer`
+(storygraph.qa.generation.answer), whose reply the checks (storygraph.qa.generation.checks) judge.
 Each stage returns a value; the `Answer` is built once, at the end. Which parts a question gets
 is decided in one place, `storygraph.qa.pipeline.factory.build_engine`, from what the model can do
-and
-the question's options; `QAOptions.from_settings` turns the settings into options, once, for the
-app, the CLI and the evaluation alike. Each phase a reader waits through (finding, the model
+and the question's options; `QAOptions.from_settings` turns the settings into options, once, for
+the app, the CLI and the evaluation alike. Each phase a reader waits through (finding, the model
 reading its sources, writing, checking) is reported as it begins (storygraph.qa.pipeline.progress).
+
+The steps within one scope are modules of their own: `gathering` (retrieval, scoring, sources),
+`writing` (the answer step), `checking` (the support and candidate steps) and `answering` (those
+in order, then the verifier); `replies` holds the answers a library question gets when its names
+do not decide its story (per story, the leading story, the tellings of one tale).
 """
 
 from __future__ import annotations

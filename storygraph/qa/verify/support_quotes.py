@@ -38,6 +38,10 @@ predicate's chain less a subsidiary verb after another (忘れて行った: 忘�
 vocabulary.SUBSIDIARY_VERBS_JA). A question asking why or how (なぜ, どうやって: no noun of the
 act) is read as before.
 
+`_quoted` finds the source a long answer quotes (`QUOTE_SHARE` of it word for word) about the
+question's participant and topic: the check's "quote" verdict, which `quote_misses` then asks
+more of.
+
 `in_order_share` is the words check's order measure: an answer made of a source's words in
 another order (an event no sentence tells) is not said by that source.
 
