@@ -71,9 +71,13 @@ class RecordingModel(ScriptedChatModel):
         return super()._generate(messages, stop, run_manager, **kwargs)
 
 
+TIMINGS = frozenset({"seconds", "first_token_s"})
+"""Keys of measured times (a step's, the answer step's first token): two runs differ there."""
+
+
 def _untimed(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _untimed(v) for k, v in value.items() if k != "seconds"}
+        return {k: _untimed(v) for k, v in value.items() if k not in TIMINGS}
     if isinstance(value, list):
         return [_untimed(v) for v in value]
     return value
