@@ -16,12 +16,7 @@ from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.retrieval.context import Sources
 from storygraph.qa.scope.scope import names_in_scope
 from storygraph.qa.verify.support import SupportChecker
-from storygraph.qa.verify.support_text import (
-    ANSWERED_BY,
-    NOT_CONFIRMED,
-    SupportStep,
-    support_step,
-)
+from storygraph.qa.verify.support_text import ANSWERED_BY, NOT_CONFIRMED, SupportStep, support_step
 
 
 def scoped_checker(analysis: QuestionAnalysis, parts: QAParts) -> SupportChecker | None:

@@ -30,25 +30,20 @@ from storygraph.qa.pipeline.answering import answer_within
 from storygraph.qa.pipeline.deadline import Clock, Deadline
 from storygraph.qa.pipeline.parts import PartsFor, QAOptions, QAParts, names_read_once
 from storygraph.qa.pipeline.progress import phase
-from storygraph.qa.pipeline.replies import (
-    TIED,
-    UNDECIDED,
-    Undecided,
-    headed,
-    leading_story,
-    per_story_answer,
-    tellings_story,
-    undecided_story,
-    unread_warning,
-    wider_lead,
-)
-from storygraph.qa.pipeline.trace import (
-    Trace,
-    entities_detail,
-)
+from storygraph.qa.pipeline.replies import headed, per_story_answer, unread_warning
+from storygraph.qa.pipeline.trace import Trace, entities_detail
 from storygraph.qa.question.analysis import for_stories
 from storygraph.qa.scope.per_story import story_scopes
 from storygraph.qa.scope.reading import so_far
+from storygraph.qa.scope.resolver import (
+    TIED,
+    UNDECIDED,
+    Undecided,
+    leading_story,
+    tellings_story,
+    undecided_story,
+    wider_lead,
+)
 
 
 class QAEngine:

@@ -10,12 +10,7 @@ from dataclasses import dataclass
 from storygraph.models import Fact
 from storygraph.qa.pipeline.deadline import Deadline
 from storygraph.qa.pipeline.parts import QAParts
-from storygraph.qa.pipeline.trace import (
-    Trace,
-    rerank_detail,
-    retrieval_detail,
-    sentences_detail,
-)
+from storygraph.qa.pipeline.trace import Trace, rerank_detail, retrieval_detail, sentences_detail
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.retrieval.context import Sources
 from storygraph.qa.retrieval.retrieval import Retrieval

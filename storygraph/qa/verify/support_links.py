@@ -11,11 +11,7 @@ from typing import Any
 
 from storygraph.models import Citation
 from storygraph.qa.question.analysis import QuestionAnalysis
-from storygraph.qa.question.relation_words import (
-    relation_words,
-    type_stems,
-    word_in,
-)
+from storygraph.qa.question.relation_words import relation_words, type_stems, word_in
 from storygraph.text.normalize import holds_name, normalize_name, same_entity
 from storygraph.text.terms import english_words
 from storygraph.text.vocabulary import CONVERSE_STEMS

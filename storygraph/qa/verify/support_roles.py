@@ -32,10 +32,7 @@ from storygraph.qa.verify.support_links import (
     as_asked,
 )
 from storygraph.qa.verify.support_reading import SourceReading
-from storygraph.qa.verify.support_slots import (
-    fills,
-    phrasal,
-)
+from storygraph.qa.verify.support_slots import fills, phrasal
 from storygraph.text.normalize import holds_name, normalize_name
 from storygraph.text.vocabulary import words_by_stem
 
