@@ -13,10 +13,12 @@ and the question's options; `QAOptions.from_settings` turns the settings into op
 the app, the CLI and the evaluation alike. Each phase a reader waits through (finding, the model
 reading its sources, writing, checking) is reported as it begins (storygraph.qa.pipeline.progress).
 
-The steps within one scope are modules of their own: `gathering` (retrieval, scoring, sources),
-`writing` (the answer step), `checking` (the support and candidate steps) and `answering` (those
-in order, then the verifier); `replies` holds the answers a library question gets when its names
-do not decide its story (per story, the leading story, the tellings of one tale).
+`ask` reads the question, has the scope resolver plan its answer over the stories
+(storygraph.qa.scope.resolver: one story, the leading one, the tellings of one tale, or story by
+story) and answers within that scope. The steps within one scope are modules of their own:
+`gathering` (retrieval, scoring, sources), `writing` (the answer step), `checking` (the support
+and candidate steps) and `answering` (those in order, then the verifier); `replies` tells the
+answer, one or per story.
 """
 
 from __future__ import annotations
@@ -28,22 +30,12 @@ from storygraph.models import Answer
 from storygraph.qa.generation.answer import TokenFn
 from storygraph.qa.pipeline.answering import answer_within
 from storygraph.qa.pipeline.deadline import Clock, Deadline
+from storygraph.qa.pipeline.gathering import gather
 from storygraph.qa.pipeline.parts import PartsFor, QAOptions, QAParts, names_read_once
 from storygraph.qa.pipeline.progress import phase
-from storygraph.qa.pipeline.replies import headed, per_story_answer, unread_warning
+from storygraph.qa.pipeline.replies import headed, one_answer, per_story_answer
 from storygraph.qa.pipeline.trace import Trace, entities_detail
-from storygraph.qa.question.analysis import for_stories
-from storygraph.qa.scope.per_story import story_scopes
-from storygraph.qa.scope.reading import so_far
-from storygraph.qa.scope.resolver import (
-    TIED,
-    UNDECIDED,
-    Undecided,
-    leading_story,
-    tellings_story,
-    undecided_story,
-    wider_lead,
-)
+from storygraph.qa.scope.resolver import ScopeResolver
 
 
 class QAEngine:
@@ -80,51 +72,17 @@ class QAEngine:
         phase("finding")
         parts = names_read_once(self.parts_for(options))
         trace = Trace(model=not parts.no_model)
+        # read the question, once
         analysis = parts.reader.read(question, trace.callbacks, start_entities=start_entities)
         trace.record("entities", **entities_detail(analysis))
-        scopes = story_scopes(analysis.scope)
-        if deadline.over(trace, "retrieval"):
-            told = Undecided()
-        elif len(scopes) > 1:
-            led = leading_story(analysis, scopes, parts, trace)
-            if led is None:
-                return per_story_answer(
-                    analysis, scopes, parts, trace, on_token, deadline, told=TIED
-                )
-            analysis, told = led
-        elif (wider := wider_lead(analysis, parts, trace)) is not None:
-            analysis, told = wider
-        else:
-            told = tellings_story(analysis, parts) or undecided_story(
-                analysis, parts, trace, deadline
-            )
-        if len(told.scopes) > 1:
+        # scope: which stories it is answered about, and how (storygraph.qa.scope.resolver)
+        plan = ScopeResolver(parts, trace, deadline, gather).plan(analysis)
+        if plan.per_story:
             return per_story_answer(
-                analysis, told.scopes, parts, trace, on_token, deadline, told=UNDECIDED
+                plan.analysis, plan.per_story, parts, trace, on_token, deadline, told=plan.told
             )
-        head = told.head
+        # retrieve → generate → verify within that scope (storygraph.qa.pipeline.answering)
+        head = plan.head
         streamed = headed(on_token, head + "\n") if on_token is not None and head else on_token
-        about = for_stories(analysis, (told.story,)) if told.story else analysis
-        one = answer_within(about, parts, trace, streamed, deadline, told.gathered)
-        text = so_far(one.checked.text, parts.reading)
-        return Answer(
-            question=analysis.question,
-            answer=f"{head}\n{text}" if head else text,
-            mode=one.found.mode,
-            entities=list(analysis.entities),
-            facts=one.facts,
-            citations=one.sources.citations,
-            steps=trace.steps,
-            usage=trace.usage(),
-            rerank_fell_back=one.ranked.fell_back,
-            warnings=[
-                *deadline.warnings,
-                *parts.warnings,
-                *told.warnings,
-                *unread_warning(analysis, parts),
-                *analysis.warnings,
-                *one.warnings,
-            ],
-            cypher=one.found.cypher,
-            support=one.checked.support,
-        )
+        one = answer_within(plan.about, parts, trace, streamed, deadline, plan.gathered)
+        return one_answer(plan, one, parts, trace, deadline)

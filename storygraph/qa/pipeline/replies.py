@@ -1,6 +1,7 @@
-"""A library question's answer, told per story: each story's part under its head line, its
-citations numbered on (`per_story_answer`; the stories chosen by storygraph.qa.scope.resolver);
-and the helpers a headed answer shares with it (`headed`, `unread_warning`).
+"""The answer as the reader gets it, as the scope plan says (storygraph.qa.scope.resolver): one
+answer, under its head line when the plan has one (`one_answer`), or story by story, each part
+under its story's head line with its citations numbered on (`per_story_answer`); the head line
+sent before the first streamed piece (`headed`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from storygraph.qa.question.analysis import QuestionAnalysis, within
 from storygraph.qa.retrieval.passages import unsearched_warning
 from storygraph.qa.scope.per_story import moved_support, renumbered, story_head
 from storygraph.qa.scope.reading import so_far
+from storygraph.qa.scope.resolver import ScopePlan
 from storygraph.qa.scope.scope import Scope
 
 
@@ -82,6 +84,37 @@ def per_story_answer(
         ],
         cypher="\n\n".join(dict.fromkeys(a.found.cypher for a in answered if a.found.cypher)),
         support=least_supported(supports),
+    )
+
+
+def one_answer(
+    plan: ScopePlan, one: Answered, parts: QAParts, trace: Trace, deadline: Deadline
+) -> Answer:
+    """The answer written within one scope (`answer_within`), under the plan's head line when it
+    has one (its story's, or the tellings'), with the plan's warnings."""
+    analysis = plan.analysis
+    head = plan.head
+    text = so_far(one.checked.text, parts.reading)
+    return Answer(
+        question=analysis.question,
+        answer=f"{head}\n{text}" if head else text,
+        mode=one.found.mode,
+        entities=list(analysis.entities),
+        facts=one.facts,
+        citations=one.sources.citations,
+        steps=trace.steps,
+        usage=trace.usage(),
+        rerank_fell_back=one.ranked.fell_back,
+        warnings=[
+            *deadline.warnings,
+            *parts.warnings,
+            *plan.warnings,
+            *unread_warning(analysis, parts),
+            *analysis.warnings,
+            *one.warnings,
+        ],
+        cypher=one.found.cypher,
+        support=one.checked.support,
     )
 
 

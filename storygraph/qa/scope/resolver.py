@@ -1,23 +1,38 @@
-"""Which story a library question is answered about when its names do not decide it: the
-story whose sentences lead (`leading_story`, `wider_lead`), the tellings of one tale
-(`tellings_story`), or the stories its sources came from (`undecided_story`); with the head
-line and the warning that say so.
+"""Which stories a question is answered about, and how (`ScopeResolver.plan`): a question
+whose names decide its story (or stories a user picked) is answered within its scope; over a
+library, stories the names tie are answered one by one (`TIED`) unless one story's sentences lead
+(`LED`); an undecided question's ordinary names may be led by another story's sentences
+(`WIDER`); a tale several stories tell is answered from them together (`TELLINGS`); otherwise
+the sources are gathered first and the stories they came from decide (`UNDECIDED`,
+`UNDECIDED_ONE`). The plan carries the head line and the warning that say so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from storygraph.qa.pipeline.deadline import Deadline
-from storygraph.qa.pipeline.gathering import Gathered, gather
-from storygraph.qa.pipeline.parts import QAParts
-from storygraph.qa.pipeline.trace import Trace
-from storygraph.qa.question.analysis import QuestionAnalysis, within
+from storygraph.qa.question.analysis import QuestionAnalysis, for_stories, within
 from storygraph.qa.retrieval.passages import Passage
-from storygraph.qa.scope.per_story import JOINED, cited_stories, source_scopes, story_head
+from storygraph.qa.scope.per_story import (
+    JOINED,
+    cited_stories,
+    source_scopes,
+    story_head,
+    story_scopes,
+)
 from storygraph.qa.scope.scope import Scope
 from storygraph.qa.scope.story_lead import STORY_LEAD, Lead, led_scope, story_lead
+
+if TYPE_CHECKING:
+    from storygraph.qa.pipeline.deadline import Deadline
+    from storygraph.qa.pipeline.gathering import Gathered
+    from storygraph.qa.pipeline.parts import QAParts
+    from storygraph.qa.pipeline.trace import Trace
+
+Gather = Callable[["QuestionAnalysis", "QAParts", "Trace", "Deadline"], "Gathered"]
+"""The pipeline's retrieve step (storygraph.qa.pipeline.gathering.gather)."""
 
 TIED = (
     "{count} stories fit this question equally; the answer is written for each of them, under "
@@ -48,132 +63,162 @@ UNDECIDED_ONE = (
 
 
 @dataclass(frozen=True)
-class Undecided:
-    """What an undecided scope (qa/scope/scope.py) leads to once its sources are gathered: the
-    stories to answer for one by one (`scopes`, when the sources came from several), or the one
-    story's head line and the warning naming it (also the story whose sentences lead a tie of
-    ordinary words: `leading_story`); empty when the scope is decided."""
+class ScopePlan:
+    """How a question is answered: story by story (`per_story`, two or more scopes, with the
+    warning `told` naming them), else one answer within `analysis.scope`, under the head line
+    of its story when the resolver chose one, with the warnings saying why."""
 
+    analysis: QuestionAnalysis
+    """The question as answered: within the leading story's scope when one leads."""
+    per_story: tuple[Scope, ...] = ()
+    told: str = ""
+    """A per-story answer's warning (`TIED`, `UNDECIDED`), formatted with `count` and `stories`."""
     gathered: Gathered | None = None
-    scopes: tuple[Scope, ...] = ()
+    """The sources already gathered (an undecided question's, gathered to choose its story)."""
     head: str = ""
     warnings: tuple[str, ...] = ()
     story: str = ""
     """The one story the answer is about (its sources', or the leading one), when one."""
 
-
-def undecided_story(
-    analysis: QuestionAnalysis, parts: QAParts, trace: Trace, deadline: Deadline
-) -> Undecided:
-    """The names do not say which story the question is about (a library, `library_names`):
-    gather the sources first and say which story each is from."""
-    named = library_names(analysis, parts)
-    if not named:
-        return Undecided()
-    gathered = gather(analysis, parts, trace, deadline)
-    stories = cited_stories(gathered.sources.citations)
-    if len(stories) > 1:
-        return Undecided(gathered, tuple(source_scopes(analysis.scope, stories)))
-    if not stories:
-        return Undecided(gathered)
-    name = named.get(stories[0], stories[0])
-    head = story_head(name, japanese=analysis.reply_language == "ja")
-    return Undecided(
-        gathered, head=head, warnings=(UNDECIDED_ONE.format(story=name),), story=stories[0]
-    )
+    @property
+    def about(self) -> QuestionAnalysis:
+        """The question the one answer is written for: within `story` when there is one."""
+        return for_stories(self.analysis, (self.story,)) if self.story else self.analysis
 
 
-def tellings_story(analysis: QuestionAnalysis, parts: QAParts) -> Undecided | None:
-    """A question naming a tale several stories tell (`Scope.tellings`): one answer from all
-    of them, under one head line naming them; None for any other scope."""
-    if not analysis.scope.tellings or parts.stories_named is None:
-        return None
-    named = parts.stories_named()
-    names = [named.get(d, d) for d in analysis.scope.tellings]
-    head = story_head(JOINED.join(names), japanese=analysis.reply_language == "ja")
-    told = TELLINGS.format(count=len(names), stories=", ".join(names))
-    return Undecided(head=head, warnings=(told,))
+class ScopeResolver:
+    """Plans one question's answer over the stories in its scope (the module docstring), with
+    the question's parts (the stories' names, sentence search), recording what it read in
+    `trace`; `gather` is run first for a question whose names do not decide its story."""
 
+    def __init__(self, parts: QAParts, trace: Trace, deadline: Deadline, gather: Gather) -> None:
+        self.parts = parts
+        self.trace = trace
+        self.deadline = deadline
+        self.gather = gather
 
-def leading_story(
-    analysis: QuestionAnalysis, scopes: Sequence[Scope], parts: QAParts, trace: Trace
-) -> tuple[QuestionAnalysis, Undecided] | None:
-    """Stories tied by ordinary words alone (`Scope.ordinary`): when one story's sentences
-    lead the others' (qa/scope/story_lead.py), the question within that story's scope, with its head
-    line and the warning naming it; None when none leads (the answer is written per story)."""
-    if not analysis.scope.ordinary or parts.stories_named is None:
-        return None
-    lead = recorded_lead(trace, parts.context.sentences(analysis), analysis.scope.tied)
-    scope = led_scope(scopes, lead.story) if lead.story is not None else None
-    if scope is None or lead.story is None:
-        return None
-    name = parts.stories_named().get(lead.story, lead.story)
-    return led_within(analysis, scope, name, LED.format(count=len(scopes), story=name))
+    def plan(self, analysis: QuestionAnalysis) -> ScopePlan:
+        scopes = story_scopes(analysis.scope)
+        if self.deadline.over(self.trace, "retrieval"):
+            return ScopePlan(analysis)
+        if len(scopes) > 1:
+            led = self.leading_story(analysis, scopes)
+            return led or ScopePlan(analysis, per_story=tuple(scopes), told=TIED)
+        return (
+            self.wider_lead(analysis)
+            or self.tellings_story(analysis)
+            or self.undecided_story(analysis)
+        )
 
+    def undecided_story(self, analysis: QuestionAnalysis) -> ScopePlan:
+        """The names do not say which story the question is about (a library, `library_names`):
+        gather the sources first and say which story each is from."""
+        named = self.library_names(analysis)
+        if not named:
+            return ScopePlan(analysis)
+        gathered = self.gather(analysis, self.parts, self.trace, self.deadline)
+        stories = cited_stories(gathered.sources.citations)
+        if len(stories) > 1:
+            scopes = tuple(source_scopes(analysis.scope, stories))
+            return ScopePlan(analysis, per_story=scopes, told=UNDECIDED, gathered=gathered)
+        if not stories:
+            return ScopePlan(analysis, gathered=gathered)
+        name = named.get(stories[0], stories[0])
+        head = story_head(name, japanese=analysis.reply_language == "ja")
+        warnings = (UNDECIDED_ONE.format(story=name),)
+        return ScopePlan(
+            analysis, gathered=gathered, head=head, warnings=warnings, story=stories[0]
+        )
 
-def wider_lead(
-    analysis: QuestionAnalysis, parts: QAParts, trace: Trace
-) -> tuple[QuestionAnalysis, Undecided] | None:
-    """An undecided scope held by ordinary names one story's graph holds (`Scope.choice`):
-    another story's text may say them too without its graph holding them (親 is an entity of
-    竹取物語; 「親がにを殺したのは誰？」 is about 猿蟹合戦, whose graph has no 親), so the sentences
-    of every story the user chose are searched together (qa/scope/story_lead.py). When a story the
-    names did not keep leads them all, the question is answered within that story, from its
-    own entities of those names (none when it has none), under its name; otherwise None (the
-    undecided scope stands: `undecided_story`)."""
-    scope = analysis.scope
-    if not (scope.undecided and scope.keys) or parts.stories_named is None:
-        return None
-    named = parts.stories_named()
-    if len(named) <= len(scope.documents):
-        return None
-    everywhere = replace(analysis, scope=Scope(documents=scope.choice, undecided=True))
-    passages = parts.context.sentences(everywhere)
-    stories = list(dict.fromkeys(p.document_id for p in passages))
-    searched = "every story in scope: its names are ordinary words"
-    lead = recorded_lead(trace, passages, stories, searched=searched)
-    if lead.story is None or lead.story in scope.documents:
-        return None
-    ids = set(analysis.ids)
-    keys = tuple(
-        str(row["key"])
-        for row in analysis.name_rows
-        if row.get("document_id") == lead.story and row["id"] in ids and row.get("key")
-    )
-    name = named.get(lead.story, lead.story)
-    held = Scope(keys=keys, documents=(lead.story,), note=f"{name}'s sentences lead every story's")
-    return led_within(analysis, held, name, WIDER.format(story=name), story=lead.story)
+    def tellings_story(self, analysis: QuestionAnalysis) -> ScopePlan | None:
+        """A question naming a tale several stories tell (`Scope.tellings`): one answer from all
+        of them, under one head line naming them; None for any other scope."""
+        if not analysis.scope.tellings or self.parts.stories_named is None:
+            return None
+        named = self.parts.stories_named()
+        names = [named.get(d, d) for d in analysis.scope.tellings]
+        head = story_head(JOINED.join(names), japanese=analysis.reply_language == "ja")
+        told = TELLINGS.format(count=len(names), stories=", ".join(names))
+        return ScopePlan(analysis, head=head, warnings=(told,))
 
+    def leading_story(
+        self, analysis: QuestionAnalysis, scopes: Sequence[Scope]
+    ) -> ScopePlan | None:
+        """Stories tied by ordinary words alone (`Scope.ordinary`): when one story's sentences
+        lead the others' (qa/scope/story_lead.py), the question within that story's scope, with
+        its head line and the warning naming it; None when none leads (the answer is written per
+        story)."""
+        if not analysis.scope.ordinary or self.parts.stories_named is None:
+            return None
+        passages = self.parts.context.sentences(analysis)
+        lead = self.recorded_lead(passages, analysis.scope.tied)
+        scope = led_scope(scopes, lead.story) if lead.story is not None else None
+        if scope is None or lead.story is None:
+            return None
+        name = self.parts.stories_named().get(lead.story, lead.story)
+        return led_within(analysis, scope, name, LED.format(count=len(scopes), story=name))
 
-def recorded_lead(
-    trace: Trace, passages: Sequence[Passage], stories: Sequence[str], **detail: str
-) -> Lead:
-    """Which of `stories` the sentences found lead (qa/scope/story_lead.py), recorded in `trace`."""
-    lead = story_lead(passages, stories)
-    trace.record(
-        "story lead",
-        best={d: round(score, 3) for d, score in lead.best.items()},
-        leading=lead.story,
-        needed=STORY_LEAD,
-        **detail,
-    )
-    return lead
+    def wider_lead(self, analysis: QuestionAnalysis) -> ScopePlan | None:
+        """An undecided scope held by ordinary names one story's graph holds (`Scope.choice`):
+        another story's text may say them too without its graph holding them (親 is an entity of
+        竹取物語; 「親がにを殺したのは誰？」 is about 猿蟹合戦, whose graph has no 親), so the
+        sentences of every story the user chose are searched together (qa/scope/story_lead.py).
+        When a story the names did not keep leads them all, the question is answered within that
+        story, from its own entities of those names (none when it has none), under its name;
+        otherwise None (the undecided scope stands: `undecided_story`)."""
+        scope = analysis.scope
+        if not (scope.undecided and scope.keys) or self.parts.stories_named is None:
+            return None
+        named = self.parts.stories_named()
+        if len(named) <= len(scope.documents):
+            return None
+        everywhere = replace(analysis, scope=Scope(documents=scope.choice, undecided=True))
+        passages = self.parts.context.sentences(everywhere)
+        stories = list(dict.fromkeys(p.document_id for p in passages))
+        searched = "every story in scope: its names are ordinary words"
+        lead = self.recorded_lead(passages, stories, searched=searched)
+        if lead.story is None or lead.story in scope.documents:
+            return None
+        ids = set(analysis.ids)
+        keys = tuple(
+            str(row["key"])
+            for row in analysis.name_rows
+            if row.get("document_id") == lead.story and row["id"] in ids and row.get("key")
+        )
+        name = named.get(lead.story, lead.story)
+        note = f"{name}'s sentences lead every story's"
+        held = Scope(keys=keys, documents=(lead.story,), note=note)
+        return led_within(analysis, held, name, WIDER.format(story=name), story=lead.story)
+
+    def recorded_lead(
+        self, passages: Sequence[Passage], stories: Sequence[str], **detail: str
+    ) -> Lead:
+        """Which of `stories` the sentences found lead (qa/scope/story_lead.py), recorded in the
+        trace."""
+        lead = story_lead(passages, stories)
+        self.trace.record(
+            "story lead",
+            best={d: round(score, 3) for d, score in lead.best.items()},
+            leading=lead.story,
+            needed=STORY_LEAD,
+            **detail,
+        )
+        return lead
+
+    def library_names(self, analysis: QuestionAnalysis) -> dict[str, str]:
+        """The stories' names by document id when the question's scope is undecided
+        (qa/scope/scope.py: it names no one, or only ordinary words) in a store of several
+        stories; else empty (a single-story store's answers carry no story head line)."""
+        if not analysis.scope.undecided or self.parts.stories_named is None:
+            return {}
+        named = self.parts.stories_named()
+        return named if len(named) > 1 else {}
 
 
 def led_within(
     analysis: QuestionAnalysis, scope: Scope, name: str, told: str, *, story: str = ""
-) -> tuple[QuestionAnalysis, Undecided]:
+) -> ScopePlan:
     """The question within the leading story's `scope`, with its head line (`name`) and the
     warning `told` saying why."""
     head = story_head(name, japanese=analysis.reply_language == "ja")
-    return within(analysis, scope), Undecided(head=head, warnings=(told,), story=story)
-
-
-def library_names(analysis: QuestionAnalysis, parts: QAParts) -> dict[str, str]:
-    """The stories' names by document id when the question's scope is undecided (qa/scope/scope.py:
-    it names no one, or only ordinary words) in a store of several stories; else empty (a
-    single-story store's answers carry no story head line)."""
-    if not analysis.scope.undecided or parts.stories_named is None:
-        return {}
-    named = parts.stories_named()
-    return named if len(named) > 1 else {}
+    return ScopePlan(within(analysis, scope), head=head, warnings=(told,), story=story)
