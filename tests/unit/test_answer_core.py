@@ -1,4 +1,4 @@
-"""An answer's core as each of its readers takes it: the support check (`support._core`), the
+"""An answer's core as each of its readers takes it: the support check (`support_words._core`), the
 reply checks (`checks._answer_core`) and the English rendering (`answer_crosslang._core`). They
 share one stripper (storygraph.qa.generation.answer_core) and differ on purpose only where these
 tests pin
