@@ -61,12 +61,8 @@ SPEECH_ANCHOR = 8
 CONTEXT_CHARS = 240
 """Characters of the story before a source the parser reads with it (from a sentence start):
 enough for the paragraph's topic, which a Japanese sentence leaves unsaid."""
-
-
 MAX_CACHED_FRAMES = 4096
 """Sentences whose frames a checker keeps (it is reused while the graph is unchanged)."""
-
-
 _SENTENCE_END = re.compile(r"[。！？!?」\n]|\.\s")
 _CLOSED = re.compile(r"[。！？!?.」]$")
 

@@ -42,17 +42,11 @@ SLOT_KINDS = ROLE_KINDS | {"what"}
 """Kinds whose answer a source's clause can hold in the asked slot
 (storygraph.qa.verify.support_slots)."""
 MAX_CANDIDATES = 3
-
-
 PREMISE_KINDS = frozenset({"who_did", "who_was_done_to", "who", "what"})
 """Kinds whose premise is checked: a doer or a thing of a verb. A partner or a place is asked
 of relations the parser reads too sparsely to say that none exists."""
-
-
 _QUESTION_WORD = re.compile(r"(誰|だれ|どこ|何|なに)(から|まで|より|へ|に|で|を|が|と)")
 _KANJI_RUN = re.compile(r"[\u4e00-\u9fff々]+")
-
-
 _WHO_WORDS = ("誰", "だれ", "どなた", "何者")
 """Cues of a who question whose kind the participants' directions decide (…のは誰？)."""
 

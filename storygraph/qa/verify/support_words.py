@@ -26,8 +26,6 @@ from storygraph.text.normalize import normalize_name, reading
 from storygraph.text.terms import english_words
 
 _SHORT_JA = 12
-
-
 _CASE_PARTICLE = re.compile(r"(?:を|が|に|へ|で|と|から)")
 _PARTICLE_TAIL = re.compile(r"(?:から|まで|より|へ|に|で|を|が|は|と|の)$")
 _SHORT_EN = 5
