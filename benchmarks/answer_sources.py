@@ -49,7 +49,7 @@ from storygraph.llm.factory import ModelInfo
 from storygraph.models import Citation
 from storygraph.qa.generation.answer import Answerer
 from storygraph.qa.generation.checks import says_unknown
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.question.analysis import QuestionAnalysis, analyse
 from storygraph.qa.retrieval.context import ContextBuilder
 from storygraph.qa.retrieval.passages import MIN_SENTENCE_CHARS

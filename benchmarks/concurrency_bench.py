@@ -35,7 +35,7 @@ from storygraph.evaluation.harness import configured_model
 from storygraph.llm.factory import model_info
 from storygraph.llm.model_files import model_path
 from storygraph.llm.model_queue import waiting_for_the_model
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 

@@ -28,8 +28,8 @@ from storygraph.evaluation.answer_scoring import evidence_found
 from storygraph.evaluation.e2e import ingest_story, load_e2e_questions, story_services
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
-from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import sentence_frames
 from storygraph.settings import Settings
 

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from storygraph.evaluation.e2e import Stopwatch
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 

@@ -28,8 +28,8 @@ from storygraph.ingest.frames.extractor import ParserExtractor
 from storygraph.ingest.merge import build_plan
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Chunk, ChunkExtraction, DocumentInfo
-from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import open_store
 from storygraph.settings import Settings
 from storygraph.text.chunking import chunk_text

@@ -18,8 +18,9 @@ from typing import Any
 from benchmarks.common import SHARED, BenchResult, Table, real_chat_model, running_model_server
 from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.engine import QAEngine
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.retrieval import retrieval
 from storygraph.services import build_services
 from storygraph.settings import Settings

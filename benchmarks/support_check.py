@@ -59,7 +59,7 @@ from storygraph.qa.generation.candidate_answer import (
     offerable,
     written_as_answer,
 )
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.settings import Settings
 from storygraph.text.language import answer_language
 from storygraph.text.normalize import normalize_name

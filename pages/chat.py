@@ -45,7 +45,6 @@ from storygraph.humanize import duration, human_date, plural, tokens_text
 from storygraph.library.relation_labels import relation_label
 from storygraph.llm.model_queue import waiting_for_the_model
 from storygraph.models import Answer, Citation
-from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.explain import (
     FactLine,
     answer_method_text,
@@ -57,6 +56,7 @@ from storygraph.qa.pipeline.explain import (
     source_text,
     split_citations,
 )
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.pipeline.progress import Phase, reporting_phases
 from storygraph.services import Services
 from storygraph.store.reading import EVERYTHING, Reading, reading_for

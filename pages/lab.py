@@ -14,8 +14,8 @@ import streamlit as st
 from pages.common import guarded
 from storygraph.evaluation.compare import ModeRun, compare_modes
 from storygraph.humanize import tokens_text
-from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.explain import score_text
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.retrieval.retrieval import DEFAULT_MODE, available_modes
 from storygraph.services import Services
 from storygraph.ui.visualize import answer_graph_html

@@ -2,6 +2,7 @@
 """Every answer in full, for diffing two checkouts of a refactor that must not change behaviour.
 
     PYTHONHASHSEED=0 python scripts/answers_dump.py OUT.jsonl [--per-story N] [--only TEXT]
+        [--library]
 
 For the first N questions of each story in eval/e2e/ja.jsonl, en_fresh.jsonl and mixed.jsonl
 (the story ingested with the parser, through the e2e ingest cache), each question is asked
@@ -9,7 +10,10 @@ through ten engine set-ups: no model (three modes), a scripted small embedded mo
 and chosen answers, per-fact scoring, no composed answer) and a scripted capable model (two
 modes, and no_llm), the support check reading the parser's frames as in the app. One JSON
 line per answer: `Answer.to_json()` without timings, the streamed tokens, and every prompt the
-scripted model was sent. No real model runs. Run it in each checkout and `diff` the files
+scripted model was sent. `--library` puts every story in one store and asks each question of
+them all (the app's default scope), so that the story choice runs too (qa/scope/resolver.py:
+per-story answers, a leading story, tellings, an undecided question's sources). No real model
+runs. Run it in each checkout and `diff` the files
 (docs/ISSUES.md#engine-parts). `PYTHONHASHSEED` fixed: the scripted model lists names of equal
 length in set order.
 """
@@ -34,8 +38,8 @@ from storygraph.evaluation.e2e import (  # noqa: E402
     story_services,
 )
 from storygraph.llm.factory import ModelInfo  # noqa: E402
-from storygraph.qa.pipeline.engine import QAOptions  # noqa: E402
 from storygraph.qa.pipeline.factory import build_engine  # noqa: E402
+from storygraph.qa.pipeline.parts import QAOptions  # noqa: E402
 from storygraph.services import sentence_frames  # noqa: E402
 from storygraph.settings import Settings  # noqa: E402
 from tests.helpers.scripted_model import ScriptedChatModel  # noqa: E402
@@ -71,9 +75,13 @@ class RecordingModel(ScriptedChatModel):
         return super()._generate(messages, stop, run_manager, **kwargs)
 
 
+TIMINGS = frozenset({"seconds", "first_token_s"})
+"""Keys of measured times (a step's, the answer step's first token): two runs differ there."""
+
+
 def _untimed(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _untimed(v) for k, v in value.items() if k != "seconds"}
+        return {k: _untimed(v) for k, v in value.items() if k not in TIMINGS}
     if isinstance(value, list):
         return [_untimed(v) for v in value]
     return value
@@ -86,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="only stories whose path holds this text")
     parser.add_argument("--stories", type=Path, default=ROOT.parent / "shared" / "stories")
     parser.add_argument("--cache-dir", type=Path, default=None, help="e2e ingest cache")
+    parser.add_argument(
+        "--library", action="store_true", help="every story in one store, asked of them all"
+    )
     args = parser.parse_args(argv)
     by_story: dict[str, list[Any]] = {}
     for name in SETS:
@@ -97,10 +108,14 @@ def main(argv: list[str] | None = None) -> int:
         "small": ModelInfo("embedded", "scripted-small", capable=False),
         "capable": ModelInfo("scripted", "scripted-capable", capable=True),
     }
+    # one store per story, or (--library) one store holding them all, asked with every story
+    # in scope as the app asks by default: the story choice (qa/scope/resolver.py) runs then
+    shelves = [list(by_story)] if args.library else [[story] for story in by_story]
     with args.out.open("w", encoding="utf-8") as out:
-        for story, cases in by_story.items():
+        for shelf in shelves:
             with story_services(Settings(no_llm=True)) as services:
-                ingest_story(services, args.stories / story, args.cache_dir)
+                for story in shelf:
+                    ingest_story(services, args.stories / story, args.cache_dir)
                 model = RecordingModel()
                 engines = {
                     name: build_engine(
@@ -111,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     for name, info in infos.items()
                 }
-                for case in cases:
+                for case in (case for story in shelf for case in by_story[story]):
                     for name, options in RUNS:
                         PROMPTS.clear()
                         tokens: list[str] = []

@@ -170,7 +170,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         use_encoder_server(Path(settings.data_dir), settings.encoder_idle_s)
     # The encoder (or its helper) and Sudachi load while the store's server starts.
     preload_in_background(Path(settings.data_dir))
-    from storygraph.qa.pipeline.engine import QAOptions
+    from storygraph.qa.pipeline.parts import QAOptions
     from storygraph.qa.verify.support_text import support_line
     from storygraph.text.chapters import chapter_label
 

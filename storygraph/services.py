@@ -206,7 +206,7 @@ class Services:
     def _warm(self) -> None:
         from storygraph.ingest.llm_extraction import MODEL_CALL_ERRORS
         from storygraph.llm.model_queue import reading_ahead
-        from storygraph.qa.pipeline.engine import QAOptions
+        from storygraph.qa.pipeline.parts import QAOptions
 
         try:
             languages = read_ahead_languages(self.store.list_documents())

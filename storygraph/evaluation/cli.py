@@ -27,7 +27,7 @@ from storygraph.evaluation.harness import (
 )
 from storygraph.ingest.graph_io import load_graph_file
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.settings import Settings
 
 COLUMNS: tuple[tuple[str, str], ...] = (

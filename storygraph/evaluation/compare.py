@@ -8,7 +8,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from storygraph.models import Answer
-from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.engine import QAEngine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.retrieval.retrieval import canonical_mode
 
 Triple = tuple[str, str, str]

@@ -42,7 +42,7 @@ from storygraph.models import (
     ExtractedEntity,
     ExtractedRelation,
 )
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.scope.per_story import misplaced_citations
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings

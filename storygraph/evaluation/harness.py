@@ -27,7 +27,7 @@ from storygraph.evaluation.metrics import (
 )
 from storygraph.ingest.graph_io import import_graph
 from storygraph.llm.factory import ModelInfo, build_chat_model, model_info
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.retrieval.retrieval import available_modes, canonical_mode
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings

@@ -12,7 +12,7 @@ import threading
 import pytest
 
 import pages.chat as chat
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.pipeline.progress import Phase, reporting_phases
 from storygraph.qa.verify.support_text import CHECK_WARNINGS
 from storygraph.services import Services

@@ -575,7 +575,7 @@ def test_the_chat_streams_the_answer_as_the_model_writes_it(services: Services) 
     """The chat hands a token callback to the engine; the pieces it shows are the answer."""
     from pages.chat import ask
     from storygraph.llm.factory import ModelInfo
-    from storygraph.qa.pipeline.engine import QAOptions
+    from storygraph.qa.pipeline.parts import QAOptions
 
     services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
     services.info = ModelInfo("embedded", "scripted stand-in", capable=False)

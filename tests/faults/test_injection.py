@@ -12,7 +12,7 @@ import pytest
 from storygraph import cypher as q
 from storygraph.ingest.graph_io import import_graph
 from storygraph.ingest.merge import clean_name
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services
 from storygraph.text.sanitize import sanitize_label, sanitize_rel_type
 from tests.faults.conftest import (

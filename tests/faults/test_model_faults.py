@@ -11,8 +11,8 @@ import openai
 import pytest
 
 from storygraph.llm.factory import build_chat_model
-from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services
 from tests.faults.conftest import SEED_JA, ServicesFactory, make_settings, snapshot
 from tests.helpers.faulty_models import (

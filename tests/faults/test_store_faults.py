@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from storygraph.errors import StoreError
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services, build_services, open_store
 from storygraph.store.falkordb_server import EmbeddedFalkorDB
 from tests.faults.conftest import (

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import build_services, open_store
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import MOMOTARO_JA

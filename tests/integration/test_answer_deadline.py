@@ -21,8 +21,9 @@ from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
 from storygraph.qa.pipeline.deadline import TOO_LONG
-from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.engine import QAEngine
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.scope.per_story import split_by_story
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings

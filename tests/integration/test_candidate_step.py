@@ -15,8 +15,9 @@ import pytest
 
 from storygraph.evaluation.e2e import load_e2e_questions, run_e2e
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.engine import QAEngine
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.verify.support_text import NOT_SURE
 from storygraph.services import Services, question_structure, sentence_frames
 from storygraph.settings import Settings

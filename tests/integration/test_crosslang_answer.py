@@ -10,8 +10,8 @@ import pytest
 
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
-from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services
 from tests.helpers.scripted_model import ScriptedChatModel
 

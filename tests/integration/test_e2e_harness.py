@@ -10,8 +10,8 @@ from pathlib import Path
 from storygraph.evaluation.e2e import load_e2e_questions, run_e2e
 from storygraph.ingest.llm_extraction import TransformerExtractor
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.pipeline.engine import QAOptions
-from storygraph.qa.verify.support import declines
+from storygraph.qa.pipeline.parts import QAOptions
+from storygraph.qa.verify.support_words import declines
 from storygraph.settings import Settings
 from tests.helpers.scripted_model import ScriptedChatModel
 

@@ -19,7 +19,7 @@ from storygraph.library.entity_pages import EntityPages
 from storygraph.library.wiki import INDEX, export_wiki
 from storygraph.llm.factory import ModelInfo
 from storygraph.qa.generation.answer import facts_answer
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.retrieval.order import order_for_question
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings

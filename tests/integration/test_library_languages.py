@@ -14,8 +14,8 @@ import pytest
 
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
-from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_model import ScriptedChatModel

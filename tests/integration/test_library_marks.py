@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.engine import QAEngine
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.scope.per_story import misplaced_citations, split_by_story
 from storygraph.services import Services
 from tests.helpers import scripted_logic

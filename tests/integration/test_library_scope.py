@@ -14,7 +14,7 @@ import pytest
 
 from storygraph.cli import main
 from storygraph.errors import StoryGraphError
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.retrieval.retrieval import ModeRetriever
 from storygraph.qa.scope.per_story import misplaced_citations, split_by_story, story_head
 from storygraph.services import Services, build_services

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.scope.per_story import JOINED, misplaced_citations, split_by_story, story_head
 from storygraph.services import Services
 from tests.helpers.library import ingested_library

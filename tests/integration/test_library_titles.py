@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services
 from tests.helpers.library import ingested_library
 

@@ -19,7 +19,7 @@ from storygraph.crashes import CrashLedger
 from storygraph.doctor import DoctorReport, check_crashes
 from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.llm.embedded_server import EmbeddedServer
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.cli_process import run_cli

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from storygraph.ingest.graph_io import import_graph, load_graph_file
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services
 from tests.helpers.scripted_model import ScriptedChatModel
 

@@ -15,8 +15,9 @@ from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Fact
 from storygraph.qa.generation.answer import FactsAnswerer, ModelAnswerer
-from storygraph.qa.pipeline.engine import QAEngine, QAOptions, QAParts
+from storygraph.qa.pipeline.engine import QAEngine
 from storygraph.qa.pipeline.factory import SMALL_TOP_K, build_engine
+from storygraph.qa.pipeline.parts import QAOptions, QAParts
 from storygraph.qa.question.analysis import QuestionAnalysis, QuestionReader
 from storygraph.qa.question.entities import LocalEntityFinder, ModelEntityFinder
 from storygraph.qa.retrieval.context import SMALL_MAX_SOURCES, ContextBuilder, Sources

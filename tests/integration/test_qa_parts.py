@@ -14,8 +14,8 @@ from storygraph.ingest.graph_io import import_graph, load_graph_file
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer, Citation, Fact
 from storygraph.qa.generation.checks import unsupported_names
-from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.question.analysis import analyse
 from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.retrieval.retrieval import retrieve

@@ -21,8 +21,9 @@ import pytest
 from storygraph.ingest.frames.extractor import ParserExtractor
 from storygraph.llm.factory import ModelInfo
 from storygraph.qa.pipeline.deadline import TOO_LONG
-from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.engine import QAEngine
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import (
     Services,
     build_services,

@@ -15,8 +15,9 @@ from storygraph.cli import main
 from storygraph.library.entity_pages import METHOD_READ, EntityPages
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
-from storygraph.qa.pipeline.engine import QAEngine, QAOptions
+from storygraph.qa.pipeline.engine import QAEngine
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from storygraph.store.reading import NOT_YET, SO_FAR, reading_for

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.question.analysis import analyse
 from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.question.translation import NoTranslation, translator_for

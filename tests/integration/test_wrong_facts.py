@@ -12,7 +12,7 @@ from storygraph.errors import InputError
 from storygraph.library.entity_pages import EntityPages
 from storygraph.library.wrong_facts import HIDDEN, SHOWN, FactRef, hide, show_again
 from storygraph.llm.factory import ModelInfo
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from tests.helpers.scripted_logic import Script

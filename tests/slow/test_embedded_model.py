@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from storygraph.qa.generation.answer import UNKNOWN
-from storygraph.qa.pipeline.engine import QAOptions
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.services import Services
 
 pytestmark = pytest.mark.slow

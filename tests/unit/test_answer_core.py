@@ -1,4 +1,4 @@
-"""An answer's core as each of its readers takes it: the support check (`support._core`), the
+"""An answer's core as each of its readers takes it: the support check (`support_words._core`), the
 reply checks (`checks._answer_core`) and the English rendering (`answer_crosslang._core`). They
 share one stripper (storygraph.qa.generation.answer_core) and differ on purpose only where these
 tests pin
@@ -11,7 +11,7 @@ import pytest
 
 from storygraph.qa.generation.answer_crosslang import _core as rendered_core
 from storygraph.qa.generation.checks import _answer_core as reply_core
-from storygraph.qa.verify.support import _core as support_core
+from storygraph.qa.verify.support_words import _core as support_core
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,8 @@ from pydantic import ValidationError
 from storygraph.models import Answer, TraceStep
 from storygraph.qa.generation.answer import ModelAnswerer
 from storygraph.qa.pipeline.deadline import TOO_LONG, Deadline, DeadlinePassed, unchecked
-from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.explain import plain_trace
+from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.pipeline.trace import Trace
 from storygraph.qa.retrieval.context import Sources
 from storygraph.settings import Settings

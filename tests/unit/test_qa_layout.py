@@ -1,6 +1,6 @@
-"""The qa wing's shape (docs/ISSUES.md#engine-parts): it imports nothing from the ingest wing, and
-only the question's analysis reads the question's language (the support check reads the answer's and
-its sources')."""
+"""The qa wing's shape (docs/ISSUES.md#engine-parts): six rooms, no module over `MAX_LINES`, it
+imports nothing from the ingest wing, and only the question's analysis reads the question's
+language (the support check reads the answer's and its sources')."""
 
 from __future__ import annotations
 
@@ -14,6 +14,10 @@ ROOMS = {"question", "retrieval", "generation", "verify", "scope", "pipeline"}
 """The wing's rooms by role (issue 43): read the question, retrieve, write, verify, choose the
 stories, and the pipeline that composes and runs them."""
 
+MAX_LINES = 600
+"""No module of the wing is longer (issue 43): a newcomer reads one whole, and a module that
+grows past it is split by what its parts do."""
+
 
 def _trees() -> dict[str, ast.Module]:
     return {
@@ -25,6 +29,15 @@ def _trees() -> dict[str, ast.Module]:
 def test_the_wing_is_its_rooms_and_nothing_else_at_its_top() -> None:
     top = {p.name for p in QA.iterdir() if not p.name.startswith((".", "__"))}
     assert top == ROOMS
+
+
+def test_no_module_of_the_wing_is_over_max_lines() -> None:
+    lengths = {
+        p.relative_to(QA).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+        for p in sorted(QA.rglob("*.py"))
+    }
+    assert len(lengths) > 10
+    assert {name: n for name, n in lengths.items() if n > MAX_LINES} == {}
 
 
 def test_qa_imports_nothing_from_ingest() -> None:

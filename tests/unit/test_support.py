@@ -12,9 +12,10 @@ from storygraph.ingest.frames.extractor import reader_for
 from storygraph.models import Citation, Fact
 from storygraph.qa.question.analysis import analyse
 from storygraph.qa.question.entities import LocalEntityFinder
-from storygraph.qa.verify.support import Frame, GraphSupportChecker
+from storygraph.qa.verify.support import GraphSupportChecker
 from storygraph.qa.verify.support_kinds import asked_kind
 from storygraph.qa.verify.support_quotes import ORDER_SHARE, in_order_share
+from storygraph.qa.verify.support_reading import Frame
 from storygraph.qa.verify.support_text import support_line, support_reply
 from storygraph.services import question_structure
 from storygraph.text.normalize import normalize_name
@@ -285,7 +286,7 @@ def test_a_quote_must_say_the_questions_own_terms() -> None:
 def test_a_japanese_answer_is_read_without_the_words_it_repeats_from_the_question() -> None:
     # 「川上から流れて来た。」 answers 「どこから流れて来た？」 with 川上: the repeated predicate
     # and its particle are no name the sources must hold
-    from storygraph.qa.verify.support import _own_part
+    from storygraph.qa.verify.support_words import _own_part
 
     assert _own_part("川上から流れて来た", "大きな桃はどこから流れて来た？") == "川上"
     assert _own_part("犬", "桃太郎の家来は誰？") == "犬"  # nothing repeated: unchanged
@@ -362,7 +363,7 @@ def test_a_source_is_read_with_the_topic_its_paragraph_carries() -> None:
 
 
 def test_a_source_stopping_at_a_speech_is_read_to_the_end_of_its_sentence() -> None:
-    from storygraph.qa.verify.support import text_around
+    from storygraph.qa.verify.support_reading import text_around
 
     story = (
         "おばあさんが洗濯をしていますと、川上から、大きな桃が一つ、\n\n"
@@ -403,7 +404,7 @@ MOMOTARO_PASSAGE = (
 
 
 def test_a_source_joining_the_storys_lines_otherwise_than_its_chunk_is_read_in_it() -> None:
-    from storygraph.qa.verify.support import source_span, text_around
+    from storygraph.qa.verify.support_reading import source_span, text_around
 
     # a sentence-search passage across a paragraph break: read to the end of its sentence
     assert text_around(MOMOTARO_CHUNK, MOMOTARO_PASSAGE) == (

@@ -15,8 +15,9 @@ from storygraph.models import Citation
 from storygraph.qa.question.analysis import QuestionAnalysis, analyse
 from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.question.translation import DictionaryTranslator
-from storygraph.qa.verify.support import Frame, GraphSupportChecker
+from storygraph.qa.verify.support import GraphSupportChecker
 from storygraph.qa.verify.support_crosslang import CrossLanguageChecker, across_languages
+from storygraph.qa.verify.support_reading import Frame
 from storygraph.text.jmdict import Dictionary, open_dictionary
 from storygraph.text.normalize import normalize_name
 

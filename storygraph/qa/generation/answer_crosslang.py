@@ -41,9 +41,9 @@ from storygraph.qa.generation.checks import closest_sentence
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.entities import name_reading
 from storygraph.qa.retrieval.context import Sources
-from storygraph.qa.verify.support import declines
 from storygraph.qa.verify.support_crosslang import in_sources_language
 from storygraph.qa.verify.support_text import NOT_SHOWN, SupportStep, support_reply
+from storygraph.qa.verify.support_words import declines
 from storygraph.text.jmdict import Dictionary
 from storygraph.text.normalize import normalize_name, word_lemmas, written_form
 

@@ -1,6 +1,6 @@
 """The checks a written answer goes through before the user reads it, in one place.
 
-The answer step (storygraph.qa.pipeline.engine) hands every reply the model wrote to `judge_reply`:
+The answer step (storygraph.qa.pipeline.writing) hands every reply the model wrote to `judge_reply`:
 
 - the reply's language against the question's (a warning only);
 - `not_an_answer`: a worked example's answer that no sentence the model read holds (the small

@@ -186,7 +186,7 @@ _ASIDE = {
     "relation does not fit the question's words": "not the act the question's words name",
 }
 """Set-aside reasons of the scoring stages (storygraph.qa.retrieval.scoring,
-storygraph.qa.pipeline.engine) in a reader's words; "beyond top-k" is worded with its number."""
+storygraph.qa.pipeline.gathering) in a reader's words; "beyond top-k" is worded with its number."""
 UNRANKED = "not ranked: the answer's deadline passed"
 
 

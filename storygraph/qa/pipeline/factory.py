@@ -36,7 +36,8 @@ from storygraph.qa.generation.answer import Answerer, FactsAnswerer, ModelAnswer
 from storygraph.qa.generation.answer_choice import ChoiceAnswerer
 from storygraph.qa.generation.answer_crosslang import SourcesLanguageAnswer, sources_language_answer
 from storygraph.qa.generation.candidate_answer import NO_CHOICE, CandidatePicker, picker_for
-from storygraph.qa.pipeline.engine import QAEngine, QAOptions, QAParts
+from storygraph.qa.pipeline.engine import QAEngine
+from storygraph.qa.pipeline.parts import QAOptions, QAParts
 from storygraph.qa.question.analysis import QuestionReader
 from storygraph.qa.question.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
 from storygraph.qa.question.translation import translator_for
@@ -45,14 +46,9 @@ from storygraph.qa.retrieval.passages import PassageFinder, SentenceSearch
 from storygraph.qa.retrieval.retrieval import parse_mode, retriever_for
 from storygraph.qa.retrieval.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
 from storygraph.qa.verify import load_verifier
-from storygraph.qa.verify.support import (
-    FrameReader,
-    StructureReader,
-    SupportChecker,
-    graph_support_checker,
-    names_language,
-)
+from storygraph.qa.verify.support import SupportChecker, graph_support_checker, names_language
 from storygraph.qa.verify.support_crosslang import across_languages
+from storygraph.qa.verify.support_reading import FrameReader, StructureReader
 from storygraph.qa.verify.support_slots import ClauseReader
 from storygraph.store import GraphStore
 from storygraph.store.reading import Reading, reading_for

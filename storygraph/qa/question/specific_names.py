@@ -7,7 +7,7 @@ for 金太郎 or "the Hare", and wrong for an ordinary word one graph happened t
 竹取; an English question found 骨 of かちかち山 through its "bone". Such a word says nothing about
 which story is meant, so the scope narrows by the question's proper names first
 (`narrow(common=…)`), and a scope settled by ordinary words alone is undecided: the answer says
-which story each source is from (qa/pipeline/engine.py).
+which story each source is from (qa/scope/resolver.py).
 
 A name is an ordinary word when
 - Japanese: Sudachi reads it as one common noun (普通名詞), a prefix or suffix around it allowed

@@ -30,7 +30,7 @@ of them. Within that choice:
 - a question the names do not settle (`Scope.undecided`: it names no one, or only ordinary
   words) is answered from where its sources are (a question naming no one: sentence search
   in every story in scope), and the answer says which story each source is from
-  (qa/pipeline/engine.py:
+  (qa/scope/resolver.py:
   under its story's head line, per story when they are several).
 
 Entities a user linked across stories (SAME_AS, storygraph.library.identity) start retrieval
@@ -67,7 +67,7 @@ class Scope:
     undecided: bool = False
     """The question's names do not settle its story: it names no one, or only ordinary words
     (qa/question/specific_names.py), no stories tie and the user did not pick one story. The answer
-    says which story each source is from (qa/pipeline/engine.py)."""
+    says which story each source is from (qa/scope/resolver.py)."""
     ordinary: bool = False
     """The stories tie (`tied`) by ordinary words alone, no proper name among them: the
     stories' own sentences may still tell them apart (qa/scope/story_lead.py)."""
@@ -75,12 +75,12 @@ class Scope:
     """The stories the user chose (empty: every story), kept for an undecided scope whose
     ordinary names one story's graph holds: another story's text may hold them too, and its
     sentences may fit the question better (qa/scope/story_lead.py, `wider_lead` in
-    qa/pipeline/engine.py)."""
+    qa/scope/resolver.py)."""
     tellings: tuple[str, ...] = ()
     """Stories the question's proper names tie that are tellings of the tale the question
     names by title (its title words are in each story's name alike: 桃太郎 in
     momotaro_kusuyama.txt and momotaro_akutagawa.txt): answered once from all of them, under
-    one head line naming them (`tied` is then empty; qa/pipeline/engine.py)."""
+    one head line naming them (`tied` is then empty; qa/scope/resolver.py)."""
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:

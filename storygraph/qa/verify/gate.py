@@ -21,8 +21,8 @@ from storygraph.models import Citation, Support
 from storygraph.qa.generation.answer_core import answer_core
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.verify.evidence import Evidence, Verdict
-from storygraph.qa.verify.support import cited_sources, declines
 from storygraph.qa.verify.support_text import NOT_SHOWN, SupportStep, support_reply
+from storygraph.qa.verify.support_words import cited_sources, declines
 from storygraph.qa.verify.verifier import Verifier
 from storygraph.settings import VerifyMode
 

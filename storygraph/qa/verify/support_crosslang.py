@@ -38,12 +38,9 @@ from storygraph.qa.generation.answer_core import SOURCE_MARK, without_marks
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_type import detect_question_type
 from storygraph.qa.question.translation import DictionaryTranslator, TranslatedWord
-from storygraph.qa.verify.support import (
-    GraphSupportChecker,
-    NameFinder,
-    SupportChecker,
-    declines,
-)
+from storygraph.qa.verify.support import GraphSupportChecker, SupportChecker
+from storygraph.qa.verify.support_reading import NameFinder
+from storygraph.qa.verify.support_words import declines
 from storygraph.text.jmdict import Dictionary, open_dictionary
 from storygraph.text.language import is_kanji
 from storygraph.text.normalize import normalize_name, word_lemmas

@@ -38,6 +38,10 @@ predicate's chain less a subsidiary verb after another (忘れて行った: 忘�
 vocabulary.SUBSIDIARY_VERBS_JA). A question asking why or how (なぜ, どうやって: no noun of the
 act) is read as before.
 
+`_quoted` finds the source a long answer quotes (`QUOTE_SHARE` of it word for word) about the
+question's participant and topic: the check's "quote" verdict, which `quote_misses` then asks
+more of.
+
 `in_order_share` is the words check's order measure: an answer made of a source's words in
 another order (an event no sentence tells) is not said by that source.
 
@@ -55,13 +59,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
 
+from storygraph.models import Citation
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_structure import Clause, QuestionStructure, case_direction
-from storygraph.qa.question.relation_words import question_stems, related_stems
+from storygraph.qa.question.question_type import PERSON_KINDS
+from storygraph.qa.question.relation_words import question_stems, related_stems, word_in
+from storygraph.qa.verify.support_links import _beside, _Link
+from storygraph.qa.verify.support_words import _SHORT_EN, _SHORT_JA, _core, _on_topic, _pairs
 from storygraph.text.chunking import split_sentences
 from storygraph.text.normalize import holds_name, normalize_name
 from storygraph.text.terms import english_words
-from storygraph.text.vocabulary import LIGHT_PREDICATES_JA, SUBSIDIARY_VERBS_JA
+from storygraph.text.vocabulary import LIGHT_PREDICATES_JA, SUBSIDIARY_VERBS_JA, words_by_stem
 
 Reader = Callable[[str, str], QuestionStructure | None]
 _REASON_OR_MANNER = re.compile(r"なぜ|どうして|どうやって|どのよう|どんなふう|何のため")
@@ -266,3 +274,77 @@ def in_order_share(answer: str, source: str, language: str) -> float:
 def _stem(lemma: str) -> str:
     """A verb's dictionary form less its last kana (名乗る → 名乗, 沈む → 沈)."""
     return normalize_name(lemma[:-1] if len(lemma) > 1 else lemma)
+
+
+QUOTE_SHARE = 0.8
+"""Share of an answer's character pairs (English: content words) one source must hold for the
+answer to count as a quote of it."""
+
+
+def _quoted(
+    analysis: QuestionAnalysis,
+    answer: str,
+    sources: Sequence[Citation],
+    links: Sequence[_Link],
+) -> Citation | None:
+    """The source a long answer quotes (`QUOTE_SHARE` of it word for word), when that source
+    names a participant of the question and shares a word of it; None for a short answer (a
+    name: the role check reads it) and for anything else."""
+    core = _core(answer)
+    if analysis.language == "ja":
+        if len(core) <= _SHORT_JA:
+            return None
+        mine = _pairs(core)
+    else:
+        mine = english_words(core)
+        if len(core.split()) <= _SHORT_EN:
+            return None
+        # "The Hare made fun of the short feet…" for "What did the Hare make fun of?": the
+        # words it repeats of the question say the question, not what it quotes
+        asked = set(english_words(analysis.question))
+        own = [w for w in mine if w not in asked]
+        mine = own if len(own) >= MIN_QUOTED_WORDS else mine
+    if not mine:
+        return None
+    if analysis.qtype.kind in PERSON_KINDS | {"where"} and not _on_topic(core, analysis):
+        # a quote answering who / where must itself say the question's terms (its verb): a
+        # sentence beside the asked event (「…ながめながら」 for who rescued the hare) names
+        # someone, not the one asked for
+        return None
+    for c in sources:
+        held = set(_pairs(c.text)) if analysis.language == "ja" else set(english_words(c.text))
+        share = sum(x in held for x in mine) / len(mine)
+        if (
+            share >= QUOTE_SHARE
+            and (_beside(c, analysis.entities, True, links) or _holds_quoted(c.text, analysis))
+            and (_on_topic(c.text, analysis) or _says_asked_verb(c.text, analysis))
+        ):
+            return c
+    return None
+
+
+MIN_QUOTED_WORDS = 3
+"""An English answer's own words (those the question does not say) a quote is read by, at
+least: fewer, and the whole answer is."""
+
+
+def _says_asked_verb(text: str, analysis: QuestionAnalysis) -> bool:
+    """Does a source say the question's verb by a word of the verb table's row for it
+    (storygraph.text.vocabulary: "ridiculed" for "make fun of", 退治 for 倒した)? Then it is on
+    the question's topic though it shares no term with it."""
+    folded = text.lower()
+    table = words_by_stem()
+    return any(word_in(w, folded) for stem in analysis.stems for w in table.get(stem, ()))
+
+
+MIN_QUOTED_PHRASE = 5
+"""A phrase the question quotes this long or longer is the story's own words (「人間のいちばん
+だいじなたから」, a speech), not a title or a name (「桃太郎」)."""
+
+
+def _holds_quoted(text: str, analysis: QuestionAnalysis) -> bool:
+    """Does a source hold a phrase the question quotes from the story, word for word? Then it
+    tells what the question is about, whether or not it names a participant (the thing the
+    phrase describes, 玉手箱, stands in a clause of its own)."""
+    held = normalize_name(text)
+    return any(len(q) >= MIN_QUOTED_PHRASE and q in held for q in analysis.quoted)

@@ -19,7 +19,8 @@ from storygraph.models import Citation, Fact, Support
 from storygraph.qa.generation.answer import CLOSEST_LEAD, UNKNOWN
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.retrieval.type_priors import fits_kind
-from storygraph.qa.verify.support import SupportChecker, declines
+from storygraph.qa.verify.support import SupportChecker
+from storygraph.qa.verify.support_words import declines
 
 NOT_SURE = {
     "ja": "確かな答えは見つかりませんでした（答えを根拠の文で確かめられませんでした）。",

@@ -1,0 +1,122 @@
+"""One answer within one scope: gather → write → check the support → verify
+(`answer_within`), each step recorded in the trace and cut short by the deadline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from storygraph.models import Fact
+from storygraph.qa.generation.answer import TokenFn
+from storygraph.qa.pipeline.checking import check_support, offer_candidate, scoped_checker
+from storygraph.qa.pipeline.deadline import Deadline, unchecked
+from storygraph.qa.pipeline.gathering import Gathered, gather
+from storygraph.qa.pipeline.parts import QAParts
+from storygraph.qa.pipeline.progress import phase
+from storygraph.qa.pipeline.trace import Trace
+from storygraph.qa.pipeline.writing import Written, facts_written, write
+from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.retrieval.context import Sources
+from storygraph.qa.retrieval.retrieval import Retrieval
+from storygraph.qa.retrieval.scoring import RerankResult
+from storygraph.qa.verify.gate import evidence_of, gated, verifiable
+from storygraph.qa.verify.support_text import SupportStep
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One answer's values from retrieval to the support check (a story's, in a per-story
+    answer)."""
+
+    found: Retrieval
+    ranked: RerankResult
+    facts: list[Fact]
+    sources: Sources
+    written: Written
+    checked: SupportStep
+
+    @property
+    def warnings(self) -> list[str]:
+        return [
+            *self.found.notes,
+            *self.ranked.warnings,
+            *self.written.warnings,
+            *self.checked.warnings,
+        ]
+
+
+def answer_within(
+    analysis: QuestionAnalysis,
+    parts: QAParts,
+    trace: Trace,
+    on_token: TokenFn | None,
+    deadline: Deadline,
+    gathered: Gathered | None = None,
+) -> Answered:
+    """Retrieval, scoring, sources (unless `gathered` already), the answer and its support
+    check within `analysis.scope`, each step recorded in `trace`; past the `deadline`, the
+    stages left are skipped (storygraph.qa.pipeline.deadline)."""
+    if gathered is None:
+        phase("finding")  # a per-story answer's next story
+    got = gathered if gathered is not None else gather(analysis, parts, trace, deadline)
+    found, ranked, facts, kept, sources = got.found, got.ranked, got.facts, got.kept, got.sources
+    asked = None
+    if parts.across is not None and parts.answerer.calls_model and (kept or sources.citations):
+        asked = parts.across.asked(analysis)  # answered in the sources' language
+    first: list[float] = []  # when the answer's first piece came, into the answer step
+
+    def heard(piece: str) -> None:
+        if not first:
+            first.append(trace.elapsed())
+            phase("writing")
+        if on_token is not None:
+            on_token(piece)
+
+    if deadline.over(trace, "answer"):
+        written = facts_written(analysis, kept, facts, sources, on_token)
+        asked = None  # the facts' answer is written in the question's language
+    else:
+        written = write(
+            asked or analysis, parts, kept, facts, sources, trace.callbacks, heard, deadline
+        )
+    by_model = written.method.startswith("llm") and bool(first)
+    trace.record(
+        "answer", method=written.method, citations=len(sources.citations),
+        sources_read=written.read, unsupported_names=list(written.unsupported),
+        **({"cut_at_deadline": True} if written.cut else {}),
+        **({"first_token_s": round(first[0], 4)} if by_model else {}),
+    )  # fmt: skip
+    if written.method.startswith("llm") and not written.cut:
+        phase("checking")
+    read_as = asked or analysis
+    checker = scoped_checker(read_as, parts)
+    offered = None
+    if deadline.over(trace, "support"):
+        checked = unchecked(written.text)
+    else:
+        checked = check_support(read_as, checker, written, sources, facts)
+        if not deadline.over(trace, "candidate", stage="support"):
+            offered = offer_candidate(
+                read_as, parts, checker, written, sources, facts, checked, trace.callbacks
+            )
+    shown = offered.step if offered is not None else checked
+    # what the model wrote in the sources' language, or the candidate shown in its place
+    said = shown.text if shown is not checked else written.text
+    if parts.verifier is not None and verifiable(written.method, written.text, written.cut):
+        evidence = evidence_of(
+            read_as.question, written.text, written.logprobs, sources.citations, written.read,
+            checked.support,
+        )  # fmt: skip
+        verdict = parts.verifier.verify(evidence)
+        shown = gated(
+            parts.verify_mode, parts.verifier, verdict, read_as, written.text, checked, shown,
+            sources.citations,
+        )  # fmt: skip
+    if asked is not None and parts.across is not None:
+        # a candidate shown in the sources' language is rendered as the model's answer would be
+        said = written.text if shown.text == written.text else said
+        shown = parts.across.shown(analysis, shown, said, written.method, sources)
+    trace.record("support", **shown.detail)
+    if offered is not None:
+        trace.record("candidate", **offered.detail)
+    return Answered(found, ranked, facts, sources, written, shown)
