@@ -304,6 +304,10 @@ class Answer:
     cypher: str = ""
     support: Support | None = None
     """The support check's verdict (None: not run, e.g. an answer from before the check)."""
+    language: str = ""
+    """The language of the chat's own words about this answer, "ja" or "en": the question's, as
+    the question reader read it once (QuestionAnalysis.reply_language). "" only in a chat saved
+    before answers carried it (the view then reads the question's language itself)."""
 
     @property
     def kept_facts(self) -> list[Fact]:
@@ -314,6 +318,7 @@ class Answer:
             "question": self.question,
             "answer": self.answer,
             "mode": self.mode,
+            "language": self.language,
             "entities": [e.node_id for e in self.entities],
             "entity_matches": [asdict(e) for e in self.entities],
             "facts": [f.to_json() for f in self.facts],

@@ -71,9 +71,13 @@ def _answered_by(support: Support, language: Language) -> str:
     return ANSWERED_BY.get(support.answered_by, support.answered_by)
 
 
-def language_of(question: str) -> Language:
-    """The question's language for the chat's own words (Japanese or English)."""
-    return "ja" if detect_language(question) == "ja" else "en"
+def language_of(answer: Answer) -> Language:
+    """The language of the chat's own words about `answer` (Japanese or English): the one the
+    question reader read (`Answer.language`); for an answer of a chat saved before answers
+    carried it, the question's language read here."""
+    if answer.language in ("ja", "en"):
+        return "ja" if answer.language == "ja" else "en"
+    return "ja" if detect_language(answer.question) == "ja" else "en"
 
 
 def _cited(source: int | None) -> str:
@@ -175,7 +179,7 @@ def model_answer_of(answer: Answer) -> str:
 
 def verdict_view(answer: Answer) -> VerdictView:
     """The one verdict of `answer` (module doc)."""
-    language = language_of(answer.question)
+    language = language_of(answer)
     checks = tuple(w for w in answer.warnings if w.startswith(CHECK_WARNINGS))
     others = tuple(w for w in answer.warnings if not w.startswith(CHECK_WARNINGS))
     support = answer.support

@@ -61,6 +61,8 @@ def test_the_model_answers_in_japanese_and_the_reader_gets_english(
     # shown in English (桃太郎 is the question's own Momotaro: left out), the Japanese answer in
     # brackets, its source mark kept
     assert answer.answer == "15 (桃太郎は十五になりました) [1]", answer.answer
+    # the chat's own words follow the question's language, read once by the question reader
+    assert answer.language == "en"
     assert support["rendered"] == ["十五 → 15"]
 
 

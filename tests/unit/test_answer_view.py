@@ -10,6 +10,7 @@ from storygraph.qa.verify.support_text import NAMES_UNHELD, NOT_CONFIRMED, NOT_S
 from storygraph.ui.answer_view import (
     DRAFT_LEAD,
     draft_line,
+    language_of,
     phases_line,
     status_line,
     verdict_view,
@@ -131,3 +132,11 @@ def test_an_answer_no_check_read_has_no_mark_and_keeps_its_warnings() -> None:
     view = verdict_view(_answer("桃太郎の仲間は誰？", "1. 犬 …", support, "a warning"))
     assert view.mark is None and view.line == "" and view.changed == ""
     assert view.warnings == ("a warning",)
+
+
+def test_the_chats_words_follow_the_readers_language_detected_only_for_old_chats() -> None:
+    read = Answer("桃太郎を倒したのは誰？", "猿です。", "onehop", language="en")
+    assert language_of(read) == "en"  # the reader's reading wins: the question is not read again
+    assert language_of(Answer("桃太郎を倒したのは誰？", "猿です。", "onehop")) == "ja"
+    assert language_of(Answer("Who defeated Momotaro?", "The monkey.", "onehop")) == "en"
+    assert read.to_json()["language"] == "en"

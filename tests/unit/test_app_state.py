@@ -46,6 +46,7 @@ def _answer() -> Answer:
         rerank_fell_back=False,
         warnings=["w"],
         cypher="MATCH (n) RETURN n",
+        language="ja",
     )
 
 

@@ -67,6 +67,7 @@ def per_story_answer(
     stories = ", ".join(named.get(s.documents[0], s.documents[0]) for s in scopes)
     return Answer(
         question=analysis.question,
+        language=analysis.reply_language,
         answer="\n\n".join(texts),
         mode=answered[0].found.mode,
         entities=list(analysis.entities),
@@ -97,6 +98,7 @@ def one_answer(
     text = so_far(one.checked.text, parts.reading)
     return Answer(
         question=analysis.question,
+        language=analysis.reply_language,
         answer=f"{head}\n{text}" if head else text,
         mode=one.found.mode,
         entities=list(analysis.entities),
