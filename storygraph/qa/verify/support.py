@@ -57,6 +57,7 @@ from typing import Any, Protocol
 
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.checked import StructureReader, asked_view, structured_view
 from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.qa.question.relation_words import mask_names
@@ -69,8 +70,8 @@ from storygraph.qa.verify.support_quotes import (
     in_order_share,
     quote_misses,
 )
-from storygraph.qa.verify.support_reading import ChunkText, FrameReader, StructureReader
-from storygraph.qa.verify.support_roles import RoleChecks, _asked, _asks_role, _cloze, _in_slot
+from storygraph.qa.verify.support_reading import ChunkText, FrameReader
+from storygraph.qa.verify.support_roles import RoleChecks, _asks_role, _cloze, _in_slot
 from storygraph.qa.verify.support_slots import ClauseReader
 from storygraph.qa.verify.support_words import (
     _SHORT_EN,
@@ -158,7 +159,8 @@ class GraphSupportChecker(RoleChecks):
     ) -> Support:
         if not answer.strip():
             return Support("not checked", reason="no answer was written")
-        analysis = _asked(self._structured(analysis))
+        structure = self._structure(analysis.question, analysis.language)
+        analysis = asked_view(structured_view(analysis, structure))
         answer_language = language or analysis.reply_language
         if declines(answer):
             return self._declined(analysis, read or citations, citations, facts)

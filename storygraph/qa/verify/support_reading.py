@@ -14,6 +14,7 @@ from typing import Protocol
 from storygraph.errors import ModelError
 from storygraph.models import Citation
 from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.checked import StructureReader
 from storygraph.qa.question.question_structure import QuestionStructure
 from storygraph.qa.verify.support_slots import (
     AskedSlot,
@@ -52,9 +53,6 @@ FrameReader = Callable[[str, str], Sequence[Frame]]
 NameFinder = Callable[[str, str], Sequence[tuple[str, str]]]
 """(an answer text, its language) → the graph entities it names, as (mention, node id)."""
 ChunkText = Callable[[str], str]
-StructureReader = Callable[[str, str], QuestionStructure | None]
-"""(question, language) → its structure (storygraph.qa.question.question_structure), None for a
-language whose structure is not read (English: the question's words are read as they are)."""
 """A chunk id → the chunk's text ("" when the store has none): the story around a source."""
 SPEECH_ANCHOR = 8
 """Characters of a source's start and end it is found by in its chunk."""
