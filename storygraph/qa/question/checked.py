@@ -1,7 +1,16 @@
-"""The question as the support check (storygraph.qa.verify.support) reads it: the analysis with
-the question's verb and roles read from its structure (`structured_view`, the structure read
-off GiNZA's parse through the composition root's `StructureReader`), and its verb stems and
-participants' roles completed from its words and mentions (`asked_view`).
+"""The question as the support check (storygraph.qa.verify.support) reads it, read here so that
+nothing outside qa/question re-reads the question (issue #43): the analysis with the question's
+verb and roles read from its structure (`structured_view`), and its verb stems and participants'
+roles completed from its words and mentions (`asked_view`).
+
+The structure is GiNZA's parse read by the composition root's `StructureReader`
+(storygraph.services.question_structure). A `QuestionParser` runs it lazily, when the check
+first asks (an answer that never reaches the check costs no parse), and keeps it; the checker
+holds one for its graph and asks it for the question's structure (`structure`: also the
+structure of an answer's sentence, which the quote check reads by the same parse) and for the
+analysis as the check reads it (`checked`). When the parser is not installed (ModelError) it
+says why (`problem`, which the checker reports as its own) and reads the question's words as
+they are from then on.
 """
 
 from __future__ import annotations
@@ -10,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from storygraph.errors import ModelError
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_structure import QuestionStructure
 from storygraph.qa.question.question_type import Direction, who_from_roles
@@ -18,6 +28,8 @@ from storygraph.qa.question.relation_words import mask_names, question_stems, re
 StructureReader = Callable[[str, str], QuestionStructure | None]
 """(question, language) → its structure (storygraph.qa.question.question_structure), None for a
 language whose structure is not read (English: the question's words are read as they are)."""
+MAX_CACHED = 4096
+"""Texts whose structure a `QuestionParser` keeps (the checker holding it lives per graph)."""
 _WHO_WORDS = ("誰", "だれ", "どなた", "何者")
 """Cues of a who question whose kind the participants' directions decide (…のは誰？)."""
 
@@ -70,7 +82,7 @@ def structured_view(
         return analysis
     if not structure.predicate:
         # a question asking what something is: its words as they are (no act to read a
-        # role from; `_premise` claims none for it)
+        # role from; support_roles `_premise` claims none for it)
         return replace(analysis, asked_case=structure.asked_case)
     mentions = [m for e in analysis.entities for m in (e.node_id, e.mention) if m]
     stems = frozenset(question_stems(mask_names(structure.words, mentions)))
@@ -103,3 +115,37 @@ def structured_view(
         predicate=structure.predicate,
         asked_case=structure.asked_case,
     )
+
+
+class QuestionParser:
+    """The question's structure, read lazily by `reader` and cached (module docstring); None:
+    the question's words as the analysis read them."""
+
+    def __init__(self, reader: StructureReader | None = None) -> None:
+        self.reader = reader
+        self.problem = ""
+        """Why the structure could not be read ("" when it could)."""
+        self._cache: dict[tuple[str, str], QuestionStructure | None] = {}
+
+    def structure(self, text: str, language: str) -> QuestionStructure | None:
+        """The structure of `text` (the question, or an answer's sentence the quote check
+        reads), None when it is not read."""
+        if self.reader is None:
+            return None
+        key = (text, language)
+        if key not in self._cache:
+            if len(self._cache) >= MAX_CACHED:
+                self._cache.clear()
+            try:
+                self._cache[key] = self.reader(text, language)
+            except ModelError as exc:  # the parser is not installed: the question's words
+                self.problem = f"the question's structure could not be read: {exc.message}"
+                self.reader = None
+                return None
+        return self._cache[key]
+
+    def checked(self, analysis: QuestionAnalysis) -> QuestionAnalysis:
+        """The analysis as the support check reads it: `structured_view` of the question's
+        structure, then `asked_view`."""
+        structure = self.structure(analysis.question, analysis.language)
+        return asked_view(structured_view(analysis, structure))

@@ -57,7 +57,7 @@ from typing import Any, Protocol
 
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
-from storygraph.qa.question.checked import StructureReader, asked_view, structured_view
+from storygraph.qa.question.checked import StructureReader
 from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.qa.question.relation_words import mask_names
@@ -159,8 +159,7 @@ class GraphSupportChecker(RoleChecks):
     ) -> Support:
         if not answer.strip():
             return Support("not checked", reason="no answer was written")
-        structure = self._structure(analysis.question, analysis.language)
-        analysis = asked_view(structured_view(analysis, structure))
+        analysis = self._checked(analysis)
         answer_language = language or analysis.reply_language
         if declines(answer):
             return self._declined(analysis, read or citations, citations, facts)
