@@ -57,6 +57,7 @@ from typing import Any, Protocol
 
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.asked_slot import ClauseReader
 from storygraph.qa.question.checked import StructureReader
 from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.question.question_type import PERSON_KINDS
@@ -72,7 +73,6 @@ from storygraph.qa.verify.support_quotes import (
 )
 from storygraph.qa.verify.support_reading import ChunkText, FrameReader
 from storygraph.qa.verify.support_roles import RoleChecks, _asks_role, _cloze, _in_slot
-from storygraph.qa.verify.support_slots import ClauseReader
 from storygraph.qa.verify.support_words import (
     _SHORT_EN,
     _SHORT_JA,

@@ -16,15 +16,15 @@ from typing import Protocol, TypeVar
 from storygraph.errors import ModelError
 from storygraph.models import Citation
 from storygraph.qa.question.analysis import QuestionAnalysis
-from storygraph.qa.question.checked import QuestionParser, StructureReader
-from storygraph.qa.question.question_structure import QuestionStructure
-from storygraph.qa.verify.support_slots import (
+from storygraph.qa.question.asked_slot import (
     AskedSlot,
     Clause,
     ClauseReader,
     asked_in_english,
     asked_in_japanese,
 )
+from storygraph.qa.question.checked import QuestionParser, StructureReader
+from storygraph.qa.question.question_structure import QuestionStructure
 from storygraph.text.normalize import normalize_name
 
 
