@@ -66,17 +66,18 @@ def test_only_the_analysis_detects_the_question_s_language() -> None:
 
 def test_the_verify_room_reads_no_question_structure_itself() -> None:
     """The question is read once, in qa/question (issue 43): the support check asks the question
-    room's `QuestionParser` (question/checked.py) for the question's structure and the analysis
-    as it reads it, and imports none of question_structure's parse readers (`read_*`)."""
+    room's `QuestionParser` (question/checked.py) for the question's structure, its asked slot
+    and the analysis as it reads it, and imports none of question_structure's parse readers
+    (`read_*`) nor the asked slot's (`asked_in_*`)."""
     verify = {name: tree for name, tree in _trees().items() if name.startswith("verify/")}
     found = [
         (name, alias.name)
         for name, tree in verify.items()
         for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom)
-        and node.module == "storygraph.qa.question.question_structure"
+        and (node.module or "").startswith("storygraph.qa.question.")
         for alias in node.names
-        if alias.name.startswith("read_")
+        if alias.name.startswith(("read_", "asked_in_"))
     ]
     assert len(verify) > 5 and found == []
     asks = {

@@ -7,20 +7,22 @@ The structure is GiNZA's parse read by the composition root's `StructureReader`
 (storygraph.services.question_structure). A `QuestionParser` runs it lazily, when the check
 first asks (an answer that never reaches the check costs no parse), and keeps it; the checker
 holds one for its graph and asks it for the question's structure (`structure`: also the
-structure of an answer's sentence, which the quote check reads by the same parse) and for the
-analysis as the check reads it (`checked`). When the parser is not installed (ModelError) it
+structure of an answer's sentence, which the quote check reads by the same parse), for the
+analysis as the check reads it (`checked`) and for what the question asks of its predicate
+(`asked_slot`, storygraph.qa.question.asked_slot). When the parser is not installed (ModelError) it
 says why (`problem`, which the checker reports as its own) and reads the question's words as
 they are from then on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from storygraph.errors import ModelError
 from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.asked_slot import AskedSlot, Clause, asked_in_english, asked_in_japanese
 from storygraph.qa.question.question_structure import QuestionStructure
 from storygraph.qa.question.question_type import Direction, who_from_roles
 from storygraph.qa.question.relation_words import mask_names, question_stems, related_stems
@@ -149,3 +151,15 @@ class QuestionParser:
         structure, then `asked_view`."""
         structure = self.structure(analysis.question, analysis.language)
         return asked_view(structured_view(analysis, structure))
+
+    def asked_slot(
+        self, analysis: QuestionAnalysis, clauses: Callable[[str, str], Sequence[Clause]]
+    ) -> AskedSlot | None:
+        """What the question asks of its predicate: a Japanese question's by its structure, an
+        English one's by its clauses as `clauses` reads them (the checker's reader of the
+        sources' clauses, with its cache and its problem)."""
+        kind = analysis.qtype.kind
+        if analysis.language == "ja":
+            structure = self.structure(analysis.question, "ja")
+            return asked_in_japanese(structure, analysis.question, kind) if structure else None
+        return asked_in_english(clauses(analysis.question, "en"), kind)

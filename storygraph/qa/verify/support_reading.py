@@ -1,10 +1,10 @@
 """What the support check (storygraph.qa.verify.support) reads besides the answer, each read
 once per graph: the parser's frames of a source with the story around it in its chunk
-(`text_around`, `source_span`), the question's asked slot, the sources' clauses
-(`SourceReading`); and the readers it is handed (`FrameReader`, `NameFinder`, …), built in the
-composition root so that qa imports nothing from storygraph.ingest. The question's structure
-and the analysis as the check reads it are the question room's (storygraph.qa.question.checked:
-`QuestionParser`, which the checker holds and only asks).
+(`text_around`, `source_span`), the sources' clauses (`SourceReading`); and the readers it is
+handed (`FrameReader`, `NameFinder`, …), built in the composition root so that qa imports
+nothing from storygraph.ingest. The question's structure, its asked slot and the analysis as
+the check reads it are the question room's (storygraph.qa.question.checked: `QuestionParser`,
+which the checker holds and only asks).
 """
 
 from __future__ import annotations
@@ -16,13 +16,7 @@ from typing import Protocol, TypeVar
 from storygraph.errors import ModelError
 from storygraph.models import Citation
 from storygraph.qa.question.analysis import QuestionAnalysis
-from storygraph.qa.question.asked_slot import (
-    AskedSlot,
-    Clause,
-    ClauseReader,
-    asked_in_english,
-    asked_in_japanese,
-)
+from storygraph.qa.question.asked_slot import AskedSlot, Clause, ClauseReader
 from storygraph.qa.question.checked import QuestionParser, StructureReader
 from storygraph.qa.question.question_structure import QuestionStructure
 from storygraph.text.normalize import normalize_name
@@ -220,12 +214,9 @@ class SourceReading:
         return self._clause_cache[key]
 
     def _asked_slot(self, analysis: QuestionAnalysis) -> AskedSlot | None:
-        """What the question asks of its predicate (storygraph.qa.verify.support_slots)."""
-        kind = analysis.qtype.kind
-        if analysis.language == "ja":
-            structure = self._structure(analysis.question, "ja")
-            return asked_in_japanese(structure, analysis.question, kind) if structure else None
-        return asked_in_english(self._clauses_of(analysis.question, "en"), kind)
+        """What the question asks of its predicate (`QuestionParser.asked_slot`; an English
+        question's clauses read as the sources' are)."""
+        return self._heard(self.parser.asked_slot(analysis, self._clauses_of))
 
     def _after_speech(self, source: Citation) -> str:
         """The rest of the sentence after a source that ends with a speech its sentence goes
