@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from storygraph.ingest.jobs import JobRunner
     from storygraph.ingest.pipeline import Ingestor
     from storygraph.qa.pipeline.engine import QAEngine
+    from storygraph.qa.question.asked_slot import Clause
     from storygraph.qa.question.question_structure import QuestionStructure
-    from storygraph.qa.verify.support_slots import Clause
 
 log = logging.getLogger(__name__)
 

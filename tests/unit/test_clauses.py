@@ -5,9 +5,9 @@ the quote check's (question_structure.read_clauses) and the slot check's
 from __future__ import annotations
 
 from storygraph.ingest.frames.ja import parse
+from storygraph.qa.question.asked_slot import Slot
 from storygraph.qa.question.question_structure import read_clauses as quote_view
 from storygraph.qa.verify.clauses import Clause, read
-from storygraph.qa.verify.support_slots import Slot
 from storygraph.qa.verify.support_slots import read_clauses as slot_view
 
 _URASHIMA = (

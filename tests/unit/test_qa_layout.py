@@ -62,3 +62,30 @@ def test_only_the_analysis_detects_the_question_s_language() -> None:
     # The other languages the stages read are handed to them: the answer's by the answer step
     # (checks.judge_reply), a source's and the graph names' by their documents (stored at ingest).
     assert callers == {"question/analysis.py"}
+
+
+def test_the_verify_room_reads_no_question_structure_itself() -> None:
+    """The question is read once, in qa/question (issue 43): the support check asks the question
+    room's `QuestionParser` (question/checked.py) for the question's structure, its asked slot
+    and the analysis as it reads it, and imports none of question_structure's parse readers
+    (`read_*`) nor the asked slot's (`asked_in_*`)."""
+    verify = {name: tree for name, tree in _trees().items() if name.startswith("verify/")}
+    found = [
+        (name, alias.name)
+        for name, tree in verify.items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith("storygraph.qa.question.")
+        for alias in node.names
+        if alias.name.startswith(("read_", "asked_in_"))
+    ]
+    assert len(verify) > 5 and found == []
+    asks = {
+        name
+        for name, tree in verify.items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and node.module == "storygraph.qa.question.checked"
+        and any(alias.name == "QuestionParser" for alias in node.names)
+    }
+    assert asks == {"verify/support_reading.py"}

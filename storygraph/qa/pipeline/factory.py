@@ -39,6 +39,8 @@ from storygraph.qa.generation.candidate_answer import NO_CHOICE, CandidatePicker
 from storygraph.qa.pipeline.engine import QAEngine
 from storygraph.qa.pipeline.parts import QAOptions, QAParts
 from storygraph.qa.question.analysis import QuestionReader
+from storygraph.qa.question.asked_slot import ClauseReader
+from storygraph.qa.question.checked import StructureReader
 from storygraph.qa.question.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
 from storygraph.qa.question.translation import translator_for
 from storygraph.qa.retrieval.context import ContextBuilder, SourceBudget
@@ -48,8 +50,7 @@ from storygraph.qa.retrieval.scoring import FastScorer, ModelScorer, RetrievalOr
 from storygraph.qa.verify import load_verifier
 from storygraph.qa.verify.support import SupportChecker, graph_support_checker, names_language
 from storygraph.qa.verify.support_crosslang import across_languages
-from storygraph.qa.verify.support_reading import FrameReader, StructureReader
-from storygraph.qa.verify.support_slots import ClauseReader
+from storygraph.qa.verify.support_reading import FrameReader
 from storygraph.store import GraphStore
 from storygraph.store.reading import Reading, reading_for
 from storygraph.text.embeddings import NO_EMBEDDER, Embedder, default_embedder

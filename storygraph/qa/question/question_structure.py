@@ -21,7 +21,8 @@ the asked predicate too (「金太郎が…かついで歩いていた大きな�
 
 `read_structure` reads a parsed question (a spaCy `Doc`: tokens' `dep_`, `pos_`, `lemma_`,
 `head`, `children`, `idx`) and imports no parser; the composition root parses with GiNZA
-(storygraph.services.question_structure, under the parser's lock).
+(storygraph.services.question_structure, under the parser's lock), and the question room's
+`QuestionParser` (storygraph.qa.question.checked) runs that reader for the support check.
 """
 
 from __future__ import annotations

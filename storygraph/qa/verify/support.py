@@ -57,6 +57,8 @@ from typing import Any, Protocol
 
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.asked_slot import ClauseReader
+from storygraph.qa.question.checked import StructureReader
 from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.qa.question.relation_words import mask_names
@@ -69,9 +71,8 @@ from storygraph.qa.verify.support_quotes import (
     in_order_share,
     quote_misses,
 )
-from storygraph.qa.verify.support_reading import ChunkText, FrameReader, StructureReader
-from storygraph.qa.verify.support_roles import RoleChecks, _asked, _asks_role, _cloze, _in_slot
-from storygraph.qa.verify.support_slots import ClauseReader
+from storygraph.qa.verify.support_reading import ChunkText, FrameReader
+from storygraph.qa.verify.support_roles import RoleChecks, _asks_role, _cloze, _in_slot
 from storygraph.qa.verify.support_words import (
     _SHORT_EN,
     _SHORT_JA,
@@ -158,7 +159,7 @@ class GraphSupportChecker(RoleChecks):
     ) -> Support:
         if not answer.strip():
             return Support("not checked", reason="no answer was written")
-        analysis = _asked(self._structured(analysis))
+        analysis = self._checked(analysis)
         answer_language = language or analysis.reply_language
         if declines(answer):
             return self._declined(analysis, read or citations, citations, facts)

@@ -10,8 +10,8 @@ names nothing that is bullied; 「乙姫さまが…浦島にくれたものは�
 …と呼ばれるようになりました。」 has its と-phrase on another verb.
 
 `quote_misses` reads the answer by the parse the question is read with (GiNZA, through the
-checker's injected structure reader: `QuestionStructure.clauses`) and asks of a Japanese
-question with an asked predicate:
+question room's `QuestionParser`, storygraph.qa.question.checked: `QuestionStructure.clauses`)
+and asks of a Japanese question with an asked predicate:
 
 - an act asked by a verb (いじめる, 呼ばれる): when a clause of the answer says that verb (its
   dictionary form, a verb chained to it, or a verb of the same relation stem in the vocabulary

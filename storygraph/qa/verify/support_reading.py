@@ -1,27 +1,24 @@
 """What the support check (storygraph.qa.verify.support) reads besides the answer, each read
 once per graph: the parser's frames of a source with the story around it in its chunk
-(`text_around`, `source_span`), the question's structure and asked slot, the sources'
-clauses (`SourceReading`); and the readers it is handed (`FrameReader`, `NameFinder`, …),
-built in the composition root so that qa imports nothing from storygraph.ingest.
+(`text_around`, `source_span`), the sources' clauses (`SourceReading`); and the readers it is
+handed (`FrameReader`, `NameFinder`, …), built in the composition root so that qa imports
+nothing from storygraph.ingest. The question's structure, its asked slot and the analysis as
+the check reads it are the question room's (storygraph.qa.question.checked: `QuestionParser`,
+which the checker holds and only asks).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from storygraph.errors import ModelError
 from storygraph.models import Citation
 from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.asked_slot import AskedSlot, Clause, ClauseReader
+from storygraph.qa.question.checked import QuestionParser, StructureReader
 from storygraph.qa.question.question_structure import QuestionStructure
-from storygraph.qa.verify.support_slots import (
-    AskedSlot,
-    Clause,
-    ClauseReader,
-    asked_in_english,
-    asked_in_japanese,
-)
 from storygraph.text.normalize import normalize_name
 
 
@@ -52,9 +49,6 @@ FrameReader = Callable[[str, str], Sequence[Frame]]
 NameFinder = Callable[[str, str], Sequence[tuple[str, str]]]
 """(an answer text, its language) → the graph entities it names, as (mention, node id)."""
 ChunkText = Callable[[str], str]
-StructureReader = Callable[[str, str], QuestionStructure | None]
-"""(question, language) → its structure (storygraph.qa.question.question_structure), None for a
-language whose structure is not read (English: the question's words are read as they are)."""
 """A chunk id → the chunk's text ("" when the store has none): the story around a source."""
 SPEECH_ANCHOR = 8
 """Characters of a source's start and end it is found by in its chunk."""
@@ -63,6 +57,7 @@ CONTEXT_CHARS = 240
 enough for the paragraph's topic, which a Japanese sentence leaves unsaid."""
 MAX_CACHED_FRAMES = 4096
 """Sentences whose frames a checker keeps (it is reused while the graph is unchanged)."""
+_T = TypeVar("_T")
 _SENTENCE_END = re.compile(r"[。！？!?」\n]|\.\s")
 _CLOSED = re.compile(r"[。！？!?.」]$")
 
@@ -135,10 +130,11 @@ class SourceReading:
         """Reads a source's clauses (storygraph.qa.verify.support_slots): an answer in the asked
         slot of the question's predicate there is supported when no frame or fact has it."""
         self.frames = frames
+        self.parser = QuestionParser(questions)
+        """The question's structure (its asked predicate, its participants' cases on it) as
+        the question room reads it, lazily, with `questions` (storygraph.qa.question.checked);
+        None: the question's words as the analysis read them."""
         self.chunks = chunks
-        self.questions = questions
-        """Reads the question's structure (its asked predicate, its participants' cases on
-        it); None: the question's words as the analysis read them."""
         """The story around a source: its frames are read with the text before it, so a zero
         subject gets its paragraph's topic as at ingest (None: each source alone)."""
         self.types = {normalize_name(k): v.lower() for k, v in (types or {}).items()}
@@ -149,7 +145,7 @@ class SourceReading:
         facts only, and the engine names that in the trace."""
         self._frame_cache: dict[tuple[str, str], tuple[Frame, ...]] = {}
         self._chunk_cache: dict[str, str] = {}
-        self._structure_cache: dict[tuple[str, str], QuestionStructure | None] = {}
+        self._parser_failed = False
         self._clause_cache: dict[tuple[str, str], tuple[Clause, ...]] = {}
 
     # --- reading ------------------------------------------------------------------------------
@@ -185,20 +181,22 @@ class SourceReading:
             chunk = self._chunk_cache[source.chunk_id] = self.chunks(source.chunk_id)
         return chunk
 
-    def _structure(self, question: str, language: str) -> QuestionStructure | None:
-        if self.questions is None:
-            return None
-        key = (question, language)
-        if key not in self._structure_cache:
-            if len(self._structure_cache) >= MAX_CACHED_FRAMES:
-                self._structure_cache.clear()
-            try:
-                self._structure_cache[key] = self.questions(question, language)
-            except ModelError as exc:  # the parser is not installed: the question's words
-                self.problem = f"the question's structure could not be read: {exc.message}"
-                self.questions = None
-                return None
-        return self._structure_cache[key]
+    def _structure(self, text: str, language: str) -> QuestionStructure | None:
+        """The structure of `text` as the question room reads it (`QuestionParser.structure`:
+        the question's, or an answer's sentence for the quote check)."""
+        return self._heard(self.parser.structure(text, language))
+
+    def _checked(self, analysis: QuestionAnalysis) -> QuestionAnalysis:
+        """The analysis as the check reads it (`QuestionParser.checked`)."""
+        return self._heard(self.parser.checked(analysis))
+
+    def _heard(self, read: _T) -> _T:
+        """`read`, after taking the question parser's problem as the check's when it has just
+        failed (the parser not installed)."""
+        if self.parser.problem and not self._parser_failed:
+            self._parser_failed = True
+            self.problem = self.parser.problem
+        return read
 
     def _clauses_of(self, text: str, language: str) -> tuple[Clause, ...]:
         if self.clauses is None or not text:
@@ -216,12 +214,9 @@ class SourceReading:
         return self._clause_cache[key]
 
     def _asked_slot(self, analysis: QuestionAnalysis) -> AskedSlot | None:
-        """What the question asks of its predicate (storygraph.qa.verify.support_slots)."""
-        kind = analysis.qtype.kind
-        if analysis.language == "ja":
-            structure = self._structure(analysis.question, "ja")
-            return asked_in_japanese(structure, analysis.question, kind) if structure else None
-        return asked_in_english(self._clauses_of(analysis.question, "en"), kind)
+        """What the question asks of its predicate (`QuestionParser.asked_slot`; an English
+        question's clauses read as the sources' are)."""
+        return self._heard(self.parser.asked_slot(analysis, self._clauses_of))
 
     def _after_speech(self, source: Citation) -> str:
         """The rest of the sentence after a source that ends with a speech its sentence goes

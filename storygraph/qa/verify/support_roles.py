@@ -1,27 +1,19 @@
 """The role and premise checks of the support check (storygraph.qa.verify.support, steps 3
-and 4 of its docstring): the question as the check reads it (`_asked`, `_asks_role`), the
-relations its sources' frames and its facts give, a link or a source's clause with the
-answer in the asked slot, the candidates for that slot, and whether the question's premise
-stands.
+and 4 of its docstring): whether the question asks a role (`_asks_role`; the question as the
+check reads it: storygraph.qa.question.checked), the relations its sources' frames and its
+facts give, a link or a source's clause with the answer in the asked slot, the candidates for
+that slot, and whether the question's premise stands.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import Any
 
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
-from storygraph.qa.question.question_type import PERSON_KINDS, Direction, who_from_roles
-from storygraph.qa.question.relation_words import (
-    mask_names,
-    question_stems,
-    related_stems,
-    type_stems,
-    word_in,
-)
+from storygraph.qa.question.question_type import PERSON_KINDS
+from storygraph.qa.question.relation_words import type_stems, word_in
 from storygraph.qa.retrieval.context import MAX_SOURCE_CHARS
 from storygraph.qa.retrieval.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.qa.verify.support_links import (
@@ -47,18 +39,6 @@ PREMISE_KINDS = frozenset({"who_did", "who_was_done_to", "who", "what"})
 of relations the parser reads too sparsely to say that none exists."""
 _QUESTION_WORD = re.compile(r"(誰|だれ|どこ|何|なに)(から|まで|より|へ|に|で|を|が|と)")
 _KANJI_RUN = re.compile(r"[\u4e00-\u9fff々]+")
-_WHO_WORDS = ("誰", "だれ", "どなた", "何者")
-"""Cues of a who question whose kind the participants' directions decide (…のは誰？)."""
-
-
-def _position(question: str, entity: Any) -> tuple[int, int]:
-    """Where the question writes an entity (its mention, else its graph name): (start, end),
-    (-1, -1) when it does not."""
-    for written in (entity.mention, entity.node_id):
-        at = question.find(written) if written else -1
-        if at >= 0:
-            return at, at + len(written)
-    return -1, -1
 
 
 def _cloze(
@@ -105,32 +85,6 @@ def _in_slot(named: Sequence[str], source: Citation) -> Support:
     )
 
 
-def _asked(analysis: QuestionAnalysis) -> QuestionAnalysis:
-    """The analysis as the check reads it: the question's verb stems from its own words when
-    the entity names hid them (家来 in 「桃太郎の家来は誰？」 is a node of the graph and a
-    word of companionship), and each participant's role found by its mention when its graph
-    name is not in the question (Momotaro → 桃太郎)."""
-    roles = dict(analysis.qtype.roles)
-    stems = analysis.stems
-    if not stems:  # a relational noun the graph holds as a node (の家来): its stems
-        nouns = [e.mention for e in analysis.entities if roles.get(e.node_id, "any") == "any"]
-        stems = frozenset(s for noun in nouns for s in question_stems(noun))
-    missing = [e for e in analysis.entities if e.node_id not in roles and e.mention]
-    qtype = analysis.qtype
-    by_mention = analysis.qtype_by_mention
-    if missing and by_mention is not None:
-        for e in missing:
-            if e.mention in by_mention.roles:
-                roles[e.node_id] = by_mention.roles[e.mention]
-        kind = qtype.kind
-        if kind in ("who", "unknown") and by_mention.kind != "unknown":
-            kind = by_mention.kind
-        qtype = replace(qtype, kind=kind, roles=roles)
-    if stems == analysis.stems and qtype is analysis.qtype:
-        return analysis
-    return replace(analysis, stems=stems, related=frozenset(related_stems(set(stems))), qtype=qtype)
-
-
 def _asks_role(analysis: QuestionAnalysis) -> bool:
     """A role question: a who / whom / with-whom / where question about a participant (with
     no verb, any relation between the two), or a what question whose verb and participant's
@@ -167,51 +121,6 @@ class RoleChecks(SourceReading):
             if fills(asked, clauses, name, c.text) is not None:
                 return c
         return None
-
-    def _structured(self, analysis: QuestionAnalysis) -> QuestionAnalysis:
-        """The analysis with the question's verb and roles read from its structure, when it
-        has an asked predicate: the stems of that predicate only (not of a clause of time
-        before it), each participant's direction from its case on it in its voice (a
-        causative passive's が does the act), a participant inside another clause no
-        participant. A question asking what something is keeps its words' reading."""
-        structure = self._structure(analysis.question, analysis.language)
-        if structure is None:
-            return analysis
-        if not structure.predicate:
-            # a question asking what something is: its words as they are (no act to read a
-            # role from; `_premise` claims none for it)
-            return replace(analysis, asked_case=structure.asked_case)
-        mentions = [m for e in analysis.entities for m in (e.node_id, e.mention) if m]
-        stems = frozenset(question_stems(mask_names(structure.words, mentions)))
-        roles: dict[str, Direction] = {}
-        for entity in analysis.entities:
-            at, end = _position(analysis.question, entity)
-            if at < 0:
-                if entity.node_id in analysis.qtype.roles:
-                    roles[entity.node_id] = analysis.qtype.roles[entity.node_id]
-                continue
-            if structure.inside_other_clause(at, end):
-                continue
-            direction = structure.direction(at, end)
-            if entity.node_id in analysis.qualifiers:
-                direction = "any"  # 桃太郎 of 桃太郎のおじいさん says which one, takes no part
-            roles[entity.node_id] = direction or "any"
-        if not roles:
-            # every participant stands in a clause of its own (舌を切られたすずめの名前は？): the
-            # roles its words give, rather than none (with none, any name of a source passes)
-            roles = dict(analysis.qtype.roles)
-        qtype = replace(analysis.qtype, roles=roles)
-        if qtype.cue in _WHO_WORDS and qtype.kind in ("who", "who_did", "who_was_done_to"):
-            qtype = replace(qtype, kind=who_from_roles(roles, not structure.predicate))
-        return replace(
-            analysis,
-            stems=stems,
-            related=frozenset(related_stems(set(stems))),
-            qtype=qtype,
-            qtype_by_mention=None,
-            predicate=structure.predicate,
-            asked_case=structure.asked_case,
-        )
 
     def _links(
         self,
