@@ -1,0 +1,592 @@
+"""Who said what: quotations attributed to their speakers (and listeners) by construction.
+
+A story's lines are written in a few constructions, and the speaker stands in a fixed place in
+each; a quote outside them is left unattributed (a title in 『』, a thought, a line whose speaker
+the story leaves to the reader), since a wrong speaker is worse than none. The classes, each
+named in `Speech.pattern`:
+
+- ``ja:quote-と-X`` — 「…」と犬が言いました / 「…」ときじは桃太郎にたずねました: the speaker is
+  the が / は noun after the quote's と, before a verb of saying;
+- ``ja:X-quote-と`` — 犬は「…」と言いました / 犬は桃太郎に向かって、「…」とさけびました: the
+  speaker is the は / が noun right before the quote, and a verb of saying follows its と;
+- ``en:quote-said-X`` — "…," said the Hare / "…!" screamed the Pigeon / "…," the Hare replied;
+- ``en:X-said-quote`` — The Tortoise said, "…" / The Hare said to the Tortoise: "…";
+- ``*:before`` — a quote standing alone right after a sentence of saying with no quote of its
+  own (犬が桃太郎に言いました。「…」 / The Hare spoke to the Tortoise. "…"): that sentence's
+  speaker; nothing else in an adjacent sentence counts.
+
+A quote cut by its attribution ("What I was going to say," said the Dodo, "was …") is one line:
+the part after the attribution belongs to the same speaker and the evidence sentence runs to
+its end.
+
+The listener: the に / "to" noun of the attribution (桃太郎に, "said the Hare to the Tortoise",
+"told the Hare"); else a name the quote opens by calling (「桃太郎さん、…」, "Hare, …"); else,
+in a conversation, the one other speaker of the neighbouring lines (`turn`: two speakers taking
+turns speak to each other). A line with no listener found keeps an empty `listener`.
+
+`names`, when given, are the story's names as the readers wrote them (`ProposedFact` subjects
+and objects): a speaker or listener is written as the longest such name its words end with
+(桃太郎さん → 桃太郎 when the story writes 桃太郎; "the Mock Turtle" → "Mock Turtle"). Without
+one, a Japanese speaker must look like a name (kanji or katakana, or an honorific) and an
+English one must be capitalised or follow "the".
+
+Pure text work, no parser: the ingest runs it beside the language readers (`speech_facts`), and
+the question side reads a stored line's quote back out of its evidence sentence (`quotes_in`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from storygraph.ingest.frames import ProposedFact
+
+SAYS = "SAYS"
+"""The relation type a line is stored with (speaker -[SAYS]-> listener); it is the verb
+table's row of the same name (`storygraph.text.vocabulary`), so questions about saying read it."""
+
+SPEECH_STEMS_JA = (
+    "言", "云", "いい", "いっ", "いわ", "いう", "いえ", "叫", "さけ", "答", "こたえ", "たず",
+    "尋", "訊", "聞", "きき", "きい", "きく", "申", "もうし", "もうす", "話", "はなし", "はなす",
+    "呼", "よび", "よん", "よば", "怒鳴", "どな", "ささや", "つぶや", "呟", "頼", "たの", "わめ",
+    "返事", "返し", "語", "かたり", "かたっ", "告げ", "つげ", "しゃべ", "笑", "わらい", "わらっ",
+    "泣", "なき", "歌", "うたい", "うたっ", "ことわ", "断", "あやま", "謝", "ほめ", "褒", "命じ",
+    "たずね", "おっしゃ", "仰",
+)
+"""How a Japanese verb of saying starts, as a line's verb is written (言いました, さけびました,
+答えました, たずねました, 聞きました, 申しました …). The verb must follow the quote's と (or
+the speaker's particle) closely, so the short kana stems match only there."""
+
+SPEECH_VERBS_EN = (
+    "said", "says", "say", "replied", "replies", "answered", "asked", "cried", "exclaimed",
+    "shouted", "screamed", "whispered", "called", "added", "continued", "went on", "began",
+    "remarked", "observed", "repeated", "muttered", "growled", "roared", "sighed", "sobbed",
+    "begged", "pleaded", "thought", "interrupted", "explained", "declared", "answered",
+    "yelled", "laughed", "snapped", "told", "tells", "inquired", "enquired", "retorted",
+)
+"""English verbs a line is attributed with (past and present forms as written)."""
+
+_THOUGHT_EN = frozenset({"thought"})
+"""A thought is no line (it is said to no one): "…," thought Alice gives no fact."""
+_THOUGHT_JA = ("思", "おも", "考", "かんが")
+"""「…」と思いました: a thought, no line."""
+
+_HONORIFICS = ("さん", "さま", "様", "殿", "どの", "どん", "ちゃん", "君", "くん")
+_LEADING_JA = (
+    "すると", "そこで", "そして", "それから", "それで", "また", "やがて", "ところが", "でも",
+    "けれども", "しかし", "だから", "今度は", "こんどは", "すぐに", "すぐ", "とうとう", "ついに",
+    "まもなく", "そのとき", "その時", "さて", "ふと", "もう一度", "もういちど",
+)
+_JA_SUBJECT = "(?:が|は|も)"
+_JA_NAME = r"[^、。！？!?「」『』\s\n]{1,16}?"
+_EN_STOP = frozenset(
+    {
+        "to", "in", "at", "with", "and", "as", "for", "from", "of", "on", "but", "who",
+        "when", "while", "after", "before", "then", "again", "quietly", "softly", "loudly",
+        "once", "angrily", "very", "rather", "so", "that", "this", "into", "his", "her",
+        "their", "its", "a", "an", "the", "was", "had", "is",
+    }
+)
+_EN_PRONOUNS = frozenset({"he", "she", "they", "it", "i", "we", "you", "him", "her", "them"})
+
+
+@dataclass(frozen=True)
+class Speech:
+    """One line: `speaker` said `quote` (to `listener`, "" when none is found), in `sentence`
+    (the text from the sentence's start, quote and attribution included) at offset `start`;
+    `pattern` names the construction (module docstring)."""
+
+    speaker: str
+    quote: str
+    listener: str
+    sentence: str
+    start: int
+    pattern: str
+
+
+@dataclass(frozen=True)
+class _Quote:
+    start: int  # the opening mark
+    end: int  # after the closing mark
+    inner: str
+    language: str  # "ja" for 「」, "en" for “” and ""
+
+
+# --- quotes ----------------------------------------------------------------------------------
+
+_OPEN_CLOSE = {"「": "」", "“": "”"}
+
+
+def quote_spans(text: str) -> list[_Quote]:
+    """The outermost quotes of `text` in order: 「…」 (with 『』 inside), “…”, and "…" pairs in a
+    paragraph. A 『』 alone is a title, never a line; a quote left open ends at a blank line."""
+    found: list[_Quote] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        close = _OPEN_CLOSE.get(ch)
+        if close is None and ch == '"':
+            close = '"'
+        if close is None:
+            i += 1
+            continue
+        end = _closing(text, i, ch, close)
+        if end is None:
+            i += 1
+            continue
+        inner = text[i + 1 : end].strip()
+        if inner:
+            found.append(_Quote(i, end + 1, inner, "ja" if ch == "「" else "en"))
+        i = end + 1
+    return found
+
+
+def _closing(text: str, start: int, opening: str, close: str) -> int | None:
+    """Index of the mark closing the quote opened at `start` (nesting counted for 「」), or
+    None when the paragraph ends first."""
+    depth = 0
+    for j in range(start, len(text)):
+        ch = text[j]
+        if text.startswith("\n\n", j) or (close == '"' and ch == "\n" and j > start + 1
+                                          and text[j - 1] == "\n"):
+            return None
+        if ch == opening and close != '"':
+            depth += 1
+        elif ch == close and j > start:
+            depth -= 1 if close != '"' else 0
+            if close == '"' or depth == 0:
+                return j
+    return None
+
+
+def quotes_in(sentence: str) -> list[str]:
+    """The quoted words of an evidence sentence (what a stored line says), in order."""
+    return [q.inner for q in quote_spans(sentence)]
+
+
+# --- sentences -------------------------------------------------------------------------------
+
+_SENTENCE_END = "。！？!?.\n"
+
+
+def _sentence_start(text: str, pos: int, quotes: Sequence[_Quote]) -> int:
+    """Where the sentence holding `pos` starts: after the last sentence end outside a quote."""
+    inside = {i for q in quotes if q.end <= pos or q.start < pos for i in range(q.start, q.end)}
+    j = pos - 1
+    while j >= 0:
+        ch = text[j]
+        if j not in inside and (ch in "。！？\n" or (ch in ".!?" and j + 1 < len(text)
+                                                     and text[j + 1] in " \n")):
+            break
+        j -= 1
+    k = j + 1
+    while k < pos and text[k] in " 　\t\r\n":
+        k += 1
+    return k
+
+
+def _sentence_end(text: str, pos: int) -> int:
+    """The end (exclusive) of the narration from `pos` (right after a quote) to its sentence
+    end, not past another quote; a quote ending in a full stop ends its sentence when a new
+    one follows ("…best.” Then …")."""
+    rest = text[pos:].lstrip(" 　")
+    if pos >= 2 and text[pos - 2] in ".!?。！？" and (not rest or rest[0] in "\n“\"「"
+                                                      or rest[0].isupper()):
+        return pos
+    j = pos
+    while j < len(text):
+        ch = text[j]
+        if ch in "。！？\n":
+            return j + (1 if ch != "\n" else 0)
+        if ch in "「“\"":
+            return j
+        if ch in ".!?" and (j + 1 >= len(text) or text[j + 1] in " \n\"”"):
+            return j + 1
+        j += 1
+    return j
+
+
+# --- names -----------------------------------------------------------------------------------
+
+
+class _Names:
+    """The story's names, for writing a speaker as the readers wrote it."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = sorted({n for n in names if n}, key=len, reverse=True)
+        self.lower = {n.lower(): n for n in self.names}
+
+    def ja(self, words: str) -> str:
+        """The story's longest name `words` ends with (after an honorific is cut), else the words
+        when they look like a name, else ""."""
+        words = _strip_leading_ja(words.strip(" 　、"))
+        for suffix in ("", *_HONORIFICS):
+            bare = words[: -len(suffix)] if suffix and words.endswith(suffix) else words
+            if suffix and bare == words:
+                continue
+            for name in self.names:
+                if bare.endswith(name) and (bare == name or not _is_kana_tail(bare, name)):
+                    return name
+        if words in self.lower:
+            return words
+        if not self.names and _looks_like_name_ja(words):
+            return words
+        if _looks_like_name_ja(words) and words.endswith(_HONORIFICS):
+            return words
+        return ""
+
+    def en(self, words: str) -> str:
+        """The story's longest name the words are (case-insensitive), else the words when they
+        are capitalised or came after "the"; pronouns are no one."""
+        words = words.strip(" ,.;:")
+        if not words or words.lower() in _EN_PRONOUNS:
+            return ""
+        bare = re.sub(r"^(?:the|a|an)\s+", "", words, flags=re.IGNORECASE)
+        for candidate in (words, bare):
+            found = self.lower.get(candidate.lower())
+            if found:
+                return found
+        for name in self.names:
+            if bare.lower().endswith(name.lower()) and (
+                len(name) == len(bare) or bare[-len(name) - 1] == " "
+            ):
+                return name
+        return bare
+
+
+def _is_kana_tail(words: str, name: str) -> bool:
+    """犬 inside 子犬 is fine; き inside 大きき is not a name written at the end of a longer word:
+    a one-kana name must stand alone."""
+    return len(name) == 1 and "\u3040" <= name <= "\u30ff"
+
+
+def _strip_leading_ja(words: str) -> str:
+    changed = True
+    while changed:
+        changed = False
+        for lead in _LEADING_JA:
+            if words.startswith(lead) and len(words) > len(lead):
+                words = words[len(lead) :].lstrip("、 　")
+                changed = True
+    return words
+
+
+def _looks_like_name_ja(words: str) -> bool:
+    """Kanji or katakana in it, or an honorific; at most 10 characters; no hiragana-only run
+    that reads as a clause (したので, すると)."""
+    if not words or len(words) > 10:
+        return False
+    if words.endswith(_HONORIFICS):
+        return True
+    return any("\u4e00" <= c <= "\u9fff" or "\u30a0" <= c <= "\u30ff" for c in words) and not any(
+        c in "をにでへと" for c in words[-1:]
+    )
+
+
+# --- Japanese attribution --------------------------------------------------------------------
+
+_JA_AFTER = re.compile(
+    rf"^[\s　]*(?:と|って|とか)[、\s　]*(?P<lead>(?:{'|'.join(_LEADING_JA)})[、\s　]*)?"
+    rf"(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[、\s　]*"
+    rf"(?:(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって|むかって|むかい)?[、\s　]*)?"
+    r"(?P<verb>[^、。！？「」]{0,12})"
+)
+_JA_AFTER_BARE = re.compile(r"^[\s　]*(?:と|って)[、\s　]*(?P<verb>[^、。！？「」]{0,14})")
+_JA_BEFORE = re.compile(
+    rf"(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[、\s　]*"
+    rf"(?:(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって|むかって|むかい)?[、\s　]*)?$"
+)
+_JA_LISTENER_AFTER = re.compile(rf"^[\s　]*(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって)?")
+
+
+def _ja_verb(text: str) -> bool:
+    """A verb of saying opens `text` (a thought does not count)."""
+    text = text.lstrip("、 　")
+    if text.startswith(_THOUGHT_JA):
+        return False
+    return text.startswith(SPEECH_STEMS_JA)
+
+
+def _attribute_ja(text: str, q: _Quote, sentence_start: int, names: _Names,
+                  follows: bool) -> tuple[str, str, str] | None:
+    """(speaker, listener, pattern) of a 「」 line, or None."""
+    after = text[q.end : q.end + 60]
+    m = _JA_AFTER.match(after)
+    if m:
+        speaker = names.ja(m.group("speaker"))
+        verb = m.group("verb") or ""
+        if speaker and _ja_verb(verb):
+            listener = names.ja(m.group("listener") or "") if m.group("listener") else ""
+            return speaker, listener, "ja:quote-と-X"
+    bare = _JA_AFTER_BARE.match(after)
+    if bare is None:
+        return None
+    verb_text = bare.group("verb")
+    listener_here = ""
+    lm = _JA_LISTENER_AFTER.match(verb_text)
+    if lm:
+        listener_here = names.ja(lm.group("listener"))
+        verb_text = verb_text[lm.end() :]
+    if not _ja_verb(verb_text):
+        return None
+    before = text[sentence_start : q.start]
+    if follows:  # 犬は「…」「…」と: the speaker stands before the first of the run
+        return None
+    b = _JA_BEFORE.search(before)
+    if b:
+        speaker = names.ja(b.group("speaker"))
+        if speaker:
+            listener = names.ja(b.group("listener")) if b.group("listener") else listener_here
+            return speaker, listener, "ja:X-quote-と"
+    return None
+
+
+# --- English attribution ---------------------------------------------------------------------
+
+_EN_VERB = "|".join(sorted((re.escape(v) for v in SPEECH_VERBS_EN), key=len, reverse=True))
+_EN_NOT_STOP = r"(?!(?:to|in|at|with|and|as|for|from|of|on|but|who|when|while|after|then)\b)"
+_EN_NP = (
+    r"(?P<{g}>(?:the\s+)?(?:" + _EN_NOT_STOP + r"[A-Za-z][\w'-]*\s+){{0,2}}"
+    + _EN_NOT_STOP + r"[A-Za-z][\w'-]*)"
+)
+_EN_AFTER_INVERTED = re.compile(
+    rf"^[\s,]*(?P<verb>{_EN_VERB}|[a-z]+ed)\s+{_EN_NP.format(g='speaker')}"
+    rf"(?:\s+to\s+{_EN_NP.format(g='listener')})?(?=[\s,.;:!?—-]|$)"
+)
+_EN_AFTER_PLAIN = re.compile(
+    rf"^[\s,]*{_EN_NP.format(g='speaker')}\s+(?:\w+ly\s+)?(?P<verb>{_EN_VERB})"
+    rf"(?:\s+to\s+{_EN_NP.format(g='listener')}|\s+(?P<object>(?:the\s+)?[A-Z][\w'-]*))?"
+    r"(?=[\s,.;:!?—-]|$)"
+)
+_EN_BEFORE = re.compile(
+    rf"{_EN_NP.format(g='speaker')}\s+(?:\w+ly\s+)?(?P<verb>{_EN_VERB})"
+    rf"(?:\s+(?:to\s+)?{_EN_NP.format(g='listener')})?(?:\s+\w+ly)?\s*[,:]?\s*$"
+)
+_EN_TELL = frozenset({"told", "tells", "asked", "answered", "called"})
+"""Verbs whose direct object is the listener ("told the Hare", "asked Alice")."""
+
+
+def _en_np(words: str | None, names: _Names, *, capital: bool = False) -> str:
+    if not words:
+        return ""
+    kept: list[str] = []
+    parts = words.split()
+    if parts and parts[0].lower() == "the":
+        kept.append(parts[0])
+        parts = parts[1:]
+    for word in parts:
+        if word.lower() in _EN_STOP or (word.lower().endswith("ly") and len(kept) > 0):
+            break
+        kept.append(word)
+    phrase = " ".join(kept)
+    has_the = phrase.lower().startswith("the ")
+    core = phrase[4:] if has_the else phrase
+    if not core or core.lower() in _EN_PRONOUNS or core.lower() in _EN_STOP:
+        return ""
+    if not has_the and not core[:1].isupper() and core.lower() not in names.lower:
+        return ""
+    if capital and not core[:1].isupper() and core.lower() not in names.lower:
+        return ""
+    return names.en(phrase)
+
+
+def _attribute_en(text: str, q: _Quote, sentence_start: int, names: _Names,
+                  follows: bool) -> tuple[str, str, str] | None:
+    """(speaker, listener, pattern) of a “” line, or None."""
+    after = text[q.end : q.end + 120].replace("\n", " ")
+    for regex in (_EN_AFTER_INVERTED, _EN_AFTER_PLAIN):
+        m = regex.match(after)
+        if m is None:
+            continue
+        if m.group("verb") in _THOUGHT_EN:
+            return None
+        speaker = _en_np(m.group("speaker"), names)
+        if not speaker:
+            continue
+        listener = _en_np(m.group("listener"), names)
+        if not listener and "object" in m.groupdict() and m.group("verb") in _EN_TELL:
+            listener = _en_np(m.group("object"), names, capital=True)
+        return speaker, listener, "en:quote-said-X"
+    if follows:
+        return None
+    before = text[sentence_start : q.start].replace("\n", " ")
+    b = _EN_BEFORE.search(before)
+    if b and b.group("verb") not in _THOUGHT_EN:
+        speaker = _en_np(b.group("speaker"), names)
+        if speaker:
+            listener = ""
+            if b.group("listener") and (
+                b.group("verb") in _EN_TELL or re.search(r"\bto\s", b.group(0))
+            ):
+                listener = _en_np(b.group("listener"), names)
+            return speaker, listener, "en:X-said-quote"
+    return None
+
+
+# --- the text --------------------------------------------------------------------------------
+
+
+def read_speech(text: str, names: Iterable[str] = ()) -> list[Speech]:
+    """Every attributed line of `text`, in order (module docstring)."""
+    known = _Names(names)
+    quotes = quote_spans(text)
+    lines: list[Speech] = []
+    skip: set[int] = set()
+    for index, q in enumerate(quotes):
+        if index in skip:
+            continue
+        start = _sentence_start(text, q.start, quotes)
+        previous = quotes[index - 1] if index else None
+        follows = previous is not None and not text[previous.end : q.start].strip(" 　\n")
+        attribute = _attribute_ja if q.language == "ja" else _attribute_en
+        found = attribute(text, q, start, known, follows)
+        pattern_extra = ""
+        if found is None and not follows:
+            before = _before_sentence(text, q, start, known)
+            if before is not None:
+                found, start = before[:3], before[3]
+        if found is None:
+            continue
+        speaker, listener, pattern = found
+        quote = q.inner
+        end = _sentence_end(text, q.end)
+        nxt = quotes[index + 1] if index + 1 < len(quotes) else None
+        if q.language == "en" and nxt is not None and pattern == "en:quote-said-X":
+            between = text[q.end : nxt.start]
+            if "\n\n" not in between and between.rstrip().endswith(",") and "." not in between:
+                quote = f"{quote} … {nxt.inner}"  # "…," said the Dodo, "…": one line
+                end = _sentence_end(text, nxt.end)
+                skip.add(index + 1)
+        if not listener:
+            listener = _vocative(quote, known, q.language)
+            if listener:
+                pattern_extra = "+vocative"
+        if listener == speaker:
+            listener = ""
+        sentence = text[start:end].strip()
+        lines.append(Speech(speaker, quote, listener, sentence, start, pattern + pattern_extra))
+    return _turns(lines, text)
+
+
+_JA_BEFORE_SENTENCE = re.compile(
+    rf"(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[、\s　]*"
+    rf"(?:(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって|むかって)?[、\s　]*)?"
+    r"(?P<verb>[^、。！？「」]{1,12})[。：:]\s*$"
+)
+_EN_BEFORE_SENTENCE = re.compile(
+    rf"{_EN_NP.format(g='speaker')}\s+(?P<verb>{_EN_VERB}|spoke|speaks)"
+    rf"(?:\s+(?:to\s+)?{_EN_NP.format(g='listener')})?[.:]\s*$"
+)
+
+
+def _before_sentence(
+    text: str, q: _Quote, start: int, names: _Names
+) -> tuple[str, str, str, int] | None:
+    """A quote that opens its own sentence, right after a sentence of saying with no quote of
+    its own (犬が桃太郎に言いました。「…」): that sentence's speaker (speaker, listener,
+    pattern, and the start of that sentence, which the line's evidence then begins with)."""
+    if text[start : q.start].strip(" 　\n"):
+        return None
+    window = max(0, start - 120)
+    head = text[window:start].rstrip(" 　\n")
+    if not head or head[-1] in "」”\"":
+        return None  # the sentence before ends in a quote of its own
+    prev_start = max(head[:-1].rfind(c) for c in "。！？」”\"\n") + 1
+    if q.language == "en":
+        last = list(re.finditer(r"[.!?]\s+", head[:-1]))
+        prev_start = max(prev_start, last[-1].end() if last else 0)
+    previous = head[prev_start:]
+    lead = len(previous) - len(previous.lstrip(" 　\n"))
+    begins = window + prev_start + lead
+    previous = previous.strip(" 　\n")
+    if q.language == "ja":
+        m = _JA_BEFORE_SENTENCE.search(previous)
+        if m and _ja_verb(m.group("verb")):
+            speaker = names.ja(m.group("speaker"))
+            if speaker:
+                listener = names.ja(m.group("listener")) if m.group("listener") else ""
+                return speaker, listener, "ja:before", begins
+        return None
+    m = _EN_BEFORE_SENTENCE.search(previous)
+    if m and m.group("verb") not in _THOUGHT_EN:
+        speaker = _en_np(m.group("speaker"), names)
+        if speaker:
+            return speaker, _en_np(m.group("listener"), names), "en:before", begins
+    return None
+
+
+def _vocative(quote: str, names: _Names, language: str) -> str:
+    """A name the line opens by calling (「桃太郎さん、…」, "Hare, …"), when it is the story's."""
+    if language == "ja":
+        head = re.split(r"[、，！!]", quote, maxsplit=1)[0]
+        if head == quote or not names.names:
+            return ""
+        found = names.ja(head)
+        return found if found and len(head) <= len(found) + 3 else ""
+    m = re.match(r"^(?:(?:oh|o|dear|my|you)\s+)?(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s*[,!]",
+                 quote)
+    if not m or not names.names:
+        return ""
+    name = m.group("name")
+    found = names.lower.get(name.lower()) or names.lower.get(re.sub(r"^Mr\.?\s+", "", name).lower())
+    return found or ""
+
+
+_TURN_GAP = 600
+"""How far apart (characters) two lines may be to belong to one conversation."""
+
+
+def _turns(lines: list[Speech], text: str) -> list[Speech]:
+    """A line with no listener, in a conversation of two speakers taking turns (the line before
+    or after is the other's, close by, with no third speaker between): said to the other."""
+    result: list[Speech] = []
+    for i, line in enumerate(lines):
+        if line.listener:
+            result.append(line)
+            continue
+        others = {
+            lines[j].speaker
+            for j in (i - 1, i + 1)
+            if 0 <= j < len(lines) and _same_scene(text, lines[j].start, line.start)
+        } - {line.speaker}
+        if len(others) == 1:
+            line = replace(line, listener=others.pop(), pattern=line.pattern + "+turn")
+        result.append(line)
+    return result
+
+
+def _same_scene(text: str, one: int, other: int) -> bool:
+    """Two lines close by with no blank line between them."""
+    low, high = min(one, other), max(one, other)
+    return high - low <= _TURN_GAP and "\n\n" not in text[low:high]
+
+
+def speech_facts(text: str, names: Iterable[str] = ()) -> list[ProposedFact]:
+    """The lines of `text` said to someone as `SAYS` facts (speaker → listener, the line's
+    sentence as evidence), for the ingest; a line with no listener gives no fact (a fact joins
+    two names), its sentence stays in sentence search."""
+    facts = []
+    for line in read_speech(text, names):
+        if not line.listener:
+            continue
+        facts.append(
+            ProposedFact(
+                subject=line.speaker,
+                relation=SAYS,
+                object=line.listener,
+                predicate="say",
+                sentence=line.sentence,
+                start=line.start,
+                pattern=f"speech:{line.pattern}",
+                subject_type="Character",
+                object_type="Character",
+            )
+        )
+    return facts
+
+
+def lines_of(evidence: Sequence[str]) -> list[str]:
+    """The quotes of stored lines (their evidence sentences), each once, in order."""
+    return list(dict.fromkeys(q for sentence in evidence for q in quotes_in(sentence)))

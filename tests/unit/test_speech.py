@@ -1,0 +1,109 @@
+"""Who said what: quotations attributed by construction class (storygraph.ingest.frames.speech).
+
+Every sentence here is made up for the class it stands for; none is from an evaluation set."""
+
+from __future__ import annotations
+
+import pytest
+
+from storygraph.ingest.frames.speech import SAYS, quotes_in, read_speech, speech_facts
+
+
+def _lines(text: str, names: tuple[str, ...] = ()) -> list[tuple[str, str, str, str]]:
+    return [(s.speaker, s.listener, s.quote, s.pattern) for s in read_speech(text, names)]
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "speaker", "listener", "pattern"),
+    [
+        # ja: 「…」と X が/は (Y に) 言った
+        ("「こんにちは。」と狐が言いました。", ("狐",), "狐", "", "ja:quote-と-X"),
+        ("「寒いね。」と、うさぎはかめにたずねました。", ("うさぎ", "かめ"), "うさぎ", "かめ",
+         "ja:quote-と-X"),
+        ("「待て。」と鬼の大将がさけびました。", ("鬼の大将",), "鬼の大将", "", "ja:quote-と-X"),
+        # ja: X は (Y に) 「…」と言った
+        ("すると狸は「どこへ行くの。」と聞きました。", ("狸",), "狸", "", "ja:X-quote-と"),
+        ("熊は狐に向かって、「帰れ。」とどなりました。", ("熊", "狐"), "熊", "狐", "ja:X-quote-と"),
+        # ja: an honorific cut to the story's name; the listener called at the line's start
+        ("「太郎さん、おはよう。」と花子さんが言いました。", ("花子", "太郎"), "花子", "太郎",
+         "ja:quote-と-X+vocative"),
+        # ja: a sentence of saying, then the line on its own
+        ("狐が熊に言いました。\n「山へ行こう。」", ("狐", "熊"), "狐", "熊", "ja:before"),
+        # en: "…," said X (to Y) / "…," X replied
+        ('"You are late," said the Badger to the Mole.', ("Badger", "Mole"), "Badger", "Mole",
+         "en:quote-said-X"),
+        ('"I am not," the Mole replied.', (), "Mole", "", "en:quote-said-X"),
+        ('"Thief!" shrieked the Magpie.', (), "Magpie", "", "en:quote-said-X"),
+        ("“Good morning,” said Old Tom.", (), "Old Tom", "", "en:quote-said-X"),
+        # en: X said (to Y), "…" / X told Y: "…"
+        ('The Badger said, "Sit down."', (), "Badger", "", "en:X-said-quote"),
+        ('The Badger said to the Mole: "Sit down."', (), "Badger", "Mole", "en:X-said-quote"),
+        ('The Owl told the Mole, "Look up."', (), "Owl", "Mole", "en:X-said-quote"),
+        # en: a name called at the line's start is the listener
+        ('"Mole, you are slow," said the Badger.', ("Mole", "Badger"), "Badger", "Mole",
+         "en:quote-said-X+vocative"),
+        ('The Owl spoke to the Mole.\n"Look up."', (), "Owl", "Mole", "en:before"),
+    ],
+)
+def test_each_construction_attributes_speaker_and_listener(
+    text: str, names: tuple[str, ...], speaker: str, listener: str, pattern: str
+) -> None:
+    lines = _lines(text, names)
+    assert [(s, li, p) for s, li, _, p in lines] == [(speaker, listener, pattern)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "狐は『星の歌』という本を読みました。",  # a title, no one speaks
+        "「明日は雨だろう。」と思いました。",  # a thought, no speaker
+        "「明日は雨だろう。」と狐は思いました。",  # a thought is no line
+        "「山だ、山だ。」",  # a line alone, no sentence of saying before it
+        "狐は山へいきました。\n「さあ行こう。」",  # a sentence of going (いき) is no saying
+        'She read a book called "The Long Road" in bed.',
+        '"How odd," thought the Mole.',
+        '"Come here," he said.',  # a pronoun speaker is left unattributed
+        'The Mole went home. "Sit down."',
+    ],
+)
+def test_quotes_outside_the_constructions_are_left_unattributed(text: str) -> None:
+    assert _lines(text, ("狐", "Mole")) == []
+
+
+def test_a_line_cut_by_its_attribution_is_one_line_to_its_end() -> None:
+    text = "“What I meant,” said the Stork in a huff, “was that we should swim.” Then all swam."
+    (line,) = read_speech(text)
+    assert line.speaker == "Stork"
+    assert line.quote == "What I meant, … was that we should swim."
+    assert line.sentence.endswith("we should swim.”")
+    assert text.startswith(line.sentence)
+
+
+def test_two_speakers_taking_turns_speak_to_each_other() -> None:
+    text = (
+        '"Hello," said the Badger.\n"Hello to you," said the Mole.\n\n'
+        '"Who is there?" said the Owl.'
+    )
+    lines = read_speech(text, ("Badger", "Mole", "Owl"))
+    assert [(s.speaker, s.listener) for s in lines] == [
+        ("Badger", "Mole"),
+        ("Mole", "Badger"),
+        ("Owl", ""),  # after a blank line: a new scene, no one to turn to
+    ]
+    assert lines[0].pattern.endswith("+turn")
+
+
+def test_names_snap_to_the_story_spelling_and_evidence_is_the_text() -> None:
+    text = "森の中で、\n「きのこをください。」と子狐がお母さん狐に言いました。"
+    (line,) = read_speech(text, ("子狐", "お母さん狐", "森"))
+    assert (line.speaker, line.listener) == ("子狐", "お母さん狐")
+    assert text[line.start :].startswith(line.sentence)
+    assert "「きのこをください。」" in line.sentence
+
+
+def test_lines_with_a_listener_become_says_facts_with_their_sentence() -> None:
+    text = '"Run," said the Badger to the Mole.\n\n"Why?" the Owl asked.'
+    facts = speech_facts(text, ("Badger", "Mole", "Owl"))
+    assert [(f.subject, f.relation, f.object) for f in facts] == [("Badger", SAYS, "Mole")]
+    assert facts[0].sentence == '"Run," said the Badger to the Mole.'
+    assert quotes_in(facts[0].sentence) == ["Run,"]
