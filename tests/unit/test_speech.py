@@ -1,4 +1,4 @@
-"""Who said what: quotations attributed by construction class (storygraph.ingest.frames.speech).
+"""Who said what: quotations attributed by construction class (storygraph.text.speech).
 
 Every sentence here is made up for the class it stands for; none is from an evaluation set."""
 
@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from storygraph.ingest.frames.speech import SAYS, quotes_in, read_speech, speech_facts
+from storygraph.ingest.frames.extractor import speech_facts
+from storygraph.text.speech import SAYS, quotes_in, read_speech
 
 
 def _lines(text: str, names: tuple[str, ...] = ()) -> list[tuple[str, str, str, str]]:
@@ -107,3 +108,14 @@ def test_lines_with_a_listener_become_says_facts_with_their_sentence() -> None:
     assert [(f.subject, f.relation, f.object) for f in facts] == [("Badger", SAYS, "Mole")]
     assert facts[0].sentence == '"Run," said the Badger to the Mole.'
     assert quotes_in(facts[0].sentence) == ["Run,"]
+
+
+def test_says_is_one_vocabulary_row_read_by_questions_and_never_typed_from_a_verb_alone() -> None:
+    from storygraph.qa.question.relation_words import question_stems, related_stems, type_stems
+    from storygraph.text.vocabulary import relation_type_for
+
+    for word, language in (("言う", "ja"), ("たずねる", "ja"), ("said", "en"), ("reply", "en")):
+        assert relation_type_for(word, language) == "TALKS_TO", word
+    for question in ("兎は狐に何と言った？", "What did the Rabbit say to the Fox?"):
+        assert type_stems(SAYS) & question_stems(question), question
+    assert type_stems(SAYS) <= related_stems(question_stems("What did the Mole reply?"))

@@ -30,8 +30,9 @@ and objects): a speaker or listener is written as the longest such name its word
 one, a Japanese speaker must look like a name (kanji or katakana, or an honorific) and an
 English one must be capitalised or follow "the".
 
-Pure text work, no parser: the ingest runs it beside the language readers (`speech_facts`), and
-the question side reads a stored line's quote back out of its evidence sentence (`quotes_in`).
+Pure text work, no parser: the ingest runs it beside the language readers
+(storygraph.ingest.frames.extractor.speech_facts), and the question side reads a stored line's
+quote back out of its evidence sentence (`quotes_in`).
 """
 
 from __future__ import annotations
@@ -40,9 +41,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from storygraph.ingest.frames import ProposedFact
+from storygraph.text.vocabulary import SAYS_TYPE
 
-SAYS = "SAYS"
+SAYS = SAYS_TYPE
 """The relation type a line is stored with (speaker -[SAYS]-> listener); it is the verb
 table's row of the same name (`storygraph.text.vocabulary`), so questions about saying read it."""
 
@@ -561,30 +562,6 @@ def _same_scene(text: str, one: int, other: int) -> bool:
     """Two lines close by with no blank line between them."""
     low, high = min(one, other), max(one, other)
     return high - low <= _TURN_GAP and "\n\n" not in text[low:high]
-
-
-def speech_facts(text: str, names: Iterable[str] = ()) -> list[ProposedFact]:
-    """The lines of `text` said to someone as `SAYS` facts (speaker → listener, the line's
-    sentence as evidence), for the ingest; a line with no listener gives no fact (a fact joins
-    two names), its sentence stays in sentence search."""
-    facts = []
-    for line in read_speech(text, names):
-        if not line.listener:
-            continue
-        facts.append(
-            ProposedFact(
-                subject=line.speaker,
-                relation=SAYS,
-                object=line.listener,
-                predicate="say",
-                sentence=line.sentence,
-                start=line.start,
-                pattern=f"speech:{line.pattern}",
-                subject_type="Character",
-                object_type="Character",
-            )
-        )
-    return facts
 
 
 def lines_of(evidence: Sequence[str]) -> list[str]:
