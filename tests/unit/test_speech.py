@@ -119,3 +119,37 @@ def test_says_is_one_vocabulary_row_read_by_questions_and_never_typed_from_a_ver
     for question in ("兎は狐に何と言った？", "What did the Rabbit say to the Fox?"):
         assert type_stems(SAYS) & question_stems(question), question
     assert type_stems(SAYS) <= related_stems(question_stems("What did the Mole reply?"))
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "speech"),
+    [
+        ("兎は狐に何と言った？", "ja", True),
+        ("熊は何と答えましたか。", "ja", True),
+        ("「山へ行こう」と言ったのは誰？", "ja", True),
+        ("誰が「待て」と叫んだ？", "ja", True),
+        ("狐は何を食べた？", "ja", False),
+        ("狐は何という名前？", "ja", False),  # a name's いう, no one speaks
+        ("熊は何と言う名前ですか？", "ja", False),
+        ("狐は誰と話した？", "ja", False),  # a partner, not a line
+        ("What did the Mole say to the Badger?", "en", True),
+        ("Who shouted at the Owl?", "en", True),
+        ("What were the Mole's last words?", "en", True),
+        ("What did the Mole eat?", "en", False),
+        ("Who is the oldest?", "en", False),
+    ],
+)
+def test_a_question_about_a_line_of_speech_is_a_class_of_its_own(
+    question: str, language: str, speech: bool
+) -> None:
+    from storygraph.qa.question.question_type import asks_for_speech, detect_question_type
+
+    assert asks_for_speech(question, language=language) is speech
+    assert detect_question_type(question, language=language).speech is speech
+
+
+def test_who_asked_a_line_asks_for_the_speaker_whatever_other_question_word_it_holds() -> None:
+    from storygraph.qa.question.question_type import detect_question_type
+
+    found = detect_question_type("Who asked where the Owl was going?", ["Owl"], language="en")
+    assert (found.kind, found.speech) == ("who", True)

@@ -97,6 +97,7 @@ from storygraph.qa.verify.support_slots import (
     fills,
     phrasal,
 )
+from storygraph.qa.verify.support_speech import speech_candidates, speech_support
 from storygraph.text.embeddings import Embedder
 from storygraph.text.language import is_kanji
 from storygraph.text.normalize import holds_name, normalize_name, reading, same_entity
@@ -478,6 +479,10 @@ class GraphSupportChecker:
                 return c
         return None
 
+    def _spoken(self, source: Citation) -> str:
+        """A source with the rest of its sentence: a line's attribution after its quote."""
+        return source.text + self._around(source)[1] + self._after_speech(source)
+
     def _after_speech(self, source: Citation) -> str:
         """The rest of the sentence after a source that ends with a speech its sentence goes
         on from (「…」と流れて来ました), found in its chunk by the source's first and last
@@ -650,7 +655,9 @@ class GraphSupportChecker:
         participants = [e for e in analysis.entities if e.node_id]
         links = self._links(analysis, shown, citations, facts)
         role = _asks_role(analysis)
-        candidates = tuple(self._candidates(analysis, links)) if role else ()
+        candidates = speech_candidates(analysis, facts, shown) or (
+            tuple(self._candidates(analysis, links)) if role else ()
+        )
 
         def fail(reason: str, check: str, named: Sequence[str] = ()) -> Support:
             # a failed answer to a question whose premise nothing in the story supports:
@@ -661,6 +668,10 @@ class GraphSupportChecker:
                 return Support("no premise", None, tuple(named), premise, "premise", offered)
             return Support("not supported", None, tuple(named), reason, check, offered)
 
+        spoken = speech_support(analysis, _core(answer), sources, facts, self._spoken)
+        if spoken is not None:
+            # a line of speech decides it (storygraph.qa.verify.support_speech)
+            return spoken if spoken.supported else fail(spoken.reason, spoken.check)
         unnamed = self._not_a_name(analysis, answer, answer_language, sources)
         if unnamed is not None:
             # a place for a name, the one the name is of (docs/ISSUES.md#support-quotes)
