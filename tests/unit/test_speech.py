@@ -153,3 +153,13 @@ def test_who_asked_a_line_asks_for_the_speaker_whatever_other_question_word_it_h
 
     found = detect_question_type("Who asked where the Owl was going?", ["Owl"], language="en")
     assert (found.kind, found.speech) == ("who", True)
+
+
+def test_a_stored_line_is_what_a_question_about_speech_prefers() -> None:
+    from storygraph.qa.question.question_type import detect_question_type
+    from storygraph.qa.retrieval.type_priors import speech_prior
+
+    asked = detect_question_type("What did the Mole say?", ["Mole"], language="en")
+    other = detect_question_type("What did the Mole eat?", ["Mole"], language="en")
+    assert speech_prior(asked, SAYS) > 0 == speech_prior(asked, "TALKS_TO")
+    assert speech_prior(other, SAYS) == 0
