@@ -284,6 +284,10 @@ def _print_page(page: Any, timeline_only: bool, every: bool = False) -> None:
             print(f"  {rel.text()}{mark}  [{where}]")
             if rel.evidence:
                 print(f"      「{rel.evidence}」")
+        if page.lines:
+            print("lines:")
+            for line in page.lines:
+                print(f"  「{line.quote}」 → {line.listener}  [{line.document}#{line.chunk}]")
         print("mentioned in:")
         for mention in page.mentions:
             print(f"  {mention.document}: chunks {', '.join(map(str, mention.chunks)) or '-'}")

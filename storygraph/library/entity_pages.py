@@ -10,6 +10,7 @@ keeps:
   view. A stored composed summary is upgraded once to a model summary when a capable model opens
   the page;
 - **relations** in both directions with their evidence sentences and citations (document, chunk);
+- **lines**: what a character says, to whom, read from its SAYS relations (storygraph.text.speech);
 - **mentions**: the documents and chunks that mention the entity;
 - **history**: per document, whether it created, updated or only referenced the entity, and what
   changed (storygraph/store/history.py);
@@ -40,6 +41,8 @@ from storygraph.store.plan import key_document
 from storygraph.store.story_time import parse_position
 from storygraph.text.language import detect_language
 from storygraph.text.name_index import resolve_name
+from storygraph.text.speech import quotes_in
+from storygraph.text.vocabulary import SAYS_TYPE
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -151,6 +154,18 @@ class TimelineEntry:
 
 
 @dataclass
+class SpokenLine:
+    """One line the entity says: a quote of one of its SAYS relations (storygraph.text.speech),
+    the one it is said to, and the sentence and place of the story that say it."""
+
+    quote: str
+    listener: str
+    sentence: str
+    document: str
+    chunk: int | None
+
+
+@dataclass
 class EntityPage:
     id: str
     key: str
@@ -185,11 +200,26 @@ class EntityPage:
     def incoming(self) -> list[PageRelation]:
         return [r for r in self.relations if r.direction == "in"]
 
+    @property
+    def lines(self) -> list[SpokenLine]:
+        """What it says, to whom, in story order (its SAYS relations' quotes, each once)."""
+        found = [
+            SpokenLine(quote, rel.end, c.evidence, c.document, c.chunk)
+            for rel in self.outgoing
+            if rel.type == SAYS_TYPE
+            for c in rel.citations
+            for quote in quotes_in(c.evidence)
+        ]
+        found.sort(key=lambda line: (line.document, line.chunk or 0))
+        unique = {(line.quote, line.listener): line for line in reversed(found)}
+        return [line for line in found if unique[(line.quote, line.listener)] is line]
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         for rel, raw in zip(self.relations, data["relations"], strict=True):
             raw["text"] = rel.text()
             raw["evidence"] = rel.evidence
+        data["lines"] = [asdict(line) for line in self.lines]
         return data
 
 
