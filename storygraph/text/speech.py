@@ -172,15 +172,25 @@ def quotes_in(sentence: str) -> list[str]:
 _SENTENCE_END = "。！？!?.\n"
 
 
-def _sentence_start(text: str, pos: int, quotes: Sequence[_Quote]) -> int:
-    """Where the sentence holding `pos` starts: after the last sentence end outside a quote."""
-    inside = {i for q in quotes if q.end <= pos or q.start < pos for i in range(q.start, q.end)}
+def _sentence_start(text: str, pos: int, quotes: Sequence[_Quote], language: str) -> int:
+    """Where the sentence holding `pos` starts: after the last sentence end outside a quote.
+    A line break ends a Japanese sentence only after a full stop or a quote (おじいさんは
+    びっくりして、⏎「…」 goes on); an English one only as a blank line (hard-wrapped text)."""
+    inside = {i for q in quotes if q.start < pos for i in range(q.start, q.end)}
     j = pos - 1
     while j >= 0:
         ch = text[j]
-        if j not in inside and (ch in "。！？\n" or (ch in ".!?" and j + 1 < len(text)
-                                                     and text[j + 1] in " \n")):
+        if j in inside:
+            j -= 1
+            continue
+        if ch in "。！？" or (ch in ".!?" and j + 1 < len(text) and text[j + 1] in " \n"):
             break
+        if ch == "\n":
+            before = text[:j].rstrip(" 　\t\r")
+            if language == "ja" and (not before or before[-1] in "。！？」\n"):
+                break
+            if language != "ja" and before.endswith("\n"):
+                break
         j -= 1
     k = j + 1
     while k < pos and text[k] in " 　\t\r\n":
@@ -188,20 +198,31 @@ def _sentence_start(text: str, pos: int, quotes: Sequence[_Quote]) -> int:
     return k
 
 
-def _sentence_end(text: str, pos: int) -> int:
+def _sentence_end(text: str, pos: int, language: str) -> int:
     """The end (exclusive) of the narration from `pos` (right after a quote) to its sentence
-    end, not past another quote; a quote ending in a full stop ends its sentence when a new
-    one follows ("…best.” Then …")."""
+    end, not past another quote. Japanese: a quote ends its sentence unless と / って / 、
+    goes on from it (on the next line too: 「…」⏎と言いました。); English: a quote ending in a
+    full stop ends its sentence when a new one follows ("…best.” Then …")."""
+    if language == "ja":
+        k = pos
+        while k < len(text) and text[k] in " 　\t\r\n":
+            k += 1
+        if not text.startswith(("と", "っ", "、"), k):
+            return pos
+        j = k
+        while j < len(text) and text[j] not in "。！？「\n":
+            j += 1
+        return j + 1 if j < len(text) and text[j] in "。！？" else j
     rest = text[pos:].lstrip(" 　")
-    if pos >= 2 and text[pos - 2] in ".!?。！？" and (not rest or rest[0] in "\n“\"「"
-                                                      or rest[0].isupper()):
+    ended = pos >= 2 and text[pos - 2] in ".!?"
+    if ended and (not rest or rest[0] in "\n“\"" or rest[0].isupper()):
         return pos
     j = pos
     while j < len(text):
         ch = text[j]
-        if ch in "。！？\n":
-            return j + (1 if ch != "\n" else 0)
-        if ch in "「“\"":
+        if text.startswith("\n\n", j):
+            return j
+        if ch in "“\"":
             return j
         if ch in ".!?" and (j + 1 >= len(text) or text[j + 1] in " \n\"”"):
             return j + 1
@@ -297,15 +318,33 @@ _JA_AFTER = re.compile(
 _JA_AFTER_BARE = re.compile(r"^[\s　]*(?:と|って)[、\s　]*(?P<verb>[^、。！？「」]{0,14})")
 _JA_BEFORE = re.compile(
     rf"(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[、\s　]*"
-    rf"(?:(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって|むかって|むかい)?[、\s　]*)?$"
+    rf"(?:(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって|むかって|むかい)?[、\s　]*)?"
+    r"(?:[^。「」！？\n、]{1,16}、[\s　]*)?$"
 )
+"""X は (Y に) 「: the speaker right before the quote, or before one short clause that ends
+in 、 (おじいさんはびっくりして、⏎「…」と聞きました)."""
+_JA_SAID_THEN = re.compile(
+    r"^[\s　]*(?:と|って|こう|そう)?[\s　]*"
+    r"(?:言って|いって|言いながら|いいながら|さけんで|叫んで|こたえて|答えて|たずねて|尋ねて)"
+    rf"[、\s　]*(?P<speaker>{_JA_NAME}){_JA_SUBJECT}"
+)
+"""「…」⏎こう言って、猿が…: the te-form of saying shares its subject with what follows."""
+_JA_SAID_SO = re.compile(
+    rf"^[\s　]*(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[、\s　]*(?:こう|そう)"
+    r"(?:言|いう|いっ|いい|さけ|叫|こた|答)"
+)
+"""「…」⏎桃太郎がこういうと: the next sentence names who said so."""
 _JA_LISTENER_AFTER = re.compile(rf"^[\s　]*(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって)?")
 
 
+_JA_NOT_SAID = re.compile(r"^(?:言|い)わ(?:ない|ず|なかっ|ぬ|ん)")
+"""「…」と言わないばかりの顔: a line not said."""
+
+
 def _ja_verb(text: str) -> bool:
-    """A verb of saying opens `text` (a thought does not count)."""
+    """A verb of saying opens `text` (a thought, or a verb of saying negated, does not)."""
     text = text.lstrip("、 　")
-    if text.startswith(_THOUGHT_JA):
+    if text.startswith(_THOUGHT_JA) or _JA_NOT_SAID.match(text):
         return False
     return text.startswith(SPEECH_STEMS_JA)
 
@@ -321,6 +360,14 @@ def _attribute_ja(text: str, q: _Quote, sentence_start: int, names: _Names,
         if speaker and _ja_verb(verb):
             listener = names.ja(m.group("listener") or "") if m.group("listener") else ""
             return speaker, listener, "ja:quote-と-X"
+    for regex, pattern in (
+        (_JA_SAID_THEN, "ja:quote-言って-X"),
+        (_JA_SAID_SO, "ja:quote-Xがこう言う"),
+    ):
+        m = regex.match(after)
+        speaker = names.ja(m.group("speaker")) if m else ""
+        if speaker:
+            return speaker, "", pattern
     bare = _JA_AFTER_BARE.match(after)
     if bare is None:
         return None
@@ -438,7 +485,7 @@ def read_speech(text: str, names: Iterable[str] = ()) -> list[Speech]:
     for index, q in enumerate(quotes):
         if index in skip:
             continue
-        start = _sentence_start(text, q.start, quotes)
+        start = _sentence_start(text, q.start, quotes, q.language)
         previous = quotes[index - 1] if index else None
         follows = previous is not None and not text[previous.end : q.start].strip(" 　\n")
         attribute = _attribute_ja if q.language == "ja" else _attribute_en
@@ -452,13 +499,13 @@ def read_speech(text: str, names: Iterable[str] = ()) -> list[Speech]:
             continue
         speaker, listener, pattern = found
         quote = q.inner
-        end = _sentence_end(text, q.end)
+        end = _sentence_end(text, q.end, q.language)
         nxt = quotes[index + 1] if index + 1 < len(quotes) else None
         if q.language == "en" and nxt is not None and pattern == "en:quote-said-X":
             between = text[q.end : nxt.start]
             if "\n\n" not in between and between.rstrip().endswith(",") and "." not in between:
                 quote = f"{quote} … {nxt.inner}"  # "…," said the Dodo, "…": one line
-                end = _sentence_end(text, nxt.end)
+                end = _sentence_end(text, nxt.end, q.language)
                 skip.add(index + 1)
         if not listener:
             listener = _vocative(quote, known, q.language)
@@ -535,33 +582,46 @@ def _vocative(quote: str, names: _Names, language: str) -> str:
     return found or ""
 
 
-_TURN_GAP = 600
-"""How far apart (characters) two lines may be to belong to one conversation."""
+_TURN_GAP = 400
+"""How much narration (characters) may stand between two lines of one conversation."""
 
 
 def _turns(lines: list[Speech], text: str) -> list[Speech]:
-    """A line with no listener, in a conversation of two speakers taking turns (the line before
-    or after is the other's, close by, with no third speaker between): said to the other."""
-    result: list[Speech] = []
+    """A line with no listener, in a conversation of two speakers taking turns, is said to the
+    other: the lines around it (up to `_TURN_WINDOW` on each side, each close to the next: no
+    blank line, at most `_TURN_GAP` of narration between) have exactly those two speakers. A
+    third speaker among them gives no one (who speaks to whom is the story's to say)."""
+    result = list(lines)
     for i, line in enumerate(lines):
         if line.listener:
-            result.append(line)
             continue
-        others = {
-            lines[j].speaker
-            for j in (i - 1, i + 1)
-            if 0 <= j < len(lines) and _same_scene(text, lines[j].start, line.start)
-        } - {line.speaker}
-        if len(others) == 1:
-            line = replace(line, listener=others.pop(), pattern=line.pattern + "+turn")
-        result.append(line)
+        window = {line.speaker}
+        for step in (-1, 1):
+            j = i
+            for _ in range(_TURN_WINDOW):
+                k = j + step
+                if not 0 <= k < len(lines):
+                    break
+                first, second = (lines[k], lines[j]) if step < 0 else (lines[j], lines[k])
+                if not _same_scene(text, first, second):
+                    break
+                window.add(lines[k].speaker)
+                j = k
+        if len(window) == 2:
+            other = next(iter(window - {line.speaker}))
+            result[i] = replace(line, listener=other, pattern=line.pattern + "+turn")
     return result
 
 
-def _same_scene(text: str, one: int, other: int) -> bool:
-    """Two lines close by with no blank line between them."""
-    low, high = min(one, other), max(one, other)
-    return high - low <= _TURN_GAP and "\n\n" not in text[low:high]
+_TURN_WINDOW = 2
+"""How many lines on each side of a line make its conversation."""
+
+
+def _same_scene(text: str, before: Speech, after: Speech) -> bool:
+    """Two lines close by: at most `_TURN_GAP` characters between the first's sentence and
+    the second's, with no blank line."""
+    between = text[before.start + len(before.sentence) : after.start]
+    return len(between) <= _TURN_GAP and "\n\n" not in between
 
 
 def lines_of(evidence: Sequence[str]) -> list[str]:
