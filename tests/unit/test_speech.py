@@ -30,6 +30,13 @@ def _lines(text: str, names: tuple[str, ...] = ()) -> list[tuple[str, str, str, 
          "ja:quote-と-X+vocative"),
         # ja: a sentence of saying, then the line on its own
         ("狐が熊に言いました。\n「山へ行こう。」", ("狐", "熊"), "狐", "熊", "ja:before"),
+        # ja: the speaker before a clause and a line break; と on the next line
+        ("狸はおどろいて、\n「だれだ。」\n　と聞きました。", ("狸",), "狸", "", "ja:X-quote-と"),
+        ("「だれだ。」\n　と狸はさけびました。", ("狸",), "狸", "", "ja:quote-と-X"),
+        # ja: a te-form of saying shares its subject; the next sentence says who said so
+        ("「帰ろう。」\n　こう言って、狸が立ちました。", ("狸",), "狸", "", "ja:quote-言って-X"),
+        ("「帰ろう。」\n　狸がこういうと、みな立ちました。", ("狸",), "狸", "",
+         "ja:quote-Xがこう言う"),
         # en: "…," said X (to Y) / "…," X replied
         ('"You are late," said the Badger to the Mole.', ("Badger", "Mole"), "Badger", "Mole",
          "en:quote-said-X"),
@@ -61,6 +68,7 @@ def test_each_construction_attributes_speaker_and_listener(
         "「明日は雨だろう。」と狐は思いました。",  # a thought is no line
         "「山だ、山だ。」",  # a line alone, no sentence of saying before it
         "狐は山へいきました。\n「さあ行こう。」",  # a sentence of going (いき) is no saying
+        "狐は、\n「しめた。」\n　と言わないばかりの顔をしました。",  # not said
         'She read a book called "The Long Road" in bed.',
         '"How odd," thought the Mole.',
         '"Come here," he said.',  # a pronoun speaker is left unattributed
@@ -92,6 +100,23 @@ def test_two_speakers_taking_turns_speak_to_each_other() -> None:
         ("Owl", ""),  # after a blank line: a new scene, no one to turn to
     ]
     assert lines[0].pattern.endswith("+turn")
+
+
+def test_a_third_speaker_around_a_line_leaves_its_listener_unsaid() -> None:
+    text = (
+        "「行こう。」と狐が言いました。\n「いやだ。」と熊が言いました。\n"
+        "「おれも。」と狸が言いました。"
+    )
+    lines = read_speech(text, ("狐", "熊", "狸"))
+    assert [(s.speaker, s.listener) for s in lines] == [("狐", ""), ("熊", ""), ("狸", "")]
+    two = read_speech(text.rsplit("\n", 1)[0], ("狐", "熊", "狸"))
+    assert [(s.speaker, s.listener) for s in two] == [("狐", "熊"), ("熊", "狐")]
+
+
+def test_a_japanese_line_s_sentence_runs_to_the_end_of_its_attribution() -> None:
+    text = "「だれだ。」\n　と狸はさけんで、逃げました。次の日になりました。"
+    (line,) = read_speech(text, ("狸",))
+    assert line.sentence == "「だれだ。」\n　と狸はさけんで、逃げました。"
 
 
 def test_names_snap_to_the_story_spelling_and_evidence_is_the_text() -> None:
