@@ -180,6 +180,8 @@ def _sentence_start(text: str, pos: int, quotes: Sequence[_Quote], language: str
     j = pos - 1
     while j >= 0:
         ch = text[j]
+        if ch in "\"”" and j > 0 and text[j - 1] in ".!?" and text[j + 1 : j + 2] in (" ", "\n"):
+            break  # '… gold." "With all my heart," said Hans': the line before ends there
         if j in inside:
             j -= 1
             continue
@@ -352,7 +354,7 @@ def _ja_verb(text: str) -> bool:
 def _attribute_ja(text: str, q: _Quote, sentence_start: int, names: _Names,
                   follows: bool) -> tuple[str, str, str] | None:
     """(speaker, listener, pattern) of a 「」 line, or None."""
-    after = text[q.end : q.end + 60]
+    after = text[q.end : q.end + 60].split("\n\n", 1)[0]
     m = _JA_AFTER.match(after)
     if m:
         speaker = names.ja(m.group("speaker"))
@@ -412,26 +414,37 @@ _EN_BEFORE = re.compile(
     rf"{_EN_NP.format(g='speaker')}\s+(?:\w+ly\s+)?(?P<verb>{_EN_VERB})"
     rf"(?:\s+(?:to\s+)?{_EN_NP.format(g='listener')})?(?:\s+\w+ly)?\s*[,:]?\s*$"
 )
+_EN_BEFORE_INVERTED = re.compile(
+    rf"\b(?P<verb>{_EN_VERB})\s+{_EN_NP.format(g='speaker')}\s*[,:]\s*$"
+)
+"""Then said the Wolf, "…": the verb before its speaker, before the quote."""
 _EN_TELL = frozenset({"told", "tells", "asked", "answered", "called"})
 """Verbs whose direct object is the listener ("told the Hare", "asked Alice")."""
 
 
 def _en_np(words: str | None, names: _Names, *, capital: bool = False) -> str:
+    """The speaker (or listener) a phrase of the attribution names: "the" and its noun words
+    (the old man), else a run of capitalised words (Old Tom, not "Hans aloud"); a pronoun in
+    it ("in the seventh year he") is no one this reader can name."""
     if not words:
         return ""
-    kept: list[str] = []
     parts = words.split()
-    if parts and parts[0].lower() == "the":
+    if any(p.lower() in _EN_PRONOUNS for p in parts):
+        return ""
+    kept: list[str] = []
+    has_the = bool(parts) and parts[0].lower() == "the"
+    if has_the:
         kept.append(parts[0])
         parts = parts[1:]
     for word in parts:
         if word.lower() in _EN_STOP or (word.lower().endswith("ly") and len(kept) > 0):
             break
+        if not has_the and not word[:1].isupper() and kept:
+            break
         kept.append(word)
     phrase = " ".join(kept)
-    has_the = phrase.lower().startswith("the ")
     core = phrase[4:] if has_the else phrase
-    if not core or core.lower() in _EN_PRONOUNS or core.lower() in _EN_STOP:
+    if not core or core.lower() in _EN_STOP:
         return ""
     if not has_the and not core[:1].isupper() and core.lower() not in names.lower:
         return ""
@@ -443,7 +456,7 @@ def _en_np(words: str | None, names: _Names, *, capital: bool = False) -> str:
 def _attribute_en(text: str, q: _Quote, sentence_start: int, names: _Names,
                   follows: bool) -> tuple[str, str, str] | None:
     """(speaker, listener, pattern) of a “” line, or None."""
-    after = text[q.end : q.end + 120].replace("\n", " ")
+    after = text[q.end : q.end + 120].split("\n\n", 1)[0].replace("\n", " ")
     for regex in (_EN_AFTER_INVERTED, _EN_AFTER_PLAIN):
         m = regex.match(after)
         if m is None:
@@ -470,6 +483,11 @@ def _attribute_en(text: str, q: _Quote, sentence_start: int, names: _Names,
             ):
                 listener = _en_np(b.group("listener"), names)
             return speaker, listener, "en:X-said-quote"
+    inverted = _EN_BEFORE_INVERTED.search(before)
+    if inverted and inverted.group("verb") not in _THOUGHT_EN:
+        speaker = _en_np(inverted.group("speaker"), names)
+        if speaker:
+            return speaker, "", "en:said-X-quote"
     return None
 
 
@@ -578,9 +596,18 @@ def _vocative(quote: str, names: _Names, language: str) -> str:
     if not m or not names.names:
         return ""
     name = m.group("name")
+    if name.split()[0].lower() in _INTERJECTIONS:
+        return ""
     found = names.lower.get(name.lower()) or names.lower.get(re.sub(r"^Mr\.?\s+", "", name).lower())
     return found or ""
 
+
+_INTERJECTIONS = frozenset(
+    {"well", "yes", "no", "oh", "now", "why", "come", "look", "please", "dear", "alas",
+     "indeed", "good", "thank", "thanks", "so", "then", "here", "there", "ah", "hush", "stop",
+     "wait", "listen", "nonsense", "certainly", "sir", "madam"}
+)
+"""Words a line opens with that call no one ("Well, to be sure," even where a well is named)."""
 
 _TURN_GAP = 400
 """How much narration (characters) may stand between two lines of one conversation."""

@@ -51,6 +51,10 @@ def _lines(text: str, names: tuple[str, ...] = ()) -> list[tuple[str, str, str, 
         ('"Mole, you are slow," said the Badger.', ("Mole", "Badger"), "Badger", "Mole",
          "en:quote-said-X+vocative"),
         ('The Owl spoke to the Mole.\n"Look up."', (), "Owl", "Mole", "en:before"),
+        # en: the verb before its speaker, before the quote
+        ('Then said the Badger, "Go home."', (), "Badger", "", "en:said-X-quote"),
+        # en: a name then a word that is no part of it
+        ('"Off we go!" cried Tom cheerfully.', (), "Tom", "", "en:quote-said-X"),
     ],
 )
 def test_each_construction_attributes_speaker_and_listener(
@@ -73,6 +77,8 @@ def test_each_construction_attributes_speaker_and_listener(
         '"How odd," thought the Mole.',
         '"Come here," he said.',  # a pronoun speaker is left unattributed
         'The Mole went home. "Sit down."',
+        '"Sit down."\n\nThe Mole only laughed.',  # the next paragraph attributes nothing
+        'In the spring he said to the Mole, "Sit down."',  # a pronoun speaker, words before it
     ],
 )
 def test_quotes_outside_the_constructions_are_left_unattributed(text: str) -> None:
@@ -100,6 +106,17 @@ def test_two_speakers_taking_turns_speak_to_each_other() -> None:
         ("Owl", ""),  # after a blank line: a new scene, no one to turn to
     ]
     assert lines[0].pattern.endswith("+turn")
+
+
+def test_an_interjection_opening_a_line_calls_no_one() -> None:
+    (line,) = read_speech('"Well, I never," said the Mole.', ("well", "Mole"))
+    assert (line.speaker, line.listener) == ("Mole", "")
+
+
+def test_a_line_after_another_starts_its_own_sentence() -> None:
+    text = '"Go," said the Owl. "Why?" said the Mole.'
+    lines = read_speech(text, ("Owl", "Mole"))
+    assert [line.sentence for line in lines] == ['"Go," said the Owl.', '"Why?" said the Mole.']
 
 
 def test_a_third_speaker_around_a_line_leaves_its_listener_unsaid() -> None:
