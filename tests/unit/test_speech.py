@@ -205,3 +205,20 @@ def test_a_stored_line_is_what_a_question_about_speech_prefers() -> None:
     other = detect_question_type("What did the Mole eat?", ["Mole"], language="en")
     assert speech_prior(asked, SAYS) > 0 == speech_prior(asked, "TALKS_TO")
     assert speech_prior(other, SAYS) == 0
+
+
+def test_a_model_s_extraction_gets_the_chunk_s_lines_with_its_own_names() -> None:
+    from storygraph.ingest.frames.extractor import with_speech_lines
+    from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity
+
+    text = '"Run," said the Badger to the Mole.'
+    chunk = Chunk(id="d:0", document_id="d", index=0, text=text, start=0, end=len(text))
+    extraction = ChunkExtraction(chunk=chunk, entities=[ExtractedEntity("Badger", "Animal", "d:0")])
+    result = with_speech_lines(extraction)
+    assert [(r.source, r.type, r.target, r.evidence) for r in result.relations] == [
+        ("Badger", SAYS, "Mole", text)
+    ]
+    assert [(e.name, e.type) for e in result.entities] == [
+        ("Badger", "Animal"),
+        ("Mole", "Character"),
+    ]

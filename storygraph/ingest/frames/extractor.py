@@ -245,6 +245,46 @@ def with_speech(text: str, facts: list[ProposedFact]) -> list[ProposedFact]:
     return sorted([*facts, *lines], key=lambda f: f.start) if lines else facts
 
 
+def with_speech_lines(result: ChunkExtraction) -> ChunkExtraction:
+    """A model's extraction of a chunk with the chunk's lines of speech added (`SAYS`, as the
+    parser's extraction has them: `with_speech`), their names written as the model's entities
+    write them; a line's speaker or listener the model did not name becomes a Character."""
+    chunk = result.chunk
+    names = {e.name for e in result.entities}
+    known = {(r.source, r.type, r.target) for r in result.relations}
+    for fact in speech_facts(chunk.text, names):
+        if (fact.subject, SAYS, fact.object) in known:
+            continue
+        known.add((fact.subject, SAYS, fact.object))
+        for name in (fact.subject, fact.object):
+            if name not in names:
+                names.add(name)
+                result.entities.append(
+                    ExtractedEntity(name, CHARACTER_TYPE, chunk.id, origin="parser")
+                )
+        result.relations.append(
+            ExtractedRelation(
+                source=fact.subject,
+                source_type=CHARACTER_TYPE,
+                type=SAYS,
+                target=fact.object,
+                target_type=CHARACTER_TYPE,
+                chunk_id=chunk.id,
+                evidence=fact.sentence,
+                origin="parser",
+            )
+        )
+    return result
+
+
+@lru_cache(maxsize=1)
+def speech_version() -> str:
+    """A hash of the speech reader's source: a model extraction's saved chunks are served only
+    to the speech reader that added their lines."""
+    path = Path(__file__).resolve().parents[2] / "text" / "speech.py"
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+
+
 def speech_facts(text: str, names: Iterable[str] = ()) -> list[ProposedFact]:
     """The lines of `text` said to someone as `SAYS` facts (speaker → listener, the line's
     sentence as evidence), for the ingest; a line with no listener gives no fact (a fact joins
