@@ -99,15 +99,25 @@ def test_what_one_said_is_answered_and_cited_from_the_line(
     assert sentence in cited.text
 
 
-def test_another_speaker_s_line_is_not_confirmed_and_the_asked_line_is_offered(
+def test_another_speaker_s_line_is_not_confirmed_and_the_asked_line_answers(
     told: Services,
 ) -> None:
+    """The model gives the Bear's line for the Rabbit's: the check refuses it, and the
+    candidate step answers with the Rabbit's stored line, which the same check confirms."""
+    model = ScriptedChatModel(
+        script=scripted_logic.Script(triples=()),
+        faults={"answer": "text:I am going to the hill. [2]"},
+    )
+    engine = build_engine(told.store, model, SMALL, embedder=None)
+    refused = engine.ask(
+        "What did the Rabbit say to the Fox?", QAOptions(verify="rules", candidates="off")
+    )
+    assert refused.support is not None and not refused.support.supported
+    assert "Bear's, not Rabbit's" in refused.support.reason
     answer = _ask(told, "What did the Rabbit say to the Fox?", "I am going to the hill. [2]")
-    assert answer.support is not None and not answer.support.supported
-    assert "Bear's, not Rabbit's" in answer.support.reason
-    candidate = answer.support.candidate
-    assert candidate is not None and candidate.name == "Let us play tomorrow."
-    assert "Let us play tomorrow." in answer.answer
+    assert answer.support is not None and answer.support.supported
+    assert answer.support.answered_by == "structure"
+    assert answer.answer.startswith('"Let us play tomorrow." [')
 
 
 def test_without_a_model_the_facts_answer_gives_the_line(told: Services) -> None:
@@ -136,3 +146,10 @@ def test_the_command_line_entity_page_prints_the_lines(
     pages = EntityPages(told.store)
     _print_page(pages.page(pages.resolve("Fox@fox_en.txt")[0]), False)
     assert "「Where are you going?」 → Bear" in capsys.readouterr().out
+
+
+def test_a_declining_model_is_answered_by_the_asked_speaker_s_line(told: Services) -> None:
+    answer = _ask(told, "兎は狐に何と言った？", "わかりません。")
+    assert answer.support is not None and answer.support.supported
+    assert answer.support.answered_by == "structure"
+    assert "「明日はいっしょに遊ぼう。」と言いました。" in answer.answer

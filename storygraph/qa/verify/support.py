@@ -795,8 +795,8 @@ class GraphSupportChecker:
         citations: Sequence[Citation],
         facts: Sequence[Fact],
     ) -> Support:
-        offered: tuple[Candidate, ...] = ()
-        if _asks_role(analysis):
+        offered: tuple[Candidate, ...] = speech_candidates(analysis, facts, read or citations)
+        if not offered and _asks_role(analysis):
             links = self._links(analysis, read, citations, facts)
             premise = self._premise(analysis, links, facts, read)
             if premise is not None:

@@ -216,5 +216,5 @@ def speech_candidates(
             continue
         if listeners and not any(same_entity(line.listener, li) for li in listeners):
             continue
-        found.append(Candidate(line.quote, source.number, line.sentence, "fact", SAYS, True))
+        found.append(Candidate(line.quote, source.number, line.sentence, "speech", SAYS, True))
     return tuple(found)
