@@ -87,6 +87,7 @@ def test_lines_are_stored_as_says_facts_with_the_quote_s_sentence(told: Services
         ("熊は何と答えた？", "「山へはちみつを取りに行くのです。」と答えました。[1]", "はちみつ"),
         ("What did the Rabbit say to the Fox?", "Let us play tomorrow. [1]", "Let us play"),
         ('Who said "Let us play tomorrow"?', "The Rabbit [1]", "The Rabbit said"),
+        ("Who said that they should play tomorrow?", "The Rabbit [1]", "The Rabbit said"),
     ],
 )
 def test_what_one_said_is_answered_and_cited_from_the_line(

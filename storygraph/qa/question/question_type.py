@@ -308,7 +308,7 @@ _JA_SAYING = (
 )
 """How a verb of saying starts in a question; 言う before a noun is a name's (何と言う名前)."""
 _JA_SPEECH = re.compile(
-    rf"(?:何|なん|なに)[とて]{_JA_SAYING}|(?:何|なに)を{_JA_SAYING}"
+    rf"(?:何|なん|なに)[とて]{_JA_SAYING}|(?:何|なに)を{_JA_SAYING}|どう{_JA_SAYING}"
     rf"|どんな(?:こと|言葉|ことば)(?:を|と)?{_JA_SAYING}|セリフ|台詞|せりふ"
     rf"|」と{_JA_SAYING}[^。]*(?:誰|だれ|どなた)|(?:誰|だれ|どなた)が[^。]*「[^」]+」と{_JA_SAYING}"
 )
@@ -318,7 +318,8 @@ _EN_SAYING = (
     r"yelled)"
 )
 _EN_SPEECH = re.compile(
-    rf"\bwhat (?:did|does|do|had|has|will|would) [\w' -]+? {_EN_SAYING}\b"
+    rf"\b(?:what|how|why|which)(?: [\w'-]+){{0,2}}? (?:did|does|do|had|has|will|would) "
+    rf"[\w' -]+? {_EN_SAYING}\b"
     rf"|\bwho {_EN_SAYING}\b|\bwhat (?:were|was|are|is) [\w' -]*?\bwords?\b"
 )
 

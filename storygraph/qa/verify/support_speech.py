@@ -134,11 +134,11 @@ def _what_said(
 def _who_said(
     analysis: QuestionAnalysis, answer: str, lines: Sequence[tuple[Citation, Speech]]
 ) -> Support | None:
-    asked = analysis.quoted or (_asked_words(analysis),)
+    asked = _asked_words(analysis)
     for source, line in lines:
         said = normalize_name(line.quote)
         held = any(q and q in said for q in analysis.quoted) or (
-            not analysis.quoted and _share(asked[0].split(), line.quote, analysis.language) >= 0.5
+            not analysis.quoted and _share(asked, line.quote, analysis.language) >= 0.5
         )
         if not held or not _names(answer, line.speaker):
             continue
@@ -162,13 +162,16 @@ def _names(answer: str, speaker: str) -> bool:
     return key in folded or same_entity(answer, speaker)
 
 
-def _asked_words(analysis: QuestionAnalysis) -> str:
-    """The question's own words (English) or text (Japanese) without its asking words."""
+def _asked_words(analysis: QuestionAnalysis) -> list[str]:
+    """The question's own words (English stems; Japanese character pairs) without its asking
+    words and names: what a line it asks about should hold."""
+    text = analysis.question
+    for entity in analysis.entities:
+        text = text.replace(entity.mention, " ") if entity.mention else text
     if analysis.language == "ja":
-        return normalize_name(analysis.question)
-    words = [w for w in re.findall(r"[a-z']+", analysis.question.lower())
-             if w not in _ASKED_WORDS_EN]
-    return " ".join(words)
+        return _pairs(re.sub(r"(?:誰|だれ|どなた)|(?:と|って)?(?:言|い)っ?た?の?は?", " ", text))
+    words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in _ASKED_WORDS_EN]
+    return english_words(" ".join(words))
 
 
 def _own_words(answer: str, analysis: QuestionAnalysis) -> list[str]:
