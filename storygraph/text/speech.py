@@ -13,7 +13,9 @@ named in `Speech.pattern`:
 - ``en:X-said-quote`` — The Tortoise said, "…" / The Hare said to the Tortoise: "…";
 - ``*:before`` — a quote standing alone right after a sentence of saying with no quote of its
   own (犬が桃太郎に言いました。「…」 / The Hare spoke to the Tortoise. "…"): that sentence's
-  speaker; nothing else in an adjacent sentence counts.
+  speaker;
+- ``en:continued`` — a quote right after the attribution of the line before ("…," said the
+  Hare. "And now …"): the same speaker goes on. Nothing else in an adjacent sentence counts.
 
 A quote cut by its attribution ("What I was going to say," said the Dodo, "was …") is one line:
 the part after the attribution belongs to the same speaker and the evidence sentence runs to
@@ -513,6 +515,8 @@ def read_speech(text: str, names: Iterable[str] = ()) -> list[Speech]:
             before = _before_sentence(text, q, start, known)
             if before is not None:
                 found, start = before[:3], before[3]
+        if found is None and lines and q.language == "en":
+            found = _continued(text, lines[-1], q)
         if found is None:
             continue
         speaker, listener, pattern = found
@@ -534,6 +538,19 @@ def read_speech(text: str, names: Iterable[str] = ()) -> list[Speech]:
         sentence = text[start:end].strip()
         lines.append(Speech(speaker, quote, listener, sentence, start, pattern + pattern_extra))
     return _turns(lines, text)
+
+
+def _continued(text: str, last: Speech, q: _Quote) -> tuple[str, str, str] | None:
+    """“…,” said Alice. “Let me alone!”: a quote right after the attribution of the line
+    before (nothing else between, no new paragraph) goes on with that speaker's words."""
+    end = last.start + len(last.sentence)
+    if end > q.start or text[end : q.start].strip() or "\n\n" in text[end : q.start]:
+        return None
+    if not last.pattern.startswith(("en:quote-said-X", "en:continued")):
+        return None
+    if last.sentence.rstrip().endswith(("”", '"')):
+        return None  # the line before ends in its own quote: this one may be another's
+    return last.speaker, last.listener, "en:continued"
 
 
 _JA_BEFORE_SENTENCE = re.compile(

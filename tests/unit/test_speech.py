@@ -227,3 +227,15 @@ def test_a_model_s_extraction_gets_the_chunk_s_lines_with_its_own_names() -> Non
         ("Badger", "Animal"),
         ("Mole", "Character"),
     ]
+
+
+def test_a_quote_right_after_an_attribution_goes_on_with_that_speaker() -> None:
+    text = '"I am no mole!" said the Vole crossly. "Let me be!"\n"Why?" asked the Owl.'
+    lines = read_speech(text, ("Vole", "Owl"))
+    assert [(s.speaker, s.quote, s.pattern.split("+")[0]) for s in lines] == [
+        ("Vole", "I am no mole!", "en:quote-said-X"),
+        ("Vole", "Let me be!", "en:continued"),
+        ("Owl", "Why?", "en:quote-said-X"),
+    ]
+    # the line before ends in its own quote: who goes on is not said
+    assert [s.quote for s in read_speech('The Vole said, "No." "Yes."', ("Vole",))] == ["No."]
