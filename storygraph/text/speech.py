@@ -507,7 +507,9 @@ def read_speech(text: str, names: Iterable[str] = ()) -> list[Speech]:
             continue
         start = _sentence_start(text, q.start, quotes, q.language)
         previous = quotes[index - 1] if index else None
-        follows = previous is not None and not text[previous.end : q.start].strip(" 　\n")
+        between = text[previous.end : q.start] if previous is not None else "x"
+        # 「…」「…」と: one run of lines (a Japanese line break starts a new one)
+        follows = not between.strip(" 　" if q.language == "ja" else " 　\n")
         attribute = _attribute_ja if q.language == "ja" else _attribute_en
         found = attribute(text, q, start, known, follows)
         pattern_extra = ""
@@ -515,13 +517,17 @@ def read_speech(text: str, names: Iterable[str] = ()) -> list[Speech]:
             before = _before_sentence(text, q, start, known)
             if before is not None:
                 found, start = before[:3], before[3]
+        end = _sentence_end(text, q.end, q.language)
+        if found is None and not follows:
+            after = _after_sentence(text, q, start, known)
+            if after is not None:
+                found, end = (after[0], "", "ja:after"), after[1]
         if found is None and lines and q.language == "en":
             found = _continued(text, lines[-1], q)
         if found is None:
             continue
         speaker, listener, pattern = found
         quote = q.inner
-        end = _sentence_end(text, q.end, q.language)
         nxt = quotes[index + 1] if index + 1 < len(quotes) else None
         if q.language == "en" and nxt is not None and pattern == "en:quote-said-X":
             between = text[q.end : nxt.start]
@@ -558,6 +564,17 @@ _JA_BEFORE_SENTENCE = re.compile(
     rf"(?:(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって|むかって)?[、\s　]*)?"
     r"(?P<verb>[^、。！？「」]{1,12})[。：:]\s*$"
 )
+_SAID_SO_STEMS = (
+    "言", "いい", "いっ", "云", "叫", "さけ", "答", "こたえ", "たず", "尋", "申", "話", "返事",
+    "どな", "怒鳴", "つけ加え", "付け加え", "つぶや", "呟", "ささや", "呼", "わめ", "頼",
+)
+_JA_SAID_SO_BEFORE = re.compile(
+    rf"^(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[^。「」！？]{{0,40}}?(?:こう|そう|次のように)?"
+    r"(?P<verb>[^。「」！？、]{0,8}?(?:" + "|".join(_SAID_SO_STEMS) + r")[^。「」！？、]{0,10})"
+    r"[。：:]\s*$"
+)
+"""マッグは椅子を離れ、…こう言いました。⏎「…」: the sentence before ends in a verb of saying
+(with こう / そう, "so", or not: だれにともなしに呼びかけました), its speaker opening it."""
 _EN_BEFORE_SENTENCE = re.compile(
     rf"{_EN_NP.format(g='speaker')}\s+(?P<verb>{_EN_VERB}|spoke|speaks)"
     rf"(?:\s+(?:to\s+)?{_EN_NP.format(g='listener')})?[.:]\s*$"
@@ -591,6 +608,14 @@ def _before_sentence(
             if speaker:
                 listener = names.ja(m.group("listener")) if m.group("listener") else ""
                 return speaker, listener, "ja:before", begins
+        so = _JA_SAID_SO_BEFORE.search(previous)
+        forward = _CATAPHORIC.search(previous) is not None
+        after_quote = text[:begins].rstrip(" 　\n").endswith("」")
+        if so and not _ANAPHORIC.search(previous) and (forward or not after_quote):
+            # between two lines, only こう (this) says it is the next one's
+            speaker = names.ja(so.group("speaker"))
+            if speaker and not so.group("verb").startswith(_THOUGHT_JA):
+                return speaker, "", "ja:before-こう言った", begins
         return None
     m = _EN_BEFORE_SENTENCE.search(previous)
     if m and m.group("verb") not in _THOUGHT_EN:
@@ -598,6 +623,41 @@ def _before_sentence(
         if speaker:
             return speaker, _en_np(m.group("listener"), names), "en:before", begins
     return None
+
+
+_SAYING_HEAD = r"(?:[^。「」]{0,8})?(?:言|いい|いっ|云|叫|答|こた|申|話|返事|付け加|つけ加)"
+_CATAPHORIC = re.compile(r"(?:こう|次のように)" + _SAYING_HEAD)
+_ANAPHORIC = re.compile(r"そう" + _SAYING_HEAD)
+"""こう言った points at the line after it, そう言った at the line before."""
+_JA_SAID_AFTER = re.compile(
+    rf"^(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[^。「」！？]{{0,40}}?"
+    r"(?P<verb>[^。「」！？、]{0,8}?(?:" + "|".join(_SAID_SO_STEMS) + r")[^。「」！？、]{0,10})"
+    r"。"
+)
+
+
+def _after_sentence(text: str, q: _Quote, start: int, names: _Names) -> tuple[str, int] | None:
+    """A Japanese quote standing alone (a sentence of its own, no と after it), then a sentence
+    of saying with no quote of its own (「…」⏎トックは昂然と言い放ちました。): that sentence's
+    speaker, and where that sentence ends (the line's evidence runs to it). Between two lines,
+    only そう (so) says it is the line before's."""
+    if q.language != "ja" or text[start : q.start].strip(" 　\n"):
+        return None
+    k = q.end
+    while k < len(text) and text[k] in " 　\t\r\n":
+        k += 1
+    if text.startswith(("と", "っ", "、", "「", "［"), k):
+        return None
+    m = _JA_SAID_AFTER.match(text[k : k + 90])
+    if m is None or m.group("verb").startswith(_THOUGHT_JA):
+        return None
+    said = m.group(0)
+    end = k + m.end()
+    before_next = text[end:].lstrip(" 　\n").startswith("「")
+    if _CATAPHORIC.search(said) or (before_next and not _ANAPHORIC.search(said)):
+        return None
+    speaker = names.ja(m.group("speaker"))
+    return (speaker, end) if speaker else None
 
 
 def _vocative(quote: str, names: _Names, language: str) -> str:

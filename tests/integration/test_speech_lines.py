@@ -37,6 +37,8 @@ One morning the Fox met the Bear in the forest. "Where are you going?" asked the
 
 In the evening the Fox met the Rabbit by the river.
 The Rabbit said to the Fox, "Let us play tomorrow."
+
+At night the Owl sat in the old oak. "The river is rising!" cried the Owl.
 """
 SMALL = ModelInfo("embedded", "scripted-small", capable=False)
 
@@ -154,3 +156,15 @@ def test_a_declining_model_is_answered_by_the_asked_speaker_s_line(told: Service
     assert answer.support is not None and answer.support.supported
     assert answer.support.answered_by == "structure"
     assert "「明日はいっしょに遊ぼう。」と言いました。" in answer.answer
+
+
+def test_a_line_said_to_no_one_named_answers_from_the_sentences_read(told: Services) -> None:
+    """No SAYS fact (no listener), but the line is read off the sentence the model read: the
+    check confirms its words, and a declining model is answered with it."""
+    assert not [k for k in _says(told) if k[0] == "Owl"]
+    confirmed = _ask(told, "What did the Owl cry?", "The river is rising! [1]")
+    assert confirmed.support is not None and confirmed.support.check == "speech"
+    assert confirmed.support.supported
+    declined = _ask(told, "What did the Owl cry?", "I do not know.")
+    assert declined.support is not None and declined.support.answered_by == "structure"
+    assert declined.answer.startswith('"The river is rising!" [')

@@ -655,7 +655,7 @@ class GraphSupportChecker:
         participants = [e for e in analysis.entities if e.node_id]
         links = self._links(analysis, shown, citations, facts)
         role = _asks_role(analysis)
-        candidates = speech_candidates(analysis, facts, shown) or (
+        candidates = speech_candidates(analysis, facts, shown, self._spoken) or (
             tuple(self._candidates(analysis, links)) if role else ()
         )
 
@@ -795,7 +795,7 @@ class GraphSupportChecker:
         citations: Sequence[Citation],
         facts: Sequence[Fact],
     ) -> Support:
-        offered: tuple[Candidate, ...] = speech_candidates(analysis, facts, read or citations)
+        offered = speech_candidates(analysis, facts, read or citations, self._spoken)
         if not offered and _asks_role(analysis):
             links = self._links(analysis, read, citations, facts)
             premise = self._premise(analysis, links, facts, read)

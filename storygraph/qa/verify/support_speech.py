@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
@@ -203,21 +204,58 @@ def _pairs(text: str) -> list[str]:
 
 
 def speech_candidates(
-    analysis: QuestionAnalysis, facts: Sequence[Fact], sources: Sequence[Citation]
+    analysis: QuestionAnalysis,
+    facts: Sequence[Fact],
+    sources: Sequence[Citation],
+    text_of: Callable[[Citation], str] = lambda c: c.text,
 ) -> tuple[Candidate, ...]:
-    """The asked speaker's stored lines (to the asked listener, when the question names one),
-    as candidates for a question asking what they said: the line's words, its sentence and
-    the source that holds it."""
+    """The asked speaker's lines (to the asked listener, when the question names one and the
+    line's is known), stored (SAYS) or read in the sources, as candidates for a question asking
+    what they said: the line's words, its sentence and the source that holds it. When some of
+    them share a word of the question's own (not its names, not its asking words: "once" of
+    "what had he once been"), only those."""
     if not analysis.qtype.speech or analysis.qtype.kind in PERSON_KINDS:
         return ()
     speakers, listeners = _speaker_and_listener(analysis)
     if not speakers:
         return ()
-    found: list[Candidate] = []
-    for source, line in _stored_lines(facts, sources):
+    names = [e.node_id for e in analysis.entities if e.node_id]
+    pool = _stored_lines(facts, sources)
+    pool += [(c, line) for c in sources for line in read_speech(text_of(c), names)]
+    found: dict[str, tuple[Citation, Speech]] = {}
+    for source, line in pool:
         if not any(same_entity(line.speaker, s) for s in speakers):
             continue
-        if listeners and not any(same_entity(line.listener, li) for li in listeners):
+        if listeners and line.listener and not any(same_entity(line.listener, li)
+                                                   for li in listeners):
             continue
-        found.append(Candidate(line.quote, source.number, line.sentence, "speech", SAYS, True))
-    return tuple(found)
+        found.setdefault(normalize_name(line.quote), (source, line))
+    topic = _topic_words(analysis)
+    sharing = [(c, li) for c, li in found.values() if any(_holds_word(li.quote, w) for w in topic)]
+    chosen = sharing or list(found.values())
+    return tuple(
+        Candidate(line.quote, source.number, line.sentence, "speech", SAYS, True)
+        for source, line in chosen
+    )
+
+
+_JA_TOPIC = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff々]{2,}")
+_JA_ASKING = ("何", "誰", "言", "答", "叫", "尋", "聞", "話", "申")
+
+
+def _topic_words(analysis: QuestionAnalysis) -> list[str]:
+    """The question's own words beside its names and asking words: kanji / katakana runs of
+    two or more (ja), word stems (en)."""
+    text = analysis.question
+    for entity in analysis.entities:
+        for written in (entity.mention, entity.node_id):
+            text = text.replace(written, " ") if written else text
+    if analysis.language == "ja":
+        return [w for w in _JA_TOPIC.findall(text) if not w.startswith(_JA_ASKING)]
+    return _asked_words(replace(analysis, question=text))
+
+
+def _holds_word(quote: str, word: str) -> bool:
+    if word.isascii():
+        return word in english_words(_QUOTE_MARKS.sub(" ", quote))
+    return word in quote
