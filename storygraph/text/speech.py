@@ -353,6 +353,15 @@ def _ja_verb(text: str) -> bool:
     return text.startswith(SPEECH_STEMS_JA)
 
 
+def _points_forward(text: str, pos: int) -> bool:
+    """The sentence of saying at `pos` ends there (こう答えました。, no clause after it) and a
+    line follows it: its こう is that line's."""
+    end = text.find("。", pos)
+    if end < 0 or "、" in text[pos:end] or end - pos > 12:
+        return False
+    return text[end + 1 :].lstrip(" 　\n").startswith("「")
+
+
 def _attribute_ja(text: str, q: _Quote, sentence_start: int, names: _Names,
                   follows: bool) -> tuple[str, str, str] | None:
     """(speaker, listener, pattern) of a 「」 line, or None."""
@@ -370,6 +379,8 @@ def _attribute_ja(text: str, q: _Quote, sentence_start: int, names: _Names,
     ):
         m = regex.match(after)
         speaker = names.ja(m.group("speaker")) if m else ""
+        if m and regex is _JA_SAID_SO and _points_forward(text, q.end + m.end()):
+            continue  # 「…」⏎熊はこう答えました。⏎「…」: the line after is his
         if speaker:
             return speaker, "", pattern
     bare = _JA_AFTER_BARE.match(after)
@@ -602,6 +613,10 @@ def _before_sentence(
     begins = window + prev_start + lead
     previous = previous.strip(" 　\n")
     if q.language == "ja":
+        forward = _CATAPHORIC.search(previous) is not None
+        after_quote = text[:begins].rstrip(" 　\n").endswith("」")
+        if _ANAPHORIC.search(previous) or (after_quote and not forward):
+            return None  # between two lines, only こう (this) says it is the next one's
         m = _JA_BEFORE_SENTENCE.search(previous)
         if m and _ja_verb(m.group("verb")):
             speaker = names.ja(m.group("speaker"))
@@ -609,12 +624,9 @@ def _before_sentence(
                 listener = names.ja(m.group("listener")) if m.group("listener") else ""
                 return speaker, listener, "ja:before", begins
         so = _JA_SAID_SO_BEFORE.search(previous)
-        forward = _CATAPHORIC.search(previous) is not None
-        after_quote = text[:begins].rstrip(" 　\n").endswith("」")
-        if so and not _ANAPHORIC.search(previous) and (forward or not after_quote):
-            # between two lines, only こう (this) says it is the next one's
+        if so and not so.group("verb").startswith(_THOUGHT_JA):
             speaker = names.ja(so.group("speaker"))
-            if speaker and not so.group("verb").startswith(_THOUGHT_JA):
+            if speaker:
                 return speaker, "", "ja:before-こう言った", begins
         return None
     m = _EN_BEFORE_SENTENCE.search(previous)

@@ -30,6 +30,11 @@ def _lines(text: str, names: tuple[str, ...] = ()) -> list[tuple[str, str, str, 
          "ja:quote-と-X+vocative"),
         # ja: a sentence of saying, then the line on its own
         ("狐が熊に言いました。\n「山へ行こう。」", ("狐", "熊"), "狐", "熊", "ja:before"),
+        # ja: a sentence of saying before the line (こう: the next one), or after it
+        ("熊は窓を開け、ため息といっしょにこう言いました。\n「寒いな。」", ("熊",), "熊", "",
+         "ja:before-こう言った"),
+        ("「寒いな。」\n　熊は小声でつぶやきました。それから窓を閉めました。", ("熊",), "熊", "",
+         "ja:after"),
         # ja: the speaker before a clause and a line break; と on the next line
         ("狸はおどろいて、\n「だれだ。」\n　と聞きました。", ("狸",), "狸", "", "ja:X-quote-と"),
         ("「だれだ。」\n　と狸はさけびました。", ("狸",), "狸", "", "ja:quote-と-X"),
@@ -73,6 +78,7 @@ def test_each_construction_attributes_speaker_and_listener(
         "「山だ、山だ。」",  # a line alone, no sentence of saying before it
         "狐は山へいきました。\n「さあ行こう。」",  # a sentence of going (いき) is no saying
         "狐は、\n「しめた。」\n　と言わないばかりの顔をしました。",  # not said
+        "「寒いな。」\n　熊はこう答えました。\n「夏だよ。」"[:-6],  # こう: the line after
         'She read a book called "The Long Road" in bed.',
         '"How odd," thought the Mole.',
         '"Come here," he said.',  # a pronoun speaker is left unattributed
@@ -239,3 +245,12 @@ def test_a_quote_right_after_an_attribution_goes_on_with_that_speaker() -> None:
     ]
     # the line before ends in its own quote: who goes on is not said
     assert [s.quote for s in read_speech('The Vole said, "No." "Yes."', ("Vole",))] == ["No."]
+
+
+def test_a_sentence_of_saying_between_two_lines_goes_by_its_pointing_word() -> None:
+    forward = "「寒いな。」\n　熊はこう答えました。\n「夏だよ。」"
+    back = "「寒いな。」\n　熊はそう言いました。\n「夏だよ。」"
+    plain = "「寒いな。」\n　熊は言いました。\n「夏だよ。」"
+    assert [(s.speaker, s.quote) for s in read_speech(forward, ("熊",))] == [("熊", "夏だよ。")]
+    assert [(s.speaker, s.quote) for s in read_speech(back, ("熊",))] == [("熊", "寒いな。")]
+    assert read_speech(plain, ("熊",)) == []  # which line it is, the story does not say
