@@ -279,7 +279,11 @@ class _Names:
                 len(name) == len(bare) or bare[-len(name) - 1] == " "
             ):
                 return name
-        return bare
+        # the story's one longer name ending in it ("Rabbit" → "White Rabbit"), as the English
+        # reader writes a one-word name (storygraph.ingest.frames.en)
+        longer = [n for n in self.names if n.lower().endswith(" " + bare.lower())]
+        one = len(longer) == 1 and " " not in bare
+        return longer[0] if one else bare
 
 
 def _is_kana_tail(words: str, name: str) -> bool:
@@ -542,7 +546,8 @@ def read_speech(text: str, names: Iterable[str] = ()) -> list[Speech]:
         nxt = quotes[index + 1] if index + 1 < len(quotes) else None
         if q.language == "en" and nxt is not None and pattern == "en:quote-said-X":
             between = text[q.end : nxt.start]
-            if "\n\n" not in between and between.rstrip().endswith(",") and "." not in between:
+            joined = between.rstrip().endswith((",", ":", ";", "—"))
+            if "\n\n" not in between and joined and not re.search(r"[.!?]\s", between):
                 quote = f"{quote} … {nxt.inner}"  # "…," said the Dodo, "…": one line
                 end = _sentence_end(text, nxt.end, q.language)
                 skip.add(index + 1)
@@ -735,9 +740,19 @@ _TURN_WINDOW = 2
 
 def _same_scene(text: str, before: Speech, after: Speech) -> bool:
     """Two lines close by: at most `_TURN_GAP` characters between the first's sentence and
-    the second's, with no blank line."""
+    the second's, and no scene break (two blank lines, or a line of a heading or a
+    separator: CHAPTER V, 第三章, 二, * * *). One blank line is a paragraph's end: a novel
+    writes each line of a conversation as its own paragraph."""
     between = text[before.start + len(before.sentence) : after.start]
-    return len(between) <= _TURN_GAP and "\n\n" not in between
+    if len(between) > _TURN_GAP or "\n\n\n" in between:
+        return False
+    return not any(_SCENE_BREAK.match(row) for row in between.split("\n")[1:])
+
+
+_SCENE_BREAK = re.compile(
+    r"^(?=.*\S)[\s　]*(?:(?i:chapter)\b.*|第.{1,4}[章話節回].*"
+    r"|[一二三四五六七八九十〇0-9０-９IVXLC.]{1,8}|[*＊◇◆□■○●・\s　-]+)[\s　]*$"
+)
 
 
 def lines_of(evidence: Sequence[str]) -> list[str]:

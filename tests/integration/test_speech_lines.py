@@ -27,6 +27,8 @@ JA = """狐と熊
 「熊さん、どこへ行くのですか。」と狐が熊にたずねました。
 熊は「山へはちみつを取りに行くのです。」と答えました。
 
+＊
+
 夕方、狐は川のそばで兎に会いました。
 兎は狐に「明日はいっしょに遊ぼう。」と言いました。
 """
@@ -35,8 +37,12 @@ EN = """The Fox and the Bear
 One morning the Fox met the Bear in the forest. "Where are you going?" asked the Fox.
 "I am going to the hill for honey," the Bear replied.
 
+* * *
+
 In the evening the Fox met the Rabbit by the river.
 The Rabbit said to the Fox, "Let us play tomorrow."
+
+* * *
 
 At night the Owl sat in the old oak. "The river is rising!" cried the Owl.
 """
@@ -76,7 +82,7 @@ def test_lines_are_stored_as_says_facts_with_the_quote_s_sentence(told: Services
     assert says[("熊", "狐")] == ["熊は「山へはちみつを取りに行くのです。」と答えました。"]
     assert says[("Rabbit", "Fox")] == ['The Rabbit said to the Fox, "Let us play tomorrow."']
     assert says[("Fox", "Bear")] == ['"Where are you going?" asked the Fox.']
-    # no listener named: the other one of the conversation, taking turns
+    # no listener named: the other one of the conversation (up to the scene break), taking turns
     assert says[("Bear", "Fox")] == ['"I am going to the hill for honey," the Bear replied.']
     types = {n["id"]: n["type"] for n in told.store.export_graph()["nodes"]}
     assert {types[n] for n in ("兎", "狐", "熊", "Rabbit", "Fox", "Bear")} == {"Character"}

@@ -102,14 +102,14 @@ def test_a_line_cut_by_its_attribution_is_one_line_to_its_end() -> None:
 
 def test_two_speakers_taking_turns_speak_to_each_other() -> None:
     text = (
-        '"Hello," said the Badger.\n"Hello to you," said the Mole.\n\n'
+        '"Hello," said the Badger.\n\n"Hello to you," said the Mole.\n\n* * *\n\n'
         '"Who is there?" said the Owl.'
     )
     lines = read_speech(text, ("Badger", "Mole", "Owl"))
     assert [(s.speaker, s.listener) for s in lines] == [
         ("Badger", "Mole"),
         ("Mole", "Badger"),
-        ("Owl", ""),  # after a blank line: a new scene, no one to turn to
+        ("Owl", ""),  # after a scene break: no one to turn to
     ]
     assert lines[0].pattern.endswith("+turn")
 
@@ -151,7 +151,7 @@ def test_names_snap_to_the_story_spelling_and_evidence_is_the_text() -> None:
 
 
 def test_lines_with_a_listener_become_says_facts_with_their_sentence() -> None:
-    text = '"Run," said the Badger to the Mole.\n\n"Why?" the Owl asked.'
+    text = '"Run," said the Badger to the Mole.\n\nCHAPTER II\n\n"Why?" the Owl asked.'
     facts = speech_facts(text, ("Badger", "Mole", "Owl"))
     assert [(f.subject, f.relation, f.object) for f in facts] == [("Badger", SAYS, "Mole")]
     assert facts[0].sentence == '"Run," said the Badger to the Mole.'
@@ -254,3 +254,20 @@ def test_a_sentence_of_saying_between_two_lines_goes_by_its_pointing_word() -> N
     assert [(s.speaker, s.quote) for s in read_speech(forward, ("熊",))] == [("熊", "夏だよ。")]
     assert [(s.speaker, s.quote) for s in read_speech(back, ("熊",))] == [("熊", "寒いな。")]
     assert read_speech(plain, ("熊",)) == []  # which line it is, the story does not say
+
+
+def test_an_english_one_word_speaker_is_the_story_s_one_longer_name() -> None:
+    (line,) = read_speech('"Late!" said the Rabbit.', ("Grey Rabbit", "Owl"))
+    assert line.speaker == "Grey Rabbit"
+    (line,) = read_speech('"Late!" said the Rabbit.', ("Grey Rabbit", "Brown Rabbit"))
+    assert line.speaker == "Rabbit"  # two longer names: which one, the line does not say
+
+
+def test_lines_of_a_conversation_in_paragraphs_of_their_own_take_turns() -> None:
+    text = '"Who are you?" said the Worm.\n\n"A mole," said Bess.\n\n"Why?" said the Worm.'
+    lines = read_speech(text, ("Worm", "Bess"))
+    assert [(s.speaker, s.listener) for s in lines] == [
+        ("Worm", "Bess"),
+        ("Bess", "Worm"),
+        ("Worm", "Bess"),
+    ]
