@@ -220,7 +220,7 @@ class ParserExtractor:
         and every entity the type the whole story gives it (`entity_kinds`, with the story's
         animacy cues)."""
         reading = document_reader_for(language)(text)
-        facts = with_speech(text, reading.facts)
+        facts = with_speech(text, reading.facts, (cue.name for cue in reading.cues))
         self._document = (text, language, facts)
         kept = [f for f in facts if f.relation or self.verb_types]
         self._kinds = entity_kinds(kept, reading.cues)
@@ -236,11 +236,14 @@ class ParserExtractor:
         return facts_to_extraction(chunk, facts, verb_types=self.verb_types)
 
 
-def with_speech(text: str, facts: list[ProposedFact]) -> list[ProposedFact]:
+def with_speech(
+    text: str, facts: list[ProposedFact], more_names: Iterable[str] = ()
+) -> list[ProposedFact]:
     """The reader's facts and the text's lines of speech (`SAYS`, speaker → listener, with the
-    quote's sentence; storygraph.ingest.frames.speech), in text order; the lines' names are
-    written as the reader's facts write them."""
-    names = {name for fact in facts for name in (fact.subject, fact.object)}
+    quote's sentence; storygraph.text.speech), in text order; the lines' names are written as
+    the reader's facts (and `more_names`: the animacy cues' names, the subjects of verbs of
+    saying among them) write them."""
+    names = {name for fact in facts for name in (fact.subject, fact.object)} | set(more_names)
     lines = speech_facts(text, names)
     return sorted([*facts, *lines], key=lambda f: f.start) if lines else facts
 
