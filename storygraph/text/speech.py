@@ -174,17 +174,24 @@ def quotes_in(sentence: str) -> list[str]:
 _SENTENCE_END = "。！？!?.\n"
 
 
-def _sentence_start(text: str, pos: int, quotes: Sequence[_Quote], language: str) -> int:
+def _quoted_mask(text: str, quotes: Sequence[_Quote]) -> bytearray:
+    """1 for every character inside a quote (its marks included), else 0."""
+    mask = bytearray(len(text))
+    for q in quotes:
+        mask[q.start : q.end] = b"\x01" * (q.end - q.start)
+    return mask
+
+
+def _sentence_start(text: str, pos: int, inside: bytearray, language: str) -> int:
     """Where the sentence holding `pos` starts: after the last sentence end outside a quote.
     A line break ends a Japanese sentence only after a full stop or a quote (おじいさんは
     びっくりして、⏎「…」 goes on); an English one only as a blank line (hard-wrapped text)."""
-    inside = {i for q in quotes if q.start < pos for i in range(q.start, q.end)}
     j = pos - 1
     while j >= 0:
         ch = text[j]
         if ch in "\"”" and j > 0 and text[j - 1] in ".!?" and text[j + 1 : j + 2] in (" ", "\n"):
             break  # '… gold." "With all my heart," said Hans': the line before ends there
-        if j in inside:
+        if inside[j]:
             j -= 1
             continue
         if ch in "。！？" or (ch in ".!?" and j + 1 < len(text) and text[j + 1] in " \n"):
@@ -515,12 +522,13 @@ def read_speech(text: str, names: Iterable[str] = ()) -> list[Speech]:
     """Every attributed line of `text`, in order (module docstring)."""
     known = _Names(names)
     quotes = quote_spans(text)
+    inside = _quoted_mask(text, quotes)
     lines: list[Speech] = []
     skip: set[int] = set()
     for index, q in enumerate(quotes):
         if index in skip:
             continue
-        start = _sentence_start(text, q.start, quotes, q.language)
+        start = _sentence_start(text, q.start, inside, q.language)
         previous = quotes[index - 1] if index else None
         between = text[previous.end : q.start] if previous is not None else "x"
         # 「…」「…」と: one run of lines (a Japanese line break starts a new one)
