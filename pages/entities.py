@@ -108,10 +108,11 @@ def _page(page: EntityPage) -> None:
             st.caption("Not placed in a story: " + md_escape(", ".join(page.unplaced)))
     lines = page.lines
     if lines:
-        with st.expander(f"Lines ({len(lines)} said to someone)"):
+        with st.expander(f"Lines ({len(lines)} in the story's text)"):
             for line in lines:
+                to = f" → {md_escape(line.listener)}" if line.listener else ""
                 st.markdown(
-                    f"- 「{md_escape(line.quote)}」 → {md_escape(line.listener)} — "
+                    f"- 「{md_escape(line.quote)}」{to} — "
                     f"*{md_escape(line.document)} \\#{line.chunk}*"
                 )
     with st.expander(f"Mentioned in ({len(page.mentions)} documents)"):

@@ -287,7 +287,8 @@ def _print_page(page: Any, timeline_only: bool, every: bool = False) -> None:
         if page.lines:
             print("lines:")
             for line in page.lines:
-                print(f"  「{line.quote}」 → {line.listener}  [{line.document}#{line.chunk}]")
+                to = f" → {line.listener}" if line.listener else ""
+                print(f"  「{line.quote}」{to}  [{line.document}#{line.chunk}]")
         print("mentioned in:")
         for mention in page.mentions:
             print(f"  {mention.document}: chunks {', '.join(map(str, mention.chunks)) or '-'}")

@@ -174,3 +174,10 @@ def test_a_line_said_to_no_one_named_answers_from_the_sentences_read(told: Servi
     declined = _ask(told, "What did the Owl cry?", "I do not know.")
     assert declined.support is not None and declined.support.answered_by == "structure"
     assert declined.answer.startswith('"The river is rising!" [')
+
+
+def test_the_entity_page_lists_lines_said_to_no_one_named_too(told: Services) -> None:
+    pages = EntityPages(told.store)
+    owl = pages.page(pages.resolve("Owl@fox_en.txt")[0])
+    assert owl is not None
+    assert [(line.quote, line.listener) for line in owl.lines] == [("The river is rising!", "")]
