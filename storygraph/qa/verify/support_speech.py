@@ -30,6 +30,7 @@ from dataclasses import replace
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_type import PERSON_KINDS
+from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import normalize_name, same_entity
 from storygraph.text.speech import SAYS, Speech, quotes_in, read_speech
 from storygraph.text.terms import english_words
@@ -101,12 +102,14 @@ def _what_said(
     analysis: QuestionAnalysis, answer: str, lines: Sequence[tuple[Citation, Speech]]
 ) -> Support | None:
     speakers, listeners = _speaker_and_listener(analysis)
-    own = _own_words(answer, analysis)
+    # the answer's own script: a question across languages is answered in the story's
+    written = "ja" if any(is_japanese_char(ch) for ch in answer) else "en"
+    own = _own_words(answer, analysis, written)
     if not own:
         return None
     others: list[str] = []
     for source, line in lines:
-        if _share(own, line.quote, analysis.language) < WORD_SHARE:
+        if _share(own, line.quote, written) < WORD_SHARE:
             continue
         if speakers and not any(same_entity(line.speaker, s) for s in speakers):
             others.append(line.speaker)
@@ -175,11 +178,11 @@ def _asked_words(analysis: QuestionAnalysis) -> list[str]:
     return english_words(" ".join(words))
 
 
-def _own_words(answer: str, analysis: QuestionAnalysis) -> list[str]:
-    """The answer's content (English word stems; Japanese character pairs) less the
-    question's."""
+def _own_words(answer: str, analysis: QuestionAnalysis, written: str) -> list[str]:
+    """The answer's content (English word stems; Japanese character pairs, as `written`)
+    less the question's."""
     text = _QUOTE_MARKS.sub(" ", answer)
-    if analysis.language == "ja":
+    if written == "ja":
         pairs = _pairs(text)
         asked = set(_pairs(analysis.question))
         return [p for p in pairs if p not in asked]
