@@ -5,15 +5,21 @@ each; a quote outside them is left unattributed (a title in 『』, a thought, a
 the story leaves to the reader), since a wrong speaker is worse than none. The classes, each
 named in `Speech.pattern`:
 
-- ``ja:quote-と-X`` — 「…」と犬が言いました / 「…」ときじは桃太郎にたずねました: the speaker is
-  the が / は noun after the quote's と, before a verb of saying;
-- ``ja:X-quote-と`` — 犬は「…」と言いました / 犬は桃太郎に向かって、「…」とさけびました: the
-  speaker is the は / が noun right before the quote, and a verb of saying follows its と;
+- ``ja:quote-と-X`` — 「…」と犬が言いました / 「…」⏎ときじは桃太郎にたずねました: the speaker
+  is the が / は noun after the quote's と, before a verb of saying;
+- ``ja:X-quote-と`` — 犬は「…」と言いました / 犬は桃太郎に向かって、「…」とさけびました /
+  おじいさんはびっくりして、⏎「…」⏎と聞きました: the speaker is the は / が noun before the
+  quote (at most one short clause between), and a verb of saying follows its と;
+- ``ja:quote-言って-X`` — 「…」⏎こう言って、猿が…: a te-form of saying shares its subject;
+- ``ja:quote-Xがこう言う`` — 「…」⏎桃太郎がこういうと、…: the next sentence says who said so;
+- ``ja:before`` / ``ja:before-こう言った`` — a line alone right after a sentence of saying with
+  no quote of its own (犬が桃太郎に言いました。⏎「…」 / マッグは…こう言いました。⏎「…」);
+- ``ja:after`` — a line alone, then such a sentence (「…」⏎トックは昂然と言い放ちました。);
+  between two lines only こう (the next) or そう (the one before) says which it is;
 - ``en:quote-said-X`` — "…," said the Hare / "…!" screamed the Pigeon / "…," the Hare replied;
 - ``en:X-said-quote`` — The Tortoise said, "…" / The Hare said to the Tortoise: "…";
-- ``*:before`` — a quote standing alone right after a sentence of saying with no quote of its
-  own (犬が桃太郎に言いました。「…」 / The Hare spoke to the Tortoise. "…"): that sentence's
-  speaker;
+- ``en:said-X-quote`` — Then said the Wolf, "…";
+- ``en:before`` — The Hare spoke to the Tortoise. "…";
 - ``en:continued`` — a quote right after the attribution of the line before ("…," said the
   Hare. "And now …"): the same speaker goes on. Nothing else in an adjacent sentence counts.
 
@@ -23,8 +29,9 @@ its end.
 
 The listener: the に / "to" noun of the attribution (桃太郎に, "said the Hare to the Tortoise",
 "told the Hare"); else a name the quote opens by calling (「桃太郎さん、…」, "Hare, …"); else,
-in a conversation, the one other speaker of the neighbouring lines (`turn`: two speakers taking
-turns speak to each other). A line with no listener found keeps an empty `listener`.
+in a conversation, the one other speaker of the lines around it (``+turn``: two speakers taking
+turns speak to each other; a third one near, or a scene break, and no one is). A line with no
+listener found keeps an empty `listener`.
 
 `names`, when given, are the story's names as the readers wrote them (`ProposedFact` subjects
 and objects): a speaker or listener is written as the longest such name its words end with
@@ -171,9 +178,6 @@ def quotes_in(sentence: str) -> list[str]:
 
 # --- sentences -------------------------------------------------------------------------------
 
-_SENTENCE_END = "。！？!?.\n"
-
-
 def _quoted_mask(text: str, quotes: Sequence[_Quote]) -> bytearray:
     """1 for every character inside a quote (its marks included), else 0."""
     mask = bytearray(len(text))
@@ -197,7 +201,7 @@ def _sentence_start(text: str, pos: int, inside: bytearray, language: str) -> in
         if ch in "。！？" or (ch in ".!?" and j + 1 < len(text) and text[j + 1] in " \n"):
             break
         if ch == "\n":
-            before = text[:j].rstrip(" 　\t\r")
+            before = text[max(0, j - 80) : j].rstrip(" 　\t\r")
             if language == "ja" and (not before or before[-1] in "。！？」\n"):
                 break
             if language != "ja" and before.endswith("\n"):
@@ -761,8 +765,3 @@ _SCENE_BREAK = re.compile(
     r"^(?=.*\S)[\s　]*(?:(?i:chapter)\b.*|第.{1,4}[章話節回].*"
     r"|[一二三四五六七八九十〇0-9０-９IVXLC.]{1,8}|[*＊◇◆□■○●・\s　-]+)[\s　]*$"
 )
-
-
-def lines_of(evidence: Sequence[str]) -> list[str]:
-    """The quotes of stored lines (their evidence sentences), each once, in order."""
-    return list(dict.fromkeys(q for sentence in evidence for q in quotes_in(sentence)))
