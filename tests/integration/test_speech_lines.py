@@ -181,3 +181,10 @@ def test_the_entity_page_lists_lines_said_to_no_one_named_too(told: Services) ->
     owl = pages.page(pages.resolve("Owl@fox_en.txt")[0])
     assert owl is not None
     assert [(line.quote, line.listener) for line in owl.lines] == [("The river is rising!", "")]
+
+
+def test_a_line_is_placed_in_story_time_as_narration(told: Services) -> None:
+    """What a character says is no event yet ("said" positions), but that it says it is."""
+    rels = told.store.export_graph()["relationships"]
+    says = next(r for r in rels if r["type"] == "SAYS" and r["source"] == "兎")
+    assert says["story_order"] and not str(says["story_order"]).endswith(":said")
