@@ -38,6 +38,9 @@ from storygraph.text.terms import english_words
 WORD_SHARE = 0.6
 """How much of the answer's own words one line must hold (English words; Japanese characters
 pairs) for the line to confirm it."""
+REPRODUCED = 0.5
+"""How much of another speaker's line an answer must repeat to be refused as that line (a
+phrase the two lines share, or the narration's, is no reason to refuse)."""
 _QUOTE_MARKS = re.compile(r"[「」『』“”\"]")
 _ASKED_WORDS_EN = frozenset(
     {"what", "who", "did", "does", "do", "say", "said", "tell", "told", "to", "the", "a",
@@ -112,7 +115,8 @@ def _what_said(
         if _share(own, line.quote, written) < WORD_SHARE:
             continue
         if speakers and not any(same_entity(line.speaker, s) for s in speakers):
-            others.append(line.speaker)
+            if _share(_words_of(line.quote, written), answer, written) >= REPRODUCED:
+                others.append(line.speaker)  # the answer is that line, not a phrase of it
             continue
         if listeners and line.listener and not any(same_entity(line.listener, li)
                                                    for li in listeners):
@@ -188,6 +192,11 @@ def _own_words(answer: str, analysis: QuestionAnalysis, written: str) -> list[st
         return [p for p in pairs if p not in asked]
     asked_words = set(english_words(analysis.question))
     return [w for w in english_words(text) if w not in asked_words]
+
+
+def _words_of(text: str, written: str) -> list[str]:
+    text = _QUOTE_MARKS.sub(" ", text)
+    return _pairs(text) if written == "ja" else english_words(text)
 
 
 def _share(words: Sequence[str], quote: str, language: str) -> float:
