@@ -80,9 +80,10 @@ def written_as_answer(candidate: Candidate, language: str) -> str:
     """A candidate as the small model writes a name, citing its sentence: 「犬です。[2]」 /
     "犬. [2]"; a line of speech as said: 「「…」と言いました。[2]」 / '"…" [2]'."""
     mark = f"[{candidate.source}]" if candidate.source is not None else ""
-    if candidate.how == "speech":  # a line of speech: its words, as said
-        said = f"「{candidate.name}」と言いました。" if language == "ja" else f'"{candidate.name}"'
-        return f"{said} {mark}".rstrip() if language != "ja" else f"{said}{mark}"
+    if candidate.how == "speech" and language == "ja":  # a line of speech: its words, as said
+        return f"「{candidate.name}」と言いました。{mark}"
+    if candidate.how == "speech":
+        return f'"{candidate.name}" {mark}'.rstrip()
     if language == "ja":
         return f"{candidate.name}です。{mark}"
     return f"{candidate.name}. {mark}".rstrip()
