@@ -16,9 +16,8 @@ sentence, so that the attribution is there) and the evidence of the stored SAYS 
 
 It confirms, and refuses only the words of another one's line given as the asked speaker's
 (which the quote check would pass: the answer quotes a source); an answer it cannot decide goes
-on to the other checks as before. What
-the graph holds for the asked speaker is offered as the candidate (`speech_candidates`) when
-those do not confirm the model's answer either.
+on to the other checks as before. The asked speaker's lines (stored, or read in the sources)
+are offered as candidates (`speech_candidates`) when the model's answer is not confirmed.
 """
 
 from __future__ import annotations
