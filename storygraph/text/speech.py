@@ -259,6 +259,10 @@ class _Names:
         """The story's longest name `words` ends with (after an honorific is cut), else the words
         when they look like a name, else ""."""
         words = _strip_leading_ja(words.strip(" 　、"))
+        for suffix in _HONORIFICS:  # 桃太郎さん is 桃太郎 when the story names him so
+            bare = words[: -len(suffix)]
+            if words.endswith(suffix) and bare and bare in self.lower:
+                return bare
         for suffix in ("", *_HONORIFICS):
             bare = words[: -len(suffix)] if suffix and words.endswith(suffix) else words
             if suffix and bare == words:

@@ -271,3 +271,9 @@ def test_lines_of_a_conversation_in_paragraphs_of_their_own_take_turns() -> None
         ("Bess", "Worm"),
         ("Worm", "Bess"),
     ]
+
+
+def test_a_name_called_with_an_honorific_is_the_story_s_bare_name() -> None:
+    text = "狸は、\n「熊さん、熊さん、どこへ行くの。」\n　とたずねました。"
+    (line,) = read_speech(text, ("狸", "熊", "熊さん"))
+    assert (line.speaker, line.listener) == ("狸", "熊")
