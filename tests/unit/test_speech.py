@@ -277,3 +277,12 @@ def test_a_name_called_with_an_honorific_is_the_story_s_bare_name() -> None:
     text = "狸は、\n「熊さん、熊さん、どこへ行くの。」\n　とたずねました。"
     (line,) = read_speech(text, ("狸", "熊", "熊さん"))
     assert (line.speaker, line.listener) == ("狸", "熊")
+
+
+def test_a_refused_line_says_why_in_the_reader_s_words() -> None:
+    from storygraph.models import Support
+    from storygraph.ui.answer_view import reason_words
+
+    refused = Support("not supported", reason="the line the answer gives is A's", check="speech")
+    assert "another character's" in reason_words(refused, "en")
+    assert "せりふ" in reason_words(refused, "ja")
