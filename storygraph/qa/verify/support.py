@@ -480,8 +480,10 @@ class GraphSupportChecker:
         return None
 
     def _spoken(self, source: Citation) -> str:
-        """A source with the rest of its sentence: a line's attribution after its quote."""
-        return source.text + self._around(source)[1] + self._after_speech(source)
+        """A source with the story just before it and the rest of its sentence: a line's
+        attribution before its quote (…こう言いました。⏎「…」) or after it."""
+        before, after = self._around(source)
+        return before + source.text + after + self._after_speech(source)
 
     def _after_speech(self, source: Citation) -> str:
         """The rest of the sentence after a source that ends with a speech its sentence goes

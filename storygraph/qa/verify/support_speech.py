@@ -63,11 +63,23 @@ def speech_support(
         return None
     names = [e.node_id for e in analysis.entities if e.node_id]
     names += [n for f in facts for n in (f.start, f.end)]
-    lines = [(c, line) for c in sources for line in read_speech(text_of(c), names)]
-    lines += _stored_lines(facts, sources)
+    lines = _read_lines(sources, names, text_of) + _stored_lines(facts, sources)
     if analysis.qtype.kind in PERSON_KINDS:
         return _who_said(analysis, answer, lines)
     return _what_said(analysis, answer, lines)
+
+
+def _read_lines(
+    sources: Sequence[Citation], names: Sequence[str], text_of: Callable[[Citation], str]
+) -> list[tuple[Citation, Speech]]:
+    """The lines read off each source with the story around it (`text_of`), those whose words
+    the source itself holds (the story before it is read for an attribution, not for lines)."""
+    found = []
+    for source in sources:
+        for line in read_speech(text_of(source), names):
+            if any(_holds(source.text, part) for part in line.quote.split(" … ")):
+                found.append((source, line))
+    return found
 
 
 def _stored_lines(
@@ -231,8 +243,7 @@ def speech_candidates(
     if not speakers:
         return ()
     names = [e.node_id for e in analysis.entities if e.node_id]
-    pool = _stored_lines(facts, sources)
-    pool += [(c, line) for c in sources for line in read_speech(text_of(c), names)]
+    pool = _stored_lines(facts, sources) + _read_lines(sources, names, text_of)
     found: dict[str, tuple[Citation, Speech]] = {}
     for source, line in pool:
         if not any(same_entity(line.speaker, s) for s in speakers):
