@@ -248,8 +248,12 @@ def _sentence_end(text: str, pos: int, language: str) -> int:
 # --- names -----------------------------------------------------------------------------------
 
 
-class _Names:
-    """The story's names, for writing a speaker as the readers wrote it."""
+_KATAKANA_NAME = re.compile(r"[\u30a1-\u30fa\u30fc・]{2,10}")
+
+
+class SpeechNames:
+    """The story's names, for writing a speaker as the readers wrote it (build it once for many
+    texts: `read_speech` takes it in place of the names)."""
 
     def __init__(self, names: Iterable[str]) -> None:
         self.names = sorted({n for n in names if n}, key=len, reverse=True)
@@ -272,10 +276,16 @@ class _Names:
                     return name
         if words in self.lower:
             return words
+        # マッグ for the story's one 哲学者のマッグ (a name the reader wrote with its owner)
+        owned = [n for n in self.names if n.endswith("の" + words)] if len(words) > 1 else []
+        if len(owned) == 1:
+            return owned[0]
         if not self.names and _looks_like_name_ja(words):
             return words
         if _looks_like_name_ja(words) and words.endswith(_HONORIFICS):
             return words
+        if _KATAKANA_NAME.fullmatch(words):
+            return words  # a katakana word in a speaker's place is a name the reader missed
         return ""
 
     def en(self, words: str) -> str:
@@ -526,9 +536,12 @@ def _attribute_en(text: str, q: _Quote, sentence_start: int, names: _Names,
 # --- the text --------------------------------------------------------------------------------
 
 
-def read_speech(text: str, names: Iterable[str] = ()) -> list[Speech]:
+_Names = SpeechNames
+
+
+def read_speech(text: str, names: Iterable[str] | SpeechNames = ()) -> list[Speech]:
     """Every attributed line of `text`, in order (module docstring)."""
-    known = _Names(names)
+    known = names if isinstance(names, SpeechNames) else SpeechNames(names)
     quotes = quote_spans(text)
     inside = _quoted_mask(text, quotes)
     lines: list[Speech] = []

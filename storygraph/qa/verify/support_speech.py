@@ -31,7 +31,7 @@ from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import normalize_name, same_entity
-from storygraph.text.speech import SAYS, Speech, quotes_in, read_speech
+from storygraph.text.speech import SAYS, Speech, SpeechNames, quotes_in, read_speech
 from storygraph.text.terms import english_words
 
 WORD_SHARE = 0.6
@@ -61,16 +61,23 @@ def speech_support(
     `text_of` gives a source with the rest of its sentence (its attribution)."""
     if not analysis.qtype.speech or not answer.strip():
         return None
-    names = [e.node_id for e in analysis.entities if e.node_id]
-    names += [n for f in facts for n in (f.start, f.end)]
+    names = _who_may_speak(analysis, facts)
     lines = _read_lines(sources, names, text_of) + _stored_lines(facts, sources)
     if analysis.qtype.kind in PERSON_KINDS:
         return _who_said(analysis, answer, lines)
     return _what_said(analysis, answer, lines)
 
 
+def _who_may_speak(analysis: QuestionAnalysis, facts: Sequence[Fact]) -> SpeechNames:
+    """Who may speak: the question's entities, the facts' ends, and the graph's characters."""
+    names = [e.node_id for e in analysis.entities if e.node_id]
+    names += [n for f in facts for n in (f.start, f.end)]
+    names += [str(r["id"]) for r in analysis.name_rows if str(r.get("type", "")) == "Character"]
+    return SpeechNames(names)
+
+
 def _read_lines(
-    sources: Sequence[Citation], names: Sequence[str], text_of: Callable[[Citation], str]
+    sources: Sequence[Citation], names: SpeechNames, text_of: Callable[[Citation], str]
 ) -> list[tuple[Citation, Speech]]:
     """The lines read off each source with the story around it (`text_of`), those whose words
     the source itself holds (the story before it is read for an attribution, not for lines)."""
@@ -154,10 +161,12 @@ def _who_said(
     analysis: QuestionAnalysis, answer: str, lines: Sequence[tuple[Citation, Speech]]
 ) -> Support | None:
     asked = _asked_words(analysis)
+    # what the question quotes, in any quotation marks (“Serpent!”, 「…」, "…")
+    quoted = [normalize_name(q) for q in quotes_in(analysis.question)] or list(analysis.quoted)
     for source, line in lines:
         said = normalize_name(line.quote)
-        held = any(q and q in said for q in analysis.quoted) or (
-            not analysis.quoted and _share(asked, line.quote, analysis.language) >= 0.5
+        held = any(q and q in said for q in quoted) or (
+            not quoted and _share(asked, line.quote, analysis.language) >= 0.5
         )
         if not held or not _names(answer, line.speaker):
             continue
@@ -242,7 +251,7 @@ def speech_candidates(
     speakers, listeners = _speaker_and_listener(analysis)
     if not speakers:
         return ()
-    names = [e.node_id for e in analysis.entities if e.node_id]
+    names = _who_may_speak(analysis, facts)
     pool = _stored_lines(facts, sources) + _read_lines(sources, names, text_of)
     found: dict[str, tuple[Citation, Speech]] = {}
     for source, line in pool:
