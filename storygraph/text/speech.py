@@ -277,7 +277,8 @@ class SpeechNames:
         if words in self.lower:
             return words
         # マッグ for the story's one 哲学者のマッグ (a name the reader wrote with its owner)
-        owned = [n for n in self.names if n.endswith("の" + words)] if len(words) > 1 else []
+        lone_kana = len(words) == 1 and "\u3040" <= words <= "\u30ff"
+        owned = [n for n in self.names if n.endswith("の" + words)] if not lone_kana else []
         if len(owned) == 1:
             return owned[0]
         if not self.names and _looks_like_name_ja(words):

@@ -332,3 +332,11 @@ def test_another_speaker_s_line_given_as_the_asked_one_s_is_refused() -> None:
         _CHUNK_EN, '"I was at home," said the Mole to the Magpie.',
     )
     assert (support.verdict, support.check) == ("not supported", "speech")
+
+
+def test_a_katakana_speaker_the_reader_missed_and_a_name_written_with_its_owner() -> None:
+    text = "「帰ろう。」とポポが言いました。\n「まだだ。」と熊が言いました。"
+    lines = read_speech(text, ("森の熊", "狸"))
+    assert [s.speaker for s in lines] == ["ポポ", "森の熊"]
+    # a hiragana or kanji word no name of the story is stays unattributed
+    assert read_speech("「帰ろう。」とだれかが言いました。", ("狸",)) == []
