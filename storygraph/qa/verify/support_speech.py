@@ -115,7 +115,11 @@ def _speaker_and_listener(analysis: QuestionAnalysis) -> tuple[list[str], list[s
     speakers = [e for e, d in roles.items() if d == "out"]
     listeners = [e for e, d in roles.items() if d == "in"]
     if not speakers and len(analysis.entities) == 1 and not listeners:
-        speakers = [analysis.entities[0].node_id]
+        # the one entity the question names is the speaker, when it is a character (not the
+        # 家 an English question's "-ist" was read as)
+        only = analysis.entities[0].node_id
+        characters = {str(r["id"]) for r in analysis.name_rows if r.get("type") == "Character"}
+        speakers = [only] if only in characters or not analysis.name_rows else []
     return speakers, listeners
 
 
