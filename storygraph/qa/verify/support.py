@@ -672,8 +672,11 @@ class GraphSupportChecker:
 
         spoken = speech_support(analysis, _core(answer), sources, facts, self._spoken)
         if spoken is not None:
-            # a line of speech decides it (storygraph.qa.verify.support_speech)
-            return spoken if spoken.supported else fail(spoken.reason, spoken.check)
+            # a line of speech decides it (storygraph.qa.verify.support_speech); another one's
+            # line says nothing of the premise (someone did say something)
+            if spoken.supported:
+                return spoken
+            return Support("not supported", None, (), spoken.reason, spoken.check, candidates)
         unnamed = self._not_a_name(analysis, answer, answer_language, sources)
         if unnamed is not None:
             # a place for a name, the one the name is of (docs/ISSUES.md#support-quotes)
