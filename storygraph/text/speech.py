@@ -13,17 +13,17 @@ named in `Speech.pattern`:
 - ``ja:quote-言って-X`` — 「…」⏎こう言って、猿が…: a te-form of saying shares its subject;
 - ``ja:quote-Xがこう言う`` — 「…」⏎桃太郎がこういうと、…: the next sentence says who said so;
 - ``ja:before`` / ``ja:before-こう言った`` — a line alone right after a sentence of saying with
-  no quote of its own (犬が桃太郎に言いました。⏎「…」 / マッグは…こう言いました。⏎「…」);
-- ``ja:after`` — a line alone, then such a sentence (「…」⏎トックは昂然と言い放ちました。);
+  no quote of its own (犬が桃太郎に言いました。⏎「…」 / 熊は…こう言いました。⏎「…」);
+- ``ja:after`` — a line alone, then such a sentence (「…」⏎熊は低い声で言い放ちました。);
   between two lines only こう (the next) or そう (the one before) says which it is;
-- ``en:quote-said-X`` — "…," said the Hare / "…!" screamed the Pigeon / "…," the Hare replied;
+- ``en:quote-said-X`` — "…," said the Hare / "…!" shrieked the Magpie / "…," the Hare replied;
 - ``en:X-said-quote`` — The Tortoise said, "…" / The Hare said to the Tortoise: "…";
 - ``en:said-X-quote`` — Then said the Wolf, "…";
 - ``en:before`` — The Hare spoke to the Tortoise. "…";
 - ``en:continued`` — a quote right after the attribution of the line before ("…," said the
   Hare. "And now …"): the same speaker goes on. Nothing else in an adjacent sentence counts.
 
-A quote cut by its attribution ("What I was going to say," said the Dodo, "was …") is one line:
+A quote cut by its attribution ("What I meant," said the Stork, "was …") is one line:
 the part after the attribution belongs to the same speaker and the evidence sentence runs to
 its end.
 
@@ -35,7 +35,7 @@ listener found keeps an empty `listener`.
 
 `names`, when given, are the story's names as the readers wrote them (`ProposedFact` subjects
 and objects): a speaker or listener is written as the longest such name its words end with
-(桃太郎さん → 桃太郎 when the story writes 桃太郎; "the Mock Turtle" → "Mock Turtle"). Without
+(桃太郎さん → 桃太郎 when the story writes 桃太郎; "the Grey Rabbit" → "Grey Rabbit"). Without
 one, a Japanese speaker must look like a name (kanji or katakana, or an honorific) and an
 English one must be capitalised or follow "the".
 
@@ -276,7 +276,7 @@ class SpeechNames:
                     return name
         if words in self.lower:
             return words
-        # マッグ for the story's one 哲学者のマッグ (a name the reader wrote with its owner)
+        # 熊 for the story's one 森の熊 (a name the reader wrote with its owner)
         lone_kana = len(words) == 1 and "\u3040" <= words <= "\u30ff"
         owned = [n for n in self.names if n.endswith("の" + words)] if not lone_kana else []
         if len(owned) == 1:
@@ -578,7 +578,7 @@ def read_speech(text: str, names: Iterable[str] | SpeechNames = ()) -> list[Spee
             between = text[q.end : nxt.start]
             joined = between.rstrip().endswith((",", ":", ";", "—"))
             if "\n\n" not in between and joined and not re.search(r"[.!?]\s", between):
-                quote = f"{quote} … {nxt.inner}"  # "…," said the Dodo, "…": one line
+                quote = f"{quote} … {nxt.inner}"  # "…," said the Stork, "…": one line
                 end = _sentence_end(text, nxt.end, q.language)
                 skip.add(index + 1)
         if not listener:
@@ -619,8 +619,8 @@ _JA_SAID_SO_BEFORE = re.compile(
     r"(?P<verb>[^。「」！？、]{0,8}?(?:" + "|".join(_SAID_SO_STEMS) + r")[^。「」！？、]{0,10})"
     r"[。：:]\s*$"
 )
-"""マッグは椅子を離れ、…こう言いました。⏎「…」: the sentence before ends in a verb of saying
-(with こう / そう, "so", or not: だれにともなしに呼びかけました), its speaker opening it."""
+"""熊は窓を開け、…こう言いました。⏎「…」: the sentence before ends in a verb of saying
+(with こう / そう, "so", or not: 熊はだれにともなく呼びかけました), its speaker opening it."""
 _EN_BEFORE_SENTENCE = re.compile(
     rf"{_EN_NP.format(g='speaker')}\s+(?P<verb>{_EN_VERB}|spoke|speaks)"
     rf"(?:\s+(?:to\s+)?{_EN_NP.format(g='listener')})?[.:]\s*$"
@@ -685,7 +685,7 @@ _JA_SAID_AFTER = re.compile(
 
 def _after_sentence(text: str, q: _Quote, start: int, names: _Names) -> tuple[str, int] | None:
     """A Japanese quote standing alone (a sentence of its own, no と after it), then a sentence
-    of saying with no quote of its own (「…」⏎トックは昂然と言い放ちました。): that sentence's
+    of saying with no quote of its own (「…」⏎熊は低い声で言い放ちました。): that sentence's
     speaker, and where that sentence ends (the line's evidence runs to it). Between two lines,
     only そう (so) says it is the line before's."""
     if q.language != "ja" or text[start : q.start].strip(" 　\n"):

@@ -165,7 +165,7 @@ def _who_said(
     analysis: QuestionAnalysis, answer: str, lines: Sequence[tuple[Citation, Speech]]
 ) -> Support | None:
     asked = _asked_words(analysis)
-    # what the question quotes, in any quotation marks (“Serpent!”, 「…」, "…")
+    # what the question quotes, in any quotation marks (“Thief!”, 「…」, "…")
     quoted = [normalize_name(q) for q in quotes_in(analysis.question)] or list(analysis.quoted)
     for source, line in lines:
         said = normalize_name(line.quote)
