@@ -78,7 +78,7 @@ SPEECH_VERBS_EN = (
 """English verbs a line is attributed with (past and present forms as written)."""
 
 _THOUGHT_EN = frozenset({"thought"})
-"""A thought is no line (it is said to no one): "…," thought Alice gives no fact."""
+"""A thought is no line (it is said to no one): "…," thought the Mole gives no fact."""
 _THOUGHT_JA = ("思", "おも", "考", "かんが")
 """「…」と思いました: a thought, no line."""
 
@@ -462,7 +462,7 @@ _EN_BEFORE_INVERTED = re.compile(
 )
 """Then said the Wolf, "…": the verb before its speaker, before the quote."""
 _EN_TELL = frozenset({"told", "tells", "asked", "answered", "called"})
-"""Verbs whose direct object is the listener ("told the Hare", "asked Alice")."""
+"""Verbs whose direct object is the listener ("told the Hare", "asked Bess")."""
 
 
 def _en_np(words: str | None, names: _Names, *, capital: bool = False) -> str:
@@ -593,7 +593,7 @@ def read_speech(text: str, names: Iterable[str] | SpeechNames = ()) -> list[Spee
 
 
 def _continued(text: str, last: Speech, q: _Quote) -> tuple[str, str, str] | None:
-    """“…,” said Alice. “Let me alone!”: a quote right after the attribution of the line
+    """“…,” said the Vole. “Let me be!”: a quote right after the attribution of the line
     before (nothing else between, no new paragraph) goes on with that speaker's words."""
     end = last.start + len(last.sentence)
     if end > q.start or text[end : q.start].strip() or "\n\n" in text[end : q.start]:
