@@ -111,6 +111,15 @@ def _page(page: EntityPage) -> None:
                 st.caption(md_escape(entry.evidence))
         if page.unplaced:
             st.caption("Not placed in a story: " + md_escape(", ".join(page.unplaced)))
+    lines = page.lines
+    if lines:
+        with st.expander(f"Lines ({len(lines)} in the story's text)"):
+            for line in lines:
+                to = f" → {md_escape(line.listener)}" if line.listener else ""
+                st.markdown(
+                    f"- 「{md_escape(line.quote)}」{to} — "
+                    f"*{md_escape(line.document)} \\#{line.chunk}*"
+                )
     with st.expander(f"Mentioned in ({len(page.mentions)} documents)"):
         for mention in page.mentions:
             chunks = ", ".join(f"#{c}" for c in mention.chunks) or "-"

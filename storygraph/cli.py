@@ -284,6 +284,11 @@ def _print_page(page: Any, timeline_only: bool, every: bool = False) -> None:
             print(f"  {rel.text()}{mark}  [{where}]")
             if rel.evidence:
                 print(f"      「{rel.evidence}」")
+        if page.lines:
+            print("lines:")
+            for line in page.lines:
+                to = f" → {line.listener}" if line.listener else ""
+                print(f"  「{line.quote}」{to}  [{line.document}#{line.chunk}]")
         print("mentioned in:")
         for mention in page.mentions:
             print(f"  {mention.document}: chunks {', '.join(map(str, mention.chunks)) or '-'}")

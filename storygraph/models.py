@@ -227,7 +227,8 @@ class Candidate:
     source: int | None
     sentence: str
     how: str
-    """"frame" (the parser read the cited sentence so) or "fact" (a fact of the graph)."""
+    """"frame" (the parser read the cited sentence so), "fact" (a fact of the graph) or
+    "speech" (a stored line of the asked speaker: storygraph.qa.verify.support_speech)."""
     relation: str = ""
     direct: bool = False
     """Its relation is the question's own verb (not only one of the same field of meaning)."""

@@ -27,6 +27,7 @@ from storygraph.ingest.extractor_protocol import (  # noqa: F401 (re-exported fo
     DocumentReader,
     Extractor,
 )
+from storygraph.ingest.frames.extractor import speech_version, with_speech_lines
 from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
 from storygraph.prompt_files import load_prompt, prompt_digest
 from storygraph.text.chunking import evidence_sentence
@@ -50,7 +51,9 @@ class TransformerExtractor:
     def __init__(self, llm: BaseChatModel, *, attempts: int = 2) -> None:
         self.llm = llm
         self.attempts = attempts
-        self.version = "1+" + prompt_digest("extraction_ja", "extraction_en")
+        self.version = (
+            "1+" + prompt_digest("extraction_ja", "extraction_en") + "+said-" + speech_version()
+        )
         self._transformers: dict[str, LLMGraphTransformer] = {}
 
     def _transformer(self, language: str) -> LLMGraphTransformer:
@@ -78,7 +81,8 @@ class TransformerExtractor:
             return graph_doc
 
         graph_doc = with_retries(call, self.attempts, chunk)
-        return to_chunk_extraction(chunk, graph_doc.nodes, graph_doc.relationships)
+        extraction = to_chunk_extraction(chunk, graph_doc.nodes, graph_doc.relationships)
+        return with_speech_lines(extraction)  # who said what: read off the text, no model
 
 
 class UnreadableReply(ValueError):

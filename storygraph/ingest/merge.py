@@ -35,6 +35,7 @@ from storygraph.text.sanitize import (
     sanitize_label,
     sanitize_rel_type,
 )
+from storygraph.text.vocabulary import SAYS_TYPE
 
 CandidateLookup = Callable[[Sequence[str], Sequence[str], str], list[dict[str, Any]]]
 """(norms, reading keys, document id) → the document's stored entities that may match."""
@@ -280,7 +281,8 @@ def _plan(
                 chunk.document_id,
                 evidence_offset(chunk.text, chunk.start, rel.evidence),
                 chunk.index,
-                said=is_speech(rel.evidence),
+                # a line's SAYS is the narration's (the speaking happens), not a thing said
+                said=is_speech(rel.evidence) and key[1] != SAYS_TYPE,
             )
             if at not in record.positions:
                 record.positions.append(at)

@@ -10,6 +10,8 @@ keeps:
   view. A stored composed summary is upgraded once to a model summary when a capable model opens
   the page;
 - **relations** in both directions with their evidence sentences and citations (document, chunk);
+- **lines**: what a character says (to whom, when the story names one): read off the chunks that
+  mention it and from its SAYS relations (storygraph.text.speech);
 - **mentions**: the documents and chunks that mention the entity;
 - **history**: per document, whether it created, updated or only referenced the entity, and what
   changed (storygraph/store/history.py);
@@ -48,12 +50,17 @@ from storygraph.store.reading import EVERYTHING, Reading
 from storygraph.store.story_time import parse_position
 from storygraph.text.language import detect_language
 from storygraph.text.name_index import resolve_name
+from storygraph.text.normalize import same_entity
+from storygraph.text.speech import quotes_in, read_speech
+from storygraph.text.vocabulary import SAYS_TYPE
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
 log = logging.getLogger(__name__)
 
+MAX_LINES = 200
+"""Lines of speech an entity page lists at most."""
 SUMMARY_FACTS = 8
 """Facts a composed summary names before "and N more"."""
 MODEL_SUMMARY_FACTS = 40
@@ -161,6 +168,18 @@ class TimelineEntry:
 
 
 @dataclass
+class SpokenLine:
+    """One line the entity says: a quote of one of its SAYS relations (storygraph.text.speech),
+    the one it is said to, and the sentence and place of the story that say it."""
+
+    quote: str
+    listener: str
+    sentence: str
+    document: str
+    chunk: int | None
+
+
+@dataclass
 class EntityPage:
     id: str
     key: str
@@ -186,6 +205,9 @@ class EntityPage:
     """Every place the story states one of its relations, in story order."""
     unplaced: list[str]
     """Relations without a story position (imported without one), as text."""
+    spoken: list[SpokenLine] = field(default_factory=list)
+    """Its lines read off the chunks that mention it (`EntityPages.spoken`): those said to no
+    one named too, which no SAYS relation holds."""
 
     @property
     def outgoing(self) -> list[PageRelation]:
@@ -195,11 +217,30 @@ class EntityPage:
     def incoming(self) -> list[PageRelation]:
         return [r for r in self.relations if r.direction == "in"]
 
+    @property
+    def lines(self) -> list[SpokenLine]:
+        """What it says (to whom, when the story names one), in story order: its lines read
+        off the story (`spoken`) and its SAYS relations' quotes, each quote once."""
+        stored = [
+            SpokenLine(quote, rel.end, c.evidence, c.document, c.chunk)
+            for rel in self.outgoing
+            if rel.type == SAYS_TYPE
+            for c in rel.citations
+            for quote in quotes_in(c.evidence)
+        ]
+        found: dict[str, SpokenLine] = {}
+        for line in [*self.spoken, *stored]:
+            kept = found.get(line.quote)
+            if kept is None or (not kept.listener and line.listener):
+                found[line.quote] = line
+        return sorted(found.values(), key=lambda line: (line.document, line.chunk or 0))
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         for rel, raw in zip(self.relations, data["relations"], strict=True):
             raw["text"] = rel.text()
             raw["evidence"] = rel.evidence
+        data["lines"] = [asdict(line) for line in self.lines]
         return data
 
 
@@ -466,7 +507,28 @@ class EntityPages:
             timeline=timeline,
             statements=statements,
             unplaced=unplaced,
+            spoken=self.spoken(entity_id, node.get("document_id") or "", chunk_ids),
         )
+
+    def spoken(
+        self, entity_id: str, document_id: str, chunk_ids: Sequence[str] | None
+    ) -> list[SpokenLine]:
+        """The entity's lines in the chunks that mention it, read off their text with the
+        story's names (storygraph.text.speech), in story order, at most `MAX_LINES`."""
+        if not chunk_ids:
+            return []
+        names = [str(r["id"]) for r in self.store.entity_names()
+                 if r.get("document_id") == document_id]
+        rows = sorted(self.store.chunks(list(chunk_ids)).values(), key=lambda r: r["index"])
+        found: list[SpokenLine] = []
+        for row in rows:
+            for line in read_speech(row.get("text") or "", names):
+                if same_entity(line.speaker, entity_id):
+                    chunk = row.get("index")
+                    found.append(
+                        SpokenLine(line.quote, line.listener, line.sentence, row["document"], chunk)
+                    )
+        return found[:MAX_LINES]
 
     def all_keys(self) -> list[str]:
         return sorted(str(r["key"]) for r in self.store.entity_names())

@@ -115,6 +115,8 @@ VERBS: tuple[Verb, ...] = (
     Verb("MEETS", ("出会", "出合", "会う", "会っ", "会い", "会"), ("meet", "met", "encounter")),
     Verb("TALKS_TO", ("話す", "話し", "言う", "言っ", "言い", "たずね", "尋ね", "聞", "呼"),
          ("talk", "speak", "spoke", "say", "said", "tell", "told", "ask", "call")),
+    Verb("SAYS", ("言う", "言っ", "言い", "たずね", "尋ね"),
+         ("say", "said", "tell", "told", "ask")),
     Verb("THANKS", ("礼を言", "お礼", "感謝"), ("thank",)),
     Verb("GUARDS", ("守", "見張"), ("guard", "protect", "watch over")),
     Verb("LEADS", ("率い",), ("lead", "led")),
@@ -240,8 +242,14 @@ FIELDS: tuple[frozenset[str], ...] = (
     frozenset({"FREE", "RESCUE", "HELP"}),
     frozenset({"CATCH", "BIND"}),
     frozenset({"RIDICULE", "DECEIVE"}),
+    frozenset({"TALK", "SAY"}),
 )
 """Stems that belong to one field of meaning; a question about one is about the others."""
+
+SAYS_TYPE = "SAYS"
+"""A line of speech, speaker → listener, its sentence (with the quote) as evidence: written by
+the speech reader (storygraph.ingest.frames.speech), never by a verb alone: every word of its
+row is also TALKS_TO's, which is listed first and so is what a verb of saying is typed."""
 
 CONVERSE_STEMS = frozenset({"SURRENDER"})
 """Stems of a field whose subject is the other acts' object: 鬼の酋長 surrenders to 桃太郎 says

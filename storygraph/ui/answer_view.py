@@ -139,6 +139,10 @@ def reason_words(support: Support, language: Language, question: str = "") -> st
         if ja:
             return f"答えが引いた文に「{name}」は出てきません。"
         return f"the sources it cites do not name {name}."
+    if support.check == "speech":  # storygraph.qa.verify.support_speech
+        if ja:
+            return "答えのせりふは、質問の人物のものではありません。"
+        return "the line it gives is another character's, not the one asked about."
     if ja:
         return "根拠の文で確かめられませんでした。"
     return "the sources do not confirm it."

@@ -155,3 +155,11 @@ def test_an_entity_page_reads_in_the_storys_words(services: Services) -> None:
     assert len(timeline.caption) >= len(rows) // 2  # the rows' sentences
     summary = next(c.value for c in at.caption if str(c.value).startswith("Summary:"))
     assert not re.search(r"\d{4}-\d\d-\d\dT", summary), summary
+
+
+def test_an_entity_page_lists_the_character_s_lines(services: Services) -> None:
+    at = _app(services, selected="桃太郎")
+    lines = next(e for e in at.expander if e.label.startswith("Lines ("))
+    rows = [str(m.value) for m in lines.markdown]
+    assert rows and all(r.startswith("- 「") for r in rows), rows
+    assert any("鬼が島へ鬼せいばつに行こうと思います。" in r for r in rows), rows

@@ -3,7 +3,9 @@
 Japanese goes through `storygraph.ingest.frames.ja` (GiNZA), English through
 `storygraph.ingest.frames.en`
 when that reader is installed. Every fact whose predicate the verb table types becomes an
-`ExtractedRelation` with its evidence sentence and `origin="parser"`; facts the table has no
+`ExtractedRelation` with its evidence sentence and `origin="parser"`, and so does every line of
+speech said to someone (`SAYS`, speaker → listener, the quote's sentence as evidence:
+`storygraph.text.speech`, `with_speech`); facts the table has no
 type for are counted in `ChunkExtraction.untyped` (the ingest report shows it) and, by default,
 kept under a type named after their own verb (`verb_types`), else dropped. With the whole
 document read first (`begin_document`), every name gets one type for the whole story
@@ -26,6 +28,7 @@ from storygraph.errors import ModelError
 from storygraph.ingest.frames import AnimacyCue, DocumentReading, ProposedFact
 from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity, ExtractedRelation
 from storygraph.text.sanitize import sanitize_rel_type
+from storygraph.text.speech import SAYS, read_speech
 
 GENERIC_TYPE = "Entity"
 CHARACTER_TYPE = "Character"
@@ -217,8 +220,9 @@ class ParserExtractor:
         and every entity the type the whole story gives it (`entity_kinds`, with the story's
         animacy cues)."""
         reading = document_reader_for(language)(text)
-        self._document = (text, language, reading.facts)
-        kept = [f for f in reading.facts if f.relation or self.verb_types]
+        facts = with_speech(text, reading.facts, (cue.name for cue in reading.cues))
+        self._document = (text, language, facts)
+        kept = [f for f in facts if f.relation or self.verb_types]
         self._kinds = entity_kinds(kept, reading.cues)
 
     def extract(self, chunk: Chunk, language: str, callbacks: list[Any]) -> ChunkExtraction:
@@ -228,8 +232,85 @@ class ParserExtractor:
             return facts_to_extraction(
                 chunk, facts, verb_types=self.verb_types, story_kinds=self._kinds
             )
-        facts = reader_for(language)(chunk.text)
+        facts = with_speech(chunk.text, reader_for(language)(chunk.text))
         return facts_to_extraction(chunk, facts, verb_types=self.verb_types)
+
+
+def with_speech(
+    text: str, facts: list[ProposedFact], more_names: Iterable[str] = ()
+) -> list[ProposedFact]:
+    """The reader's facts and the text's lines of speech (`SAYS`, speaker → listener, with the
+    quote's sentence; storygraph.text.speech), in text order; the lines' names are written as
+    the reader's facts (and `more_names`: the animacy cues' names, the subjects of verbs of
+    saying among them) write them."""
+    names = {name for fact in facts for name in (fact.subject, fact.object)} | set(more_names)
+    lines = speech_facts(text, names)
+    return sorted([*facts, *lines], key=lambda f: f.start) if lines else facts
+
+
+def with_speech_lines(result: ChunkExtraction) -> ChunkExtraction:
+    """A model's extraction of a chunk with the chunk's lines of speech added (`SAYS`, as the
+    parser's extraction has them: `with_speech`), their names written as the model's entities
+    write them; a line's speaker or listener the model did not name becomes a Character."""
+    chunk = result.chunk
+    names = {e.name for e in result.entities}
+    known = {(r.source, r.type, r.target) for r in result.relations}
+    for fact in speech_facts(chunk.text, names):
+        if (fact.subject, SAYS, fact.object) in known:
+            continue
+        known.add((fact.subject, SAYS, fact.object))
+        for name in (fact.subject, fact.object):
+            if name not in names:
+                names.add(name)
+                result.entities.append(
+                    ExtractedEntity(name, CHARACTER_TYPE, chunk.id, origin="parser")
+                )
+        result.relations.append(
+            ExtractedRelation(
+                source=fact.subject,
+                source_type=CHARACTER_TYPE,
+                type=SAYS,
+                target=fact.object,
+                target_type=CHARACTER_TYPE,
+                chunk_id=chunk.id,
+                evidence=fact.sentence,
+                origin="parser",
+            )
+        )
+    return result
+
+
+@lru_cache(maxsize=1)
+def speech_version() -> str:
+    """A hash of the speech reader's source: a model extraction's saved chunks are served only
+    to the speech reader that added their lines."""
+    path = Path(__file__).resolve().parents[2] / "text" / "speech.py"
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+
+
+def speech_facts(text: str, names: Iterable[str] = ()) -> list[ProposedFact]:
+    """The lines of `text` said to someone as `SAYS` facts (speaker → listener, the line's
+    sentence as evidence), for the ingest; a line with no listener gives no fact (a fact joins
+    two names), its sentence stays in sentence search."""
+    facts = []
+    for line in read_speech(text, names):
+        if not line.listener:
+            continue
+        facts.append(
+            ProposedFact(
+                subject=line.speaker,
+                relation=SAYS,
+                object=line.listener,
+                predicate="say",
+                sentence=line.sentence,
+                start=line.start,
+                pattern=f"speech:{line.pattern}",
+                subject_type="Character",
+                object_type="Character",
+            )
+        )
+    return facts
+
 
 
 _PARSER_PACKAGES = ("ginza", "ja-ginza", "spacy", "SudachiPy", "sudachidict-core")
@@ -240,7 +321,8 @@ def reader_version() -> str:
     """A hash of the readers' and the verb table's source and of the parser packages' versions."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in sorted([*package.glob("*.py"), package.parents[1] / "text" / "vocabulary.py"]):
+    text = package.parents[1] / "text"
+    for path in sorted([*package.glob("*.py"), text / "vocabulary.py", text / "speech.py"]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     for name in _PARSER_PACKAGES:
         try:

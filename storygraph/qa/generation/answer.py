@@ -45,6 +45,8 @@ from storygraph.qa.generation.answer_examples import answer_examples
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.retrieval.context import MAX_SOURCE_CHARS, Sources
 from storygraph.store.story_time import supersession_lines
+from storygraph.text.speech import quotes_in
+from storygraph.text.vocabulary import SAYS_TYPE
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -144,13 +146,19 @@ def facts_answer(language: str, facts: Sequence[Fact], citations: Sequence[Citat
         return "\n".join([nothing, *sentence_line(citations, japanese=japanese)])
     head = "グラフから見つかった関係：" if japanese else "Facts found in the graph:"
     lines = [
-        f"{i}. {f.start} → {relation_label(f.type, f.evidence)} → {f.end} "
+        f"{i}. {f.start} → {relation_label(f.type, f.evidence)} → {f.end}{_line_said(f)} "
         f"{_marks(f, citations)}".rstrip()
         for i, f in enumerate(facts, start=1)
     ]
     closing = [*supersession_lines(facts, japanese=japanese)]
     closing += sentence_line(citations, japanese=japanese)
     return "\n".join([head, *lines, *closing])
+
+
+def _line_said(fact: Fact) -> str:
+    """A stored line of speech's words (SAYS: storygraph.text.speech), after its listener."""
+    quotes = quotes_in(fact.evidence) if fact.type == SAYS_TYPE else []
+    return f": 「{' '.join(quotes)}」" if quotes else ""
 
 
 def sentence_line(citations: Sequence[Citation], *, japanese: bool) -> list[str]:

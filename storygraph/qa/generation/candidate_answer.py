@@ -59,6 +59,9 @@ def offerable(analysis: QuestionAnalysis, candidates: Sequence[Candidate]) -> li
     a place phrase, に / へ / で / から; what: not one: 「山へ」 says where, not what)."""
     found: list[Candidate] = []
     for c in candidates:
+        if c.how == "speech" and c.source is not None:
+            found.append(c)  # the asked speaker's line, read off its sentence by construction
+            continue
         if c.source is None or c.how != "frame" or not fits_asked(analysis, c):
             continue
         if any(normalize_name(c.name) == normalize_name(f.name) for f in found):
@@ -75,8 +78,12 @@ def fits_asked(analysis: QuestionAnalysis, candidate: Candidate) -> bool:
 
 def written_as_answer(candidate: Candidate, language: str) -> str:
     """A candidate as the small model writes a name, citing its sentence: 「犬です。[2]」 /
-    "犬. [2]"."""
+    "犬. [2]"; a line of speech as said: 「「…」と言いました。[2]」 / '"…" [2]'."""
     mark = f"[{candidate.source}]" if candidate.source is not None else ""
+    if candidate.how == "speech" and language == "ja":  # a line of speech: its words, as said
+        return f"「{candidate.name}」と言いました。{mark}"
+    if candidate.how == "speech":
+        return f'"{candidate.name}" {mark}'.rstrip()
     if language == "ja":
         return f"{candidate.name}です。{mark}"
     return f"{candidate.name}. {mark}".rstrip()

@@ -55,6 +55,9 @@ class QuestionType:
     order_cue: str = ""
     anchor_clause: str = ""
     """The clause the order is relative to (鬼が島へ行く, "the lion let it go")."""
+    speech: bool = False
+    """The question asks about a line of speech: what someone said (to someone), or who said
+    a line (`asks_for_speech`); the stored lines (SAYS, storygraph.text.speech) answer it."""
 
     def direction_for(self, entity: str) -> Direction:
         return self.roles.get(entity, "any")
@@ -63,7 +66,8 @@ class QuestionType:
         roles = ", ".join(f"{e}: {d}" for e, d in self.roles.items()) or "no entity"
         voice = ", passive" if self.passive else ""
         order = f", {self.order} 「{self.anchor_clause}」" if self.order else ""
-        return f"{self.kind} (cue {self.cue or '-'}; {roles}{voice}{order})"
+        speech = ", a line of speech" if self.speech else ""
+        return f"{self.kind} (cue {self.cue or '-'}; {roles}{voice}{order}{speech})"
 
 
 # --- Japanese ------------------------------------------------------------------------------
@@ -296,13 +300,51 @@ def order_cue(question: str, *, language: str) -> tuple[Order, str, str]:
     return _order_en(question)
 
 
+# --- speech: what someone said, who said a line ----------------------------------------------
+
+_JA_SAYING = (
+    r"(?:言(?!う[^？?。かの])|い[っわいえ]|云|答|こた|叫|さけ|たず|尋|聞|きい|きき|申|もう|話|"
+    r"はな|返事|どな|怒鳴|つぶや|呟|ささや|頼|たの)"
+)
+"""How a verb of saying starts in a question; 言う before a noun is a name's (何と言う名前)."""
+_JA_SPEECH = re.compile(
+    rf"(?:何|なん|なに)[とて]{_JA_SAYING}|(?:何|なに)を{_JA_SAYING}|どう{_JA_SAYING}"
+    rf"|どんな(?:こと|言葉|ことば)(?:を|と)?{_JA_SAYING}|セリフ|台詞|せりふ"
+    rf"|」と{_JA_SAYING}[^。]*(?:誰|だれ|どなた)|(?:誰|だれ|どなた)が[^。]*「[^」]+」と{_JA_SAYING}"
+)
+_EN_SAYING = (
+    r"(?:say|said|tell|told|reply|replied|answer|answered|shout|shouted|scream|screamed|cry|"
+    r"cried|exclaim|exclaimed|whisper|whispered|ask|asked|call|called|mutter|muttered|yell|"
+    r"yelled)"
+)
+_EN_SPEECH = re.compile(
+    rf"\b(?:what|how|why|which)(?: [\w'-]+){{0,2}}? (?:did|does|do|had|has|will|would) "
+    rf"[\w' -]+? {_EN_SAYING}\b"
+    rf"|\bwho {_EN_SAYING}\b|\bwhat (?:were|was|are|is) [\w' -]*?\bwords?\b"
+)
+
+
+def asks_for_speech(question: str, *, language: str) -> bool:
+    """Does the question ask what someone said (兎は狐に何と言った？, "What did the Tortoise
+    say to the Hare?") or who said a line (「…」と言ったのは誰？, "Who shouted …?")?"""
+    if language == "ja":
+        return _JA_SPEECH.search(question) is not None
+    return _EN_SPEECH.search(" ".join(question.lower().split())) is not None
+
+
 def detect_question_type(
     question: str, entities: Sequence[str] = (), *, language: str
 ) -> QuestionType:
-    """The question's type, each start entity's preferred edge direction, any order cue;
-    `language` is the question's (the analysis reads it once)."""
+    """The question's type, each start entity's preferred edge direction, any order cue,
+    whether it asks about a line of speech; `language` is the question's (the analysis reads
+    it once)."""
     detect = _detect_ja if language == "ja" else _detect_en
     found = detect(question, entities)
+    if asks_for_speech(question, language=language):
+        found = replace(found, speech=True)
+        if language != "ja" and re.match(r"\s*who\b", question.lower()) and found.kind != "who":
+            # "Who asked where the Bear was going?": the speaker is asked, not the place
+            found = replace(found, kind="who", cue="who")
     order, cue, clause = order_cue(question, language=language)
     if not order:
         return found

@@ -50,7 +50,12 @@ from storygraph.qa.retrieval.relation_types import (
     apply_selection,
     select_relation_types,
 )
-from storygraph.qa.retrieval.type_priors import EXPANSION_BONUS, expansion_wanted, fact_prior
+from storygraph.qa.retrieval.type_priors import (
+    EXPANSION_BONUS,
+    expansion_wanted,
+    fact_prior,
+    speech_prior,
+)
 from storygraph.store import GraphStore
 from storygraph.store.graph_store import RETRIEVAL_QUERIES
 from storygraph.store.reading import EVERYTHING, Reading
@@ -191,6 +196,7 @@ class ModeRetriever:
             added = {f.key for f in found.added}
             for fact in facts:
                 value = fact_prior(found.question_type, fact.start, fact.end, ids, node_types)
+                value += speech_prior(found.question_type, fact.type)
                 if expansion and (
                     fact.key in added or (fact.type in expansion and fact.start in ids)
                 ):

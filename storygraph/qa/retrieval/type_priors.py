@@ -2,7 +2,8 @@
 used by retrieval's +qtype stage, storygraph.qa.retrieval.retrieval): a bonus for the edge
 direction the
 question prefers for each start entity, one for a node at the other end that fits the asked slot
-(a place for where, a character for who), and one for a with-whom question's co-members.
+(a place for where, a character for who, a stored line for a question about speech), and one
+for a with-whom question's co-members.
 The type itself is detected by storygraph.qa.question.question_type.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from storygraph.qa.question.question_type import PERSON_KINDS, Direction, QuestionType
+from storygraph.text.vocabulary import SAYS_TYPE
 
 DIRECTION_BONUS = 2.0
 SLOT_BONUS = 1.0
@@ -59,6 +61,15 @@ def fact_prior(
         value += _slot_fit(qtype, node_types.get(other, ""))
         adjustments.append(value)
     return max(adjustments) if adjustments else 0.0
+
+
+SPEECH_BONUS = 1.0
+
+
+def speech_prior(qtype: QuestionType, rel_type: str) -> float:
+    """A question about a line of speech (what X said, who said it): its answer is a stored
+    line (a SAYS fact, whose sentence holds the quote), as a where question's is a place."""
+    return SPEECH_BONUS if qtype.speech and rel_type == SAYS_TYPE else 0.0
 
 
 def expansion_wanted(qtype: QuestionType) -> bool:

@@ -55,7 +55,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from storygraph.models import Candidate, Citation, Fact, Support
+from storygraph.models import Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.asked_slot import ClauseReader
 from storygraph.qa.question.checked import StructureReader
@@ -73,6 +73,7 @@ from storygraph.qa.verify.support_quotes import (
 )
 from storygraph.qa.verify.support_reading import ChunkText, FrameReader
 from storygraph.qa.verify.support_roles import RoleChecks, _asks_role, _cloze, _in_slot
+from storygraph.qa.verify.support_speech import speech_candidates, speech_support
 from storygraph.qa.verify.support_words import (
     _SHORT_EN,
     _SHORT_JA,
@@ -172,7 +173,9 @@ class GraphSupportChecker(RoleChecks):
         participants = [e for e in analysis.entities if e.node_id]
         links = self._links(analysis, shown, citations, facts)
         role = _asks_role(analysis)
-        candidates = tuple(self._candidates(analysis, links)) if role else ()
+        candidates = speech_candidates(analysis, facts, shown, self._spoken) or (
+            tuple(self._candidates(analysis, links)) if role else ()
+        )
 
         def fail(reason: str, check: str, named: Sequence[str] = ()) -> Support:
             # a failed answer to a question whose premise nothing in the story supports:
@@ -183,6 +186,13 @@ class GraphSupportChecker(RoleChecks):
                 return Support("no premise", None, tuple(named), premise, "premise", offered)
             return Support("not supported", None, tuple(named), reason, check, offered)
 
+        spoken = speech_support(analysis, _core(answer), sources, facts, self._spoken)
+        if spoken is not None:
+            # a line of speech decides it (storygraph.qa.verify.support_speech); another one's
+            # line says nothing of the premise (someone did say something)
+            if spoken.supported:
+                return spoken
+            return Support("not supported", None, (), spoken.reason, spoken.check, candidates)
         unnamed = self._not_a_name(analysis, answer, answer_language, sources)
         if unnamed is not None:
             # a place for a name, the one the name is of (docs/ISSUES.md#support-quotes)
@@ -306,8 +316,8 @@ class GraphSupportChecker(RoleChecks):
         citations: Sequence[Citation],
         facts: Sequence[Fact],
     ) -> Support:
-        offered: tuple[Candidate, ...] = ()
-        if _asks_role(analysis):
+        offered = speech_candidates(analysis, facts, read or citations, self._spoken)
+        if not offered and _asks_role(analysis):
             links = self._links(analysis, read, citations, facts)
             premise = self._premise(analysis, links, facts, read)
             if premise is not None:

@@ -218,6 +218,12 @@ class SourceReading:
         question's clauses read as the sources' are)."""
         return self._heard(self.parser.asked_slot(analysis, self._clauses_of))
 
+    def _spoken(self, source: Citation) -> str:
+        """A source with the story just before it and the rest of its sentence: a line's
+        attribution before its quote (…こう言いました。⏎「…」) or after it."""
+        before, after = self._around(source)
+        return before + source.text + after + self._after_speech(source)
+
     def _after_speech(self, source: Citation) -> str:
         """The rest of the sentence after a source that ends with a speech its sentence goes
         on from (「…」と流れて来ました), found in its chunk by the source's first and last

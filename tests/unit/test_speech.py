@@ -1,0 +1,342 @@
+"""Who said what: quotations attributed by construction class (storygraph.text.speech).
+
+Every sentence here is made up for the class it stands for; none is from an evaluation set."""
+
+from __future__ import annotations
+
+import pytest
+
+from storygraph.ingest.frames.extractor import speech_facts
+from storygraph.text.speech import SAYS, quotes_in, read_speech
+
+
+def _lines(text: str, names: tuple[str, ...] = ()) -> list[tuple[str, str, str, str]]:
+    return [(s.speaker, s.listener, s.quote, s.pattern) for s in read_speech(text, names)]
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "speaker", "listener", "pattern"),
+    [
+        # ja: 「…」と X が/は (Y に) 言った
+        ("「こんにちは。」と狐が言いました。", ("狐",), "狐", "", "ja:quote-と-X"),
+        ("「寒いね。」と、うさぎはかめにたずねました。", ("うさぎ", "かめ"), "うさぎ", "かめ",
+         "ja:quote-と-X"),
+        ("「待て。」と鬼の大将がさけびました。", ("鬼の大将",), "鬼の大将", "", "ja:quote-と-X"),
+        # ja: X は (Y に) 「…」と言った
+        ("すると狸は「どこへ行くの。」と聞きました。", ("狸",), "狸", "", "ja:X-quote-と"),
+        ("熊は狐に向かって、「帰れ。」とどなりました。", ("熊", "狐"), "熊", "狐", "ja:X-quote-と"),
+        # ja: an honorific cut to the story's name; the listener called at the line's start
+        ("「太郎さん、おはよう。」と花子さんが言いました。", ("花子", "太郎"), "花子", "太郎",
+         "ja:quote-と-X+vocative"),
+        # ja: a sentence of saying, then the line on its own
+        ("狐が熊に言いました。\n「山へ行こう。」", ("狐", "熊"), "狐", "熊", "ja:before"),
+        # ja: a sentence of saying before the line (こう: the next one), or after it
+        ("熊は窓を開け、ため息といっしょにこう言いました。\n「寒いな。」", ("熊",), "熊", "",
+         "ja:before-こう言った"),
+        ("「寒いな。」\n　熊は小声でつぶやきました。それから窓を閉めました。", ("熊",), "熊", "",
+         "ja:after"),
+        # ja: the speaker before a clause and a line break; と on the next line
+        ("狸はおどろいて、\n「だれだ。」\n　と聞きました。", ("狸",), "狸", "", "ja:X-quote-と"),
+        ("「だれだ。」\n　と狸はさけびました。", ("狸",), "狸", "", "ja:quote-と-X"),
+        # ja: a te-form of saying shares its subject; the next sentence says who said so
+        ("「帰ろう。」\n　こう言って、狸が立ちました。", ("狸",), "狸", "", "ja:quote-言って-X"),
+        ("「帰ろう。」\n　狸がこういうと、みな立ちました。", ("狸",), "狸", "",
+         "ja:quote-Xがこう言う"),
+        # en: "…," said X (to Y) / "…," X replied
+        ('"You are late," said the Badger to the Mole.', ("Badger", "Mole"), "Badger", "Mole",
+         "en:quote-said-X"),
+        ('"I am not," the Mole replied.', (), "Mole", "", "en:quote-said-X"),
+        ('"Thief!" shrieked the Magpie.', (), "Magpie", "", "en:quote-said-X"),
+        ("“Good morning,” said Old Tom.", (), "Old Tom", "", "en:quote-said-X"),
+        # en: X said (to Y), "…" / X told Y: "…"
+        ('The Badger said, "Sit down."', (), "Badger", "", "en:X-said-quote"),
+        ('The Badger said to the Mole: "Sit down."', (), "Badger", "Mole", "en:X-said-quote"),
+        ('The Owl told the Mole, "Look up."', (), "Owl", "Mole", "en:X-said-quote"),
+        # en: a name called at the line's start is the listener
+        ('"Mole, you are slow," said the Badger.', ("Mole", "Badger"), "Badger", "Mole",
+         "en:quote-said-X+vocative"),
+        ('The Owl spoke to the Mole.\n"Look up."', (), "Owl", "Mole", "en:before"),
+        # en: the verb before its speaker, before the quote
+        ('Then said the Badger, "Go home."', (), "Badger", "", "en:said-X-quote"),
+        # en: a name then a word that is no part of it
+        ('"Off we go!" cried Tom cheerfully.', (), "Tom", "", "en:quote-said-X"),
+    ],
+)
+def test_each_construction_attributes_speaker_and_listener(
+    text: str, names: tuple[str, ...], speaker: str, listener: str, pattern: str
+) -> None:
+    lines = _lines(text, names)
+    assert [(s, li, p) for s, li, _, p in lines] == [(speaker, listener, pattern)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "狐は『星の歌』という本を読みました。",  # a title, no one speaks
+        "「明日は雨だろう。」と思いました。",  # a thought, no speaker
+        "「明日は雨だろう。」と狐は思いました。",  # a thought is no line
+        "「山だ、山だ。」",  # a line alone, no sentence of saying before it
+        "狐は山へいきました。\n「さあ行こう。」",  # a sentence of going (いき) is no saying
+        "狐は、\n「しめた。」\n　と言わないばかりの顔をしました。",  # not said
+        "「寒いな。」\n　熊はこう答えました。\n「夏だよ。」"[:-6],  # こう: the line after
+        'She read a book called "The Long Road" in bed.',
+        '"How odd," thought the Mole.',
+        '"Come here," he said.',  # a pronoun speaker is left unattributed
+        'The Mole went home. "Sit down."',
+        '"Sit down."\n\nThe Mole only laughed.',  # the next paragraph attributes nothing
+        'In the spring he said to the Mole, "Sit down."',  # a pronoun speaker, words before it
+    ],
+)
+def test_quotes_outside_the_constructions_are_left_unattributed(text: str) -> None:
+    assert _lines(text, ("狐", "Mole")) == []
+
+
+def test_a_line_cut_by_its_attribution_is_one_line_to_its_end() -> None:
+    text = "“What I meant,” said the Stork in a huff, “was that we should swim.” Then all swam."
+    (line,) = read_speech(text)
+    assert line.speaker == "Stork"
+    assert line.quote == "What I meant, … was that we should swim."
+    assert line.sentence.endswith("we should swim.”")
+    assert text.startswith(line.sentence)
+
+
+def test_two_speakers_taking_turns_speak_to_each_other() -> None:
+    text = (
+        '"Hello," said the Badger.\n\n"Hello to you," said the Mole.\n\n* * *\n\n'
+        '"Who is there?" said the Owl.'
+    )
+    lines = read_speech(text, ("Badger", "Mole", "Owl"))
+    assert [(s.speaker, s.listener) for s in lines] == [
+        ("Badger", "Mole"),
+        ("Mole", "Badger"),
+        ("Owl", ""),  # after a scene break: no one to turn to
+    ]
+    assert lines[0].pattern.endswith("+turn")
+
+
+def test_an_interjection_opening_a_line_calls_no_one() -> None:
+    (line,) = read_speech('"Well, I never," said the Mole.', ("well", "Mole"))
+    assert (line.speaker, line.listener) == ("Mole", "")
+
+
+def test_a_line_after_another_starts_its_own_sentence() -> None:
+    text = '"Go," said the Owl. "Why?" said the Mole.'
+    lines = read_speech(text, ("Owl", "Mole"))
+    assert [line.sentence for line in lines] == ['"Go," said the Owl.', '"Why?" said the Mole.']
+
+
+def test_a_third_speaker_around_a_line_leaves_its_listener_unsaid() -> None:
+    text = (
+        "「行こう。」と狐が言いました。\n「いやだ。」と熊が言いました。\n"
+        "「おれも。」と狸が言いました。"
+    )
+    lines = read_speech(text, ("狐", "熊", "狸"))
+    assert [(s.speaker, s.listener) for s in lines] == [("狐", ""), ("熊", ""), ("狸", "")]
+    two = read_speech(text.rsplit("\n", 1)[0], ("狐", "熊", "狸"))
+    assert [(s.speaker, s.listener) for s in two] == [("狐", "熊"), ("熊", "狐")]
+
+
+def test_a_japanese_line_s_sentence_runs_to_the_end_of_its_attribution() -> None:
+    text = "「だれだ。」\n　と狸はさけんで、逃げました。次の日になりました。"
+    (line,) = read_speech(text, ("狸",))
+    assert line.sentence == "「だれだ。」\n　と狸はさけんで、逃げました。"
+
+
+def test_names_snap_to_the_story_spelling_and_evidence_is_the_text() -> None:
+    text = "森の中で、\n「きのこをください。」と子狐がお母さん狐に言いました。"
+    (line,) = read_speech(text, ("子狐", "お母さん狐", "森"))
+    assert (line.speaker, line.listener) == ("子狐", "お母さん狐")
+    assert text[line.start :].startswith(line.sentence)
+    assert "「きのこをください。」" in line.sentence
+
+
+def test_lines_with_a_listener_become_says_facts_with_their_sentence() -> None:
+    text = '"Run," said the Badger to the Mole.\n\nCHAPTER II\n\n"Why?" the Owl asked.'
+    facts = speech_facts(text, ("Badger", "Mole", "Owl"))
+    assert [(f.subject, f.relation, f.object) for f in facts] == [("Badger", SAYS, "Mole")]
+    assert facts[0].sentence == '"Run," said the Badger to the Mole.'
+    assert quotes_in(facts[0].sentence) == ["Run,"]
+
+
+def test_says_is_one_vocabulary_row_read_by_questions_and_never_typed_from_a_verb_alone() -> None:
+    from storygraph.qa.question.relation_words import question_stems, related_stems, type_stems
+    from storygraph.text.vocabulary import relation_type_for
+
+    for word, language in (("言う", "ja"), ("たずねる", "ja"), ("said", "en"), ("reply", "en")):
+        assert relation_type_for(word, language) == "TALKS_TO", word
+    for question in ("兎は狐に何と言った？", "What did the Rabbit say to the Fox?"):
+        assert type_stems(SAYS) & question_stems(question), question
+    assert type_stems(SAYS) <= related_stems(question_stems("What did the Mole reply?"))
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "speech"),
+    [
+        ("兎は狐に何と言った？", "ja", True),
+        ("熊は何と答えましたか。", "ja", True),
+        ("「山へ行こう」と言ったのは誰？", "ja", True),
+        ("誰が「待て」と叫んだ？", "ja", True),
+        ("狐は何を食べた？", "ja", False),
+        ("狐は何という名前？", "ja", False),  # a name's いう, no one speaks
+        ("熊は何と言う名前ですか？", "ja", False),
+        ("狐は誰と話した？", "ja", False),  # a partner, not a line
+        ("What did the Mole say to the Badger?", "en", True),
+        ("Who shouted at the Owl?", "en", True),
+        ("What were the Mole's last words?", "en", True),
+        ("What song did the Mole ask the Owl to sing?", "en", True),
+        ("How did the Mole say he crossed the river?", "en", True),
+        ("狸はどう答えた？", "ja", True),
+        ("狸はどうした？", "ja", False),
+        ("Which cake did the Mole want?", "en", False),
+        ("What did the Mole eat?", "en", False),
+        ("Who is the oldest?", "en", False),
+    ],
+)
+def test_a_question_about_a_line_of_speech_is_a_class_of_its_own(
+    question: str, language: str, speech: bool
+) -> None:
+    from storygraph.qa.question.question_type import asks_for_speech, detect_question_type
+
+    assert asks_for_speech(question, language=language) is speech
+    assert detect_question_type(question, language=language).speech is speech
+
+
+def test_who_asked_a_line_asks_for_the_speaker_whatever_other_question_word_it_holds() -> None:
+    from storygraph.qa.question.question_type import detect_question_type
+
+    found = detect_question_type("Who asked where the Owl was going?", ["Owl"], language="en")
+    assert (found.kind, found.speech) == ("who", True)
+
+
+def test_a_stored_line_is_what_a_question_about_speech_prefers() -> None:
+    from storygraph.qa.question.question_type import detect_question_type
+    from storygraph.qa.retrieval.type_priors import speech_prior
+
+    asked = detect_question_type("What did the Mole say?", ["Mole"], language="en")
+    other = detect_question_type("What did the Mole eat?", ["Mole"], language="en")
+    assert speech_prior(asked, SAYS) > 0 == speech_prior(asked, "TALKS_TO")
+    assert speech_prior(other, SAYS) == 0
+
+
+def test_a_model_s_extraction_gets_the_chunk_s_lines_with_its_own_names() -> None:
+    from storygraph.ingest.frames.extractor import with_speech_lines
+    from storygraph.models import Chunk, ChunkExtraction, ExtractedEntity
+
+    text = '"Run," said the Badger to the Mole.'
+    chunk = Chunk(id="d:0", document_id="d", index=0, text=text, start=0, end=len(text))
+    extraction = ChunkExtraction(chunk=chunk, entities=[ExtractedEntity("Badger", "Animal", "d:0")])
+    result = with_speech_lines(extraction)
+    assert [(r.source, r.type, r.target, r.evidence) for r in result.relations] == [
+        ("Badger", SAYS, "Mole", text)
+    ]
+    assert [(e.name, e.type) for e in result.entities] == [
+        ("Badger", "Animal"),
+        ("Mole", "Character"),
+    ]
+
+
+def test_a_quote_right_after_an_attribution_goes_on_with_that_speaker() -> None:
+    text = '"I am no mole!" said the Vole crossly. "Let me be!"\n"Why?" asked the Owl.'
+    lines = read_speech(text, ("Vole", "Owl"))
+    assert [(s.speaker, s.quote, s.pattern.split("+")[0]) for s in lines] == [
+        ("Vole", "I am no mole!", "en:quote-said-X"),
+        ("Vole", "Let me be!", "en:continued"),
+        ("Owl", "Why?", "en:quote-said-X"),
+    ]
+    # the line before ends in its own quote: who goes on is not said
+    assert [s.quote for s in read_speech('The Vole said, "No." "Yes."', ("Vole",))] == ["No."]
+
+
+def test_a_sentence_of_saying_between_two_lines_goes_by_its_pointing_word() -> None:
+    forward = "「寒いな。」\n　熊はこう答えました。\n「夏だよ。」"
+    back = "「寒いな。」\n　熊はそう言いました。\n「夏だよ。」"
+    plain = "「寒いな。」\n　熊は言いました。\n「夏だよ。」"
+    assert [(s.speaker, s.quote) for s in read_speech(forward, ("熊",))] == [("熊", "夏だよ。")]
+    assert [(s.speaker, s.quote) for s in read_speech(back, ("熊",))] == [("熊", "寒いな。")]
+    assert read_speech(plain, ("熊",)) == []  # which line it is, the story does not say
+
+
+def test_an_english_one_word_speaker_is_the_story_s_one_longer_name() -> None:
+    (line,) = read_speech('"Late!" said the Rabbit.', ("Grey Rabbit", "Owl"))
+    assert line.speaker == "Grey Rabbit"
+    (line,) = read_speech('"Late!" said the Rabbit.', ("Grey Rabbit", "Brown Rabbit"))
+    assert line.speaker == "Rabbit"  # two longer names: which one, the line does not say
+
+
+def test_lines_of_a_conversation_in_paragraphs_of_their_own_take_turns() -> None:
+    text = '"Who are you?" said the Worm.\n\n"A mole," said Bess.\n\n"Why?" said the Worm.'
+    lines = read_speech(text, ("Worm", "Bess"))
+    assert [(s.speaker, s.listener) for s in lines] == [
+        ("Worm", "Bess"),
+        ("Bess", "Worm"),
+        ("Worm", "Bess"),
+    ]
+
+
+def test_a_name_called_with_an_honorific_is_the_story_s_bare_name() -> None:
+    text = "狸は、\n「熊さん、熊さん、どこへ行くの。」\n　とたずねました。"
+    (line,) = read_speech(text, ("狸", "熊", "熊さん"))
+    assert (line.speaker, line.listener) == ("狸", "熊")
+
+
+def test_a_refused_line_says_why_in_the_reader_s_words() -> None:
+    from storygraph.models import Support
+    from storygraph.ui.answer_view import reason_words
+
+    refused = Support("not supported", reason="the line the answer gives is A's", check="speech")
+    assert "another character's" in reason_words(refused, "en")
+    assert "せりふ" in reason_words(refused, "ja")
+
+
+# --- the support check of an answer about a line (storygraph.qa.verify.support_speech) --------
+
+_CHUNK_JA = (
+    "熊は窓を開け、ため息といっしょにこう言いました。\n「夏はまだ遠いな。」\n　狸はうなずきました。"
+)
+_CHUNK_EN = '"Thief!" shrieked the Magpie.\n\n"I was at home," said the Mole to the Magpie.'
+
+
+def _speech_check(question: str, entities: list[str], answer: str, chunk: str, source: str):
+    from storygraph.models import Citation
+    from storygraph.qa.question.analysis import analyse
+    from storygraph.qa.question.entities import LocalEntityFinder
+    from storygraph.qa.verify.support import GraphSupportChecker
+
+    def named(text: str, language: str) -> list[tuple[str, str]]:
+        return [(n, n) for n in ("熊", "狸", "Magpie", "Mole") if n in text]
+
+    checker = GraphSupportChecker(named, None, chunks=lambda chunk_id: chunk)
+    analysis = analyse(question, [], LocalEntityFinder(), [], start_entities=entities)
+    sources = [Citation(1, "c1", "story", source)]
+    return checker.check(analysis, answer, sources, [], sources)
+
+
+def test_a_line_whose_speaker_the_sentence_before_names_confirms_its_words() -> None:
+    support = _speech_check(
+        "熊は何と言った？", ["熊"], "夏はまだ遠いな [1]", _CHUNK_JA, "「夏はまだ遠いな。」"
+    )
+    assert (support.verdict, support.check) == ("supported", "speech")
+
+
+def test_who_said_a_quoted_line_is_confirmed_by_its_speaker() -> None:
+    support = _speech_check(
+        "Who shouted “Thief!” at the Mole?", ["Mole"], "The Magpie [1]", _CHUNK_EN,
+        '"Thief!" shrieked the Magpie.',
+    )
+    assert (support.verdict, support.check) == ("supported", "speech")
+
+
+def test_another_speaker_s_line_given_as_the_asked_one_s_is_refused() -> None:
+    support = _speech_check(
+        "What did the Magpie say to the Mole?", ["Magpie", "Mole"], "I was at home. [1]",
+        _CHUNK_EN, '"I was at home," said the Mole to the Magpie.',
+    )
+    assert (support.verdict, support.check) == ("not supported", "speech")
+
+
+def test_a_katakana_speaker_the_reader_missed_and_a_name_written_with_its_owner() -> None:
+    text = "「帰ろう。」とポポが言いました。\n「まだだ。」と熊が言いました。"
+    lines = read_speech(text, ("森の熊", "狸"))
+    assert [s.speaker for s in lines] == ["ポポ", "森の熊"]
+    # a hiragana or kanji word no name of the story is stays unattributed
+    assert read_speech("「帰ろう。」とだれかが言いました。", ("狸",)) == []
