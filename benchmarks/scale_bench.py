@@ -299,8 +299,8 @@ def run(quick: bool = False) -> BenchResult:
         "relation ends: by node id = the app's FalkorDB write (the entity statements return "
         "their nodes' ids, RELATION_UPSERT_BY_NODE_ID seeks both ends by them); by key = "
         "RELATION_UPSERT matching both ends by the key index (Neo4j's path, FalkorDB's before "
-        "docs/ISSUES.md §54), the same plan into a store of its own just before, in the same "
-        "run; × by key = import s / the by-key import s"
+        "docs/ISSUES.md#import-1m-edges), the same plan into a store of its own just before, "
+        "in the same run; × by key = import s / the by-key import s"
     )
     store.notes.append(
         "entity writes and relation writes = the wall time of their statements (ENTITY_CREATE / "

@@ -1,7 +1,7 @@
 """Merging extracted entities and relations into write-ready records (design §3, MiniRAG rule).
 
 - One node per normalised name within a story (document): the same name in two documents is two
-  nodes (design §3, docs/ISSUES.md §42), so candidates are looked up in the document only.
+  nodes (design §3, docs/ISSUES.md#entity-keys), so candidates are looked up in the document only.
   Names are normalised with NFKC + case + whitespace + kana, and a kana-only name joins the one
   kanji name whose reading it spells (きじ / キジ / 雉); two different kanji names with the same
   reading stay apart (神 / 紙).

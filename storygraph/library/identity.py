@@ -1,4 +1,4 @@
-"""Cross-story identity, only by a deliberate act (design §3, docs/ISSUES.md §42).
+"""Cross-story identity, only by a deliberate act (design §3, docs/ISSUES.md#entity-keys).
 
 Two stories' entities are two nodes even when they share a name. When a user says two of them
 are the same one (the Entities page's "same as" action, `storygraph entity merge A@story
