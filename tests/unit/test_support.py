@@ -12,8 +12,8 @@ from storygraph.ingest.frames.extractor import reader_for
 from storygraph.models import Citation, Fact
 from storygraph.qa.question.analysis import analyse
 from storygraph.qa.question.entities import LocalEntityFinder
+from storygraph.qa.question.question_words import asked_kind
 from storygraph.qa.verify.support import GraphSupportChecker
-from storygraph.qa.verify.support_kinds import asked_kind
 from storygraph.qa.verify.support_quotes import ORDER_SHARE, in_order_share
 from storygraph.qa.verify.support_reading import Frame
 from storygraph.qa.verify.support_text import support_line, support_reply

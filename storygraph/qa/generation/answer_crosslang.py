@@ -39,9 +39,9 @@ from storygraph.qa.generation.answer import UNKNOWN
 from storygraph.qa.generation.answer_core import SOURCE_MARK, answer_core
 from storygraph.qa.generation.checks import closest_sentence
 from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.checked import in_sources_language
 from storygraph.qa.question.entities import name_reading
 from storygraph.qa.retrieval.context import Sources
-from storygraph.qa.verify.support_crosslang import in_sources_language
 from storygraph.qa.verify.support_text import NOT_SHOWN, SupportStep, support_reply
 from storygraph.qa.verify.support_words import declines
 from storygraph.text.jmdict import Dictionary

@@ -61,11 +61,11 @@ from storygraph.qa.question.asked_slot import ClauseReader
 from storygraph.qa.question.checked import StructureReader
 from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.question.question_type import PERSON_KINDS
+from storygraph.qa.question.question_words import CHOICE, asked_kind
 from storygraph.qa.question.relation_words import mask_names
-from storygraph.qa.verify.support_kinds import asked_kind, given_as_name
+from storygraph.qa.verify.support_kinds import given_as_name
 from storygraph.qa.verify.support_links import _beside, _in_frame, _Link, _same
 from storygraph.qa.verify.support_quotes import (
-    CHOICE,
     ORDER_SHARE,
     _quoted,
     in_order_share,

@@ -17,21 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from storygraph.qa.question.question_words import JA_OWNER
 from storygraph.text.normalize import normalize_name
 
-_JA_NAME = re.compile(r"(?:名前|(?:の|た|という|といふ)名)(?:は|を|って|が)")
-"""名前, or 名 after の / a clause (…の名は, つけられた名は, 何という名を): not 大名が."""
-_EN_NAME = re.compile(r"\bname\b", re.IGNORECASE)
-_JA_OWNER = re.compile(r"([^\sの、。「」]+)の(?:名前|名)(?:は|を|って|が)")
 _JA_NAMING_AFTER = r"[」』]?(?:と(?:いう|いふ|言う|言ふ|申す|申し|呼|名|つけ)|って)"
 _JA_NAMING_BEFORE = r"名前?(?:は|を|が)[「『]?"
 _EN_NAMING_BEFORE = r"(?:named|called|name (?:is|was))\s+(?:the\s+)?"
 _NAMING_TAIL = re.compile(r"(?:と(?:いう|いふ|言う|言ふ|申す)(?:の|もの)?)$")
-
-
-def asked_kind(question: str) -> str:
-    """The kind of answer the question asks for: "name" (名前, の名, name), else ""."""
-    return "name" if _JA_NAME.search(question) or _EN_NAME.search(question) else ""
 
 
 def given_as_name(question: str, names: Sequence[str], sources: Sequence[str]) -> str:
@@ -39,7 +31,7 @@ def given_as_name(question: str, names: Sequence[str], sources: Sequence[str]) -
     (module docstring), "" when none is. The noun before の in apposition is the one the
     question asks the name of when it is a Japanese question (飼犬の名前: 飼犬の白), any noun
     for one read across languages."""
-    owner = _JA_OWNER.search(question)
+    owner = JA_OWNER.search(question)
     before = re.escape(normalize_name(owner.group(1))) if owner else r"[^\s、。「」]"
     for name in names:
         wanted = normalize_name(_NAMING_TAIL.sub("", name.strip()).strip())

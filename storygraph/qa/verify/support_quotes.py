@@ -63,6 +63,7 @@ from storygraph.models import Citation
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_structure import Clause, QuestionStructure, case_direction
 from storygraph.qa.question.question_type import PERSON_KINDS
+from storygraph.qa.question.question_words import REASON_OR_MANNER
 from storygraph.qa.question.relation_words import question_stems, related_stems, word_in
 from storygraph.qa.verify.support_links import _beside, _Link
 from storygraph.qa.verify.support_words import _SHORT_EN, _SHORT_JA, _core, _on_topic, _pairs
@@ -72,7 +73,6 @@ from storygraph.text.terms import english_words
 from storygraph.text.vocabulary import LIGHT_PREDICATES_JA, SUBSIDIARY_VERBS_JA, words_by_stem
 
 Reader = Callable[[str, str], QuestionStructure | None]
-_REASON_OR_MANNER = re.compile(r"なぜ|どうして|どうやって|どのよう|どんなふう|何のため")
 
 
 def quote_misses(
@@ -88,7 +88,7 @@ def quote_misses(
         return None
     if question.lemma in LIGHT_PREDICATES_JA:
         return None  # どうなった asks for an event, not a slot of one
-    if _REASON_OR_MANNER.search(analysis.question):
+    if REASON_OR_MANNER.search(analysis.question):
         return None  # なぜ / どうやって ask for no noun of the act
     said = read(answer, "ja")
     if said is None:
@@ -243,9 +243,6 @@ def _in_question(phrase: str, analysis: QuestionAnalysis) -> bool:
     names = [m for e in analysis.entities for m in (e.node_id, e.mention) if m]
     return any(normalize_name(n) == key for n in names)
 
-
-CHOICE = re.compile(r"どちら|どっち|\bwhich\b|\bor\b", re.IGNORECASE)
-"""A question offering its answers (重いつづらと軽いつづらのどちら): an answer may repeat one."""
 
 ORDER_SHARE = 0.5
 """Share of an answer's own words a source must hold in the answer's order (see

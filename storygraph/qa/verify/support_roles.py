@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_type import PERSON_KINDS
+from storygraph.qa.question.question_words import QUESTION_WORD
 from storygraph.qa.question.relation_words import type_stems, word_in
 from storygraph.qa.retrieval.context import MAX_SOURCE_CHARS
 from storygraph.qa.retrieval.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
@@ -37,7 +38,6 @@ MAX_CANDIDATES = 3
 PREMISE_KINDS = frozenset({"who_did", "who_was_done_to", "who", "what"})
 """Kinds whose premise is checked: a doer or a thing of a verb. A partner or a place is asked
 of relations the parser reads too sparsely to say that none exists."""
-_QUESTION_WORD = re.compile(r"(誰|だれ|どこ|何|なに)(から|まで|より|へ|に|で|を|が|と)")
 _KANJI_RUN = re.compile(r"[\u4e00-\u9fff々]+")
 
 
@@ -54,7 +54,7 @@ def _cloze(
     the phrase found."""
     if analysis.language != "ja":
         return None
-    asked = _QUESTION_WORD.search(analysis.question)
+    asked = QUESTION_WORD.search(analysis.question)
     if asked is None:
         return None
     rest = analysis.question[asked.end() :]
