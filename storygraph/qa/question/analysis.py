@@ -23,6 +23,13 @@ from typing import Any
 from storygraph.models import ResolvedEntity
 from storygraph.qa.question.entities import EntityFinder, dictionary_match
 from storygraph.qa.question.question_type import QuestionType, detect_question_type
+from storygraph.qa.question.question_words import (
+    CHOICE,
+    REASON_OR_MANNER,
+    asked_kind,
+    cloze_cue,
+    name_owner,
+)
 from storygraph.qa.question.relation_words import mask_names, question_stems, related_stems
 from storygraph.qa.question.specific_names import (
     common_names,
@@ -154,6 +161,35 @@ class QuestionAnalysis:
         たから」, a title, a speech)."""
         found = (normalize_name(q[1:-1]) for q in _QUOTED.findall(self.question))
         return tuple(q for q in found if q)
+
+    # What the question's words tell the support check (storygraph.qa.question.question_words),
+    # read when it first asks: nothing here runs before the model.
+
+    @cached_property
+    def asked_kind(self) -> str:
+        """The kind of answer the question asks for: "name", else ""."""
+        return asked_kind(self.question)
+
+    @cached_property
+    def name_owner(self) -> str:
+        """The noun a Japanese question asks the name of (飼犬 of 飼犬の名前は), "" for none."""
+        return name_owner(self.question)
+
+    @cached_property
+    def cloze_cue(self) -> tuple[str, str] | None:
+        """The question word's particle and the first kanji after it, the participants left
+        out (から, 流 of 「桃はどこから流れて来た？」), None for none."""
+        return cloze_cue(self.question, self.entities)
+
+    @cached_property
+    def offers_choice(self) -> bool:
+        """Does the question offer its answers (重いつづらと軽いつづらのどちら, which … or …)?"""
+        return CHOICE.search(self.question) is not None
+
+    @cached_property
+    def asks_reason_or_manner(self) -> bool:
+        """Does the question ask why or how (なぜ, どうやって: no noun of the act)?"""
+        return REASON_OR_MANNER.search(self.question) is not None
 
 
 def analyse(

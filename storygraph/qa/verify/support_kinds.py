@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from storygraph.qa.question.question_words import JA_OWNER
 from storygraph.text.normalize import normalize_name
 
 _JA_NAMING_AFTER = r"[」』]?(?:と(?:いう|いふ|言う|言ふ|申す|申し|呼|名|つけ)|って)"
@@ -26,13 +25,12 @@ _EN_NAMING_BEFORE = r"(?:named|called|name (?:is|was))\s+(?:the\s+)?"
 _NAMING_TAIL = re.compile(r"(?:と(?:いう|いふ|言う|言ふ|申す)(?:の|もの)?)$")
 
 
-def given_as_name(question: str, names: Sequence[str], sources: Sequence[str]) -> str:
+def given_as_name(owner: str, names: Sequence[str], sources: Sequence[str]) -> str:
     """The first of `names` (the answer's words, its graph names) a source gives as a name
-    (module docstring), "" when none is. The noun before の in apposition is the one the
-    question asks the name of when it is a Japanese question (飼犬の名前: 飼犬の白), any noun
-    for one read across languages."""
-    owner = JA_OWNER.search(question)
-    before = re.escape(normalize_name(owner.group(1))) if owner else r"[^\s、。「」]"
+    (module docstring), "" when none is. The noun before の in apposition is `owner`, the one a
+    Japanese question asks the name of (飼犬の名前: 飼犬の白; `QuestionAnalysis.name_owner`),
+    any noun when it names none (a question read across languages)."""
+    before = re.escape(normalize_name(owner)) if owner else r"[^\s、。「」]"
     for name in names:
         wanted = normalize_name(_NAMING_TAIL.sub("", name.strip()).strip())
         if not wanted:

@@ -63,7 +63,6 @@ from storygraph.models import Citation
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_structure import Clause, QuestionStructure, case_direction
 from storygraph.qa.question.question_type import PERSON_KINDS
-from storygraph.qa.question.question_words import REASON_OR_MANNER
 from storygraph.qa.question.relation_words import question_stems, related_stems, word_in
 from storygraph.qa.verify.support_links import _beside, _Link
 from storygraph.qa.verify.support_words import _SHORT_EN, _SHORT_JA, _core, _on_topic, _pairs
@@ -88,7 +87,7 @@ def quote_misses(
         return None
     if question.lemma in LIGHT_PREDICATES_JA:
         return None  # どうなった asks for an event, not a slot of one
-    if REASON_OR_MANNER.search(analysis.question):
+    if analysis.asks_reason_or_manner:
         return None  # なぜ / どうやって ask for no noun of the act
     said = read(answer, "ja")
     if said is None:
@@ -298,7 +297,7 @@ def _quoted(
             return None
         # "The Hare made fun of the short feet…" for "What did the Hare make fun of?": the
         # words it repeats of the question say the question, not what it quotes
-        asked = set(english_words(analysis.question))
+        asked = set(analysis.words)
         own = [w for w in mine if w not in asked]
         mine = own if len(own) >= MIN_QUOTED_WORDS else mine
     if not mine:
