@@ -15,7 +15,8 @@ analysis carries a `translation` into the sources' language, storygraph.qa.quest
   by the model first, a second call; the model then named the question's own participant more
   often, docs/ISSUES.md#crosslang-answer.)
 - the support check reads the Japanese answer against the Japanese sources as for a Japanese
-  question (`in_sources_language`: the question's participants by the words it writes them with).
+  question (`in_sources_language`, storygraph.qa.question.checked: the question's participants
+  by the words it writes them with).
 - `shown`: what the English reader sees: the checked Japanese answer rendered in English (each
   content word the question does not hold: a name by its reading, 桃太郎 → Momotaro, when
   JMdict has no gloss for it; a word by its first JMdict gloss, きね → mallet), the Japanese in

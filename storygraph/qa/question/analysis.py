@@ -7,9 +7,11 @@ names (entity names masked, so 大将 inside 鬼の大将 does not count), the m
 pick when one was asked for, the question's content terms for lexical overlap, and its folded
 forms (`folded`, `unquoted`), and, for a question in another language than its stories, the
 question brought into theirs (`translation`, storygraph.qa.question.translation: the original stays
-`question`, the language the answer is written in). `QuestionReader` is the stage that makes it:
-the graph's names, the stories' languages and, when the entity finder picks relation types, the
-graph's types, read from the store.
+`question`, the language the answer is written in). What its words tell the support check (the
+kind of answer asked for, whose name, the question word's cue, a choice, a reason or manner:
+storygraph.qa.question.question_words) are properties computed when the check first asks.
+`QuestionReader` is the stage that makes it: the graph's names, the stories' languages and, when
+the entity finder picks relation types, the graph's types, read from the store.
 """
 
 from __future__ import annotations

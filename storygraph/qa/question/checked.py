@@ -12,6 +12,10 @@ analysis as the check reads it (`checked`) and for what the question asks of its
 (`asked_slot`, storygraph.qa.question.asked_slot). When the parser is not installed (ModelError) it
 says why (`problem`, which the checker reports as its own) and reads the question's words as
 they are from then on.
+
+`in_sources_language` is the question as the check reads it for an answer in its sources'
+language (an English question over Japanese stories, storygraph.qa.verify.support_crosslang):
+each participant by the words the question writes it with, its roles read by them.
 """
 
 from __future__ import annotations

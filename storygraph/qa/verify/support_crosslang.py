@@ -21,7 +21,8 @@ sources' language by the means the question was, and checked again by the same c
 - Japanese the answer already holds (熊 in "熊 became Kintaro's retainer") kept as written.
 
 The rendered answer (「半分です。[1]」) goes through the same check with the question read in the
-sources' language (`QuestionAnalysis.language`; its terms already hold the translation's): the
+sources' language by the question room (`in_sources_language`, storygraph.qa.question.checked:
+`QuestionAnalysis.language` theirs; its terms already hold the translation's): the
 name, role and premise checks run on the translated terms, the words check on Japanese words.
 The verdict says how the answer was read ("read in ja as 「半分」"). Numbers are not looked up:
 "gave him one" is not 一つ of 「一つはやられぬ」 (a negation the words check cannot see).

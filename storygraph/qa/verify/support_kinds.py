@@ -8,8 +8,9 @@ name followed by a naming verb (白という犬, 讃岐の造麻呂といふ, �
 for name (名は讃岐の造麻呂), or in apposition after the noun the question asks the name of
 (飼犬の白 for 飼犬の名前); in English after "named" / "called" or "name is / was".
 
-`asked_kind` reads the kind off the question's words ("name" for 名前 / 名 / name, "" for any
-other question: those keep the checks they had).
+The question room reads the kind off the question's words (`QuestionAnalysis.asked_kind`,
+storygraph.qa.question.question_words: "name" for 名前 / 名 / name, "" for any other question:
+those keep the checks they had) and the noun it asks the name of (`QuestionAnalysis.name_owner`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """The answer's words as the support check (storygraph.qa.verify.support) reads them: the
 sources it cites, whether it declines, its core and the part of it the question does not
 say, the names it joins to a participant, and the character pairs and content words an
-answer and a source are compared by; whether a source is on the question's topic.
+answer and a source are compared by; whether a source is on the question's topic (by the
+question's terms and their kana readings, read in the question room: QuestionAnalysis.terms,
+storygraph.qa.question.question_words.kana_reading).
 """
 
 from __future__ import annotations
