@@ -89,3 +89,41 @@ def test_the_verify_room_reads_no_question_structure_itself() -> None:
         and any(alias.name == "QuestionParser" for alias in node.names)
     }
     assert asks == {"verify/support_reading.py"}
+
+
+REGEX_CALLS = frozenset(
+    {"search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
+)
+"""A compiled pattern's (or `re`'s) calls that read a text."""
+
+
+def _reads_question(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == "question" for n in ast.walk(node))
+
+
+def test_the_verify_room_matches_no_pattern_against_the_question_s_text() -> None:
+    """The question's words are read in qa/question (issue 43): what they ask (a name, whose, a
+    choice, a reason), the question word's particle and the verb after it, and the words a
+    participant is written with across languages are the question room's
+    (question/question_words.py, `QuestionAnalysis`'s properties, question/checked.py); the
+    support check matches no pattern against `.question` and detects no question type."""
+    verify = {name: tree for name, tree in _trees().items() if name.startswith("verify/")}
+    found = [
+        (name, node.lineno)
+        for name, tree in verify.items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in REGEX_CALLS
+        and any(_reads_question(a) for a in [*node.args, *(k.value for k in node.keywords)])
+    ]
+    assert len(verify) > 5 and found == []
+    typed = [
+        (name, alias.name)
+        for name, tree in verify.items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name == "detect_question_type"
+    ]
+    assert typed == []

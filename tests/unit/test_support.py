@@ -9,11 +9,11 @@ from collections.abc import Sequence
 import pytest
 
 from storygraph.ingest.frames.extractor import reader_for
-from storygraph.models import Citation, Fact
+from storygraph.models import Citation, Fact, ResolvedEntity
 from storygraph.qa.question.analysis import analyse
 from storygraph.qa.question.entities import LocalEntityFinder
+from storygraph.qa.question.question_words import asked_kind, cloze_cue, name_owner
 from storygraph.qa.verify.support import GraphSupportChecker
-from storygraph.qa.verify.support_kinds import asked_kind
 from storygraph.qa.verify.support_quotes import ORDER_SHARE, in_order_share
 from storygraph.qa.verify.support_reading import Frame
 from storygraph.qa.verify.support_text import support_line, support_reply
@@ -775,6 +775,14 @@ def test_a_choice_question_is_answered_by_repeating_one_of_its_choices() -> None
 )
 def test_a_question_asking_for_a_name_is_told_by_its_words(question: str, kind: str) -> None:
     assert asked_kind(question) == kind
+
+
+def test_the_question_room_reads_whose_name_and_the_question_word_s_cue() -> None:
+    assert name_owner("おじいさんの飼犬の名前は？") == "飼犬"
+    assert name_owner("What was the lamb's name?") == ""
+    peach = [ResolvedEntity("桃", "桃", "given")]
+    assert cloze_cue("桃はどこから流れて来た？", peach) == ("から", "流")
+    assert cloze_cue("桃太郎は誰？", []) is None
 
 
 def test_a_question_term_in_kanji_is_on_topic_in_a_source_that_writes_it_in_kana() -> None:

@@ -15,7 +15,8 @@ analysis carries a `translation` into the sources' language, storygraph.qa.quest
   by the model first, a second call; the model then named the question's own participant more
   often, docs/ISSUES.md#crosslang-answer.)
 - the support check reads the Japanese answer against the Japanese sources as for a Japanese
-  question (`in_sources_language`: the question's participants by the words it writes them with).
+  question (`in_sources_language`, storygraph.qa.question.checked: the question's participants
+  by the words it writes them with).
 - `shown`: what the English reader sees: the checked Japanese answer rendered in English (each
   content word the question does not hold: a name by its reading, 桃太郎 → Momotaro, when
   JMdict has no gloss for it; a word by its first JMdict gloss, きね → mallet), the Japanese in
@@ -39,9 +40,9 @@ from storygraph.qa.generation.answer import UNKNOWN
 from storygraph.qa.generation.answer_core import SOURCE_MARK, answer_core
 from storygraph.qa.generation.checks import closest_sentence
 from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.checked import in_sources_language
 from storygraph.qa.question.entities import name_reading
 from storygraph.qa.retrieval.context import Sources
-from storygraph.qa.verify.support_crosslang import in_sources_language
 from storygraph.qa.verify.support_text import NOT_SHOWN, SupportStep, support_reply
 from storygraph.qa.verify.support_words import declines
 from storygraph.text.jmdict import Dictionary

@@ -7,9 +7,11 @@ names (entity names masked, so 大将 inside 鬼の大将 does not count), the m
 pick when one was asked for, the question's content terms for lexical overlap, and its folded
 forms (`folded`, `unquoted`), and, for a question in another language than its stories, the
 question brought into theirs (`translation`, storygraph.qa.question.translation: the original stays
-`question`, the language the answer is written in). `QuestionReader` is the stage that makes it:
-the graph's names, the stories' languages and, when the entity finder picks relation types, the
-graph's types, read from the store.
+`question`, the language the answer is written in). What its words tell the support check (the
+kind of answer asked for, whose name, the question word's cue, a choice, a reason or manner:
+storygraph.qa.question.question_words) are properties computed when the check first asks.
+`QuestionReader` is the stage that makes it: the graph's names, the stories' languages and, when
+the entity finder picks relation types, the graph's types, read from the store.
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ from typing import Any
 from storygraph.models import ResolvedEntity
 from storygraph.qa.question.entities import EntityFinder, dictionary_match
 from storygraph.qa.question.question_type import QuestionType, detect_question_type
+from storygraph.qa.question.question_words import (
+    CHOICE,
+    REASON_OR_MANNER,
+    asked_kind,
+    cloze_cue,
+    name_owner,
+)
 from storygraph.qa.question.relation_words import mask_names, question_stems, related_stems
 from storygraph.qa.question.specific_names import (
     common_names,
@@ -154,6 +163,35 @@ class QuestionAnalysis:
         たから」, a title, a speech)."""
         found = (normalize_name(q[1:-1]) for q in _QUOTED.findall(self.question))
         return tuple(q for q in found if q)
+
+    # What the question's words tell the support check (storygraph.qa.question.question_words),
+    # read when it first asks: nothing here runs before the model.
+
+    @cached_property
+    def asked_kind(self) -> str:
+        """The kind of answer the question asks for: "name", else ""."""
+        return asked_kind(self.question)
+
+    @cached_property
+    def name_owner(self) -> str:
+        """The noun a Japanese question asks the name of (飼犬 of 飼犬の名前は), "" for none."""
+        return name_owner(self.question)
+
+    @cached_property
+    def cloze_cue(self) -> tuple[str, str] | None:
+        """The question word's particle and the first kanji after it, the participants left
+        out (から, 流 of 「桃はどこから流れて来た？」), None for none."""
+        return cloze_cue(self.question, self.entities)
+
+    @cached_property
+    def offers_choice(self) -> bool:
+        """Does the question offer its answers (重いつづらと軽いつづらのどちら, which … or …)?"""
+        return CHOICE.search(self.question) is not None
+
+    @cached_property
+    def asks_reason_or_manner(self) -> bool:
+        """Does the question ask why or how (なぜ, どうやって: no noun of the act)?"""
+        return REASON_OR_MANNER.search(self.question) is not None
 
 
 def analyse(

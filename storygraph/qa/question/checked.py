@@ -12,10 +12,15 @@ analysis as the check reads it (`checked`) and for what the question asks of its
 (`asked_slot`, storygraph.qa.question.asked_slot). When the parser is not installed (ModelError) it
 says why (`problem`, which the checker reports as its own) and reads the question's words as
 they are from then on.
+
+`in_sources_language` is the question as the check reads it for an answer in its sources'
+language (an English question over Japanese stories, storygraph.qa.verify.support_crosslang):
+each participant by the words the question writes it with, its roles read by them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -24,7 +29,7 @@ from storygraph.errors import ModelError
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.asked_slot import AskedSlot, Clause, asked_in_english, asked_in_japanese
 from storygraph.qa.question.question_structure import QuestionStructure
-from storygraph.qa.question.question_type import Direction, who_from_roles
+from storygraph.qa.question.question_type import Direction, detect_question_type, who_from_roles
 from storygraph.qa.question.relation_words import mask_names, question_stems, related_stems
 
 StructureReader = Callable[[str, str], QuestionStructure | None]
@@ -34,6 +39,7 @@ MAX_CACHED = 4096
 """Texts whose structure a `QuestionParser` keeps (the checker holding it lives per graph)."""
 _WHO_WORDS = ("誰", "だれ", "どなた", "何者")
 """Cues of a who question whose kind the participants' directions decide (…のは誰？)."""
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 def _position(question: str, entity: Any) -> tuple[int, int]:
@@ -163,3 +169,44 @@ class QuestionParser:
             structure = self.structure(analysis.question, "ja")
             return asked_in_japanese(structure, analysis.question, kind) if structure else None
         return asked_in_english(clauses(analysis.question, "en"), kind)
+
+
+def in_sources_language(analysis: QuestionAnalysis, language: str) -> QuestionAnalysis:
+    """The question as the check reads it in the sources' `language`: its language theirs
+    (its terms already hold the translation's), and each participant's role read from the
+    words the question writes it with (the turtle for かめ, found by translation; Urashima
+    Taro for 浦島太郎, found by reading): the graph name is not in the English question, so
+    its role was unknown and the role check had no participant to read. The answer written in
+    the sources' language (storygraph.qa.generation.answer_crosslang) is checked with it too."""
+    entities = tuple(
+        replace(e, mention=_written_as(analysis, e.mention, e.source)) for e in analysis.entities
+    )
+    unroled = [e.mention for e in entities if e.node_id not in analysis.qtype.roles]
+    by_mention = (
+        detect_question_type(analysis.question, unroled, language=analysis.language)
+        if unroled
+        else analysis.qtype_by_mention
+    )
+    return replace(analysis, language=language, entities=entities, qtype_by_mention=by_mention)
+
+
+def _written_as(analysis: QuestionAnalysis, mention: str, how: str) -> str:
+    """The words the question writes a participant with: a translated noun's English word
+    (turtle for かめ), a name found by reading as the question spells it (urashimataro →
+    "Urashima Taro"); else the mention as found."""
+    translation = analysis.translation
+    if how == "translation" and translation is not None:
+        for word in translation.words:
+            if mention in word.forms and word.source in analysis.question.lower():
+                return word.source
+    if how == "transliteration":
+        words = list(_LATIN_WORD.finditer(analysis.question))
+        for i, first in enumerate(words):
+            joined = ""
+            for last in words[i:]:
+                joined += last.group(0).lower()
+                if joined == mention:
+                    return analysis.question[first.start() : last.end()]
+                if not mention.startswith(joined):
+                    break
+    return mention

@@ -62,10 +62,9 @@ from storygraph.qa.question.checked import StructureReader
 from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.qa.question.relation_words import mask_names
-from storygraph.qa.verify.support_kinds import asked_kind, given_as_name
+from storygraph.qa.verify.support_kinds import given_as_name
 from storygraph.qa.verify.support_links import _beside, _in_frame, _Link, _same
 from storygraph.qa.verify.support_quotes import (
-    CHOICE,
     ORDER_SHARE,
     _quoted,
     in_order_share,
@@ -349,7 +348,7 @@ class GraphSupportChecker(RoleChecks):
         question = set(_content(analysis.folded, language)) | _kana_pairs(analysis.folded, language)
         own = [w for w in words if w not in question]
         if words and not own:
-            if not CHOICE.search(analysis.question):
+            if not analysis.offers_choice:
                 # 「子安貝です」 for what the thing taken for a 子安貝 was: nothing the question
                 # does not say already (docs/ISSUES.md#support-quotes); a choice question names its
                 # answer
@@ -404,13 +403,13 @@ class GraphSupportChecker(RoleChecks):
     ) -> str | None:
         """Why the answer to a question asking for a name is not one a source gives
         (storygraph.qa.verify.support_kinds), or None (also for a question asking for no name)."""
-        if asked_kind(analysis.question) != "name":
+        if analysis.asked_kind != "name":
             return None
         core = _core(answer)
         words = [core, *self._graph_names(analysis, answer, language)]
         words += self._own_words(analysis, answer)
         texts = [c.text + self._around(c)[1] for c in sources]
-        if given_as_name(analysis.question, words, texts):
+        if given_as_name(analysis.name_owner, words, texts):
             return None
         return f"no source gives {core} as the name asked for"
 

@@ -21,7 +21,8 @@ sources' language by the means the question was, and checked again by the same c
 - Japanese the answer already holds (熊 in "熊 became Kintaro's retainer") kept as written.
 
 The rendered answer (「半分です。[1]」) goes through the same check with the question read in the
-sources' language (`QuestionAnalysis.language`; its terms already hold the translation's): the
+sources' language by the question room (`in_sources_language`, storygraph.qa.question.checked:
+`QuestionAnalysis.language` theirs; its terms already hold the translation's): the
 name, role and premise checks run on the translated terms, the words check on Japanese words.
 The verdict says how the answer was read ("read in ja as 「半分」"). Numbers are not looked up:
 "gave him one" is not 一つ of 「一つはやられぬ」 (a negation the words check cannot see).
@@ -36,7 +37,7 @@ from dataclasses import dataclass, replace
 from storygraph.models import Citation, Fact, Support
 from storygraph.qa.generation.answer_core import SOURCE_MARK, without_marks
 from storygraph.qa.question.analysis import QuestionAnalysis
-from storygraph.qa.question.question_type import detect_question_type
+from storygraph.qa.question.checked import in_sources_language
 from storygraph.qa.question.translation import DictionaryTranslator, TranslatedWord
 from storygraph.qa.verify.support import GraphSupportChecker, SupportChecker
 from storygraph.qa.verify.support_reading import NameFinder
@@ -53,7 +54,6 @@ entry glossed "light", after 明かり, 光, 淡い, 明るい, 灯)."""
 RECHECKED = frozenset({"not supported", "no premise", "not checked"})
 """Verdicts on the answer as written that the reading in the sources' language may change
 ("not checked": the words check found no English word to compare in a Japanese answer, きね)."""
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _JAPANESE_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff々〆ー]+")
 
 
@@ -179,25 +179,6 @@ class CrossLanguageChecker:
         return [w for w in looked_up if w is not None]
 
 
-def in_sources_language(analysis: QuestionAnalysis, language: str) -> QuestionAnalysis:
-    """The question as the check reads it in the sources' `language`: its language theirs
-    (its terms already hold the translation's), and each participant's role read from the
-    words the question writes it with (the turtle for かめ, found by translation; Urashima
-    Taro for 浦島太郎, found by reading): the graph name is not in the English question, so
-    its role was unknown and the role check had no participant to read. The answer written in
-    the sources' language (storygraph.qa.generation.answer_crosslang) is checked with it too."""
-    entities = tuple(
-        replace(e, mention=_written_as(analysis, e.mention, e.source)) for e in analysis.entities
-    )
-    unroled = [e.mention for e in entities if e.node_id not in analysis.qtype.roles]
-    by_mention = (
-        detect_question_type(analysis.question, unroled, language=analysis.language)
-        if unroled
-        else analysis.qtype_by_mention
-    )
-    return replace(analysis, language=language, entities=entities, qtype_by_mention=by_mention)
-
-
 SHORT_ANSWER_WORDS = 3
 """An answer of at most this many words is a name or a noun phrase: each word is looked up."""
 
@@ -226,28 +207,6 @@ def _in(form: str, held: Sequence[_Held]) -> bool:
         return False
     inside = len(key) >= 2 and any(is_kanji(ch) for ch in key)
     return any(key in h.words or (inside and key in h.text) for h in held)
-
-
-def _written_as(analysis: QuestionAnalysis, mention: str, how: str) -> str:
-    """The words the question writes a participant with: a translated noun's English word
-    (turtle for かめ), a name found by reading as the question spells it (urashimataro →
-    "Urashima Taro"); else the mention as found."""
-    translation = analysis.translation
-    if how == "translation" and translation is not None:
-        for word in translation.words:
-            if mention in word.forms and word.source in analysis.question.lower():
-                return word.source
-    if how == "transliteration":
-        words = list(_LATIN_WORD.finditer(analysis.question))
-        for i, first in enumerate(words):
-            joined = ""
-            for last in words[i:]:
-                joined += last.group(0).lower()
-                if joined == mention:
-                    return analysis.question[first.start() : last.end()]
-                if not mention.startswith(joined):
-                    break
-    return mention
 
 
 def _question_words(analysis: QuestionAnalysis) -> set[str]:

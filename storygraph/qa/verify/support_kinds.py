@@ -8,8 +8,9 @@ name followed by a naming verb (白という犬, 讃岐の造麻呂といふ, �
 for name (名は讃岐の造麻呂), or in apposition after the noun the question asks the name of
 (飼犬の白 for 飼犬の名前); in English after "named" / "called" or "name is / was".
 
-`asked_kind` reads the kind off the question's words ("name" for 名前 / 名 / name, "" for any
-other question: those keep the checks they had).
+The question room reads the kind off the question's words (`QuestionAnalysis.asked_kind`,
+storygraph.qa.question.question_words: "name" for 名前 / 名 / name, "" for any other question:
+those keep the checks they had) and the noun it asks the name of (`QuestionAnalysis.name_owner`).
 """
 
 from __future__ import annotations
@@ -19,28 +20,18 @@ from collections.abc import Sequence
 
 from storygraph.text.normalize import normalize_name
 
-_JA_NAME = re.compile(r"(?:名前|(?:の|た|という|といふ)名)(?:は|を|って|が)")
-"""名前, or 名 after の / a clause (…の名は, つけられた名は, 何という名を): not 大名が."""
-_EN_NAME = re.compile(r"\bname\b", re.IGNORECASE)
-_JA_OWNER = re.compile(r"([^\sの、。「」]+)の(?:名前|名)(?:は|を|って|が)")
 _JA_NAMING_AFTER = r"[」』]?(?:と(?:いう|いふ|言う|言ふ|申す|申し|呼|名|つけ)|って)"
 _JA_NAMING_BEFORE = r"名前?(?:は|を|が)[「『]?"
 _EN_NAMING_BEFORE = r"(?:named|called|name (?:is|was))\s+(?:the\s+)?"
 _NAMING_TAIL = re.compile(r"(?:と(?:いう|いふ|言う|言ふ|申す)(?:の|もの)?)$")
 
 
-def asked_kind(question: str) -> str:
-    """The kind of answer the question asks for: "name" (名前, の名, name), else ""."""
-    return "name" if _JA_NAME.search(question) or _EN_NAME.search(question) else ""
-
-
-def given_as_name(question: str, names: Sequence[str], sources: Sequence[str]) -> str:
+def given_as_name(owner: str, names: Sequence[str], sources: Sequence[str]) -> str:
     """The first of `names` (the answer's words, its graph names) a source gives as a name
-    (module docstring), "" when none is. The noun before の in apposition is the one the
-    question asks the name of when it is a Japanese question (飼犬の名前: 飼犬の白), any noun
-    for one read across languages."""
-    owner = _JA_OWNER.search(question)
-    before = re.escape(normalize_name(owner.group(1))) if owner else r"[^\s、。「」]"
+    (module docstring), "" when none is. The noun before の in apposition is `owner`, the one a
+    Japanese question asks the name of (飼犬の名前: 飼犬の白; `QuestionAnalysis.name_owner`),
+    any noun when it names none (a question read across languages)."""
+    before = re.escape(normalize_name(owner)) if owner else r"[^\s、。「」]"
     for name in names:
         wanted = normalize_name(_NAMING_TAIL.sub("", name.strip()).strip())
         if not wanted:

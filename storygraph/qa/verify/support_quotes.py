@@ -72,7 +72,6 @@ from storygraph.text.terms import english_words
 from storygraph.text.vocabulary import LIGHT_PREDICATES_JA, SUBSIDIARY_VERBS_JA, words_by_stem
 
 Reader = Callable[[str, str], QuestionStructure | None]
-_REASON_OR_MANNER = re.compile(r"なぜ|どうして|どうやって|どのよう|どんなふう|何のため")
 
 
 def quote_misses(
@@ -88,7 +87,7 @@ def quote_misses(
         return None
     if question.lemma in LIGHT_PREDICATES_JA:
         return None  # どうなった asks for an event, not a slot of one
-    if _REASON_OR_MANNER.search(analysis.question):
+    if analysis.asks_reason_or_manner:
         return None  # なぜ / どうやって ask for no noun of the act
     said = read(answer, "ja")
     if said is None:
@@ -244,9 +243,6 @@ def _in_question(phrase: str, analysis: QuestionAnalysis) -> bool:
     return any(normalize_name(n) == key for n in names)
 
 
-CHOICE = re.compile(r"どちら|どっち|\bwhich\b|\bor\b", re.IGNORECASE)
-"""A question offering its answers (重いつづらと軽いつづらのどちら): an answer may repeat one."""
-
 ORDER_SHARE = 0.5
 """Share of an answer's own words a source must hold in the answer's order (see
 `in_order_share`) for the words check to read the answer as said by it."""
@@ -301,7 +297,7 @@ def _quoted(
             return None
         # "The Hare made fun of the short feet…" for "What did the Hare make fun of?": the
         # words it repeats of the question say the question, not what it quotes
-        asked = set(english_words(analysis.question))
+        asked = set(analysis.words)
         own = [w for w in mine if w not in asked]
         mine = own if len(own) >= MIN_QUOTED_WORDS else mine
     if not mine:

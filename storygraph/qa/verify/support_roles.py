@@ -7,7 +7,6 @@ that slot, and whether the question's premise stands.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from storygraph.models import Candidate, Citation, Fact, Support
@@ -37,8 +36,6 @@ MAX_CANDIDATES = 3
 PREMISE_KINDS = frozenset({"who_did", "who_was_done_to", "who", "what"})
 """Kinds whose premise is checked: a doer or a thing of a verb. A partner or a place is asked
 of relations the parser reads too sparsely to say that none exists."""
-_QUESTION_WORD = re.compile(r"(誰|だれ|どこ|何|なに)(から|まで|より|へ|に|で|を|が|と)")
-_KANJI_RUN = re.compile(r"[\u4e00-\u9fff々]+")
 
 
 def _cloze(
@@ -51,24 +48,20 @@ def _cloze(
     the answer with the question word's particle (川上から for どこから), the question's
     participants, and its predicate's first kanji (流 of 流れて来た), in the source or the rest
     of its sentence (`rest`: 「…」と流れて来ました after a source stopping at a speech); with
-    the phrase found."""
+    the phrase found. The particle and the kanji are the question room's
+    (`QuestionAnalysis.cloze_cue`, storygraph.qa.question.question_words)."""
     if analysis.language != "ja":
         return None
-    asked = _QUESTION_WORD.search(analysis.question)
-    if asked is None:
+    cue = analysis.cloze_cue
+    if cue is None:
         return None
-    rest = analysis.question[asked.end() :]
-    for entity in analysis.entities:
-        rest = rest.replace(entity.mention, "").replace(entity.node_id, "")
-    verb = _KANJI_RUN.search(rest)
-    if verb is None:
-        return None
-    phrase = name + asked.group(2)
+    particle, verb = cue
+    phrase = name + particle
     filled = normalize_name(phrase)
     for source in sources:
         if (
             filled in normalize_name(source.text)
-            and verb.group(0) in source.text + after(source)
+            and verb in source.text + after(source)
             and all(holds_name(source.text, e.node_id) for e in analysis.entities if e.node_id)
         ):
             return source, phrase

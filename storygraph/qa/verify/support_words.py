@@ -1,14 +1,15 @@
 """The answer's words as the support check (storygraph.qa.verify.support) reads them: the
 sources it cites, whether it declines, its core and the part of it the question does not
 say, the names it joins to a participant, and the character pairs and content words an
-answer and a source are compared by; whether a source is on the question's topic.
+answer and a source are compared by; whether a source is on the question's topic (by the
+question's terms and their kana readings, read in the question room: QuestionAnalysis.terms,
+storygraph.qa.question.question_words.kana_reading).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 from storygraph.models import Citation
@@ -21,8 +22,9 @@ from storygraph.qa.generation.answer_core import (
 )
 from storygraph.qa.generation.checks import says_unknown
 from storygraph.qa.question.analysis import QuestionAnalysis
+from storygraph.qa.question.question_words import kana_reading
 from storygraph.text.language import is_kanji
-from storygraph.text.normalize import normalize_name, reading
+from storygraph.text.normalize import normalize_name
 from storygraph.text.terms import english_words
 
 _SHORT_JA = 12
@@ -99,23 +101,10 @@ def _on_topic(text: str, analysis: QuestionAnalysis) -> bool:
     return any(w.startswith(t) or t.startswith(w) for t in analysis.terms for w in words)
 
 
-MIN_KANA_READING = 3
-"""A kanji term's reading shorter than this (木: き, 火: ひ) is not looked for in a source's
-kana: it stands inside too many other words."""
-
-
-@lru_cache(maxsize=4096)
-def _kana_reading(term: str) -> str:
-    """A kanji term's hiragana reading (景色: けしき), "" when it is too short to look for or
-    cannot be read (no Sudachi)."""
-    spoken = reading(term) or ""
-    return spoken if len(spoken) >= MIN_KANA_READING else ""
-
-
 def _in_kana(term: str, held: str) -> bool:
     """Does a (normalised) source write a question's kanji term in kana (景色 as けしき)? The
     stories for children spell many words in kana that a question writes in kanji."""
-    spoken = _kana_reading(term)
+    spoken = kana_reading(term)
     return bool(spoken) and spoken in held
 
 
