@@ -60,7 +60,7 @@ from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.pipeline.progress import Phase, reporting_phases
 from storygraph.services import Services
 from storygraph.store.reading import EVERYTHING, Reading, reading_for
-from storygraph.text.chapters import chapter_label
+from storygraph.text.chapters import chapter_label, chapter_name
 from storygraph.ui.answer_view import (
     VerdictView,
     draft_line,
@@ -342,10 +342,7 @@ def reading_label(number: int, title: str, language: str) -> str:
     when that says more (「第三章 · 鬼ヶ島」, "Chapter 1 · Down the Rabbit-Hole")."""
     if number == WHOLE_STORY:
         return "The whole story"
-    label = chapter_label(number, language)
-    if not label:
-        return title or "Only what comes before the first chapter"
-    return label if not title or title == label else f"{label} · {title}"
+    return chapter_name(number, title, language) or "Only what comes before the first chapter"
 
 
 def _source(answer: Answer, c: Citation) -> None:

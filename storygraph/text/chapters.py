@@ -120,6 +120,25 @@ def chapter_label(index: int | None, language: str) -> str:
     return f"第{kanji_number(index)}章" if language == "ja" else f"Chapter {index}"
 
 
+_NUMBER_ONLY = re.compile(
+    r"(?:第\s*)?[〇一二三四五六七八九十百千0-9０-９]+\s*[章話回]?"
+    r"|(?:chapter\s+)?(?:[ivxlcdm]+|[0-9]+)",
+    re.IGNORECASE,
+)
+
+
+def chapter_name(index: int | None, title: str, language: str) -> str:
+    """A chapter as a reader picks it: its label (`chapter_label`) and, when the heading says
+    more than its number, the heading (「第三章 · 鬼ヶ島」, "Chapter 1 · Down the Rabbit-Hole");
+    a heading that only prints the number (「三」, 「第三章」, "CHAPTER III.") adds nothing. ""
+    for chapter 0 and None without a heading."""
+    label = chapter_label(index, language)
+    words = title.strip().rstrip(".。．")
+    if not words or _NUMBER_ONLY.fullmatch(words):
+        return label
+    return f"{label} · {title.strip()}" if label else title.strip()
+
+
 def kanji_number(n: int) -> str:
     """`n` (1 … 9999) in kanji numerals as a chapter is numbered: 3 → 三, 13 → 十三, 20 → 二十."""
     if n <= 0:

@@ -12,6 +12,7 @@ from storygraph.text.aozora import heading_titles, strip_aozora
 from storygraph.text.chapters import (
     Chapter,
     chapter_label,
+    chapter_name,
     chapters,
     kanji_number,
     kanji_value,
@@ -157,6 +158,17 @@ def test_numerals_that_are_not_well_formed() -> None:
 
 def test_chapter_labels() -> None:
     assert chapter_label(3, "ja") == "第三章" and chapter_label(3, "en") == "Chapter 3"
+
+
+def test_a_heading_that_only_prints_its_number_adds_nothing_to_the_chapters_name() -> None:
+    for numeral in ("三", "第三章", "３", "3"):
+        assert chapter_name(3, numeral, "ja") == "第三章", numeral
+    for numeral in ("III", "CHAPTER III.", "Chapter 3", "3."):
+        assert chapter_name(3, numeral, "en") == "Chapter 3", numeral
+    assert chapter_name(3, "鬼ヶ島", "ja") == "第三章 · 鬼ヶ島"
+    assert chapter_name(1, "Down the Rabbit-Hole", "en") == "Chapter 1 · Down the Rabbit-Hole"
+    assert chapter_name(0, "序", "ja") == "序" and chapter_name(0, "", "ja") == ""
+    assert chapter_name(2, "Ivy", "en") == "Chapter 2 · Ivy"  # a word, not a numeral
 
 
 def test_an_unnumbered_preface_is_chapter_zero_so_numbers_read_as_printed() -> None:
