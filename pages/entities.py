@@ -16,7 +16,7 @@ import streamlit as st
 
 from pages.chat import chat_reading
 from pages.common import md_escape
-from storygraph.humanize import human_date
+from storygraph.humanize import human_date, plural
 from storygraph.library.entity_pages import METHOD_READ, EntityPage, EntityPages
 from storygraph.services import Services
 
@@ -120,13 +120,13 @@ def _page(page: EntityPage) -> None:
                     f"- 「{md_escape(line.quote)}」{to} — "
                     f"*{md_escape(line.document)} \\#{line.chunk}*"
                 )
-    with st.expander(f"Mentioned in ({len(page.mentions)} documents)"):
+    with st.expander(f"Mentioned in ({plural(len(page.mentions), 'document')})"):
         for mention in page.mentions:
             chunks = ", ".join(f"#{c}" for c in mention.chunks) or "-"
             st.markdown(f"- {md_escape(mention.document)}: chunks {chunks}")
         if not page.mentions:
             st.caption("No document mentions it (imported).")
-    with st.expander(f"History ({len(page.history)} documents)"):
+    with st.expander(f"History ({plural(len(page.history), 'document')})"):
         for item in page.history:
             st.markdown(f"**{md_escape(item.kind)}** by {md_escape(item.document)} · {item.at}")
             for change in item.changes:
