@@ -81,6 +81,7 @@ def load_run(spec: str) -> list[Row]:
             )
             model_right = bool(own.correct)
         rule = (judged or {}).get("signals", {}).get("rule_supported")
+        shown = _rule_path(r, judged, rule == 1.0, model_right, unanswerable)
         rows.append(
             Row(
                 run=Path(run_path).stem,
@@ -89,11 +90,32 @@ def load_run(spec: str) -> list[Row]:
                 signals=_signals(judged),
                 model_right=model_right,
                 rule_supported=rule == 1.0,
-                shown_supported=bool(r.get("supported")),
-                shown_right=bool(r.get("strict_correct")),
+                shown_supported=shown[0],
+                shown_right=shown[1],
             )
         )
     return rows
+
+
+def _rule_path(
+    r: dict[str, Any], judged: dict[str, Any] | None, rule: bool, right: bool, unanswerable: bool
+) -> tuple[bool, bool]:
+    """(shown as supported, right) on the rule path. A `rules` run shows it as recorded; a
+    `gate` run (the default mode) recorded the gate's decision, so the rule path is read back:
+    an answer the gate withheld though the rule check confirmed it was shown by the rules; one
+    the gate showed though the rule check did not confirm it was withheld by them (their
+    decline: right only when unanswerable; a graph candidate they might have shown instead is
+    not recorded)."""
+    recorded = bool(r.get("supported")), bool(r.get("strict_correct"))
+    if not judged or judged.get("mode") != "gate":
+        return recorded
+    withheld = any("the verifier's" in w for w in r.get("warnings", ()))
+    if rule and withheld:
+        return True, right
+    shown_by_gate = r.get("model_answer") is None and r.get("answer") == judged.get("answer")
+    if not rule and recorded[0] and shown_by_gate:
+        return False, unanswerable
+    return recorded
 
 
 def _signals(judged: dict[str, Any] | None) -> dict[str, float | None] | None:
