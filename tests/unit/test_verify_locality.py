@@ -36,7 +36,12 @@ def _ev(question: str, core: str, *cited: str) -> Evidence:
 def test_a_passage_is_cut_into_its_sentences() -> None:
     assert len(sentences(JA_PASSAGE)) == 3
     assert len(sentences(EN_PASSAGE)) == 3
-    assert sentences("一行目です\n二行目です") == ["一行目です", "二行目です"]
+    assert sentences("一つ目です\n\n二つ目です") == ["一つ目です", "二つ目です"]
+    wrapped = "A hungry fox saw grapes hanging from\na vine. She could not reach them."
+    assert sentences(wrapped) == [
+        "A hungry fox saw grapes hanging from a vine.",
+        "She could not reach them.",
+    ]
 
 
 def test_a_quotation_stays_with_its_speaker() -> None:

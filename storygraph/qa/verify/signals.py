@@ -93,10 +93,12 @@ _JA_ASKED = re.compile("|".join(JA_QUESTION_WORDS))
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of `text` (the rules above; a line break always ends one)."""
+    """The sentences of `text` (the rules above; a blank line ends one, a single line break is a
+    wrapped line's and does not)."""
     end = _JA_SENTENCE_END if _JAPANESE.search(text) else _EN_SENTENCE_END
     out: list[str] = []
-    for line in text.splitlines():
+    for paragraph in re.split(r"\n\s*\n", text):
+        line = re.sub(r"\s*\n\s*", " ", paragraph)
         cuts = [0, *(m.end() for m in end.finditer(line)), len(line)]
         out.extend(line[a:b].strip() for a, b in itertools.pairwise(cuts) if line[a:b].strip())
     return out
