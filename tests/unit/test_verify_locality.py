@@ -77,6 +77,12 @@ def test_a_name_in_the_sentence_telling_the_asked_act_is_local_and_one_elsewhere
     assert answer_locality(_ev(english, "The miller", EN_PASSAGE)) == 0.0
 
 
+def test_a_one_letter_answer_is_found_inside_a_longer_run() -> None:
+    passage = "山の奥で熊が少年にどんぐりをやりました。"
+    found = answer_locality(_ev("少年にどんぐりをやったのは誰？", "熊", passage))
+    assert found is not None and found > 0.5
+
+
 def test_locality_reads_the_whole_citation_not_only_its_first_passage() -> None:
     asked = "Who gave the boy apples?"
     late = answer_locality(_ev(asked, "The baker", "The miller slept.", EN_PASSAGE))

@@ -136,9 +136,19 @@ def answer_locality(evidence: Evidence) -> float | None:
     best = 0.0
     for text in evidence.cited:
         for sentence in sentences(text):
-            mine = units(sentence)
-            best = max(best, len(new & mine) / len(new) * len(asked & mine) / len(asked))
+            best = max(best, found_in(new, sentence) * found_in(asked, sentence))
     return best
+
+
+def found_in(part: frozenset[str], sentence: str) -> float:
+    """The share of `part`'s units `sentence` holds; in Japanese a unit is found anywhere in
+    the sentence's letters, so that a one-letter answer (熊) is found inside a longer run (熊が)."""
+    if not part:
+        return 0.0
+    if _JAPANESE.search(sentence):
+        folded = normalize_name(sentence)
+        return sum(unit in folded for unit in part) / len(part)
+    return len(part & units(sentence)) / len(part)
 
 
 def hypothesis_in_cited(evidence: Evidence) -> float | None:
