@@ -211,6 +211,29 @@ def choose_threshold(rows: Sequence[Row], confidence: dict[int, float], precisio
     return best[1]
 
 
+def by_precision(
+    rows: Sequence[Row], confidence: dict[int, float], targets: Sequence[float]
+) -> list[str]:
+    """For each precision target, the most right answers shown at that precision or better, out
+    of fold (a feature set's whole curve: one target's threshold is a knife edge on few rows)."""
+    out = []
+    for target in targets:
+        best: tuple[tuple[int, int], float, Shown] | None = None
+        for step in range(5, 100):
+            got = simulate(rows, confidence, step / 100)
+            if got.shown and got.shown_right / got.shown >= target:
+                key = (got.written_right_shown, got.strict)
+                if best is None or key > best[0]:
+                    best = (key, step / 100, got)
+        if best is None:
+            out.append(f">={target:.2f}: none")
+        else:
+            g = best[2]
+            out.append(f">={target:.2f}: {g.written_right_shown}/{g.written_right} "
+                       f"({g.shown_right}/{g.shown}, t {best[1]:.2f})")  # fmt: skip
+    return out
+
+
 def auc(rows: Sequence[Row], confidence: dict[int, float]) -> float:
     pos = [confidence[i] for i, r in enumerate(rows) if i in confidence and r.model_right]
     neg = [confidence[i] for i, r in enumerate(rows) if i in confidence and not r.model_right]
@@ -308,6 +331,8 @@ def main(argv: Sequence[str]) -> int:
               f"out-of-fold AUC {auc(dev, folds):.3f}")  # fmt: skip
         print("rules as run (dev):       " + simulate(dev, None, 0.5).line())
         print("gate, out of fold (dev):  " + simulate(dev, folds, threshold).line())
+        print("right shown/written by precision (dev, out of fold): "
+              + "; ".join(by_precision(dev, folds, (0.70, 0.75, 0.80, 0.85))))  # fmt: skip
         for run in dict.fromkeys(r.run for r in dev):
             mine = [i for i, r in enumerate(dev) if r.run == run]
             rows = [dev[i] for i in mine]
