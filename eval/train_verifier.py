@@ -81,6 +81,7 @@ def load_run(spec: str) -> list[Row]:
             )
             model_right = bool(own.correct)
         rule = (judged or {}).get("signals", {}).get("rule_supported")
+        shown = _rule_path(r, judged, rule == 1.0, model_right, unanswerable)
         rows.append(
             Row(
                 run=Path(run_path).stem,
@@ -89,11 +90,32 @@ def load_run(spec: str) -> list[Row]:
                 signals=_signals(judged),
                 model_right=model_right,
                 rule_supported=rule == 1.0,
-                shown_supported=bool(r.get("supported")),
-                shown_right=bool(r.get("strict_correct")),
+                shown_supported=shown[0],
+                shown_right=shown[1],
             )
         )
     return rows
+
+
+def _rule_path(
+    r: dict[str, Any], judged: dict[str, Any] | None, rule: bool, right: bool, unanswerable: bool
+) -> tuple[bool, bool]:
+    """(shown as supported, right) on the rule path. A `rules` run shows it as recorded; a
+    `gate` run (the default mode) recorded the gate's decision, so the rule path is read back:
+    an answer the gate withheld though the rule check confirmed it was shown by the rules; one
+    the gate showed though the rule check did not confirm it was withheld by them (their
+    decline: right only when unanswerable; a graph candidate they might have shown instead is
+    not recorded)."""
+    recorded = bool(r.get("supported")), bool(r.get("strict_correct"))
+    if not judged or judged.get("mode") != "gate":
+        return recorded
+    withheld = any("the verifier's" in w for w in r.get("warnings", ()))
+    if rule and withheld:
+        return True, right
+    shown_by_gate = r.get("model_answer") is None and r.get("answer") == judged.get("answer")
+    if not rule and recorded[0] and shown_by_gate:
+        return False, unanswerable
+    return recorded
 
 
 def _signals(judged: dict[str, Any] | None) -> dict[str, float | None] | None:
@@ -187,6 +209,29 @@ def choose_threshold(rows: Sequence[Row], confidence: dict[int, float], precisio
             best = (key, t)
     assert best is not None
     return best[1]
+
+
+def by_precision(
+    rows: Sequence[Row], confidence: dict[int, float], targets: Sequence[float]
+) -> list[str]:
+    """For each precision target, the most right answers shown at that precision or better, out
+    of fold (a feature set's whole curve: one target's threshold is a knife edge on few rows)."""
+    out = []
+    for target in targets:
+        best: tuple[tuple[int, int], float, Shown] | None = None
+        for step in range(5, 100):
+            got = simulate(rows, confidence, step / 100)
+            if got.shown and got.shown_right / got.shown >= target:
+                key = (got.written_right_shown, got.strict)
+                if best is None or key > best[0]:
+                    best = (key, step / 100, got)
+        if best is None:
+            out.append(f">={target:.2f}: none")
+        else:
+            g = best[2]
+            out.append(f">={target:.2f}: {g.written_right_shown}/{g.written_right} "
+                       f"({g.shown_right}/{g.shown}, t {best[1]:.2f})")  # fmt: skip
+    return out
 
 
 def auc(rows: Sequence[Row], confidence: dict[int, float]) -> float:
@@ -286,6 +331,8 @@ def main(argv: Sequence[str]) -> int:
               f"out-of-fold AUC {auc(dev, folds):.3f}")  # fmt: skip
         print("rules as run (dev):       " + simulate(dev, None, 0.5).line())
         print("gate, out of fold (dev):  " + simulate(dev, folds, threshold).line())
+        print("right shown/written by precision (dev, out of fold): "
+              + "; ".join(by_precision(dev, folds, (0.70, 0.75, 0.80, 0.85))))  # fmt: skip
         for run in dict.fromkeys(r.run for r in dev):
             mine = [i for i, r in enumerate(dev) if r.run == run]
             rows = [dev[i] for i in mine]

@@ -11,13 +11,14 @@ text, the stemmed content words (storygraph.text.terms.english_words).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Sequence
 
 from storygraph.qa.verify.evidence import Evidence
 from storygraph.text.normalize import normalize_name
-from storygraph.text.terms import english_words
+from storygraph.text.terms import JA_QUESTION_WORDS, english_words
 
 Signal = Callable[[Evidence], float | None]
 
@@ -83,6 +84,89 @@ def question_in_cited(evidence: Evidence) -> float | None:
     return max(known) if known else None
 
 
+# One sentence of a cited text: Japanese ends at 。！？ (a closing bracket kept with it) unless a
+# quotation goes on into its speaker (」と, 」って); English at .!? (closing quotes kept) when a
+# capital or an opening quote starts the next ("Run!" cried the fox. stays one sentence).
+_JA_SENTENCE_END = re.compile(r"(?<=[。！？!?])[」』）)]*(?![」』）)とっ])")
+_EN_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’')\]]*\s+(?=[“\"‘'(A-Z])")
+_JA_ASKED = re.compile("|".join(JA_QUESTION_WORDS))
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of `text` (the rules above; a blank line ends one, a single line break is a
+    wrapped line's and does not)."""
+    end = _JA_SENTENCE_END if _JAPANESE.search(text) else _EN_SENTENCE_END
+    out: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        line = re.sub(r"\s*\n\s*", " ", paragraph)
+        cuts = [0, *(m.end() for m in end.finditer(line)), len(line)]
+        out.extend(line[a:b].strip() for a, b in itertools.pairwise(cuts) if line[a:b].strip())
+    return out
+
+
+def asked_units(question: str) -> frozenset[str]:
+    """The question's units without its question word (English ones are stop words already;
+    Japanese ones, 誰 だれ 何 どこ…, are cut out so that no unit straddles them)."""
+    return units(_JA_ASKED.sub(" ", normalize_name(question)))
+
+
+def _same_script(question: str, cited: Sequence[str]) -> bool:
+    """Whether the question and the cited texts are in the same script (an English question
+    over a Japanese story shares no unit with it: a signal comparing them says nothing)."""
+    return bool(_JAPANESE.search(question)) == bool(_JAPANESE.search("".join(cited)))
+
+
+def answer_locality(evidence: Evidence) -> float | None:
+    """Whether the answer fills the question's gap in the sentence that states it: over each
+    cited sentence, the share of the answer's own units (those the question does not say) it
+    holds times the share of the question's units (its question word left out) it holds; the
+    best sentence's product. A right answer stands in the sentence that tells the asked act
+    with its participants; a wrong one is named elsewhere, or in a sentence about something
+    else; an answer adding nothing to the question fills no gap (0). None: no citation, a
+    question in another script, or no unit on either side."""
+    if not evidence.cited or not _same_script(evidence.question, evidence.cited):
+        return None
+    asked = asked_units(evidence.question)
+    core = units(evidence.core)
+    if not core or not asked:
+        return None
+    new = core - asked
+    if not new:
+        return 0.0
+    best = 0.0
+    for text in evidence.cited:
+        for sentence in sentences(text):
+            best = max(best, found_in(new, sentence) * found_in(asked, sentence))
+    return best
+
+
+def found_in(part: frozenset[str], sentence: str) -> float:
+    """The share of `part`'s units `sentence` holds; in Japanese a unit is found anywhere in
+    the sentence's letters, so that a one-letter answer (熊) is found inside a longer run (熊が)."""
+    if not part:
+        return 0.0
+    if _JAPANESE.search(sentence):
+        folded = normalize_name(sentence)
+        return sum(unit in folded for unit in part) / len(part)
+    return len(part & units(sentence)) / len(part)
+
+
+def hypothesis_in_cited(evidence: Evidence) -> float | None:
+    """How much of the question with its gap filled (its question word replaced by the answer's
+    core: 「犬をたたいたのは誰？」 + 猿 → 犬をたたいたのは猿) one cited sentence holds; the best
+    sentence's share. None: no citation, a question in another script, or no unit."""
+    if not evidence.cited or not _same_script(evidence.question, evidence.cited):
+        return None
+    question = normalize_name(evidence.question)
+    core = normalize_name(evidence.core)
+    filled = _JA_ASKED.sub(core, question) if _JA_ASKED.search(question) else question
+    hypothesis = units(filled) | units(core)
+    if not hypothesis:
+        return None
+    shares = (share_in(hypothesis, units(s)) or 0.0 for t in evidence.cited for s in sentences(t))
+    return max(shares, default=0.0)
+
+
 def mean_logprob(evidence: Evidence) -> float | None:
     """The model's mean log probability per written token."""
     if not evidence.logprobs:
@@ -136,6 +220,8 @@ SIGNALS: dict[str, Signal] = {
     "rule_supported": rule_supported,
     "rule_no_premise": rule_no_premise,
     "core_size": core_size,
+    "answer_locality": answer_locality,
+    "hypothesis_in_cited": hypothesis_in_cited,
 }
 """Every signal by name, in the order the calibrated model's weights list them."""
 

@@ -41,6 +41,14 @@ SAYING = {
     ),
     "rule_no_premise": ("the story tells the asked act of no one", "the story tells the asked act"),
     "core_size": ("it is a long answer", "it is a short answer"),
+    "answer_locality": (
+        "it stands in the cited sentence that tells what was asked",
+        "no cited sentence tells it with what was asked",
+    ),
+    "hypothesis_in_cited": (
+        "a cited sentence says the question with it as the answer",
+        "no cited sentence says the question with it as the answer",
+    ),
 }
 """How each signal is said when it raised (first) or lowered (second) the confidence."""
 

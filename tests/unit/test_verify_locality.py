@@ -1,0 +1,110 @@
+"""The verifier's signals of where the answer stands in what it cites (storygraph.qa.verify.
+signals: `sentences`, `answer_locality`, `hypothesis_in_cited`), on made-up sentences: a right
+answer fills the question's gap in the sentence that tells the asked act; a wrong one is named
+in another sentence of the same cited passage, or in none."""
+
+from __future__ import annotations
+
+import pytest
+
+from storygraph.qa.verify import Evidence
+from storygraph.qa.verify.signals import (
+    answer_locality,
+    asked_units,
+    hypothesis_in_cited,
+    sentences,
+    units,
+)
+
+JA_PASSAGE = (
+    "町はずれに小さな店がありました。"
+    "パン屋は朝早く少年にりんごを三つやりました。"
+    "魚屋はそのころ店の奥でぐっすり寝ていました。"
+)
+EN_PASSAGE = (
+    "There was a small shop at the edge of town. "
+    "Early one morning the baker gave the boy three red apples. "
+    "The miller slept all day in the back room."
+)
+
+
+def _ev(question: str, core: str, *cited: str) -> Evidence:
+    return Evidence(question, core + "です。[1]", core, cited=cited)
+
+
+# --- sentences ---------------------------------------------------------------------------------
+def test_a_passage_is_cut_into_its_sentences() -> None:
+    assert len(sentences(JA_PASSAGE)) == 3
+    assert len(sentences(EN_PASSAGE)) == 3
+    assert sentences("一つ目です\n\n二つ目です") == ["一つ目です", "二つ目です"]
+    wrapped = "A hungry fox saw grapes hanging from\na vine. She could not reach them."
+    assert sentences(wrapped) == [
+        "A hungry fox saw grapes hanging from a vine.",
+        "She could not reach them.",
+    ]
+
+
+def test_a_quotation_stays_with_its_speaker() -> None:
+    assert sentences("「待て！」と犬は言いました。猿は逃げました。") == [
+        "「待て！」と犬は言いました。",
+        "猿は逃げました。",
+    ]
+    assert sentences("“Stop!” cried the dog. The monkey ran.") == [
+        "“Stop!” cried the dog.",
+        "The monkey ran.",
+    ]
+    said = ["「おい、どこへ行く？」", "「山へ行くよ。」"]
+    assert sentences("".join(said)) == said
+
+
+def test_the_question_word_is_left_out_of_the_asked_units() -> None:
+    asked = asked_units("りんごをやったのはだれ？")
+    assert "だれ" not in asked and "はだ" not in asked and "りん" in asked
+    assert asked_units("Who gave the apples?") == units("gave apples")
+
+
+# --- answer_locality ---------------------------------------------------------------------------
+def test_a_name_in_the_sentence_telling_the_asked_act_is_local_and_one_elsewhere_is_not() -> None:
+    asked = "少年にりんごをやったのはだれ？"
+    right = answer_locality(_ev(asked, "パン屋", JA_PASSAGE))
+    other = answer_locality(_ev(asked, "魚屋", JA_PASSAGE))  # named, but in another sentence
+    absent = answer_locality(_ev(asked, "八百屋", JA_PASSAGE))
+    assert right is not None and other is not None
+    assert right > 0.5 > other
+    assert absent == 0.0
+    english = "Who gave the boy apples?"
+    assert answer_locality(_ev(english, "The baker", EN_PASSAGE)) == pytest.approx(1.0)
+    assert answer_locality(_ev(english, "The miller", EN_PASSAGE)) == 0.0
+
+
+def test_a_one_letter_answer_is_found_inside_a_longer_run() -> None:
+    passage = "山の奥で熊が少年にどんぐりをやりました。"
+    found = answer_locality(_ev("少年にどんぐりをやったのは誰？", "熊", passage))
+    assert found is not None and found > 0.5
+
+
+def test_locality_reads_the_whole_citation_not_only_its_first_passage() -> None:
+    asked = "Who gave the boy apples?"
+    late = answer_locality(_ev(asked, "The baker", "The miller slept.", EN_PASSAGE))
+    assert late == pytest.approx(1.0)
+
+
+def test_locality_is_none_without_a_citation_or_across_scripts() -> None:
+    assert answer_locality(_ev("Who gave the boy apples?", "The baker")) is None
+    assert answer_locality(_ev("Who gave the boy apples?", "パン屋", JA_PASSAGE)) is None
+
+
+def test_an_answer_that_adds_nothing_to_the_question_is_not_local() -> None:
+    # the answer names the asked-about participant again: it fills no gap
+    assert answer_locality(_ev("パン屋が少年にやったのは何？", "パン屋", JA_PASSAGE)) == 0.0
+
+
+# --- hypothesis_in_cited -----------------------------------------------------------------------
+def test_the_question_with_its_gap_filled_stands_in_the_right_sentence() -> None:
+    asked = "少年にりんごをやったのはだれ？"
+    right = hypothesis_in_cited(_ev(asked, "パン屋", JA_PASSAGE))
+    other = hypothesis_in_cited(_ev(asked, "魚屋", JA_PASSAGE))
+    assert right is not None and other is not None and right > other
+    english = "Who gave the boy apples?"
+    assert hypothesis_in_cited(_ev(english, "The baker", EN_PASSAGE)) == pytest.approx(1.0)
+    assert hypothesis_in_cited(_ev(english, "The baker")) is None
