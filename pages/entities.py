@@ -60,6 +60,11 @@ def _relations_table(page: EntityPage, direction: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _place(page: EntityPage, chunk: int | None) -> str:
+    """Where a chunk of the page's story is, for markdown: 「第三章 \\#12」, "\\#12"."""
+    return md_escape(page.place(chunk))
+
+
 def _page(page: EntityPage) -> None:
     st.markdown(f"### {md_escape(page.id)}")
     facts = f"**Story:** {md_escape(page.document or '(imported)')} · "
@@ -105,7 +110,7 @@ def _page(page: EntityPage) -> None:
             again = f" *(stated {entry.statements}×)*" if entry.statements > 1 else ""
             st.markdown(
                 f"{i}\\. **{md_escape(entry.words or entry.relation)}**{again}{later} — "
-                f"*{md_escape(entry.document)} \\#{entry.chunk}*"
+                f"*{md_escape(entry.document)} {_place(page, entry.chunk)}*"
             )
             if entry.evidence:
                 st.caption(md_escape(entry.evidence))
@@ -118,11 +123,11 @@ def _page(page: EntityPage) -> None:
                 to = f" → {md_escape(line.listener)}" if line.listener else ""
                 st.markdown(
                     f"- 「{md_escape(line.quote)}」{to} — "
-                    f"*{md_escape(line.document)} \\#{line.chunk}*"
+                    f"*{md_escape(line.document)} {_place(page, line.chunk)}*"
                 )
     with st.expander(f"Mentioned in ({plural(len(page.mentions), 'document')})"):
         for mention in page.mentions:
-            chunks = ", ".join(f"#{c}" for c in mention.chunks) or "-"
+            chunks = ", ".join(page.place(c) for c in mention.chunks) or "-"
             st.markdown(f"- {md_escape(mention.document)}: chunks {chunks}")
         if not page.mentions:
             st.caption("No document mentions it (imported).")

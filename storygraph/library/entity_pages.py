@@ -48,6 +48,7 @@ from storygraph.store.history import parse_history
 from storygraph.store.plan import key_document
 from storygraph.store.reading import EVERYTHING, Reading
 from storygraph.store.story_time import parse_position
+from storygraph.text.chapters import chapter_label
 from storygraph.text.language import detect_language
 from storygraph.text.name_index import resolve_name
 from storygraph.text.normalize import same_entity
@@ -208,6 +209,17 @@ class EntityPage:
     spoken: list[SpokenLine] = field(default_factory=list)
     """Its lines read off the chunks that mention it (`EntityPages.spoken`): those said to no
     one named too, which no SAYS relation holds."""
+    chapters: dict[int, str] = field(default_factory=dict)
+    """Its story's chunk index → the chapter that chunk is in, as a reader names it
+    (「第三章」, "Chapter 3"; storygraph.text.chapters.chapter_label); a chunk before the first
+    heading, or of a story stored before chapters were read, is not in it."""
+
+    def place(self, chunk: int | None) -> str:
+        """Where in its story a chunk is: "第三章 #12", "#12" without a chapter, "" for none."""
+        if chunk is None:
+            return ""
+        chapter = self.chapters.get(chunk, "")
+        return f"{chapter} #{chunk}" if chapter else f"#{chunk}"
 
     @property
     def outgoing(self) -> list[PageRelation]:
@@ -508,7 +520,20 @@ class EntityPages:
             statements=statements,
             unplaced=unplaced,
             spoken=self.spoken(entity_id, node.get("document_id") or "", chunk_ids),
+            chapters=self._chapters(node.get("document_id") or "", docs),
         )
+
+    def _chapters(self, document_id: str, docs: Sequence[Any]) -> dict[int, str]:
+        """The story's chunk index → its chapter's label (`EntityPage.chapters`)."""
+        if not document_id:
+            return {}
+        language = next((d.language for d in docs if d.id == document_id), "")
+        chapters: dict[int, str] = {}
+        for row in self.store.readable_chunks(None, [document_id]):
+            label = chapter_label(row.get("chapter"), language or "en")
+            if label:
+                chapters[int(str(row["id"]).rsplit(":", 1)[1])] = label
+        return chapters
 
     def spoken(
         self, entity_id: str, document_id: str, chunk_ids: Sequence[str] | None

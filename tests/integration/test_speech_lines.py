@@ -225,5 +225,14 @@ def test_an_entity_page_within_a_reading_position_lists_no_later_line(
         assert first is not None
         assert [line.quote for line in first.lines] == ["Your feathers are very fine."]
         assert "cheese" not in str(first.to_json()["lines"])
+        # each line says where in the book it is, as the chat's sources do
+        assert [whole.place(line.chunk).split(" #")[0] for line in whole.lines] == [
+            "Chapter 1",
+            "Chapter 2",
+        ]
+        assert whole.place(None) == "" and set(whole.chapters.values()) == {
+            "Chapter 1",
+            "Chapter 2",
+        }
     finally:
         built.close()
