@@ -127,3 +127,32 @@ def test_the_verify_room_matches_no_pattern_against_the_question_s_text() -> Non
         if alias.name == "detect_question_type"
     ]
     assert typed == []
+
+
+def test_the_support_check_reads_the_question_s_text_only_through_the_question_room() -> None:
+    """In the support check (verify/support*.py) the question's text is handed only to the
+    question room's parser (`self._structure(analysis.question, …)`); its words, pairs and
+    quotes come from qa/question (question/speech_words.py, `QuestionAnalysis`), so no helper
+    or variable there reads `.question` again. (The verifier's signals read the recorded
+    `Evidence.question`, the calibrated model's input: not this rule check.)"""
+    found: list[tuple[str, int]] = []
+    for name, tree in _trees().items():
+        if not name.startswith("verify/support"):
+            continue
+        handed = {
+            id(arg)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "_structure"
+            for arg in node.args[:1]
+        }
+        found.extend(
+            (name, node.lineno)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and node.attr == "question"
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in handed
+        )
+    assert found == []

@@ -24,11 +24,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from storygraph.models import Candidate, Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_type import PERSON_KINDS
+from storygraph.qa.question.speech_words import (
+    asked_words,
+    char_pairs,
+    question_pairs,
+    question_quotes,
+    topic_words,
+)
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import normalize_name, same_entity
 from storygraph.text.speech import SAYS, Speech, SpeechNames, quotes_in, read_speech
@@ -41,11 +47,6 @@ REPRODUCED = 0.5
 """How much of another speaker's line an answer must repeat to be refused as that line (a
 phrase the two lines share, or the narration's, is no reason to refuse)."""
 _QUOTE_MARKS = re.compile(r"[「」『』“”\"]")
-_ASKED_WORDS_EN = frozenset(
-    {"what", "who", "did", "does", "do", "say", "said", "tell", "told", "to", "the", "a",
-     "ask", "asked", "reply", "replied", "answer", "answered", "shout", "shouted", "scream",
-     "screamed", "cry", "cried", "whisper", "whispered", "that", "when", "at", "him", "her"}
-)
 
 
 def speech_support(
@@ -164,9 +165,9 @@ def _what_said(
 def _who_said(
     analysis: QuestionAnalysis, answer: str, lines: Sequence[tuple[Citation, Speech]]
 ) -> Support | None:
-    asked = _asked_words(analysis)
+    asked = asked_words(analysis)
     # what the question quotes, in any quotation marks (“Thief!”, 「…」, "…")
-    quoted = [normalize_name(q) for q in quotes_in(analysis.question)] or list(analysis.quoted)
+    quoted = question_quotes(analysis) or list(analysis.quoted)
     for source, line in lines:
         said = normalize_name(line.quote)
         held = any(q and q in said for q in quoted) or (
@@ -194,49 +195,31 @@ def _names(answer: str, speaker: str) -> bool:
     return key in folded or same_entity(answer, speaker)
 
 
-def _asked_words(analysis: QuestionAnalysis) -> list[str]:
-    """The question's own words (English stems; Japanese character pairs) without its asking
-    words and names: what a line it asks about should hold."""
-    text = analysis.question
-    for entity in analysis.entities:
-        text = text.replace(entity.mention, " ") if entity.mention else text
-    if analysis.language == "ja":
-        return _pairs(re.sub(r"(?:誰|だれ|どなた)|(?:と|って)?(?:言|い)っ?た?の?は?", " ", text))
-    words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in _ASKED_WORDS_EN]
-    return english_words(" ".join(words))
-
-
 def _own_words(answer: str, analysis: QuestionAnalysis, written: str) -> list[str]:
     """The answer's content (English word stems; Japanese character pairs, as `written`)
     less the question's."""
     text = _QUOTE_MARKS.sub(" ", answer)
     if written == "ja":
-        pairs = _pairs(text)
-        asked = set(_pairs(analysis.question))
+        pairs = char_pairs(text)
+        asked = set(question_pairs(analysis))
         return [p for p in pairs if p not in asked]
-    asked_words = set(english_words(analysis.question))
-    return [w for w in english_words(text) if w not in asked_words]
+    asked = set(analysis.words)
+    return [w for w in english_words(text) if w not in asked]
 
 
 def _words_of(text: str, written: str) -> list[str]:
     text = _QUOTE_MARKS.sub(" ", text)
-    return _pairs(text) if written == "ja" else english_words(text)
+    return char_pairs(text) if written == "ja" else english_words(text)
 
 
 def _share(words: Sequence[str], quote: str, language: str) -> float:
     if not words:
         return 0.0
     if language == "ja":
-        held = set(_pairs(quote))
+        held = set(char_pairs(quote))
     else:
         held = set(english_words(_QUOTE_MARKS.sub(" ", quote)))
     return sum(w in held for w in words) / len(words)
-
-
-def _pairs(text: str) -> list[str]:
-    """Character pairs of a Japanese text's words (punctuation and spaces out)."""
-    folded = re.sub(r"[\s、。！？!?,.「」『』…]+", "", normalize_name(text))
-    return [folded[i : i + 2] for i in range(len(folded) - 1)]
 
 
 def speech_candidates(
@@ -265,29 +248,13 @@ def speech_candidates(
                                                    for li in listeners):
             continue
         found.setdefault(normalize_name(line.quote), (source, line))
-    topic = _topic_words(analysis)
+    topic = topic_words(analysis)
     sharing = [(c, li) for c, li in found.values() if any(_holds_word(li.quote, w) for w in topic)]
     chosen = sharing or list(found.values())
     return tuple(
         Candidate(line.quote, source.number, line.sentence, "speech", SAYS, True)
         for source, line in chosen
     )
-
-
-_JA_TOPIC = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff々]{2,}")
-_JA_ASKING = ("何", "誰", "言", "答", "叫", "尋", "聞", "話", "申")
-
-
-def _topic_words(analysis: QuestionAnalysis) -> list[str]:
-    """The question's own words beside its names and asking words: kanji / katakana runs of
-    two or more (ja), word stems (en)."""
-    text = analysis.question
-    for entity in analysis.entities:
-        for written in (entity.mention, entity.node_id):
-            text = text.replace(written, " ") if written else text
-    if analysis.language == "ja":
-        return [w for w in _JA_TOPIC.findall(text) if not w.startswith(_JA_ASKING)]
-    return _asked_words(replace(analysis, question=text))
 
 
 def _holds_word(quote: str, word: str) -> bool:
