@@ -137,15 +137,25 @@ def fit_rows(rows: Sequence[Row], features: Sequence[str]) -> Calibration:
     return fit([r.signals or {} for r in rows], [r.model_right for r in rows], features)
 
 
+FOLDS = "story"
+"""What one fold leaves out: "story" (each story's answers judged by a model fitted without
+that story) or "set" (each run's answers judged by a model fitted on the other runs: new
+stories *and* questions written by someone else, as the held-out sets are). `--folds`."""
+
+
+def _fold(row: Row) -> str:
+    return row.run if FOLDS == "set" else row.story
+
+
 def out_of_fold(rows: Sequence[Row], features: Sequence[str]) -> dict[int, float]:
-    """Each judged row's confidence from a model fitted without its story."""
+    """Each judged row's confidence from a model fitted without its fold (`FOLDS`)."""
     got: dict[int, float] = {}
-    stories = sorted({r.story for r in rows if r.signals is not None})
-    for story in stories:
-        train = [r for r in rows if r.story != story]
+    folds = sorted({_fold(r) for r in rows if r.signals is not None})
+    for fold in folds:
+        train = [r for r in rows if _fold(r) != fold]
         model = fit_rows(train, features)
         for i, r in enumerate(rows):
-            if r.story == story and r.signals is not None:
+            if _fold(r) == fold and r.signals is not None:
                 got[i] = model.confidence(r.signals)
     return got
 
@@ -299,9 +309,15 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--test", nargs="*", default=[], metavar="RUN.json:QUESTIONS.jsonl")
     parser.add_argument("--features", nargs="*", default=list(SIGNALS))
     parser.add_argument("--precision", type=float, default=0.85)
+    parser.add_argument(
+        "--folds", choices=("story", "set"), default="story",
+        help="leave one story out (default) or one run (set) out when judging out of fold",
+    )  # fmt: skip
     parser.add_argument("--write", type=Path, help=f"write the weights (the app's: {WEIGHTS})")
     parser.add_argument("--diagram", type=Path, help="draw the test runs' reliability diagram")
     args = parser.parse_args(argv)
+    global FOLDS
+    FOLDS = args.folds
 
     dev = [row for spec in args.dev for row in load_run(spec)]
     tests = {Path(spec.partition(":")[0]).stem: load_run(spec) for spec in args.test}
@@ -323,6 +339,7 @@ def main(argv: Sequence[str]) -> int:
                 "right": sum(r.model_right for r in judged(dev)),
                 "precision_target": args.precision,
                 "dev_out_of_fold_auc": round(auc(dev, folds), 3),
+                "folds": args.folds,
                 "command": "PYTHONPATH=. python eval/train_verifier.py " + " ".join(argv),
             },
         )

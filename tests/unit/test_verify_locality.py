@@ -12,6 +12,7 @@ from storygraph.qa.verify.signals import (
     answer_locality,
     asked_units,
     hypothesis_in_cited,
+    premise_in_read,
     sentences,
     units,
 )
@@ -108,3 +109,32 @@ def test_the_question_with_its_gap_filled_stands_in_the_right_sentence() -> None
     english = "Who gave the boy apples?"
     assert hypothesis_in_cited(_ev(english, "The baker", EN_PASSAGE)) == pytest.approx(1.0)
     assert hypothesis_in_cited(_ev(english, "The baker")) is None
+
+
+# --- premise_in_read ---------------------------------------------------------------------------
+def _read(question: str, *read: str) -> Evidence:
+    return Evidence(question, "パン屋です。[1]", "パン屋", cited=read[:1], read=read)
+
+
+def test_a_question_about_a_told_act_finds_its_words_in_one_sentence_read() -> None:
+    told = premise_in_read(_read("少年にりんごをやったのはだれ？", JA_PASSAGE))
+    untold = premise_in_read(_read("少年に金の靴をぬすまれたのはだれ？", JA_PASSAGE))
+    assert told is not None and untold is not None
+    assert told >= 0.5 > 0.3 > untold  # the question's own frame (〜たのは) is never in the story
+    en_told = premise_in_read(_read("Who gave the boy three apples?", EN_PASSAGE))
+    en_untold = premise_in_read(_read("Who stole the boy's golden shoes?", EN_PASSAGE))
+    assert en_told == pytest.approx(1.0)
+    assert en_untold is not None and en_untold < 0.5
+
+
+def test_words_scattered_over_sentences_are_not_a_told_act() -> None:
+    # every word is in the passage, but no one sentence tells the miller giving apples
+    scattered = premise_in_read(_read("Who gave the miller apples in the back room?", EN_PASSAGE))
+    whole = premise_in_read(_read("Who gave the boy apples?", EN_PASSAGE))
+    assert scattered is not None and whole is not None
+    assert scattered < whole
+
+
+def test_nothing_read_or_another_script_reads_as_none() -> None:
+    assert premise_in_read(_read("少年にりんごをやったのはだれ？")) is None
+    assert premise_in_read(_read("Who gave the boy apples?", JA_PASSAGE)) is None

@@ -167,6 +167,24 @@ def hypothesis_in_cited(evidence: Evidence) -> float | None:
     return max(shares, default=0.0)
 
 
+def premise_in_read(evidence: Evidence) -> float | None:
+    """Whether the story tells what the question takes as given: the best share of the
+    question's units (its question word left out) that one sentence the model read holds. A
+    question about an act the story tells finds most of its words in the sentence telling it; a
+    false premise (an act nobody did, a thing the story never names) finds them scattered or
+    missing, whatever the model then wrote. None: nothing read, a question in another script, or
+    no unit."""
+    if not evidence.read or not _same_script(evidence.question, evidence.read):
+        return None
+    asked = asked_units(evidence.question)
+    if not asked:
+        return None
+    return max(
+        (found_in(asked, sentence) for text in evidence.read for sentence in sentences(text)),
+        default=0.0,
+    )
+
+
 def mean_logprob(evidence: Evidence) -> float | None:
     """The model's mean log probability per written token."""
     if not evidence.logprobs:
@@ -222,6 +240,7 @@ SIGNALS: dict[str, Signal] = {
     "core_size": core_size,
     "answer_locality": answer_locality,
     "hypothesis_in_cited": hypothesis_in_cited,
+    "premise_in_read": premise_in_read,
 }
 """Every signal by name, in the order the calibrated model's weights list them."""
 

@@ -49,6 +49,10 @@ SAYING = {
         "a cited sentence says the question with it as the answer",
         "no cited sentence says the question with it as the answer",
     ),
+    "premise_in_read": (
+        "a sentence it read tells what the question takes as given",
+        "no sentence it read tells what the question takes as given",
+    ),
 }
 """How each signal is said when it raised (first) or lowered (second) the confidence."""
 
