@@ -209,3 +209,18 @@ def test_the_evidence_kept_in_the_trace_reads_back_to_the_same_signals() -> None
     again = Evidence.from_json(evidence.to_json())
     assert read_signals(again) == pytest.approx(read_signals(evidence))
     assert _verifier().verify(evidence).to_json()["evidence"] == evidence.to_json()
+
+
+def test_the_reason_says_a_signal_by_whether_it_was_high_or_low_not_by_its_push() -> None:
+    # question_share weighs against the answer: low, it raises the confidence and is said as
+    # "it says more than the question"; high, it lowers it and is said as a repetition
+    calibration = Calibration(
+        features=("question_share",), mean=(0.2,), scale=(0.2,), coef=(-2.0,),
+        missing_coef=(0.0,), intercept=0.0, threshold=0.5,
+    )  # fmt: skip
+    verifier = Verifier(calibration, "embedded")
+    new = verifier.verify(_evidence("パン屋は何をやった？", "りんごです。[1]", "りんご"))
+    again = verifier.verify(_evidence("パン屋は何をやった？", "パン屋です。[1]", "パン屋"))
+    assert new.confidence > 0.5 > again.confidence
+    assert "it says more than the question" in new.reason
+    assert "it repeats the question's own words" in again.reason

@@ -54,7 +54,8 @@ SAYING = {
         "no sentence it read tells what the question takes as given",
     ),
 }
-"""How each signal is said when it raised (first) or lowered (second) the confidence."""
+"""How each signal is said when it was high (first) or low (second): above or below its mean on
+dev (a signal with a negative weight, `question_share`, lowers the confidence when high)."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,9 @@ class Verifier:
         # the signals that pushed toward the verdict, strongest first
         toward = 1.0 if confidence >= self.threshold else -1.0
         ranked = sorted(terms.items(), key=lambda item: item[1] * toward, reverse=True)
+        weight = dict(zip(self.calibration.features, self.calibration.coef, strict=True))
         said = [
-            SAYING[name][0 if value > 0 else 1]
+            SAYING[name][0 if value * weight[name] > 0 else 1]
             for name, value in ranked[:2]
             if signals.get(name) is not None and value * toward > 0.05
         ]
