@@ -181,13 +181,23 @@ class Shown:
         )
 
 
+VETO = False
+"""Whether the rule check's "no premise" (the question's act told of no one) stops the model's
+answer whatever its confidence, as the gate does when the written calibration's
+`premise_veto` is on. `--veto`."""
+
+
+def vetoed(row: Row) -> bool:
+    return VETO and (row.signals or {}).get("rule_no_premise") == 1.0
+
+
 def simulate(rows: Sequence[Row], confidence: dict[int, float] | None, threshold: float) -> Shown:
     """What the gate shows (module doc); `confidence` None: the rule path as recorded."""
     strict = shown = shown_right = written = written_shown = unanswerable = declined = 0
     for i, r in enumerate(rows):
         if confidence is None or i not in confidence:
             supported, right = r.shown_supported, r.shown_right
-        elif confidence[i] >= threshold:
+        elif confidence[i] >= threshold and not vetoed(r):
             supported, right = True, r.model_right
         elif r.rule_supported:
             supported, right = False, r.unanswerable  # "not sure": right only when unanswerable
@@ -316,8 +326,8 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--write", type=Path, help=f"write the weights (the app's: {WEIGHTS})")
     parser.add_argument("--diagram", type=Path, help="draw the test runs' reliability diagram")
     args = parser.parse_args(argv)
-    global FOLDS
-    FOLDS = args.folds
+    global FOLDS, VETO
+    FOLDS, VETO = args.folds, args.veto
 
     dev = [row for spec in args.dev for row in load_run(spec)]
     tests = {Path(spec.partition(":")[0]).stem: load_run(spec) for spec in args.test}
@@ -329,7 +339,7 @@ def main(argv: Sequence[str]) -> int:
         features = family_features(family, args.features)
         folds = out_of_fold(dev, features)
         threshold = choose_threshold(dev, folds, args.precision)
-        model = replace(fit_rows(dev, features), threshold=threshold)
+        model = replace(fit_rows(dev, features), threshold=threshold, premise_veto=args.veto)
         model = replace(
             model,
             trained={
@@ -340,6 +350,7 @@ def main(argv: Sequence[str]) -> int:
                 "precision_target": args.precision,
                 "dev_out_of_fold_auc": round(auc(dev, folds), 3),
                 "folds": args.folds,
+                "veto_no_premise": args.veto,
                 "command": "PYTHONPATH=. python eval/train_verifier.py " + " ".join(argv),
             },
         )
