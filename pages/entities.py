@@ -19,6 +19,7 @@ from pages.common import md_escape
 from storygraph.humanize import human_date, plural
 from storygraph.library.entity_pages import METHOD_READ, Citation, EntityPage, EntityPages
 from storygraph.services import Services
+from storygraph.store.story_time import parse_position
 
 SELECTED_KEY = "selected_entity"
 LIST_LIMIT = 100
@@ -45,7 +46,11 @@ RELATION_COLUMNS: dict[str, Any] = {
     "sources": st.column_config.TextColumn(
         width=170, help="Where in the story each statement is: its chunk (and chapter)"
     ),
-    "story order": st.column_config.TextColumn(width=90),
+    "story order": st.column_config.NumberColumn(
+        width=90,
+        format="%d",
+        help="The character of the story where it is first stated: sort by it for story order",
+    ),
     "superseded": st.column_config.TextColumn(width=110),
     "evidence": st.column_config.TextColumn(width="large"),
 }
@@ -71,6 +76,13 @@ def _sources(page: EntityPage, citations: list[Citation]) -> str:
     return "; ".join(shown)
 
 
+def _offset(story_order: str) -> int | None:
+    """Where in its story a relation is first stated, as the character offset its story-order
+    key holds (storygraph.store.story_time); None when it has none (an imported graph)."""
+    found = parse_position(story_order)
+    return found.offset if found else None
+
+
 def _relations_table(page: EntityPage, direction: str) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for rel in page.relations:
@@ -82,7 +94,7 @@ def _relations_table(page: EntityPage, direction: str) -> pd.DataFrame:
                 "with": rel.other,
                 "evidence": rel.evidence,
                 "sources": _sources(page, rel.citations),
-                "story order": rel.story_order,
+                "story order": _offset(rel.story_order),
                 "superseded": "later replaced" if rel.invalid_at else "",
             }
         )
@@ -124,6 +136,7 @@ def _page(page: EntityPage) -> None:
                 width="stretch",
                 column_order=list(RELATION_COLUMNS),
                 column_config=RELATION_COLUMNS,
+                placeholder="",
             )
     neighbours = sorted({r.other for r in page.relations})
     if neighbours:

@@ -169,7 +169,8 @@ def test_an_entity_page_lists_the_character_s_lines(services: Services) -> None:
 def test_an_entity_pages_relation_tables_keep_their_sources_in_sight(services: Services) -> None:
     """The short columns come first at fixed widths and the long evidence last, so the sources
     show whole in the page's column of a 1400 px window (~720 px); a chunk of the page's own
-    story is named by its place there, not by the story's name again."""
+    story is named by its place there, not by the story's name again, and the story order is a
+    character offset, not the internal key it sorts by."""
     import json
 
     from pages.entities import RELATION_COLUMNS
@@ -187,3 +188,6 @@ def test_an_entity_pages_relation_tables_keep_their_sources_in_sight(services: S
         sources = [str(s) for s in grid.value["sources"]]
         assert sources and all(s.startswith("#") or "章" in s for s in sources), sources
         assert not any("momotaro_kusuyama.txt" in s for s in sources), sources
+        # story order: the character where the story first states it, not its internal key
+        order = grid.value["story order"].dropna()
+        assert len(order) and all(float(o).is_integer() and o >= 0 for o in order), order
