@@ -17,8 +17,9 @@ import streamlit as st
 from pages.chat import chat_reading
 from pages.common import md_escape
 from storygraph.humanize import human_date, plural
-from storygraph.library.entity_pages import METHOD_READ, EntityPage, EntityPages
+from storygraph.library.entity_pages import METHOD_READ, Citation, EntityPage, EntityPages
 from storygraph.services import Services
+from storygraph.store.story_time import parse_position
 
 SELECTED_KEY = "selected_entity"
 LIST_LIMIT = 100
@@ -39,6 +40,49 @@ def _pages(services: Services) -> EntityPages:
     return EntityPages(services.store, llm, services.info)
 
 
+RELATION_COLUMNS: dict[str, Any] = {
+    "relation": st.column_config.TextColumn(width=130),
+    "with": st.column_config.TextColumn(width=100),
+    "sources": st.column_config.TextColumn(
+        width=170, help="Where in the story each statement is: its chunk (and chapter)"
+    ),
+    "story order": st.column_config.NumberColumn(
+        width=90,
+        format="%d",
+        help="The character of the story where it is first stated: sort by it for story order",
+    ),
+    "superseded": st.column_config.TextColumn(width=110),
+    "evidence": st.column_config.TextColumn(width="large"),
+}
+"""The relation tables' columns, in this order, with their widths in pixels. A grid cell does not
+wrap, and left to itself the evidence column took the width of its longest sentence and pushed
+the sources out of sight (a 1400 px window: the page's column, 3/5 of the wide layout, is ~720
+px wide). The short columns come first at fixed widths (600 px in all), so each shows whole in
+a page column down to that width; the evidence, the one long text, comes last (the timeline
+below shows each sentence whole)."""
+
+
+def _sources(page: EntityPage, citations: list[Citation]) -> str:
+    """A relation's sources, briefly: a chunk of the page's own story by its place there
+    (「第三章 #12」, "#12"); another story's by that story's name and chunk."""
+    shown: list[str] = []
+    for c in citations:
+        if c.document_id == page.document_id:
+            where = page.place(c.chunk) or c.document
+        else:
+            where = f"{c.document} #{c.chunk}" if c.chunk is not None else c.document
+        if where not in shown:
+            shown.append(where)
+    return "; ".join(shown)
+
+
+def _offset(story_order: str) -> int | None:
+    """Where in its story a relation is first stated, as the character offset its story-order
+    key holds (storygraph.store.story_time); None when it has none (an imported graph)."""
+    found = parse_position(story_order)
+    return found.offset if found else None
+
+
 def _relations_table(page: EntityPage, direction: str) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for rel in page.relations:
@@ -49,15 +93,12 @@ def _relations_table(page: EntityPage, direction: str) -> pd.DataFrame:
                 "relation": rel.label,
                 "with": rel.other,
                 "evidence": rel.evidence,
-                "sources": "; ".join(
-                    f"{c.document} #{c.chunk}" if c.chunk is not None else c.document
-                    for c in rel.citations
-                ),
-                "story order": rel.story_order,
+                "sources": _sources(page, rel.citations),
+                "story order": _offset(rel.story_order),
                 "superseded": "later replaced" if rel.invalid_at else "",
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(RELATION_COLUMNS))
 
 
 def _place(page: EntityPage, chunk: int | None) -> str:
@@ -89,7 +130,14 @@ def _page(page: EntityPage) -> None:
         if table.empty:
             st.caption("none")
         else:
-            st.dataframe(table, hide_index=True, width="stretch")
+            st.dataframe(
+                table,
+                hide_index=True,
+                width="stretch",
+                column_order=list(RELATION_COLUMNS),
+                column_config=RELATION_COLUMNS,
+                placeholder="",
+            )
     neighbours = sorted({r.other for r in page.relations})
     if neighbours:
         st.caption("Open a related entity:")

@@ -14,6 +14,9 @@ per chunk (a failed call is retried once, which the estimate does not foresee), 
                         (prompt + completion) / the measured tokens per second
                         (storygraph.ingest.measured_rate), whatever the provider
     money             = prompt / 1000 x price_prompt_per_1k + completion / 1000 x ...per_1k
+
+The parser path (no model call) costs no call, token or money; its seconds are chars /
+PARSER_CHARS_PER_S[lang], the parser's measured speed, never the model's rate.
 """
 
 from __future__ import annotations
@@ -61,8 +64,17 @@ GENERATION_TOKENS_PER_S = 22.0
 # Not measurable here (no remote model on this machine): an assumption for a hosted model
 # answering a ~1.5k-token extraction call. Proposed as a setting (see docs/BENCHMARKS.md).
 REMOTE_SECONDS_PER_CALL = 4.0
-PARSER_CHARS_PER_S = 700.0
-"""The parser path's speed on this 2-core machine under load (eval-e2e: 414-1,160 chars/s)."""
+# The parser path (STORYGRAPH_EXTRACTOR=parser, and `auto` with the small embedded model or no
+# model) makes no model call: its time is the parser's, per language, whatever the model's
+# measured rate (that is the model's tokens per second; the rate book records no parser ingest,
+# which has no tokens). Measured 2026-12-02 with the real parsers (GiNZA ja, spaCy en) through
+# the whole ingest (chunking, parsing, graph writes in FalkorDB), every story of
+# shared/stories/<lang> but the first (which loads the parser) in one process, on the 2-core
+# machine with a load average of 3: ja 44,395 chars in 17.9 s (2,477 chars/s), en 46,433 chars
+# in 3.4 s (13,646 chars/s); rounded down below. Loading a parser once per process adds ~2-3 s
+# (ja), ~0.5 s (en). The one rate of 700 chars/s this replaces (from eval-e2e's 414-1,160) timed an
+# ingest at ~205 s (~143k chars) that took 6.9 s.
+PARSER_CHARS_PER_S: dict[str, float] = {"ja": 2400.0, "en": 13000.0}
 
 
 @dataclass(frozen=True)
@@ -123,6 +135,12 @@ def seconds_for(
     return calls * REMOTE_SECONDS_PER_CALL
 
 
+def parser_seconds(chars: int, language: str) -> float:
+    """Expected seconds for the parser to read `chars` characters of `language` (constants
+    above; a language without its own figure is timed as English)."""
+    return chars / PARSER_CHARS_PER_S[_lang(language)]
+
+
 def _small_path(services: Services) -> bool:
     """The embedded model extracts with the small-model path (Services.extractor())."""
     return services.info.provider == "embedded"
@@ -157,7 +175,7 @@ def _estimate_one(
             prepared.language,
             len(prepared.text),
             len(chunks),
-            seconds=len(prepared.text) / PARSER_CHARS_PER_S,
+            seconds=parser_seconds(len(prepared.text), prepared.language),
             message="read by the parser: no model call",
         )
     lang = _lang(prepared.language)
@@ -243,8 +261,9 @@ def estimate_files(
 def _basis(services: Services, rate: MeasuredRate | None = None) -> str:
     if services.extractor().name.startswith("parser"):
         return (
-            f"the parser reads the story with no model call (about {PARSER_CHARS_PER_S:.0f} "
-            "characters a second on a 2-core machine)"
+            "the parser reads the story with no model call (about "
+            f"{PARSER_CHARS_PER_S['ja']:,.0f} characters a second in Japanese, "
+            f"{PARSER_CHARS_PER_S['en']:,.0f} in English, on a 2-core machine)"
         )
     if rate is not None and rate.tokens_per_s > 0:
         return (

@@ -70,7 +70,8 @@ def test_the_entities_tab_lists_searches_and_opens_one_page(services: Services) 
     assert re.search(r"\*\*Relations to it\*\* \([1-9]", text), text
     assert "gives dumpling to" in text  # a model's English type, as words
     assert "Timeline" in " ".join(e.label for e in at.expander)
-    assert "momotaro_kusuyama.txt" in text  # citations / mentions name the document
+    # the page and its mentions name the document; the sources, their places in it
+    assert md_escape("momotaro_kusuyama.txt") in text
 
     # one page at a time: opening a neighbour replaces it
     at.button(key=widget_key("entity_related", "犬")).click().run()
@@ -163,3 +164,30 @@ def test_an_entity_page_lists_the_character_s_lines(services: Services) -> None:
     rows = [str(m.value) for m in lines.markdown]
     assert rows and all(r.startswith("- 「") for r in rows), rows
     assert any("鬼が島へ鬼せいばつに行こうと思います。" in r for r in rows), rows
+
+
+def test_an_entity_pages_relation_tables_keep_their_sources_in_sight(services: Services) -> None:
+    """The short columns come first at fixed widths and the long evidence last, so the sources
+    show whole in the page's column of a 1400 px window (~720 px); a chunk of the page's own
+    story is named by its place there, not by the story's name again, and the story order is a
+    character offset, not the internal key it sorts by."""
+    import json
+
+    from pages.entities import RELATION_COLUMNS
+
+    at = _app(services, selected="桃太郎")
+    grids = [d for d in at.dataframe if {"relation", "with"} <= set(d.value.columns)]
+    assert grids, _texts(at)
+    for grid in grids:
+        assert list(grid.proto.column_order) == list(RELATION_COLUMNS)
+        assert list(grid.proto.column_order)[-1] == "evidence"
+        config = json.loads(grid.proto.columns)
+        fixed = [config[name]["width"] for name in list(RELATION_COLUMNS)[:-1]]
+        assert all(isinstance(w, int) for w in fixed) and sum(fixed) <= 720 - 100, config
+        assert config["sources"]["width"] >= 150, config
+        sources = [str(s) for s in grid.value["sources"]]
+        assert sources and all(s.startswith("#") or "章" in s for s in sources), sources
+        assert not any("momotaro_kusuyama.txt" in s for s in sources), sources
+        # story order: the character where the story first states it, not its internal key
+        order = grid.value["story order"].dropna()
+        assert len(order) and all(float(o).is_integer() and o >= 0 for o in order), order

@@ -21,7 +21,7 @@ from storygraph.text.normalize import normalize_name
 WH_CASE = "?"
 """The case a clause of a question gives its question word ("where", "what")."""
 _AUXILIARIES = frozenset({"be", "do", "have", "will", "can", "would", "could"})
-_WH_WORDS = frozenset({"where", "what", "who", "whom", "which"})
+WH_WORDS = frozenset({"where", "what", "who", "whom", "which"})
 
 
 @dataclass(frozen=True)
@@ -96,10 +96,10 @@ def asked_in_english(clauses: Sequence[Clause], kind: str) -> AskedSlot | None:
     if not verbs:
         return None
     clause = verbs[-1]
-    own = tuple(s for s in clause.slots if normalize_name(s.phrase) not in _WH_WORDS)
+    own = tuple(s for s in clause.slots if normalize_name(s.phrase) not in WH_WORDS)
     if kind == "where":
         return AskedSlot(clause.lemmas[0], clause.voice, "", "", own, where=True)
-    wh = [s.case for s in clause.slots if normalize_name(s.phrase) in _WH_WORDS]
+    wh = [s.case for s in clause.slots if normalize_name(s.phrase) in WH_WORDS]
     if wh and wh[0] != WH_CASE:
         return AskedSlot(clause.lemmas[0], clause.voice, wh[0], "", own)
     subject = any(s.case == "subj" for s in own)

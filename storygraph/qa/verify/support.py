@@ -63,7 +63,7 @@ from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.qa.question.relation_words import mask_names
 from storygraph.qa.verify.support_kinds import given_as_name
-from storygraph.qa.verify.support_links import _beside, _in_frame, _Link, _same
+from storygraph.qa.verify.support_links import Link, beside, in_frame, same
 from storygraph.qa.verify.support_quotes import (
     ORDER_SHARE,
     _quoted,
@@ -71,20 +71,20 @@ from storygraph.qa.verify.support_quotes import (
     quote_misses,
 )
 from storygraph.qa.verify.support_reading import ChunkText, FrameReader
-from storygraph.qa.verify.support_roles import RoleChecks, _asks_role, _cloze, _in_slot
+from storygraph.qa.verify.support_roles import RoleChecks, _cloze, asks_role, in_slot
 from storygraph.qa.verify.support_speech import speech_candidates, speech_support
 from storygraph.qa.verify.support_words import (
-    _SHORT_EN,
-    _SHORT_JA,
-    _content,
+    SHORT_EN,
+    SHORT_JA,
     _core,
-    _joined,
-    _kana_pairs,
-    _on_topic,
     _own_part,
-    _says_asked_case,
     cited_sources,
+    content,
     declines,
+    joined,
+    kana_pairs,
+    on_topic,
+    says_asked_case,
 )
 from storygraph.text.embeddings import Embedder
 from storygraph.text.normalize import holds_name, normalize_name
@@ -140,12 +140,12 @@ class GraphSupportChecker(RoleChecks):
         core = _core(answer)
         if analysis.language == "ja":
             core = _own_part(core, analysis.folded)
-            return [core] if core and len(core) <= _SHORT_JA else []
+            return [core] if core and len(core) <= SHORT_JA else []
         asked = set(analysis.words)
         asked |= {w for e in analysis.entities for w in english_words(e.mention)}
         own = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", core) if english_words(w)]
         own = [w for w in own if english_words(w)[0] not in asked]
-        return [" ".join(own)] if own and len(own) <= _SHORT_EN else []
+        return [" ".join(own)] if own and len(own) <= SHORT_EN else []
 
     # --- the check ----------------------------------------------------------------------------
     def check(
@@ -171,7 +171,7 @@ class GraphSupportChecker(RoleChecks):
         cites = "cites or read" if cited else "read (it cites none)"
         participants = [e for e in analysis.entities if e.node_id]
         links = self._links(analysis, shown, citations, facts)
-        role = _asks_role(analysis)
+        role = asks_role(analysis)
         candidates = speech_candidates(analysis, facts, shown, self._spoken) or (
             tuple(self._candidates(analysis, links)) if role else ()
         )
@@ -180,7 +180,7 @@ class GraphSupportChecker(RoleChecks):
             # a failed answer to a question whose premise nothing in the story supports:
             # "the story does not say", not "not sure"
             premise = self._premise(analysis, links, facts, shown) if role else None
-            offered = tuple(c for c in candidates if not any(_same(c.name, n) for n in named))
+            offered = tuple(c for c in candidates if not any(same(c.name, n) for n in named))
             if premise is not None:
                 return Support("no premise", None, tuple(named), premise, "premise", offered)
             return Support("not supported", None, tuple(named), reason, check, offered)
@@ -202,7 +202,7 @@ class GraphSupportChecker(RoleChecks):
         if quoted is not None and self._quote_misses(analysis, answer, quoted):
             # a sentence about the participant that does not answer (docs/ISSUES.md#support-quotes)
             quoted = None
-        if quoted is not None and not _says_asked_case(analysis, answer):
+        if quoted is not None and not says_asked_case(analysis, answer):
             # 「…と思って、火をきった」 for 何で火をきった: the quote says the question's event
             # but has no phrase in the question word's case (で: with what); the words check
             # below says so too
@@ -223,7 +223,7 @@ class GraphSupportChecker(RoleChecks):
         if analysis.qtype.kind == "with_whom" and len(named) > 1:
             # 「おじいさんとおばあさんは、桃太郎を育てました」 for with whom おじいさん lives:
             # the partner is the one the answer joins to him, not whoever else it names
-            named = _joined(answer, named, participants) or named
+            named = joined(answer, named, participants) or named
         if not named and analysis.qtype.kind in PERSON_KINDS | {"where"}:
             named = self._own_words(analysis, answer)
         if not named:
@@ -248,7 +248,7 @@ class GraphSupportChecker(RoleChecks):
             # a source's parse can still confirm it (親がにを殺したのは: the subject of 殺す)
             slotted = self._slot_source(analysis, named[0], sources) if len(named) == 1 else None
             if slotted is not None:
-                return _in_slot(named, slotted)
+                return in_slot(named, slotted)
             return fail("the question names no one of the story to check the answer by", "role")
         # the name check
         holding: dict[str, list[Citation]] = {}
@@ -256,9 +256,9 @@ class GraphSupportChecker(RoleChecks):
             holding[name] = [
                 c
                 for c in sources
-                if (holds_name(c.text, name) or _in_frame(c, name, links))
-                and _beside(c, participants, role, links)
-                and (role or _on_topic(c.text, analysis))
+                if (holds_name(c.text, name) or in_frame(c, name, links))
+                and beside(c, participants, role, links)
+                and (role or on_topic(c.text, analysis))
             ]
             if not holding[name]:
                 where = (" or " if role else " and ").join(e.node_id for e in participants)
@@ -316,7 +316,7 @@ class GraphSupportChecker(RoleChecks):
         facts: Sequence[Fact],
     ) -> Support:
         offered = speech_candidates(analysis, facts, read or citations, self._spoken)
-        if not offered and _asks_role(analysis):
+        if not offered and asks_role(analysis):
             links = self._links(analysis, read, citations, facts)
             premise = self._premise(analysis, links, facts, read)
             if premise is not None:
@@ -336,7 +336,7 @@ class GraphSupportChecker(RoleChecks):
         answer: str,
         sources: Sequence[Citation],
         cites: str,
-        links: Sequence[_Link],
+        links: Sequence[Link],
         fail: Callable[..., Support],
     ) -> Support:
         """A what / how / why answer in a sentence of its own: most of its content words
@@ -344,8 +344,8 @@ class GraphSupportChecker(RoleChecks):
         language = "ja" if analysis.language == "ja" else "en"
         core = _core(answer)
         own_part = _own_part(core, analysis.folded) if language == "ja" else core
-        words = _content(own_part, language)
-        question = set(_content(analysis.folded, language)) | _kana_pairs(analysis.folded, language)
+        words = content(own_part, language)
+        question = set(content(analysis.folded, language)) | kana_pairs(analysis.folded, language)
         own = [w for w in words if w not in question]
         if words and not own:
             if not analysis.offers_choice:
@@ -361,7 +361,7 @@ class GraphSupportChecker(RoleChecks):
             # a sentence saying the asked act with nothing in the asked slot
             # (docs/ISSUES.md#support-quotes)
             return fail(missed, "words")
-        if not _says_asked_case(analysis, answer):
+        if not says_asked_case(analysis, answer):
             # its words may all be in a source (the asked event) without the asked thing
             return fail(
                 f"the answer has no phrase in the question word's case ({analysis.asked_case})",
@@ -370,9 +370,9 @@ class GraphSupportChecker(RoleChecks):
         best: tuple[float, Citation | None] = (0.0, None)
         taking_part = [e for e in analysis.entities if e.node_id not in analysis.qualifiers]
         for c in sources:
-            if not _beside(c, taking_part, False, links) or not self._topical(c, analysis):
+            if not beside(c, taking_part, False, links) or not self._topical(c, analysis):
                 continue
-            held = set(_content(c.text, language)) | _kana_pairs(c.text, language)
+            held = set(content(c.text, language)) | kana_pairs(c.text, language)
             share = sum(w in held for w in own) / len(own)
             if in_order_share(own_part, c.text, language) < ORDER_SHARE:
                 # the source's words in another order say something else
@@ -394,9 +394,9 @@ class GraphSupportChecker(RoleChecks):
         """Is a source on the question's topic: it shares a term of the question, or, in
         English, the story just before it does ("I was not then born." answers why the Lamb
         could not have insulted the Wolf last year, said in the sentence before)?"""
-        if _on_topic(source.text, analysis):
+        if on_topic(source.text, analysis):
             return True
-        return analysis.language != "ja" and _on_topic(self._around(source)[0], analysis)
+        return analysis.language != "ja" and on_topic(self._around(source)[0], analysis)
 
     def _not_a_name(
         self, analysis: QuestionAnalysis, answer: str, language: str, sources: Sequence[Citation]

@@ -1,4 +1,4 @@
-"""The relations the support check's role and premise checks read (`_Link`: from a frame of a
+"""The relations the support check's role and premise checks read (`Link`: from a frame of a
 source, or a fact), read as the question's act reads them (`as_asked`), and how a link or a
 source is matched to a name or a participant of the question.
 """
@@ -18,7 +18,7 @@ from storygraph.text.vocabulary import CONVERSE_STEMS
 
 
 @dataclass(frozen=True)
-class _Link:
+class Link:
     """One relation the check can read: from a frame of a source, or a fact."""
 
     start: str
@@ -52,7 +52,7 @@ class _Link:
     def verb(self) -> str:
         """The link's verb in words: its relation's (DEFEATS → defeats), else, for a frame
         whose verb the table lacks, the predicate as the sentence writes it (引き出し)."""
-        return _verb_words(self.relation) or self.predicate or "is linked to"
+        return verb_words(self.relation) or self.predicate or "is linked to"
 
     def told(self) -> str:
         """What the source says, in words and in its own order (鬼の酋長 surrenders to 桃太郎,
@@ -71,7 +71,7 @@ _PLACE_PARTICLES = ("に", "へ", "で", "から", "まで")
 _PLACE_TOKENS = frozenset({"TO", "IN", "AT", "FROM", "INTO", "ON", "LIVES", "GOES", "LOCATED"})
 
 
-def as_asked(link: _Link, analysis: QuestionAnalysis) -> _Link:
+def as_asked(link: Link, analysis: QuestionAnalysis) -> Link:
     """`link` as the question's act reads it: a relation whose subject is the object of the
     asked act (鬼の酋長 -[SURRENDERS_TO]-> 桃太郎, asked who defeated whom: CONVERSE_STEMS) with
     its ends swapped; any other link, and any link for a question about that converse act
@@ -82,7 +82,7 @@ def as_asked(link: _Link, analysis: QuestionAnalysis) -> _Link:
     return replace(link, start=link.end, end=link.start, swapped=not link.swapped)
 
 
-def _verb_words(relation: str) -> str:
+def verb_words(relation: str) -> str:
     """A relation type or stem as words of a sentence: DEFEAT → defeats, FOLLOWS → follows,
     BECOMES_COMPANION_OF → becomes companion of."""
     words = relation.lower().replace("_", " ").strip()
@@ -95,7 +95,7 @@ def _verb_words(relation: str) -> str:
     return words + "s"
 
 
-def _same(phrase: str, name: str) -> bool:
+def same(phrase: str, name: str) -> bool:
     """Is a frame's noun phrase (or a fact's end) the named thing? Same entity, or the phrase
     is the name with an owner or a title before it (おじいさんの桃太郎 ≠; "old woman" = woman)."""
     if not phrase or not name:
@@ -106,8 +106,8 @@ def _same(phrase: str, name: str) -> bool:
     return a.endswith(" " + b) or b.endswith(" " + a)
 
 
-def _beside(
-    source: Citation, participants: Sequence[Any], role: bool, links: Sequence[_Link]
+def beside(
+    source: Citation, participants: Sequence[Any], role: bool, links: Sequence[Link]
 ) -> bool:
     """Does a source name the question's participants, itself or through a fact or frame it
     tells ("He wrapped his cloak": the parser's traveler)? All of them for a what / how
@@ -118,24 +118,24 @@ def _beside(
         return True
     ends = [end for link in links if link.source == source.number for end in (link.start, link.end)]
     named = [
-        _names_participant(source.text, e) or any(_same(end, e.node_id) for end in ends)
+        names_participant(source.text, e) or any(same(end, e.node_id) for end in ends)
         for e in participants
     ]
     return any(named) if role else all(named)
 
 
-def _in_frame(source: Citation, name: str, links: Sequence[_Link]) -> bool:
+def in_frame(source: Citation, name: str, links: Sequence[Link]) -> bool:
     """Does a frame of the source have the name in a slot: a subject the sentence leaves
     unsaid and its paragraph's topic gives (「そして、桃太郎のあとから、ついて行きました」
     after 「犬は…」)?"""
     return any(
         link.how == "frame"
         and link.source == source.number
-        and (_same(link.start, name) or _same(link.end, name))
+        and (same(link.start, name) or same(link.end, name))
         for link in links
     )
 
 
-def _names_participant(text: str, entity: Any) -> bool:
+def names_participant(text: str, entity: Any) -> bool:
     """Does a source name a participant of the question, by its graph name or its mention?"""
     return holds_name(text, entity.node_id) or holds_name(text, entity.mention)

@@ -64,8 +64,8 @@ from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_structure import Clause, QuestionStructure, case_direction
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.qa.question.relation_words import question_stems, related_stems, word_in
-from storygraph.qa.verify.support_links import _beside, _Link
-from storygraph.qa.verify.support_words import _SHORT_EN, _SHORT_JA, _core, _on_topic, _pairs
+from storygraph.qa.verify.support_links import Link, beside
+from storygraph.qa.verify.support_words import SHORT_EN, SHORT_JA, _core, on_topic, pairs
 from storygraph.text.chunking import split_sentences
 from storygraph.text.normalize import holds_name, normalize_name
 from storygraph.text.terms import english_words
@@ -281,19 +281,19 @@ def _quoted(
     analysis: QuestionAnalysis,
     answer: str,
     sources: Sequence[Citation],
-    links: Sequence[_Link],
+    links: Sequence[Link],
 ) -> Citation | None:
     """The source a long answer quotes (`QUOTE_SHARE` of it word for word), when that source
     names a participant of the question and shares a word of it; None for a short answer (a
     name: the role check reads it) and for anything else."""
     core = _core(answer)
     if analysis.language == "ja":
-        if len(core) <= _SHORT_JA:
+        if len(core) <= SHORT_JA:
             return None
-        mine = _pairs(core)
+        mine = pairs(core)
     else:
         mine = english_words(core)
-        if len(core.split()) <= _SHORT_EN:
+        if len(core.split()) <= SHORT_EN:
             return None
         # "The Hare made fun of the short feet…" for "What did the Hare make fun of?": the
         # words it repeats of the question say the question, not what it quotes
@@ -302,18 +302,18 @@ def _quoted(
         mine = own if len(own) >= MIN_QUOTED_WORDS else mine
     if not mine:
         return None
-    if analysis.qtype.kind in PERSON_KINDS | {"where"} and not _on_topic(core, analysis):
+    if analysis.qtype.kind in PERSON_KINDS | {"where"} and not on_topic(core, analysis):
         # a quote answering who / where must itself say the question's terms (its verb): a
         # sentence beside the asked event (「…ながめながら」 for who rescued the hare) names
         # someone, not the one asked for
         return None
     for c in sources:
-        held = set(_pairs(c.text)) if analysis.language == "ja" else set(english_words(c.text))
+        held = set(pairs(c.text)) if analysis.language == "ja" else set(english_words(c.text))
         share = sum(x in held for x in mine) / len(mine)
         if (
             share >= QUOTE_SHARE
-            and (_beside(c, analysis.entities, True, links) or _holds_quoted(c.text, analysis))
-            and (_on_topic(c.text, analysis) or _says_asked_verb(c.text, analysis))
+            and (beside(c, analysis.entities, True, links) or _holds_quoted(c.text, analysis))
+            and (on_topic(c.text, analysis) or _says_asked_verb(c.text, analysis))
         ):
             return c
     return None

@@ -1,5 +1,5 @@
 """The role and premise checks of the support check (storygraph.qa.verify.support, steps 3
-and 4 of its docstring): whether the question asks a role (`_asks_role`; the question as the
+and 4 of its docstring): whether the question asks a role (`asks_role`; the question as the
 check reads it: storygraph.qa.question.checked), the relations its sources' frames and its
 facts give, a link or a source's clause with the answer in the asked slot, the candidates for
 that slot, and whether the question's premise stands.
@@ -16,11 +16,11 @@ from storygraph.qa.question.relation_words import type_stems, word_in
 from storygraph.qa.retrieval.context import MAX_SOURCE_CHARS
 from storygraph.qa.retrieval.type_priors import PERSON_TYPES, PLACE_TYPES, THING_TYPES
 from storygraph.qa.verify.support_links import (
-    _Link,
-    _names_participant,
-    _same,
-    _verb_words,
+    Link,
     as_asked,
+    names_participant,
+    same,
+    verb_words,
 )
 from storygraph.qa.verify.support_reading import SourceReading
 from storygraph.qa.verify.support_slots import fills, phrasal
@@ -68,7 +68,7 @@ def _cloze(
     return None
 
 
-def _in_slot(named: Sequence[str], source: Citation) -> Support:
+def in_slot(named: Sequence[str], source: Citation) -> Support:
     return Support(
         "supported",
         source=source.number,
@@ -78,7 +78,7 @@ def _in_slot(named: Sequence[str], source: Citation) -> Support:
     )
 
 
-def _asks_role(analysis: QuestionAnalysis) -> bool:
+def asks_role(analysis: QuestionAnalysis) -> bool:
     """A role question: a who / whom / with-whom / where question about a participant (with
     no verb, any relation between the two), or a what question whose verb and participant's
     role are known (「おじいさんは何を見つけた」); also one of no known kind whose verb and a
@@ -121,11 +121,11 @@ class RoleChecks(SourceReading):
         read: Sequence[Citation],
         citations: Sequence[Citation],
         facts: Sequence[Fact],
-    ) -> list[_Link]:
+    ) -> list[Link]:
         """The relations of the frames of the sources read, then of the facts some source
         tells (and the kept facts): what the role and premise checks read."""
         language = "ja" if analysis.language == "ja" else "en"
-        links: list[_Link] = []
+        links: list[Link] = []
         for c in read:
             if c.kind == "graph":
                 continue
@@ -134,7 +134,7 @@ class RoleChecks(SourceReading):
                 if f.start + len(f.sentence) <= len(before) or f.start >= len(before + c.text):
                     continue  # a frame of the story around the source, not of the source
                 links.append(
-                    _Link(
+                    Link(
                         f.subject,
                         f.relation,
                         f.object,
@@ -154,7 +154,7 @@ class RoleChecks(SourceReading):
             if citation is None and not fact.kept:
                 continue
             links.append(
-                _Link(
+                Link(
                     fact.start,
                     fact.type,
                     fact.end,
@@ -197,7 +197,7 @@ class RoleChecks(SourceReading):
             return kind not in PERSON_TYPES
         return True
 
-    def _relation_fits(self, analysis: QuestionAnalysis, link: _Link) -> bool:
+    def _relation_fits(self, analysis: QuestionAnalysis, link: Link) -> bool:
         """Does the link say what the question asks about: a relation of the question's verb
         (or its field of meaning); for a question whose verb the table lacks, a link whose
         own verb the question uses."""
@@ -205,7 +205,7 @@ class RoleChecks(SourceReading):
             return link.said_in(analysis)
         return bool(type_stems(link.relation) & (analysis.related or analysis.stems))
 
-    def _fills(self, analysis: QuestionAnalysis, name: str, links: Sequence[_Link]) -> _Link | None:
+    def _fills(self, analysis: QuestionAnalysis, name: str, links: Sequence[Link]) -> Link | None:
         """A link with `name` in the asked slot and a participant in the other; for a with
         whom question also two links of one sentence that share their relation and other end
         (おじいさんとおばあさんが…: coordinated subjects are partners)."""
@@ -220,24 +220,24 @@ class RoleChecks(SourceReading):
             return None
         for link in fitting:
             for entity, slot in self._wanted(analysis):
-                if slot in ("start", "any") and _same(link.start, name) and _same(link.end, entity):
+                if slot in ("start", "any") and same(link.start, name) and same(link.end, entity):
                     return link
-                if slot in ("end", "any") and _same(link.end, name) and _same(link.start, entity):
+                if slot in ("end", "any") and same(link.end, name) and same(link.start, entity):
                     return link
         if kind != "with_whom":
             return None
-        for link in (x for x in links if x.how == "frame" and _same(x.start, name)):
+        for link in (x for x in links if x.how == "frame" and same(x.start, name)):
             for other in links:
                 if (
                     other.source == link.source
                     and other.relation == link.relation
-                    and _same(other.end, link.end)
-                    and any(_same(other.start, e) for e, _ in self._wanted(analysis))
+                    and same(other.end, link.end)
+                    and any(same(other.start, e) for e, _ in self._wanted(analysis))
                 ):
                     return link
         return None
 
-    def _candidates(self, analysis: QuestionAnalysis, links: Sequence[_Link]) -> list[Candidate]:
+    def _candidates(self, analysis: QuestionAnalysis, links: Sequence[Link]) -> list[Candidate]:
         """What the frames and facts put in the asked slot (sourced ones first)."""
         found: list[Candidate] = []
         participants = [e for e, _ in self._wanted(analysis)]
@@ -254,15 +254,15 @@ class RoleChecks(SourceReading):
                 continue
             for entity, slot in self._wanted(analysis):
                 other = ""
-                if slot in ("start", "any") and _same(link.end, entity):
+                if slot in ("start", "any") and same(link.end, entity):
                     other = link.start
-                elif slot in ("end", "any") and _same(link.start, entity):
+                elif slot in ("end", "any") and same(link.start, entity):
                     other = link.end
-                if not other or any(_same(other, p) for p in participants):
+                if not other or any(same(other, p) for p in participants):
                     continue
                 if not self._kind_fits(analysis, other):
                     continue
-                if any(_same(other, c.name) for c in found):
+                if any(same(other, c.name) for c in found):
                     continue
                 direct = bool(type_stems(link.relation) & analysis.stems)
                 kind = self.types.get(normalize_name(other), "")
@@ -273,7 +273,7 @@ class RoleChecks(SourceReading):
     def _premise(
         self,
         analysis: QuestionAnalysis,
-        links: Sequence[_Link],
+        links: Sequence[Link],
         facts: Sequence[Fact],
         read: Sequence[Citation],
     ) -> str | None:
@@ -296,15 +296,15 @@ class RoleChecks(SourceReading):
         wanted = [(e, s) for e, s in self._wanted(analysis) if s != "any"]
         if not wanted:
             return None
-        told = (_Link(f.start, f.type, f.end, None, f.evidence, "fact") for f in facts)
+        told = (Link(f.start, f.type, f.end, None, f.evidence, "fact") for f in facts)
         every = [*links, *(as_asked(link, analysis) for link in told)]
         for link in every:
             if not type_stems(link.relation) & (analysis.related or analysis.stems):
                 continue
             for entity, slot in wanted:
-                if slot == "start" and _same(link.end, entity):
+                if slot == "start" and same(link.end, entity):
                     return None
-                if slot == "end" and _same(link.start, entity):
+                if slot == "end" and same(link.start, entity):
                     return None
         if self._unread_verb(analysis, links, read):
             return None
@@ -315,13 +315,13 @@ class RoleChecks(SourceReading):
         return f"no fact or sentence has {entity} {verb} anyone"
 
     def _unread_verb(
-        self, analysis: QuestionAnalysis, links: Sequence[_Link], read: Sequence[Citation]
+        self, analysis: QuestionAnalysis, links: Sequence[Link], read: Sequence[Citation]
     ) -> bool:
         """Does a source read name a participant and use a word of the question's verb with no
         frame of that verb read from it?"""
         words = [w for stem in analysis.stems for w in words_by_stem().get(stem, ())]
         for c in read:
-            if not any(_names_participant(c.text, e) for e in analysis.entities):
+            if not any(names_participant(c.text, e) for e in analysis.entities):
                 continue
             if not any(word_in(w, c.text.lower()) for w in words):
                 continue
@@ -337,7 +337,7 @@ class RoleChecks(SourceReading):
 
     def _slot_words(self, analysis: QuestionAnalysis) -> str:
         """The asked slot in words: "the one who defeats 桃太郎"."""
-        verb = " / ".join(_verb_words(s) for s in sorted(analysis.stems)) or "is linked to"
+        verb = " / ".join(verb_words(s) for s in sorted(analysis.stems)) or "is linked to"
         parts = []
         for entity, slot in self._wanted(analysis):
             if slot == "start":

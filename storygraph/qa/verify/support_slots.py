@@ -36,8 +36,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from storygraph.qa.question.asked_slot import (
-    _WH_WORDS,
     WH_CASE,
+    WH_WORDS,
     AskedSlot,
     Clause,
     Slot,
@@ -217,7 +217,7 @@ def _english(doc: Any) -> list[Clause]:
         slots: list[Slot] = []
         for child in tok.children:
             word = child.text.lower()
-            if word in _WH_WORDS:
+            if word in WH_WORDS:
                 slots.append(Slot(word, WH_CASE))
             elif child.dep_ == "nsubj":
                 slots.append(Slot(_noun(child), "subj"))

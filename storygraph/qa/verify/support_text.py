@@ -161,8 +161,7 @@ def support_step(
     replaced = support_reply(support, analysis, citations, written)
     if replaced is not None:
         warnings.append(
-            f"{NOT_SHOWN}support check ({support.check}) found {support.verdict}: "
-            f"{support.reason}"
+            f"{NOT_SHOWN}support check ({support.check}) found {support.verdict}: {support.reason}"
         )
     detail = {
         "verdict": support.verdict,

@@ -27,10 +27,10 @@ from storygraph.text.language import is_kanji
 from storygraph.text.normalize import normalize_name
 from storygraph.text.terms import english_words
 
-_SHORT_JA = 12
+SHORT_JA = 12
 _CASE_PARTICLE = re.compile(r"(?:を|が|に|へ|で|と|から)")
 _PARTICLE_TAIL = re.compile(r"(?:から|まで|より|へ|に|で|を|が|は|と|の)$")
-_SHORT_EN = 5
+SHORT_EN = 5
 
 
 def cited_sources(answer: str, citations: Sequence[Citation]) -> list[Citation]:
@@ -75,7 +75,7 @@ def _own_part(core: str, folded: str) -> str:
     return core
 
 
-def _joined(answer: str, named: Sequence[str], participants: Sequence[Any]) -> list[str]:
+def joined(answer: str, named: Sequence[str], participants: Sequence[Any]) -> list[str]:
     """The names the answer coordinates with a participant of the question (AとB, A and B)."""
     folded = normalize_name(answer)
     own = {normalize_name(m) for e in participants for m in (e.node_id, e.mention) if m}
@@ -88,7 +88,7 @@ def _joined(answer: str, named: Sequence[str], participants: Sequence[Any]) -> l
     return joined
 
 
-def _on_topic(text: str, analysis: QuestionAnalysis) -> bool:
+def on_topic(text: str, analysis: QuestionAnalysis) -> bool:
     """Does a source share a content term of the question beyond its entities (the verb's
     kanji, an English word stem)? A question without such terms: yes."""
     if not analysis.terms:
@@ -108,7 +108,7 @@ def _in_kana(term: str, held: str) -> bool:
     return bool(spoken) and spoken in held
 
 
-def _says_asked_case(analysis: QuestionAnalysis, answer: str) -> bool:
+def says_asked_case(analysis: QuestionAnalysis, answer: str) -> bool:
     """Does a Japanese answer have a phrase in the question word's case (何で → Xで, どこへ →
     Xへ, 誰と → Xと), one the question does not hold itself, or is it a bare noun phrase? Yes
     when the question's structure gave no such case."""
@@ -116,7 +116,7 @@ def _says_asked_case(analysis: QuestionAnalysis, answer: str) -> bool:
     if analysis.language != "ja" or not case:
         return True
     core = normalize_name(_core(answer))
-    if len(core) <= _SHORT_JA and not _CASE_PARTICLE.search(core):
+    if len(core) <= SHORT_JA and not _CASE_PARTICLE.search(core):
         return True  # a bare noun phrase (ぬい針です) is the asked thing itself
     for found in re.finditer(re.escape(case), core):
         before = core[max(0, found.start() - 2) : found.start()]
@@ -125,22 +125,22 @@ def _says_asked_case(analysis: QuestionAnalysis, answer: str) -> bool:
     return False
 
 
-def _pairs(text: str) -> list[str]:
+def pairs(text: str) -> list[str]:
     """Character pairs of a Japanese text, punctuation and spaces left out."""
     flat = re.sub(r"[\s、。，．・「」『』（）()！？!?\[\]0-9]+", "", normalize_name(text))
     return [flat[i : i + 2] for i in range(len(flat) - 1)]
 
 
-def _kana_pairs(text: str, language: str) -> set[str]:
+def kana_pairs(text: str, language: str) -> set[str]:
     """A Japanese text's character pairs (what a kana answer's words are compared with)."""
-    return set(_pairs(text)) if language == "ja" else set()
+    return set(pairs(text)) if language == "ja" else set()
 
 
-def _content(text: str, language: str) -> list[str]:
+def content(text: str, language: str) -> list[str]:
     """The words an answer and a source are compared by: English content words; Japanese
     kanji and katakana runs as pairs, else (an answer in kana alone, 「うすをこしらえました」)
     the character pairs of the whole text."""
     if language == "ja":
         runs = re.findall(r"[\u3400-\u9fff々〆\u30a0-\u30ff]{1,}", normalize_name(text))
-        return [r[i : i + 2] for r in runs for i in range(max(1, len(r) - 1))] or _pairs(text)
+        return [r[i : i + 2] for r in runs for i in range(max(1, len(r) - 1))] or pairs(text)
     return english_words(text)
