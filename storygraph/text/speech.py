@@ -62,11 +62,20 @@ SPEECH_STEMS_JA = (
     "呼", "よび", "よん", "よば", "怒鳴", "どな", "ささや", "つぶや", "呟", "頼", "たの", "わめ",
     "返事", "返し", "語", "かたり", "かたっ", "告げ", "つげ", "しゃべ", "笑", "わらい", "わらっ",
     "泣", "なき", "歌", "うたい", "うたっ", "ことわ", "断", "あやま", "謝", "ほめ", "褒", "命じ",
-    "たずね", "おっしゃ", "仰",
+    "たずね", "おっしゃ", "仰", "問", "質問", "返答", "つけ加え", "付け加え",
 )
 """How a Japanese verb of saying starts, as a line's verb is written (言いました, さけびました,
 答えました, たずねました, 聞きました, 申しました …). The verb must follow the quote's と (or
 the speaker's particle) closely, so the short kana stems match only there."""
+
+SAYING_STEMS_JA = (
+    "言", "いい", "いっ", "云", "叫", "さけ", "答", "こたえ", "たず", "尋", "訊", "申", "話",
+    "返事", "返答", "質問", "問い", "問う", "どな", "怒鳴", "つけ加え", "付け加え", "つぶや", "呟",
+    "ささや", "呼", "わめ", "頼", "おっしゃ", "仰っ", "仰せ",
+)
+"""The verbs of saying (of `SPEECH_STEMS_JA`) that make a sentence of saying by themselves, with
+no quote's と before them (熊はこう言いました。⏎「…」, 「…」⏎熊は低い声で答えました。): not a
+verb that is often something else there (聞いた: heard; 笑った, 泣いた, 歌った)."""
 
 SPEECH_VERBS_EN = (
     "said", "says", "say", "replied", "replies", "answered", "asked", "cried", "exclaimed",
@@ -610,10 +619,7 @@ _JA_BEFORE_SENTENCE = re.compile(
     rf"(?:(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって|むかって)?[、\s　]*)?"
     r"(?P<verb>[^、。！？「」]{1,12})[。：:]\s*$"
 )
-_SAID_SO_STEMS = (
-    "言", "いい", "いっ", "云", "叫", "さけ", "答", "こたえ", "たず", "尋", "申", "話", "返事",
-    "どな", "怒鳴", "つけ加え", "付け加え", "つぶや", "呟", "ささや", "呼", "わめ", "頼",
-)
+_SAID_SO_STEMS = SAYING_STEMS_JA
 _JA_SAID_SO_BEFORE = re.compile(
     rf"^(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[^。「」！？]{{0,40}}?(?:こう|そう|次のように)?"
     r"(?P<verb>[^。「」！？、]{0,8}?(?:" + "|".join(_SAID_SO_STEMS) + r")[^。「」！？、]{0,10})"
@@ -653,13 +659,14 @@ def _before_sentence(
         if _ANAPHORIC.search(previous) or (after_quote and not forward):
             return None  # between two lines, only こう (this) says it is the next one's
         m = _JA_BEFORE_SENTENCE.search(previous)
-        if m and _ja_verb(m.group("verb")):
+        if m and _ja_verb(m.group("verb")) and not _not_said_by(m.group("verb")):
             speaker = names.ja(m.group("speaker"))
             if speaker:
                 listener = names.ja(m.group("listener")) if m.group("listener") else ""
                 return speaker, listener, "ja:before", begins
         so = _JA_SAID_SO_BEFORE.search(previous)
-        if so and not so.group("verb").startswith(_THOUGHT_JA):
+        thought = so is not None and so.group("verb").startswith(_THOUGHT_JA)
+        if so and not thought and not _not_said_by(so.group("verb")):
             speaker = names.ja(so.group("speaker"))
             if speaker:
                 return speaker, "", "ja:before-こう言った", begins
@@ -672,7 +679,7 @@ def _before_sentence(
     return None
 
 
-_SAYING_HEAD = r"(?:[^。「」]{0,8})?(?:言|いい|いっ|云|叫|答|こた|申|話|返事|付け加|つけ加)"
+_SAYING_HEAD = r"(?:[^。「」]{0,8})?(?:" + "|".join(SAYING_STEMS_JA) + ")"
 _CATAPHORIC = re.compile(r"(?:こう|次のように)" + _SAYING_HEAD)
 _ANAPHORIC = re.compile(r"そう" + _SAYING_HEAD)
 """こう言った points at the line after it, そう言った at the line before."""
@@ -687,7 +694,10 @@ def _after_sentence(text: str, q: _Quote, start: int, names: _Names) -> tuple[st
     """A Japanese quote standing alone (a sentence of its own, no と after it), then a sentence
     of saying with no quote of its own (「…」⏎熊は低い声で言い放ちました。): that sentence's
     speaker, and where that sentence ends (the line's evidence runs to it). Between two lines,
-    only そう (so) says it is the line before's."""
+    only そう (so) says it is the line before's; こう points at the line before when narration,
+    not a line, follows (「…」⏎ゲエルは無造作にこう言いました。しかし…: a first-person
+    narrative's way), and at none when the text ends there (its line may be in the next chunk).
+    A passive or negated verb (こう言われました, 答えませんでした) says no one's line."""
     if q.language != "ja" or text[start : q.start].strip(" 　\n"):
         return None
     k = q.end
@@ -700,11 +710,25 @@ def _after_sentence(text: str, q: _Quote, start: int, names: _Names) -> tuple[st
         return None
     said = m.group(0)
     end = k + m.end()
-    before_next = text[end:].lstrip(" 　\n").startswith("「")
-    if _CATAPHORIC.search(said) or (before_next and not _ANAPHORIC.search(said)):
+    if _not_said_by(m.group("verb")):
         return None
+    following = text[end:].lstrip(" 　\n")
+    before_next = following.startswith("「")
+    if before_next and not _ANAPHORIC.search(said):
+        return None
+    if _CATAPHORIC.search(said) and not following:
+        return None  # こう at the text's end: the line it points at may be cut off
     speaker = names.ja(m.group("speaker"))
     return (speaker, end) if speaker else None
+
+
+_PASSIVE_OR_NOT = re.compile(r"(?:われ|られ|ばれ|せん|ない|なかっ|ず[、。に]|ずに)")
+
+
+def _not_said_by(verb: str) -> bool:
+    """A sentence of saying whose subject is not the speaker: passive (言われました: the other
+    said it) or negated (答えませんでした)."""
+    return _PASSIVE_OR_NOT.search(verb) is not None
 
 
 def _vocative(quote: str, names: _Names, language: str) -> str:

@@ -340,3 +340,62 @@ def test_a_katakana_speaker_the_reader_missed_and_a_name_written_with_its_owner(
     assert [s.speaker for s in lines] == ["ポポ", "森の熊"]
     # a hiragana or kanji word no name of the story is stays unattributed
     assert read_speech("「帰ろう。」とだれかが言いました。", ("狸",)) == []
+
+
+# --- first-person narrative dialogue and the verbs of saying beyond 言う -----------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "speaker", "quote"),
+    [
+        # a sentence of saying after the line, with こう, narration after it: the line before
+        ("「雨はもう上がりましたよ。」\n　窓のそばのポロはのんきにこう言いました。しかし空は暗い。",
+         "ポロ", "雨はもう上がりましたよ。"),
+        ("「橋はどこです？」\n　僕は宿の主人の顔を見ながら、こう尋ねました。主人は黙っていました。",
+         "僕", "橋はどこです？"),  # the narrator asks
+        ("「…そうかね。」とポロは言うのです。", "ポロ", "…そうかね。"),
+        ("ポロは「橋はない。」と答えました。", "ポロ", "橋はない。"),
+        ("「火事だ！」とポロは叫びました。", "ポロ", "火事だ！"),
+        ("「もう遅い。」とポロは呟きました。", "ポロ", "もう遅い。"),
+        ("「どうぞ。」と女中が申しました。", "女中", "どうぞ。"),
+        ("「よろしい。」と先生がおっしゃいました。", "先生", "よろしい。"),
+        ("「明日また来ます。」とポロは話しました。", "ポロ", "明日また来ます。"),
+        ("「あなたの国にも橋はありますか？」とポロは僕に質問しました。", "ポロ",
+         "あなたの国にも橋はありますか？"),
+        ("ポロは煙草をくわえ、こう僕に問いかけました。\n「君は学生かね？」", "ポロ",
+         "君は学生かね？"),
+        ("「それから？」\n　ポロは小声でつけ加えました。それきり黙りました。", "ポロ",
+         "それから？"),
+        ('"It is late," the Owl answered.', "Owl", "It is late,"),
+        ('"Is it?" asked the Mole.', "Mole", "Is it?"),
+        ('"Help!" cried the Mole.', "Mole", "Help!"),
+        ('"No," the Owl replied.', "Owl", "No,"),
+        ('"Run!" shouted the Mole.', "Mole", "Run!"),
+        ('"Hush," whispered the Owl.', "Owl", "Hush,"),
+        ('"How odd," remarked the Owl.', "Owl", "How odd,"),
+        ('"And then," the Owl went on, "we slept."', "Owl", "And then, … we slept."),
+        ('"Also cake," added the Mole.', "Mole", "Also cake,"),
+        ('The Owl says, "Come in."', "Owl", "Come in."),
+    ],
+)
+def test_first_person_narrative_dialogue_and_every_verb_of_saying(
+    text: str, speaker: str, quote: str
+) -> None:
+    lines = read_speech(text, ("ポロ", "僕", "主人", "Owl", "Mole", "女中", "先生"))
+    assert [(s.speaker, s.quote) for s in lines] == [(speaker, quote)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # こう at the text's end: the line it points at may be in the next chunk
+        "「橋はどこです？」\n　ポロはこう尋ねました。",
+        # a passive sentence of saying: the other one said it
+        "「帰りたまえ。」\n　ポロは主人にこう言われました。それから帰りました。",
+        "ポロは主人にこう言われました。\n「帰りたまえ。」",
+        # negated
+        "「帰りたまえ。」\n　ポロは何も答えませんでした。",
+    ],
+)
+def test_a_passive_negated_or_cut_sentence_of_saying_attributes_no_line(text: str) -> None:
+    assert read_speech(text, ("ポロ", "主人")) == []
