@@ -49,6 +49,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from storygraph.text.vocabulary import SAYS_TYPE
 
@@ -352,9 +353,11 @@ def _looks_like_name_ja(words: str) -> bool:
 
 # --- Japanese attribution --------------------------------------------------------------------
 
+_JA_ITEM = r"[^、。！？!?「」『』\s\nがは]{1,16}?"
+"""One name of a list 犬と、猿と、きじが (no subject particle in it)."""
 _JA_AFTER = re.compile(
     rf"^[\s　]*(?:と|って|とか)[、\s　]*(?P<lead>(?:{'|'.join(_LEADING_JA)})[、\s　]*)?"
-    rf"(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[、\s　]*"
+    rf"(?P<speaker>(?:{_JA_ITEM}(?:と|や)、[\s　]*){{0,4}}?{_JA_NAME}){_JA_SUBJECT}[、\s　]*"
     rf"(?:(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって|むかって|むかい)?[、\s　]*)?"
     r"(?P<verb>[^、。！？「」]{0,12})"
 )
@@ -402,26 +405,28 @@ def _points_forward(text: str, pos: int) -> bool:
 
 
 def _attribute_ja(text: str, q: _Quote, sentence_start: int, names: _Names,
-                  follows: bool) -> tuple[str, str, str] | None:
-    """(speaker, listener, pattern) of a 「」 line, or None."""
+                  follows: bool) -> _Found | None:
+    """(speakers, listener, pattern) of a 「」 line, or None."""
     after = text[q.end : q.end + 60].split("\n\n", 1)[0]
     m = _JA_AFTER.match(after)
     if m:
-        speaker = names.ja(m.group("speaker"))
+        speakers, end = _ja_who(m, names)
         verb = m.group("verb") or ""
-        if speaker and _ja_verb(verb):
+        if end > m.end("speaker") + 1:  # おじいさんもおばあさんも: the verb after the last
+            verb = _JA_LISTENER_AFTER.sub("", after[end:].lstrip("、 　"), count=1)
+        if speakers and _ja_verb(verb):
             listener = names.ja(m.group("listener") or "") if m.group("listener") else ""
-            return speaker, listener, "ja:quote-と-X"
+            return speakers, listener, "ja:quote-と-X"
     for regex, pattern in (
         (_JA_SAID_THEN, "ja:quote-言って-X"),
         (_JA_SAID_SO, "ja:quote-Xがこう言う"),
     ):
         m = regex.match(after)
-        speaker = names.ja(m.group("speaker")) if m else ""
+        speakers = _ja_who(m, names)[0] if m else ()
         if m and regex is _JA_SAID_SO and _points_forward(text, q.end + m.end()):
             continue  # 「…」⏎熊はこう答えました。⏎「…」: the line after is his
-        if speaker:
-            return speaker, "", pattern
+        if speakers:
+            return speakers, "", pattern
     bare = _JA_AFTER_BARE.match(after)
     if bare is None:
         return None
@@ -438,11 +443,68 @@ def _attribute_ja(text: str, q: _Quote, sentence_start: int, names: _Names,
         return None
     b = _JA_BEFORE.search(before)
     if b:
-        speaker = names.ja(b.group("speaker"))
-        if speaker:
+        speakers = _ja_who(b, names)[0]
+        if speakers:
             listener = names.ja(b.group("listener")) if b.group("listener") else listener_here
-            return speaker, listener, "ja:X-quote-と"
+            return speakers, listener, "ja:X-quote-と"
     return None
+
+
+_Found = tuple[tuple[str, ...], str, str]
+"""An attribution: the speakers (one, or every name of a list: 犬と猿が言いました), the
+listener ("" when none is said) and the construction's pattern."""
+
+_JA_LIST_SEP = re.compile(r"[、\s　]*(?:と|や|も)[、\s　]*|[、\s　]+")
+_JA_ALSO = re.compile(rf"[、\s　]*(?P<name>{_JA_NAME})も")
+
+
+def _ja_who(m: re.Match[str], names: _Names) -> tuple[tuple[str, ...], int]:
+    """The speakers a match's `speaker` words name, and where (in the matched string) their
+    subject ends: one name (犬が), or every name of a list (犬と猿が, おじいさんもおばあさんも,
+    犬と、猿と、きじは). A list's every item must be a name by itself (犬と一緒に猿が is the
+    猿 alone: the words are one speaker, the last name they end with)."""
+    words = _strip_leading_ja(m.group("speaker").strip(" 　、"))
+    end = m.end("speaker") + 1
+    found: tuple[str, ...] = ()
+    parts = _JA_LIST_SEP.split(words)
+    if len(parts) >= 2 and all(parts):
+        items = [_ja_item(part, names) for part in parts]
+        if all(items):
+            found = tuple(dict.fromkeys(items))
+    if not found:
+        whole = names.ja(words)
+        found = (whole,) if whole else ()
+    if found and m.string[m.end("speaker") : end] == "も":
+        more = list(found)  # XもYも: the first も ends the match's words, the rest follow
+        while (also := _JA_ALSO.match(m.string, end)) is not None:
+            item = _ja_item(also.group("name"), names)
+            if not item:
+                break
+            more.append(item)
+            end = also.end()
+        found = tuple(dict.fromkeys(more))
+    return found, end
+
+
+def _ja_item(words: str, names: _Names) -> str:
+    """The name one item of a list is, when it is no more than a name (犬, 桃太郎さん, 大きな犬),
+    else "" (一緒に猿, 森で熊: a clause, not an item)."""
+    words = words.strip(" 　、")
+    found = names.ja(words)
+    if not found:
+        return ""
+    kana_end = "\u3040" <= words[-1] <= "\u309f" and not words.endswith(_HONORIFICS)
+    if kana_end and words not in names.lower:
+        return ""  # 一度振ります, それを見る(と): a clause ending in a verb, not a name
+    bare = words
+    for suffix in _HONORIFICS:
+        if bare.endswith(suffix) and len(bare) > len(suffix):
+            bare = bare[: -len(suffix)]
+            break
+    if found in (words, bare) or found.endswith("の" + bare):
+        return found
+    head = bare[: len(bare) - len(found)] if bare.endswith(found) else "?" * 9
+    return found if len(head) <= 3 and not any(c in "にでをへがはとや" for c in head) else ""
 
 
 # --- English attribution ---------------------------------------------------------------------
@@ -453,21 +515,27 @@ _EN_NP = (
     r"(?P<{g}>(?:the\s+)?(?:" + _EN_NOT_STOP + r"[A-Za-z][\w'-]*\s+){{0,2}}"
     + _EN_NOT_STOP + r"[A-Za-z][\w'-]*)"
 )
+_EN_CO = r"(?:the\s+[\w'-]+(?:\s+[A-Z][\w'-]*)?|[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)"
+_EN_MORE = rf"(?P<more>(?:\s*,\s*{_EN_CO})*,?\s+and\s+{_EN_CO})?"
+"""The other speakers of a list (the Cat and the Fox; Tom, Bess and the Owl)."""
+_EN_MORE_ENDED = rf"(?P<more>(?:\s*,\s*{_EN_CO})*,?\s+and\s+{_EN_CO}(?=\s*(?:[,.;:!?—]|$)))?"
+"""A list after its verb ends its clause: "said Tom and the Owl." ("said Tom, and the Owl
+laughed" is one speaker)."""
 _EN_AFTER_INVERTED = re.compile(
-    rf"^[\s,]*(?P<verb>{_EN_VERB}|[a-z]+ed)\s+{_EN_NP.format(g='speaker')}"
+    rf"^[\s,]*(?P<verb>{_EN_VERB}|[a-z]+ed)\s+{_EN_NP.format(g='speaker')}{_EN_MORE_ENDED}"
     rf"(?:\s+to\s+{_EN_NP.format(g='listener')})?(?=[\s,.;:!?—-]|$)"
 )
 _EN_AFTER_PLAIN = re.compile(
-    rf"^[\s,]*{_EN_NP.format(g='speaker')}\s+(?:\w+ly\s+)?(?P<verb>{_EN_VERB})"
+    rf"^[\s,]*{_EN_NP.format(g='speaker')}{_EN_MORE}\s+(?:\w+ly\s+)?(?P<verb>{_EN_VERB})"
     rf"(?:\s+to\s+{_EN_NP.format(g='listener')}|\s+(?P<object>(?:the\s+)?[A-Z][\w'-]*))?"
     r"(?=[\s,.;:!?—-]|$)"
 )
 _EN_BEFORE = re.compile(
-    rf"{_EN_NP.format(g='speaker')}\s+(?:\w+ly\s+)?(?P<verb>{_EN_VERB})"
+    rf"{_EN_NP.format(g='speaker')}{_EN_MORE}\s+(?:\w+ly\s+)?(?P<verb>{_EN_VERB})"
     rf"(?:\s+(?:to\s+)?{_EN_NP.format(g='listener')})?(?:\s+\w+ly)?\s*[,:]?\s*$"
 )
 _EN_BEFORE_INVERTED = re.compile(
-    rf"\b(?P<verb>{_EN_VERB})\s+{_EN_NP.format(g='speaker')}\s*[,:]\s*$"
+    rf"\b(?P<verb>{_EN_VERB})\s+{_EN_NP.format(g='speaker')}{_EN_MORE}\s*[,:]\s*$"
 )
 """Then said the Wolf, "…": the verb before its speaker, before the quote."""
 _EN_TELL = frozenset({"told", "tells", "asked", "answered", "called"})
@@ -505,9 +573,23 @@ def _en_np(words: str | None, names: _Names, *, capital: bool = False) -> str:
     return names.en(phrase)
 
 
+def _en_who(m: re.Match[str], names: _Names) -> tuple[str, ...]:
+    """The speakers a match names: its speaker, and the others of a list after it (the Cat
+    and the Fox), when every one of them is someone this reader can name."""
+    speaker = _en_np(m.group("speaker"), names)
+    if not speaker:
+        return ()
+    more = m.group("more")
+    if not more:
+        return (speaker,)
+    parts = [p for p in re.split(r"(?:^|\s*,\s*|\s+)and\s+|\s*,\s*", more.strip(" ,")) if p]
+    others = [_en_np(part, names) for part in parts]
+    return tuple(dict.fromkeys((speaker, *others))) if all(others) else (speaker,)
+
+
 def _attribute_en(text: str, q: _Quote, sentence_start: int, names: _Names,
-                  follows: bool) -> tuple[str, str, str] | None:
-    """(speaker, listener, pattern) of a “” line, or None."""
+                  follows: bool) -> _Found | None:
+    """(speakers, listener, pattern) of a “” line, or None."""
     after = text[q.end : q.end + 120].split("\n\n", 1)[0].replace("\n", " ")
     for regex in (_EN_AFTER_INVERTED, _EN_AFTER_PLAIN):
         m = regex.match(after)
@@ -515,31 +597,31 @@ def _attribute_en(text: str, q: _Quote, sentence_start: int, names: _Names,
             continue
         if m.group("verb") in _THOUGHT_EN:
             return None
-        speaker = _en_np(m.group("speaker"), names)
-        if not speaker:
+        speakers = _en_who(m, names)
+        if not speakers:
             continue
         listener = _en_np(m.group("listener"), names)
         if not listener and "object" in m.groupdict() and m.group("verb") in _EN_TELL:
             listener = _en_np(m.group("object"), names, capital=True)
-        return speaker, listener, "en:quote-said-X"
+        return speakers, listener, "en:quote-said-X"
     if follows:
         return None
     before = text[sentence_start : q.start].replace("\n", " ")
     b = _EN_BEFORE.search(before)
     if b and b.group("verb") not in _THOUGHT_EN:
-        speaker = _en_np(b.group("speaker"), names)
-        if speaker:
+        speakers = _en_who(b, names)
+        if speakers:
             listener = ""
             if b.group("listener") and (
                 b.group("verb") in _EN_TELL or re.search(r"\bto\s", b.group(0))
             ):
                 listener = _en_np(b.group("listener"), names)
-            return speaker, listener, "en:X-said-quote"
+            return speakers, listener, "en:X-said-quote"
     inverted = _EN_BEFORE_INVERTED.search(before)
     if inverted and inverted.group("verb") not in _THOUGHT_EN:
-        speaker = _en_np(inverted.group("speaker"), names)
-        if speaker:
-            return speaker, "", "en:said-X-quote"
+        speakers = _en_who(inverted, names)
+        if speakers:
+            return speakers, "", "en:said-X-quote"
     return None
 
 
@@ -577,10 +659,10 @@ def read_speech(text: str, names: Iterable[str] | SpeechNames = ()) -> list[Spee
             if after is not None:
                 found, end = (after[0], "", "ja:after"), after[1]
         if found is None and lines and q.language == "en":
-            found = _continued(text, lines[-1], q)
+            found = _continued(text, lines, q)
         if found is None:
             continue
-        speaker, listener, pattern = found
+        speakers, listener, pattern = found
         quote = q.inner
         nxt = quotes[index + 1] if index + 1 < len(quotes) else None
         if q.language == "en" and nxt is not None and pattern == "en:quote-said-X":
@@ -594,16 +676,22 @@ def read_speech(text: str, names: Iterable[str] | SpeechNames = ()) -> list[Spee
             listener = _vocative(quote, known, q.language)
             if listener:
                 pattern_extra = "+vocative"
-        if listener == speaker:
+        if listener in speakers:
             listener = ""
         sentence = text[start:end].strip()
-        lines.append(Speech(speaker, quote, listener, sentence, start, pattern + pattern_extra))
+        for speaker in speakers:  # 「…」と犬と猿が言いました: the line is each one's
+            lines.append(
+                Speech(speaker, quote, listener, sentence, start, pattern + pattern_extra)
+            )
     return _turns(lines, text)
 
 
-def _continued(text: str, last: Speech, q: _Quote) -> tuple[str, str, str] | None:
+def _continued(text: str, lines: Sequence[Speech], q: _Quote) -> _Found | None:
     """“…,” said the Vole. “Let me be!”: a quote right after the attribution of the line
-    before (nothing else between, no new paragraph) goes on with that speaker's words."""
+    before (nothing else between, no new paragraph) goes on with that speaker's words (with
+    those speakers', when a list said it)."""
+    last = lines[-1]
+    speakers = tuple(s.speaker for s in lines if s.start == last.start and s.quote == last.quote)
     end = last.start + len(last.sentence)
     if end > q.start or text[end : q.start].strip() or "\n\n" in text[end : q.start]:
         return None
@@ -611,7 +699,7 @@ def _continued(text: str, last: Speech, q: _Quote) -> tuple[str, str, str] | Non
         return None
     if last.sentence.rstrip().endswith(("”", '"')):
         return None  # the line before ends in its own quote: this one may be another's
-    return last.speaker, last.listener, "en:continued"
+    return speakers, last.listener, "en:continued"
 
 
 _JA_BEFORE_SENTENCE = re.compile(
@@ -628,14 +716,14 @@ _JA_SAID_SO_BEFORE = re.compile(
 """熊は窓を開け、…こう言いました。⏎「…」: the sentence before ends in a verb of saying
 (with こう / そう, "so", or not: 熊はだれにともなく呼びかけました), its speaker opening it."""
 _EN_BEFORE_SENTENCE = re.compile(
-    rf"{_EN_NP.format(g='speaker')}\s+(?P<verb>{_EN_VERB}|spoke|speaks)"
+    rf"{_EN_NP.format(g='speaker')}{_EN_MORE}\s+(?P<verb>{_EN_VERB}|spoke|speaks)"
     rf"(?:\s+(?:to\s+)?{_EN_NP.format(g='listener')})?[.:]\s*$"
 )
 
 
 def _before_sentence(
     text: str, q: _Quote, start: int, names: _Names
-) -> tuple[str, str, str, int] | None:
+) -> tuple[tuple[str, ...], str, str, int] | None:
     """A quote that opens its own sentence, right after a sentence of saying with no quote of
     its own (犬が桃太郎に言いました。「…」): that sentence's speaker (speaker, listener,
     pattern, and the start of that sentence, which the line's evidence then begins with)."""
@@ -660,22 +748,22 @@ def _before_sentence(
             return None  # between two lines, only こう (this) says it is the next one's
         m = _JA_BEFORE_SENTENCE.search(previous)
         if m and _ja_verb(m.group("verb")) and not _not_said_by(m.group("verb")):
-            speaker = names.ja(m.group("speaker"))
-            if speaker:
+            speakers = _ja_who(m, names)[0]
+            if speakers:
                 listener = names.ja(m.group("listener")) if m.group("listener") else ""
-                return speaker, listener, "ja:before", begins
+                return speakers, listener, "ja:before", begins
         so = _JA_SAID_SO_BEFORE.search(previous)
         thought = so is not None and so.group("verb").startswith(_THOUGHT_JA)
         if so and not thought and not _not_said_by(so.group("verb")):
-            speaker = names.ja(so.group("speaker"))
-            if speaker:
-                return speaker, "", "ja:before-こう言った", begins
+            speakers = _ja_who(so, names)[0]
+            if speakers:
+                return speakers, "", "ja:before-こう言った", begins
         return None
     m = _EN_BEFORE_SENTENCE.search(previous)
     if m and m.group("verb") not in _THOUGHT_EN:
-        speaker = _en_np(m.group("speaker"), names)
-        if speaker:
-            return speaker, _en_np(m.group("listener"), names), "en:before", begins
+        speakers = _en_who(m, names)
+        if speakers:
+            return speakers, _en_np(m.group("listener"), names), "en:before", begins
     return None
 
 
@@ -690,7 +778,9 @@ _JA_SAID_AFTER = re.compile(
 )
 
 
-def _after_sentence(text: str, q: _Quote, start: int, names: _Names) -> tuple[str, int] | None:
+def _after_sentence(
+    text: str, q: _Quote, start: int, names: _Names
+) -> tuple[tuple[str, ...], int] | None:
     """A Japanese quote standing alone (a sentence of its own, no と after it), then a sentence
     of saying with no quote of its own (「…」⏎熊は低い声で言い放ちました。): that sentence's
     speaker, and where that sentence ends (the line's evidence runs to it). Between two lines,
@@ -718,8 +808,8 @@ def _after_sentence(text: str, q: _Quote, start: int, names: _Names) -> tuple[st
         return None
     if _CATAPHORIC.search(said) and not following:
         return None  # こう at the text's end: the line it points at may be cut off
-    speaker = names.ja(m.group("speaker"))
-    return (speaker, end) if speaker else None
+    speakers = _ja_who(m, names)[0]
+    return (speakers, end) if speakers else None
 
 
 _PASSIVE_OR_NOT = re.compile(r"(?:われ|られ|ばれ|せん|ない|なかっ|ず[、。に]|ずに)")
@@ -765,10 +855,13 @@ def _turns(lines: list[Speech], text: str) -> list[Speech]:
     """A line with no listener, in a conversation of two speakers taking turns, is said to the
     other: the lines around it (up to `_TURN_WINDOW` on each side, each close to the next: no
     blank line, at most `_TURN_GAP` of narration between) have exactly those two speakers. A
-    third speaker among them gives no one (who speaks to whom is the story's to say)."""
+    third speaker among them gives no one (who speaks to whom is the story's to say); so does a
+    line several speak together (犬と猿が言いました: to whom, the turns do not say)."""
     result = list(lines)
+    together = {(s.start, s.quote) for s, t in pairwise(lines)
+                if (s.start, s.quote) == (t.start, t.quote)}
     for i, line in enumerate(lines):
-        if line.listener:
+        if line.listener or (line.start, line.quote) in together:
             continue
         window = {line.speaker}
         for step in (-1, 1):

@@ -399,3 +399,64 @@ def test_first_person_narrative_dialogue_and_every_verb_of_saying(
 )
 def test_a_passive_negated_or_cut_sentence_of_saying_attributes_no_line(text: str) -> None:
     assert read_speech(text, ("ポロ", "主人")) == []
+
+
+# --- a line several speakers say together ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "speakers"),
+    [
+        ("「雨だ、雨だ。」と狐と狸が言いました。", ("狐", "狸"), ["狐", "狸"]),
+        ("「雨だ。」と、狐も狸も言いました。", ("狐", "狸"), ["狐", "狸"]),
+        ("「雨だ。」と、おじいさんもおばあさんも言いました。", (), ["おじいさん", "おばあさん"]),
+        ("「雨だ。」と、狐と、狸と、熊がさけびました。", ("狐", "狸", "熊"), ["狐", "狸", "熊"]),
+        ("狐と狸は「雨だ。」と言いました。", ("狐", "狸"), ["狐", "狸"]),
+        ("狐と狸は顔を見合わせて、こう言いました。\n「雨だ。」", ("狐", "狸"), ["狐", "狸"]),
+        ("「雨だ。」\n　狐と狸は、こう言って笑いました。", ("狐", "狸"), ["狐", "狸"]),
+        ('"It is raining," said the Cat and the Fox.', ("Cat", "Fox"), ["Cat", "Fox"]),
+        ('"Rain!" cried Tom, Bess and the Owl.', (), ["Tom", "Bess", "Owl"]),
+        ('"Rain," the Cat and the Fox replied.', (), ["Cat", "Fox"]),
+        ('The Cat and the Fox said, "Rain."', (), ["Cat", "Fox"]),
+    ],
+)
+def test_every_speaker_a_line_names_gets_the_line(
+    text: str, names: tuple[str, ...], speakers: list[str]
+) -> None:
+    lines = read_speech(text, names)
+    assert [s.speaker for s in lines] == speakers
+    assert len({(s.quote, s.sentence) for s in lines}) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "speakers"),
+    [
+        # not a list: a clause before the name (with whom, where)
+        ("「雨だ。」と狐と一緒に狸が言いました。", ("狐", "狸"), ["狸"]),
+        # a new clause after the speaker: the other one does something else
+        ('"Rain," said the Cat, and the Fox laughed.', ("Cat", "Fox"), ["Cat"]),
+        ('"Rain," said the Cat and the Fox together.', ("Cat", "Fox"), ["Cat"]),
+    ],
+)
+def test_a_name_outside_the_list_of_speakers_gets_no_line(
+    text: str, names: tuple[str, ...], speakers: list[str]
+) -> None:
+    assert [s.speaker for s in read_speech(text, names)] == speakers
+
+
+def test_speakers_saying_a_line_together_speak_to_no_one_by_turns() -> None:
+    text = "「行こう。」と狐と狸が言いました。\n「いやだ。」と熊が言いました。"
+    lines = read_speech(text, ("狐", "狸", "熊"))
+    assert [(s.speaker, s.listener) for s in lines] == [("狐", ""), ("狸", ""), ("熊", "")]
+    text = '"Go," said the Cat and the Fox. "Now."'
+    lines = read_speech(text, ("Cat", "Fox"))
+    assert [(s.speaker, s.quote) for s in lines] == [
+        ("Cat", "Go,"), ("Fox", "Go,"), ("Cat", "Now."), ("Fox", "Now.")
+    ]
+
+
+def test_a_clause_ending_in_a_verb_before_the_speaker_is_no_second_speaker() -> None:
+    text = "それを見ると熊は、こう言いました。\n「雨だ。」"
+    assert [s.speaker for s in read_speech(text, ("狸", "熊"))] == ["熊"]
+    text = "「雨だ。」\n　こう言って、一度跳ねますと狸が笑いました。"
+    assert [s.speaker for s in read_speech(text, ("狸",))] == ["狸"]
