@@ -638,6 +638,7 @@ def read_speech(text: str, names: Iterable[str] | SpeechNames = ()) -> list[Spee
     inside = _quoted_mask(text, quotes)
     lines: list[Speech] = []
     skip: set[int] = set()
+    found_at: dict[int, list[Speech]] = {}
     for index, q in enumerate(quotes):
         if index in skip:
             continue
@@ -679,11 +680,146 @@ def read_speech(text: str, names: Iterable[str] | SpeechNames = ()) -> list[Spee
         if listener in speakers:
             listener = ""
         sentence = text[start:end].strip()
-        for speaker in speakers:  # 「…」と犬と猿が言いました: the line is each one's
-            lines.append(
-                Speech(speaker, quote, listener, sentence, start, pattern + pattern_extra)
-            )
-    return _turns(lines, text)
+        said = [  # 「…」と犬と猿が言いました: the line is each one's
+            Speech(speaker, quote, listener, sentence, start, pattern + pattern_extra)
+            for speaker in speakers
+        ]
+        lines.extend(said)
+        found_at[index] = said
+    _dialogue(text, quotes, found_at, skip, known)
+    ordered = [line for index in sorted(found_at) for line in found_at[index]]
+    return _turns(ordered, text)
+
+
+# --- a dialogue going on -----------------------------------------------------------------------
+
+
+def _dialogue(
+    text: str, quotes: Sequence[_Quote], found_at: dict[int, list[Speech]], joined: set[int],
+    names: _Names,
+) -> None:
+    """The lines no construction attributed, where the dialogue around them says whose they
+    are (in `found_at`, by quote): a line standing alone (a paragraph of its own, no と after
+    it) right after the line of one speaker who spoke to someone is that one's answer, and
+    after two speakers' lines the turns go on (``:turn``); a line right after a sentence of
+    narration whose one subject is a name of the story, acting toward another one (犬は
+    桃太郎のそばへ来ました。⏎「…」) is the subject's (``ja:narration-before``)."""
+    for index, q in enumerate(quotes):
+        if index in found_at or index in joined or not _alone(text, q):
+            continue
+        line = _turn(text, q, found_at.get(index - 1), found_at.get(index - 2))
+        if line is None and q.language == "ja":
+            line = _narration_before(text, q, names)
+        if line is not None:
+            found_at[index] = [line]
+
+
+def _alone(text: str, q: _Quote) -> bool:
+    """The quote stands alone: nothing but space before it on its line (its paragraph, in
+    English) and nothing after it there; in Japanese no と / って / 、 on the next line."""
+    head = text[: q.start]
+    row = head[head.rfind("\n") + 1 :]
+    if row.strip(" 　\t\r"):
+        return False
+    tail = text[q.end :]
+    cut = tail.find("\n")
+    if (tail if cut < 0 else tail[:cut]).strip(" 　\t\r"):
+        return False
+    if q.language == "ja":
+        return not tail.lstrip(" 　\t\r\n").startswith(("と", "っ", "、"))
+    return True
+
+
+def _end_of(line: Speech) -> int:
+    return line.start + len(line.sentence)
+
+
+def _turn(
+    text: str, q: _Quote, previous: list[Speech] | None, before: list[Speech] | None
+) -> Speech | None:
+    """A line alone right after one speaker's line (nothing but line breaks between, no
+    scene break): the one that line spoke to answers (「…」と犬が桃太郎に言いました。⏎「…」:
+    桃太郎's), else, when the line before that was another's right before it, that other one
+    (A, then B, then A). A line several spoke together starts no turns."""
+    if not previous or len(previous) != 1:
+        return None
+    last = previous[0]
+    if not _next_to(text, _end_of(last), q.start):
+        return None
+    if last.listener and last.listener != last.speaker:
+        speaker = last.listener
+    elif before and len(before) == 1 and before[0].speaker != last.speaker and _next_to(
+        text, _end_of(before[0]), last.start
+    ):
+        speaker = before[0].speaker
+    else:
+        return None
+    sentence = text[q.start : q.end]
+    return Speech(speaker, q.inner, last.speaker, sentence, q.start, f"{q.language}:turn")
+
+
+def _next_to(text: str, end: int, start: int) -> bool:
+    """Only line breaks (at least one) between two lines of a dialogue: no narration, no
+    scene break."""
+    gap = text[end:start]
+    return end <= start and "\n" in gap and not gap.strip() and "\n\n\n" not in gap
+
+
+_NOT_TOWARD = ("聞", "きこ", "きい", "見", "思", "おも", "考", "知", "気づ", "気が", "夢")
+"""A narration sentence ending in hearing, seeing or thinking: the line after it may be what
+its subject heard (「…」 is another's)."""
+
+
+def _narration_before(text: str, q: _Quote, names: _Names) -> Speech | None:
+    """犬は桃太郎のそばへ来ました。⏎「…」: a line alone right after a sentence of narration (no
+    quote in it, no verb of saying, hearing or thinking at its end, not passive or negated)
+    whose subjects (a name with は / が) are one name of the story, when the sentence names
+    another one of the story or the line opens by calling one: the subject speaks (to that
+    other one, when there is one)."""
+    if not names.names:
+        return None
+    window = max(0, q.start - 160)
+    head = text[window : q.start].rstrip(" 　\t\r\n")
+    if not head.endswith("。"):
+        return None
+    cut = max(head[:-1].rfind(c) for c in "。！？」\n") + 1
+    sentence = head[cut:].strip(" 　\t\r\n")
+    begins = window + cut + len(head[cut:]) - len(head[cut:].lstrip(" 　\t\r\n"))
+    if (not sentence or "「" in sentence or sentence.startswith(("と", "っ", "こう", "そう"))
+            or head[:cut].rstrip().endswith("、")):
+        return None
+    ending = sentence[-10:]
+    if any(stem in ending for stem in (*SAYING_STEMS_JA, *_NOT_TOWARD, *_THOUGHT_JA)):
+        return None
+    if _not_said_by(sentence[-8:]):
+        return None
+    subjects: list[str] = []
+    others: list[str] = []
+    taken = bytearray(len(sentence))
+    for name in names.names:  # longest first: 子犬 before 犬
+        for m in re.finditer(re.escape(name), sentence):
+            if any(taken[m.start() : m.end()]):
+                continue
+            taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+            rest = sentence[m.end() :]
+            for suffix in _HONORIFICS:
+                if rest.startswith(suffix):
+                    rest = rest[len(suffix) :]
+                    break
+            (subjects if rest[:1] in ("は", "が") else others).append(name)
+    speakers = set(subjects)
+    if len(speakers) != 1:
+        return None
+    speaker = subjects[0]
+    toward = {n for n in others if n != speaker}
+    called = _vocative(q.inner, names, "ja")
+    if called and called != speaker:
+        toward = {called}
+    if not toward:
+        return None
+    listener = next(iter(toward)) if len(toward) == 1 else ""
+    evidence = text[begins : q.end]
+    return Speech(speaker, q.inner, listener, evidence, begins, "ja:narration-before")
 
 
 def _continued(text: str, lines: Sequence[Speech], q: _Quote) -> _Found | None:
@@ -759,6 +895,8 @@ def _before_sentence(
             if speakers:
                 return speakers, "", "ja:before-こう言った", begins
         return None
+    if text[:begins].rstrip(" \t\r").endswith(("”", '"')):
+        return None  # '"Where?" the Owl asked the Mole.': the line before's attribution
     m = _EN_BEFORE_SENTENCE.search(previous)
     if m and m.group("verb") not in _THOUGHT_EN:
         speakers = _en_who(m, names)

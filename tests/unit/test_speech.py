@@ -460,3 +460,83 @@ def test_a_clause_ending_in_a_verb_before_the_speaker_is_no_second_speaker() -> 
     assert [s.speaker for s in read_speech(text, ("狸", "熊"))] == ["熊"]
     text = "「雨だ。」\n　こう言って、一度跳ねますと狸が笑いました。"
     assert [s.speaker for s in read_speech(text, ("狸",))] == ["狸"]
+
+
+# --- a dialogue going on: the narration before a line, and turns -----------------------------
+
+
+def _who(text: str, names: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    return [(s.speaker, s.listener, s.pattern.split("+")[0]) for s in read_speech(text, names)]
+
+
+def test_a_line_after_narration_of_one_name_acting_toward_another_is_that_name_s() -> None:
+    text = "狸は熊のそばへ来ました。\n「おなかがすいたよ。」"
+    (line,) = read_speech(text, ("狸", "熊"))
+    assert (line.speaker, line.listener, line.pattern) == ("狸", "熊", "ja:narration-before")
+    assert line.sentence == text and line.start == 0
+    # the line calls the other one by name
+    text = "狸は山から帰ってきました。\n「熊さん、ただいま。」"
+    assert _who(text, ("狸", "熊")) == [("狸", "熊", "ja:narration-before")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "狸は山へ行きました。\n「おなかがすいたよ。」",  # no one else: a thought, a song?
+        "狸が帰ると、熊は戸を開けました。\n「おなかがすいたよ。」",  # two subjects
+        "狸は熊にしかられました。\n「おなかがすいたよ。」",  # passive: the other acts
+        "狸は熊の声を聞きました。\n「おなかがすいたよ。」",  # heard: the line may be the voice
+        "狸は熊のそばへ来ました。\n「おなかがすいたよ。」と鳥が言いました。",  # said by another
+        "狸は熊のそばへ来ましたが、\n熊は「おなかがすいたよ。」と言いました。",
+    ],
+)
+def test_narration_before_a_line_says_nothing_when_it_is_not_one_name_s_act(text: str) -> None:
+    assert [s.speaker for s in read_speech(text, ("狸", "熊", "鳥"))] in ([], ["熊"], ["鳥"])
+    assert all(s.pattern != "ja:narration-before" for s in read_speech(text, ("狸", "熊", "鳥")))
+
+
+def test_a_line_alone_after_a_line_to_someone_is_that_one_s_answer_and_turns_go_on() -> None:
+    text = "「どこへ行くの。」と狸が熊にたずねました。\n「山へ行くのさ。」\n「ぼくも行こう。」"
+    assert _who(text, ("狸", "熊")) == [
+        ("狸", "熊", "ja:quote-と-X"), ("熊", "狸", "ja:turn"), ("狸", "熊", "ja:turn"),
+    ]
+    text = '"Where to?" the Badger asked the Mole.\n\n"Home."\n\n"May I come?"'
+    assert _who(text, ("Badger", "Mole")) == [
+        ("Badger", "Mole", "en:quote-said-X"), ("Mole", "Badger", "en:turn"),
+        ("Badger", "Mole", "en:turn"),
+    ]
+
+
+def test_after_two_speakers_named_one_after_the_other_their_turns_alternate() -> None:
+    text = (
+        "「行こう。」と狐が言いました。\n「いやだ。」と熊が言いました。\n「なぜだ。」\n"
+        "「寒いからさ。」"
+    )
+    assert [(s, li) for s, li, _ in _who(text, ("狐", "熊"))] == [
+        ("狐", "熊"), ("熊", "狐"), ("狐", "熊"), ("熊", "狐"),
+    ]
+    text = '"Go," said the Owl.\n\n"No," said the Mole.\n\n"Why not?"\n\n"It is late."'
+    assert [(s, p) for s, _, p in _who(text, ("Owl", "Mole"))] == [
+        ("Owl", "en:quote-said-X"), ("Mole", "en:quote-said-X"), ("Owl", "en:turn"),
+        ("Mole", "en:turn"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # narration between the lines ends the turns
+        "「どこへ行くの。」と狸が熊にたずねました。\n　雨がふってきました。\n「山へ行くのさ。」",
+        '"Where to?" the Badger asked the Mole.\n\nThe wind rose.\n\n"Home."',
+        # one speaker named and no one spoken to: whose the next line is, the story does not say
+        "「行こう。」と狐が言いました。\n「いやだ。」",
+        '"Go," said the Owl.\n\n"No."',
+        # a scene break
+        '"Where to?" the Badger asked the Mole.\n\n\n* * *\n\n"Home."',
+        # a line several said together starts no turns
+        "「行こう。」と狐と狸が熊に言いました。\n「いやだ。」",
+    ],
+)
+def test_turns_are_taken_only_in_an_unbroken_dialogue_of_two(text: str) -> None:
+    assert all(not s.pattern.endswith(":turn")
+               for s in read_speech(text, ("狐", "狸", "熊", "Badger", "Mole", "Owl")))
