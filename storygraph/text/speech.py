@@ -744,7 +744,7 @@ def _turn(
     if not previous or len(previous) != 1:
         return None
     last = previous[0]
-    if not _next_to(text, _end_of(last), q.start):
+    if not _next_to(text, _end_of(last), q.start) or not _only_attribution(last):
         return None
     if last.listener and last.listener != last.speaker:
         speaker = last.listener
@@ -756,6 +756,18 @@ def _turn(
         return None
     sentence = text[q.start : q.end]
     return Speech(speaker, q.inner, last.speaker, sentence, q.start, f"{q.language}:turn")
+
+
+def _only_attribution(line: Speech) -> bool:
+    """The line's sentence ends with its quote or a short attribution after it (と犬が桃太郎に
+    言いました。, said the Owl.), not with more narration ("asked Tom; and turning to the Owl, he
+    said:" goes on to another line of his)."""
+    tail = line.sentence[max(line.sentence.rfind(c) for c in "」”\"") + 1 :].strip()
+    return len(tail) <= _ATTRIBUTION_TAIL and not tail.endswith((":", "：")) and ";" not in tail
+
+
+_ATTRIBUTION_TAIL = 40
+"""How long the narration after a line's quote may be for the line after to be a turn."""
 
 
 def _next_to(text: str, end: int, start: int) -> bool:
@@ -775,7 +787,8 @@ def _narration_before(text: str, q: _Quote, names: _Names) -> Speech | None:
     quote in it, no verb of saying, hearing or thinking at its end, not passive or negated)
     whose subjects (a name with は / が) are one name of the story, when the sentence names
     another one of the story or the line opens by calling one: the subject speaks (to that
-    other one, when there is one)."""
+    other one, when there is one). Not after a question (the answer may be the other's), nor
+    when the line calls the subject by name."""
     if not names.names:
         return None
     window = max(0, q.start - 160)
@@ -788,6 +801,8 @@ def _narration_before(text: str, q: _Quote, names: _Names) -> Speech | None:
     if (not sentence or "「" in sentence or sentence.startswith(("と", "っ", "こう", "そう"))
             or head[:cut].rstrip().endswith("、")):
         return None
+    if head[:cut].rstrip(" 　\t\r\n").endswith(("？」", "?」")):
+        return None  # 「…？」⏎巡査は狸へ目を向けました。⏎「…」: the answer may be the other's
     ending = sentence[-10:]
     if any(stem in ending for stem in (*SAYING_STEMS_JA, *_NOT_TOWARD, *_THOUGHT_JA)):
         return None
@@ -813,7 +828,9 @@ def _narration_before(text: str, q: _Quote, names: _Names) -> Speech | None:
     speaker = subjects[0]
     toward = {n for n in others if n != speaker}
     called = _vocative(q.inner, names, "ja")
-    if called and called != speaker:
+    if called == speaker:
+        return None  # the line calls the subject: another one speaks to it
+    if called:
         toward = {called}
     if not toward:
         return None

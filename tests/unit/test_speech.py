@@ -488,6 +488,8 @@ def test_a_line_after_narration_of_one_name_acting_toward_another_is_that_name_s
         "狸は熊の声を聞きました。\n「おなかがすいたよ。」",  # heard: the line may be the voice
         "狸は熊のそばへ来ました。\n「おなかがすいたよ。」と鳥が言いました。",  # said by another
         "狸は熊のそばへ来ましたが、\n熊は「おなかがすいたよ。」と言いました。",
+        "狸は熊のそばへ来ました。\n「狸さん、おなかがすいたよ。」",  # it calls the subject
+        "「どこへ行くの？」\n　狸は熊のほうへ目を向けました。\n「山だよ。」",  # after a question
     ],
 )
 def test_narration_before_a_line_says_nothing_when_it_is_not_one_name_s_act(text: str) -> None:
@@ -540,3 +542,12 @@ def test_after_two_speakers_named_one_after_the_other_their_turns_alternate() ->
 def test_turns_are_taken_only_in_an_unbroken_dialogue_of_two(text: str) -> None:
     assert all(not s.pattern.endswith(":turn")
                for s in read_speech(text, ("狐", "狸", "熊", "Badger", "Mole", "Owl")))
+
+
+def test_narration_going_on_after_an_attribution_ends_the_turns() -> None:
+    text = (
+        '"Go," said the Owl.\n\n"Where?" asked the Mole; and turning away from the Owl, he '
+        'called to the Badger:\n\n"Are you coming?"'
+    )
+    lines = read_speech(text, ("Owl", "Mole", "Badger"))
+    assert [s.quote for s in lines] == ["Go,", "Where?"]
