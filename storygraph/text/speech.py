@@ -912,8 +912,9 @@ def _before_sentence(
             if speakers:
                 return speakers, "", "ja:before-こう言った", begins
         return None
-    if text[:begins].rstrip(" \t\r").endswith(("”", '"')):
-        return None  # '"Where?" the Owl asked the Mole.': the line before's attribution
+    new_paragraph = "\n\n" in text[begins : q.start]
+    if new_paragraph and text[:begins].rstrip(" \t\r").endswith(("”", '"')):
+        return None  # '"Where?" the Owl asked the Mole.⏎⏎"…"': the line before's attribution
     m = _EN_BEFORE_SENTENCE.search(previous)
     if m and m.group("verb") not in _THOUGHT_EN:
         speakers = _en_who(m, names)

@@ -551,3 +551,12 @@ def test_narration_going_on_after_an_attribution_ends_the_turns() -> None:
     )
     lines = read_speech(text, ("Owl", "Mole", "Badger"))
     assert [s.quote for s in lines] == ["Go,", "Where?"]
+
+
+def test_an_attribution_then_a_quote_in_its_paragraph_goes_on_and_in_the_next_answers() -> None:
+    same = '"Where?" the Owl asked the Mole. "Nobody is here yet."'
+    assert [s.speaker for s in read_speech(same, ("Owl", "Mole"))] == ["Owl", "Owl"]
+    other = '"Where?" the Owl asked the Mole.\n\n"Home."'
+    assert [(s.speaker, s.pattern) for s in read_speech(other, ("Owl", "Mole"))][1] == (
+        "Mole", "en:turn"
+    )
