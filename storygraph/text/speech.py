@@ -21,7 +21,18 @@ named in `Speech.pattern`:
 - ``en:said-X-quote`` — Then said the Wolf, "…";
 - ``en:before`` — The Hare spoke to the Tortoise. "…";
 - ``en:continued`` — a quote right after the attribution of the line before ("…," said the
-  Hare. "And now …"): the same speaker goes on. Nothing else in an adjacent sentence counts.
+  Hare. "And now …"): the same speaker goes on. Nothing else in an adjacent sentence counts;
+- ``ja:turn`` / ``en:turn`` — a dialogue going on: a line alone (a paragraph of its own) right
+  after a line said to someone (「…」と狐が熊に言いました。⏎「…」, "…," the Owl asked the
+  Mole.⏎⏎"…") is that one's answer, and after two speakers' lines one right after the other
+  their turns alternate (A, B, then A, B) while nothing but line breaks stands between;
+- ``ja:narration-before`` — a line alone right after a sentence of narration whose one subject
+  is a name of the story acting toward another one (犬は桃太郎のそばへ来ました。⏎「…」): the
+  subject's (not after a question, not a sentence of hearing, seeing or thinking, not passive).
+
+A line several speakers say (「…」と犬と猿が言いました, おじいさんもおばあさんも言いました,
+"said the Cat and the Fox") is each one's: one `Speech` per speaker, the same quote and
+sentence; when one item of the list is no name by itself (犬と一緒に猿が), the last name alone.
 
 A quote cut by its attribution ("What I meant," said the Stork, "was …") is one line:
 the part after the attribution belongs to the same speaker and the evidence sentence runs to
