@@ -755,12 +755,12 @@ def _turn(
     if not previous or len(previous) != 1:
         return None
     last = previous[0]
-    if not _next_to(text, _end_of(last), q.start) or not _only_attribution(last):
+    if not _next_to(text, _end_of(last), q.start, q.language) or not _only_attribution(last):
         return None
     if last.listener and last.listener != last.speaker:
         speaker = last.listener
     elif before and len(before) == 1 and before[0].speaker != last.speaker and _next_to(
-        text, _end_of(before[0]), last.start
+        text, _end_of(before[0]), last.start, q.language
     ):
         speaker = before[0].speaker
     else:
@@ -781,11 +781,12 @@ _ATTRIBUTION_TAIL = 40
 """How long the narration after a line's quote may be for the line after to be a turn."""
 
 
-def _next_to(text: str, end: int, start: int) -> bool:
-    """Only line breaks (at least one) between two lines of a dialogue: no narration, no
-    scene break."""
+def _next_to(text: str, end: int, start: int, language: str) -> bool:
+    """Only line breaks between two lines of a dialogue: at least one (a blank line in English,
+    where one line break is hard-wrapping within a paragraph), no narration, no scene break."""
     gap = text[end:start]
-    return end <= start and "\n" in gap and not gap.strip() and "\n\n\n" not in gap
+    new_row = "\n" in gap if language == "ja" else "\n\n" in gap
+    return end <= start and new_row and not gap.strip() and "\n\n\n" not in gap
 
 
 _NOT_TOWARD = ("聞", "きこ", "きい", "見", "思", "おも", "考", "知", "気づ", "気が", "夢")

@@ -560,3 +560,9 @@ def test_an_attribution_then_a_quote_in_its_paragraph_goes_on_and_in_the_next_an
     assert [(s.speaker, s.pattern) for s in read_speech(other, ("Owl", "Mole"))][1] == (
         "Mole", "en:turn"
     )
+
+
+def test_an_english_line_on_the_next_row_of_its_paragraph_is_no_turn() -> None:
+    text = 'The Owl said to the Mole, "Go home."\n"Rain is coming."'
+    lines = read_speech(text, ("Owl", "Mole"))
+    assert all(not s.pattern.endswith(":turn") for s in lines)
