@@ -21,7 +21,18 @@ named in `Speech.pattern`:
 - ``en:said-X-quote`` — Then said the Wolf, "…";
 - ``en:before`` — The Hare spoke to the Tortoise. "…";
 - ``en:continued`` — a quote right after the attribution of the line before ("…," said the
-  Hare. "And now …"): the same speaker goes on. Nothing else in an adjacent sentence counts.
+  Hare. "And now …"): the same speaker goes on. Nothing else in an adjacent sentence counts;
+- ``ja:turn`` / ``en:turn`` — a dialogue going on: a line alone (a paragraph of its own) right
+  after a line said to someone (「…」と狐が熊に言いました。⏎「…」, "…," the Owl asked the
+  Mole.⏎⏎"…") is that one's answer, and after two speakers' lines one right after the other
+  their turns alternate (A, B, then A, B) while nothing but line breaks stands between;
+- ``ja:narration-before`` — a line alone right after a sentence of narration whose one subject
+  is a name of the story acting toward another one (犬は桃太郎のそばへ来ました。⏎「…」): the
+  subject's (not after a question, not a sentence of hearing, seeing or thinking, not passive).
+
+A line several speakers say (「…」と犬と猿が言いました, おじいさんもおばあさんも言いました,
+"said the Cat and the Fox") is each one's: one `Speech` per speaker, the same quote and
+sentence; when one item of the list is no name by itself (犬と一緒に猿が), the last name alone.
 
 A quote cut by its attribution ("What I meant," said the Stork, "was …") is one line:
 the part after the attribution belongs to the same speaker and the evidence sentence runs to
@@ -49,6 +60,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from storygraph.text.vocabulary import SAYS_TYPE
 
@@ -62,11 +74,20 @@ SPEECH_STEMS_JA = (
     "呼", "よび", "よん", "よば", "怒鳴", "どな", "ささや", "つぶや", "呟", "頼", "たの", "わめ",
     "返事", "返し", "語", "かたり", "かたっ", "告げ", "つげ", "しゃべ", "笑", "わらい", "わらっ",
     "泣", "なき", "歌", "うたい", "うたっ", "ことわ", "断", "あやま", "謝", "ほめ", "褒", "命じ",
-    "たずね", "おっしゃ", "仰",
+    "たずね", "おっしゃ", "仰", "問", "質問", "返答", "つけ加え", "付け加え",
 )
 """How a Japanese verb of saying starts, as a line's verb is written (言いました, さけびました,
 答えました, たずねました, 聞きました, 申しました …). The verb must follow the quote's と (or
 the speaker's particle) closely, so the short kana stems match only there."""
+
+SAYING_STEMS_JA = (
+    "言", "いい", "いっ", "云", "叫", "さけ", "答", "こたえ", "たず", "尋", "訊", "申", "話",
+    "返事", "返答", "質問", "問い", "問う", "どな", "怒鳴", "つけ加え", "付け加え", "つぶや", "呟",
+    "ささや", "呼", "わめ", "頼", "おっしゃ", "仰っ", "仰せ",
+)
+"""The verbs of saying (of `SPEECH_STEMS_JA`) that make a sentence of saying by themselves, with
+no quote's と before them (熊はこう言いました。⏎「…」, 「…」⏎熊は低い声で答えました。): not a
+verb that is often something else there (聞いた: heard; 笑った, 泣いた, 歌った)."""
 
 SPEECH_VERBS_EN = (
     "said", "says", "say", "replied", "replies", "answered", "asked", "cried", "exclaimed",
@@ -343,9 +364,11 @@ def _looks_like_name_ja(words: str) -> bool:
 
 # --- Japanese attribution --------------------------------------------------------------------
 
+_JA_ITEM = r"[^、。！？!?「」『』\s\nがは]{1,16}?"
+"""One name of a list 犬と、猿と、きじが (no subject particle in it)."""
 _JA_AFTER = re.compile(
     rf"^[\s　]*(?:と|って|とか)[、\s　]*(?P<lead>(?:{'|'.join(_LEADING_JA)})[、\s　]*)?"
-    rf"(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[、\s　]*"
+    rf"(?P<speaker>(?:{_JA_ITEM}(?:と|や)、[\s　]*){{0,4}}?{_JA_NAME}){_JA_SUBJECT}[、\s　]*"
     rf"(?:(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって|むかって|むかい)?[、\s　]*)?"
     r"(?P<verb>[^、。！？「」]{0,12})"
 )
@@ -393,26 +416,28 @@ def _points_forward(text: str, pos: int) -> bool:
 
 
 def _attribute_ja(text: str, q: _Quote, sentence_start: int, names: _Names,
-                  follows: bool) -> tuple[str, str, str] | None:
-    """(speaker, listener, pattern) of a 「」 line, or None."""
+                  follows: bool) -> _Found | None:
+    """(speakers, listener, pattern) of a 「」 line, or None."""
     after = text[q.end : q.end + 60].split("\n\n", 1)[0]
     m = _JA_AFTER.match(after)
     if m:
-        speaker = names.ja(m.group("speaker"))
+        speakers, end = _ja_who(m, names)
         verb = m.group("verb") or ""
-        if speaker and _ja_verb(verb):
+        if end > m.end("speaker") + 1:  # おじいさんもおばあさんも: the verb after the last
+            verb = _JA_LISTENER_AFTER.sub("", after[end:].lstrip("、 　"), count=1)
+        if speakers and _ja_verb(verb):
             listener = names.ja(m.group("listener") or "") if m.group("listener") else ""
-            return speaker, listener, "ja:quote-と-X"
+            return speakers, listener, "ja:quote-と-X"
     for regex, pattern in (
         (_JA_SAID_THEN, "ja:quote-言って-X"),
         (_JA_SAID_SO, "ja:quote-Xがこう言う"),
     ):
         m = regex.match(after)
-        speaker = names.ja(m.group("speaker")) if m else ""
+        speakers = _ja_who(m, names)[0] if m else ()
         if m and regex is _JA_SAID_SO and _points_forward(text, q.end + m.end()):
             continue  # 「…」⏎熊はこう答えました。⏎「…」: the line after is his
-        if speaker:
-            return speaker, "", pattern
+        if speakers:
+            return speakers, "", pattern
     bare = _JA_AFTER_BARE.match(after)
     if bare is None:
         return None
@@ -429,11 +454,68 @@ def _attribute_ja(text: str, q: _Quote, sentence_start: int, names: _Names,
         return None
     b = _JA_BEFORE.search(before)
     if b:
-        speaker = names.ja(b.group("speaker"))
-        if speaker:
+        speakers = _ja_who(b, names)[0]
+        if speakers:
             listener = names.ja(b.group("listener")) if b.group("listener") else listener_here
-            return speaker, listener, "ja:X-quote-と"
+            return speakers, listener, "ja:X-quote-と"
     return None
+
+
+_Found = tuple[tuple[str, ...], str, str]
+"""An attribution: the speakers (one, or every name of a list: 犬と猿が言いました), the
+listener ("" when none is said) and the construction's pattern."""
+
+_JA_LIST_SEP = re.compile(r"[、\s　]*(?:と|や|も)[、\s　]*|[、\s　]+")
+_JA_ALSO = re.compile(rf"[、\s　]*(?P<name>{_JA_NAME})も")
+
+
+def _ja_who(m: re.Match[str], names: _Names) -> tuple[tuple[str, ...], int]:
+    """The speakers a match's `speaker` words name, and where (in the matched string) their
+    subject ends: one name (犬が), or every name of a list (犬と猿が, おじいさんもおばあさんも,
+    犬と、猿と、きじは). A list's every item must be a name by itself (犬と一緒に猿が is the
+    猿 alone: the words are one speaker, the last name they end with)."""
+    words = _strip_leading_ja(m.group("speaker").strip(" 　、"))
+    end = m.end("speaker") + 1
+    found: tuple[str, ...] = ()
+    parts = _JA_LIST_SEP.split(words)
+    if len(parts) >= 2 and all(parts):
+        items = [_ja_item(part, names) for part in parts]
+        if all(items):
+            found = tuple(dict.fromkeys(items))
+    if not found:
+        whole = names.ja(words)
+        found = (whole,) if whole else ()
+    if found and m.string[m.end("speaker") : end] == "も":
+        more = list(found)  # XもYも: the first も ends the match's words, the rest follow
+        while (also := _JA_ALSO.match(m.string, end)) is not None:
+            item = _ja_item(also.group("name"), names)
+            if not item:
+                break
+            more.append(item)
+            end = also.end()
+        found = tuple(dict.fromkeys(more))
+    return found, end
+
+
+def _ja_item(words: str, names: _Names) -> str:
+    """The name one item of a list is, when it is no more than a name (犬, 桃太郎さん, 大きな犬),
+    else "" (一緒に猿, 森で熊: a clause, not an item)."""
+    words = words.strip(" 　、")
+    found = names.ja(words)
+    if not found:
+        return ""
+    kana_end = "\u3040" <= words[-1] <= "\u309f" and not words.endswith(_HONORIFICS)
+    if kana_end and words not in names.lower:
+        return ""  # 一度振ります, それを見る(と): a clause ending in a verb, not a name
+    bare = words
+    for suffix in _HONORIFICS:
+        if bare.endswith(suffix) and len(bare) > len(suffix):
+            bare = bare[: -len(suffix)]
+            break
+    if found in (words, bare) or found.endswith("の" + bare):
+        return found
+    head = bare[: len(bare) - len(found)] if bare.endswith(found) else "?" * 9
+    return found if len(head) <= 3 and not any(c in "にでをへがはとや" for c in head) else ""
 
 
 # --- English attribution ---------------------------------------------------------------------
@@ -444,21 +526,27 @@ _EN_NP = (
     r"(?P<{g}>(?:the\s+)?(?:" + _EN_NOT_STOP + r"[A-Za-z][\w'-]*\s+){{0,2}}"
     + _EN_NOT_STOP + r"[A-Za-z][\w'-]*)"
 )
+_EN_CO = r"(?:the\s+[\w'-]+(?:\s+[A-Z][\w'-]*)?|[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)"
+_EN_MORE = rf"(?P<more>(?:\s*,\s*{_EN_CO})*,?\s+and\s+{_EN_CO})?"
+"""The other speakers of a list (the Cat and the Fox; Tom, Bess and the Owl)."""
+_EN_MORE_ENDED = rf"(?P<more>(?:\s*,\s*{_EN_CO})*,?\s+and\s+{_EN_CO}(?=\s*(?:[,.;:!?—]|$)))?"
+"""A list after its verb ends its clause: "said Tom and the Owl." ("said Tom, and the Owl
+laughed" is one speaker)."""
 _EN_AFTER_INVERTED = re.compile(
-    rf"^[\s,]*(?P<verb>{_EN_VERB}|[a-z]+ed)\s+{_EN_NP.format(g='speaker')}"
+    rf"^[\s,]*(?P<verb>{_EN_VERB}|[a-z]+ed)\s+{_EN_NP.format(g='speaker')}{_EN_MORE_ENDED}"
     rf"(?:\s+to\s+{_EN_NP.format(g='listener')})?(?=[\s,.;:!?—-]|$)"
 )
 _EN_AFTER_PLAIN = re.compile(
-    rf"^[\s,]*{_EN_NP.format(g='speaker')}\s+(?:\w+ly\s+)?(?P<verb>{_EN_VERB})"
+    rf"^[\s,]*{_EN_NP.format(g='speaker')}{_EN_MORE}\s+(?:\w+ly\s+)?(?P<verb>{_EN_VERB})"
     rf"(?:\s+to\s+{_EN_NP.format(g='listener')}|\s+(?P<object>(?:the\s+)?[A-Z][\w'-]*))?"
     r"(?=[\s,.;:!?—-]|$)"
 )
 _EN_BEFORE = re.compile(
-    rf"{_EN_NP.format(g='speaker')}\s+(?:\w+ly\s+)?(?P<verb>{_EN_VERB})"
+    rf"{_EN_NP.format(g='speaker')}{_EN_MORE}\s+(?:\w+ly\s+)?(?P<verb>{_EN_VERB})"
     rf"(?:\s+(?:to\s+)?{_EN_NP.format(g='listener')})?(?:\s+\w+ly)?\s*[,:]?\s*$"
 )
 _EN_BEFORE_INVERTED = re.compile(
-    rf"\b(?P<verb>{_EN_VERB})\s+{_EN_NP.format(g='speaker')}\s*[,:]\s*$"
+    rf"\b(?P<verb>{_EN_VERB})\s+{_EN_NP.format(g='speaker')}{_EN_MORE}\s*[,:]\s*$"
 )
 """Then said the Wolf, "…": the verb before its speaker, before the quote."""
 _EN_TELL = frozenset({"told", "tells", "asked", "answered", "called"})
@@ -496,9 +584,23 @@ def _en_np(words: str | None, names: _Names, *, capital: bool = False) -> str:
     return names.en(phrase)
 
 
+def _en_who(m: re.Match[str], names: _Names) -> tuple[str, ...]:
+    """The speakers a match names: its speaker, and the others of a list after it (the Cat
+    and the Fox), when every one of them is someone this reader can name."""
+    speaker = _en_np(m.group("speaker"), names)
+    if not speaker:
+        return ()
+    more = m.group("more")
+    if not more:
+        return (speaker,)
+    parts = [p for p in re.split(r"(?:^|\s*,\s*|\s+)and\s+|\s*,\s*", more.strip(" ,")) if p]
+    others = [_en_np(part, names) for part in parts]
+    return tuple(dict.fromkeys((speaker, *others))) if all(others) else (speaker,)
+
+
 def _attribute_en(text: str, q: _Quote, sentence_start: int, names: _Names,
-                  follows: bool) -> tuple[str, str, str] | None:
-    """(speaker, listener, pattern) of a “” line, or None."""
+                  follows: bool) -> _Found | None:
+    """(speakers, listener, pattern) of a “” line, or None."""
     after = text[q.end : q.end + 120].split("\n\n", 1)[0].replace("\n", " ")
     for regex in (_EN_AFTER_INVERTED, _EN_AFTER_PLAIN):
         m = regex.match(after)
@@ -506,31 +608,31 @@ def _attribute_en(text: str, q: _Quote, sentence_start: int, names: _Names,
             continue
         if m.group("verb") in _THOUGHT_EN:
             return None
-        speaker = _en_np(m.group("speaker"), names)
-        if not speaker:
+        speakers = _en_who(m, names)
+        if not speakers:
             continue
         listener = _en_np(m.group("listener"), names)
         if not listener and "object" in m.groupdict() and m.group("verb") in _EN_TELL:
             listener = _en_np(m.group("object"), names, capital=True)
-        return speaker, listener, "en:quote-said-X"
+        return speakers, listener, "en:quote-said-X"
     if follows:
         return None
     before = text[sentence_start : q.start].replace("\n", " ")
     b = _EN_BEFORE.search(before)
     if b and b.group("verb") not in _THOUGHT_EN:
-        speaker = _en_np(b.group("speaker"), names)
-        if speaker:
+        speakers = _en_who(b, names)
+        if speakers:
             listener = ""
             if b.group("listener") and (
                 b.group("verb") in _EN_TELL or re.search(r"\bto\s", b.group(0))
             ):
                 listener = _en_np(b.group("listener"), names)
-            return speaker, listener, "en:X-said-quote"
+            return speakers, listener, "en:X-said-quote"
     inverted = _EN_BEFORE_INVERTED.search(before)
     if inverted and inverted.group("verb") not in _THOUGHT_EN:
-        speaker = _en_np(inverted.group("speaker"), names)
-        if speaker:
-            return speaker, "", "en:said-X-quote"
+        speakers = _en_who(inverted, names)
+        if speakers:
+            return speakers, "", "en:said-X-quote"
     return None
 
 
@@ -547,6 +649,7 @@ def read_speech(text: str, names: Iterable[str] | SpeechNames = ()) -> list[Spee
     inside = _quoted_mask(text, quotes)
     lines: list[Speech] = []
     skip: set[int] = set()
+    found_at: dict[int, list[Speech]] = {}
     for index, q in enumerate(quotes):
         if index in skip:
             continue
@@ -568,10 +671,10 @@ def read_speech(text: str, names: Iterable[str] | SpeechNames = ()) -> list[Spee
             if after is not None:
                 found, end = (after[0], "", "ja:after"), after[1]
         if found is None and lines and q.language == "en":
-            found = _continued(text, lines[-1], q)
+            found = _continued(text, lines, q)
         if found is None:
             continue
-        speaker, listener, pattern = found
+        speakers, listener, pattern = found
         quote = q.inner
         nxt = quotes[index + 1] if index + 1 < len(quotes) else None
         if q.language == "en" and nxt is not None and pattern == "en:quote-said-X":
@@ -585,16 +688,175 @@ def read_speech(text: str, names: Iterable[str] | SpeechNames = ()) -> list[Spee
             listener = _vocative(quote, known, q.language)
             if listener:
                 pattern_extra = "+vocative"
-        if listener == speaker:
+        if listener in speakers:
             listener = ""
         sentence = text[start:end].strip()
-        lines.append(Speech(speaker, quote, listener, sentence, start, pattern + pattern_extra))
-    return _turns(lines, text)
+        said = [  # 「…」と犬と猿が言いました: the line is each one's
+            Speech(speaker, quote, listener, sentence, start, pattern + pattern_extra)
+            for speaker in speakers
+        ]
+        lines.extend(said)
+        found_at[index] = said
+    _dialogue(text, quotes, found_at, skip, known)
+    ordered = [line for index in sorted(found_at) for line in found_at[index]]
+    return _turns(ordered, text)
 
 
-def _continued(text: str, last: Speech, q: _Quote) -> tuple[str, str, str] | None:
+# --- a dialogue going on -----------------------------------------------------------------------
+
+
+def _dialogue(
+    text: str, quotes: Sequence[_Quote], found_at: dict[int, list[Speech]], joined: set[int],
+    names: _Names,
+) -> None:
+    """The lines no construction attributed, where the dialogue around them says whose they
+    are (in `found_at`, by quote): a line standing alone (a paragraph of its own, no と after
+    it) right after the line of one speaker who spoke to someone is that one's answer, and
+    after two speakers' lines the turns go on (``:turn``); a line right after a sentence of
+    narration whose one subject is a name of the story, acting toward another one (犬は
+    桃太郎のそばへ来ました。⏎「…」) is the subject's (``ja:narration-before``)."""
+    for index, q in enumerate(quotes):
+        if index in found_at or index in joined or not _alone(text, q):
+            continue
+        line = _turn(text, q, found_at.get(index - 1), found_at.get(index - 2))
+        if line is None and q.language == "ja":
+            line = _narration_before(text, q, names)
+        if line is not None:
+            found_at[index] = [line]
+
+
+def _alone(text: str, q: _Quote) -> bool:
+    """The quote stands alone: nothing but space before it on its line (its paragraph, in
+    English) and nothing after it there; in Japanese no と / って / 、 on the next line."""
+    head = text[: q.start]
+    row = head[head.rfind("\n") + 1 :]
+    if row.strip(" 　\t\r"):
+        return False
+    tail = text[q.end :]
+    cut = tail.find("\n")
+    if (tail if cut < 0 else tail[:cut]).strip(" 　\t\r"):
+        return False
+    if q.language == "ja":
+        return not tail.lstrip(" 　\t\r\n").startswith(("と", "っ", "、"))
+    return True
+
+
+def _end_of(line: Speech) -> int:
+    return line.start + len(line.sentence)
+
+
+def _turn(
+    text: str, q: _Quote, previous: list[Speech] | None, before: list[Speech] | None
+) -> Speech | None:
+    """A line alone right after one speaker's line (nothing but line breaks between, no
+    scene break): the one that line spoke to answers (「…」と犬が桃太郎に言いました。⏎「…」:
+    桃太郎's), else, when the line before that was another's right before it, that other one
+    (A, then B, then A). A line several spoke together starts no turns."""
+    if not previous or len(previous) != 1:
+        return None
+    last = previous[0]
+    if not _next_to(text, _end_of(last), q.start, q.language) or not _only_attribution(last):
+        return None
+    if last.listener and last.listener != last.speaker:
+        speaker = last.listener
+    elif before and len(before) == 1 and before[0].speaker != last.speaker and _next_to(
+        text, _end_of(before[0]), last.start, q.language
+    ):
+        speaker = before[0].speaker
+    else:
+        return None
+    sentence = text[q.start : q.end]
+    return Speech(speaker, q.inner, last.speaker, sentence, q.start, f"{q.language}:turn")
+
+
+def _only_attribution(line: Speech) -> bool:
+    """The line's sentence ends with its quote or a short attribution after it (と犬が桃太郎に
+    言いました。, said the Owl.), not with more narration ("asked Tom; and turning to the Owl, he
+    said:" goes on to another line of his)."""
+    tail = line.sentence[max(line.sentence.rfind(c) for c in "」”\"") + 1 :].strip()
+    return len(tail) <= _ATTRIBUTION_TAIL and not tail.endswith((":", "：")) and ";" not in tail
+
+
+_ATTRIBUTION_TAIL = 40
+"""How long the narration after a line's quote may be for the line after to be a turn."""
+
+
+def _next_to(text: str, end: int, start: int, language: str) -> bool:
+    """Only line breaks between two lines of a dialogue: at least one (a blank line in English,
+    where one line break is hard-wrapping within a paragraph), no narration, no scene break."""
+    gap = text[end:start]
+    new_row = "\n" in gap if language == "ja" else "\n\n" in gap
+    return end <= start and new_row and not gap.strip() and "\n\n\n" not in gap
+
+
+_NOT_TOWARD = ("聞", "きこ", "きい", "見", "思", "おも", "考", "知", "気づ", "気が", "夢")
+"""A narration sentence ending in hearing, seeing or thinking: the line after it may be what
+its subject heard (「…」 is another's)."""
+
+
+def _narration_before(text: str, q: _Quote, names: _Names) -> Speech | None:
+    """犬は桃太郎のそばへ来ました。⏎「…」: a line alone right after a sentence of narration (no
+    quote in it, no verb of saying, hearing or thinking at its end, not passive or negated)
+    whose subjects (a name with は / が) are one name of the story, when the sentence names
+    another one of the story or the line opens by calling one: the subject speaks (to that
+    other one, when there is one). Not after a question (the answer may be the other's), nor
+    when the line calls the subject by name."""
+    if not names.names:
+        return None
+    window = max(0, q.start - 160)
+    head = text[window : q.start].rstrip(" 　\t\r\n")
+    if not head.endswith("。"):
+        return None
+    cut = max(head[:-1].rfind(c) for c in "。！？」\n") + 1
+    sentence = head[cut:].strip(" 　\t\r\n")
+    begins = window + cut + len(head[cut:]) - len(head[cut:].lstrip(" 　\t\r\n"))
+    if (not sentence or "「" in sentence or sentence.startswith(("と", "っ", "こう", "そう"))
+            or head[:cut].rstrip().endswith("、")):
+        return None
+    if head[:cut].rstrip(" 　\t\r\n").endswith(("？」", "?」")):
+        return None  # 「…？」⏎巡査は狸へ目を向けました。⏎「…」: the answer may be the other's
+    ending = sentence[-10:]
+    if any(stem in ending for stem in (*SAYING_STEMS_JA, *_NOT_TOWARD, *_THOUGHT_JA)):
+        return None
+    if _not_said_by(sentence[-8:]):
+        return None
+    subjects: list[str] = []
+    others: list[str] = []
+    taken = bytearray(len(sentence))
+    for name in names.names:  # longest first: 子犬 before 犬
+        for m in re.finditer(re.escape(name), sentence):
+            if any(taken[m.start() : m.end()]):
+                continue
+            taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+            rest = sentence[m.end() :]
+            for suffix in _HONORIFICS:
+                if rest.startswith(suffix):
+                    rest = rest[len(suffix) :]
+                    break
+            (subjects if rest[:1] in ("は", "が") else others).append(name)
+    speakers = set(subjects)
+    if len(speakers) != 1:
+        return None
+    speaker = subjects[0]
+    toward = {n for n in others if n != speaker}
+    called = _vocative(q.inner, names, "ja")
+    if called == speaker:
+        return None  # the line calls the subject: another one speaks to it
+    if called:
+        toward = {called}
+    if not toward:
+        return None
+    listener = next(iter(toward)) if len(toward) == 1 else ""
+    evidence = text[begins : q.end]
+    return Speech(speaker, q.inner, listener, evidence, begins, "ja:narration-before")
+
+
+def _continued(text: str, lines: Sequence[Speech], q: _Quote) -> _Found | None:
     """“…,” said the Vole. “Let me be!”: a quote right after the attribution of the line
-    before (nothing else between, no new paragraph) goes on with that speaker's words."""
+    before (nothing else between, no new paragraph) goes on with that speaker's words (with
+    those speakers', when a list said it)."""
+    last = lines[-1]
+    speakers = tuple(s.speaker for s in lines if s.start == last.start and s.quote == last.quote)
     end = last.start + len(last.sentence)
     if end > q.start or text[end : q.start].strip() or "\n\n" in text[end : q.start]:
         return None
@@ -602,7 +864,7 @@ def _continued(text: str, last: Speech, q: _Quote) -> tuple[str, str, str] | Non
         return None
     if last.sentence.rstrip().endswith(("”", '"')):
         return None  # the line before ends in its own quote: this one may be another's
-    return last.speaker, last.listener, "en:continued"
+    return speakers, last.listener, "en:continued"
 
 
 _JA_BEFORE_SENTENCE = re.compile(
@@ -610,10 +872,7 @@ _JA_BEFORE_SENTENCE = re.compile(
     rf"(?:(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって|むかって)?[、\s　]*)?"
     r"(?P<verb>[^、。！？「」]{1,12})[。：:]\s*$"
 )
-_SAID_SO_STEMS = (
-    "言", "いい", "いっ", "云", "叫", "さけ", "答", "こたえ", "たず", "尋", "申", "話", "返事",
-    "どな", "怒鳴", "つけ加え", "付け加え", "つぶや", "呟", "ささや", "呼", "わめ", "頼",
-)
+_SAID_SO_STEMS = SAYING_STEMS_JA
 _JA_SAID_SO_BEFORE = re.compile(
     rf"^(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[^。「」！？]{{0,40}}?(?:こう|そう|次のように)?"
     r"(?P<verb>[^。「」！？、]{0,8}?(?:" + "|".join(_SAID_SO_STEMS) + r")[^。「」！？、]{0,10})"
@@ -622,14 +881,14 @@ _JA_SAID_SO_BEFORE = re.compile(
 """熊は窓を開け、…こう言いました。⏎「…」: the sentence before ends in a verb of saying
 (with こう / そう, "so", or not: 熊はだれにともなく呼びかけました), its speaker opening it."""
 _EN_BEFORE_SENTENCE = re.compile(
-    rf"{_EN_NP.format(g='speaker')}\s+(?P<verb>{_EN_VERB}|spoke|speaks)"
+    rf"{_EN_NP.format(g='speaker')}{_EN_MORE}\s+(?P<verb>{_EN_VERB}|spoke|speaks)"
     rf"(?:\s+(?:to\s+)?{_EN_NP.format(g='listener')})?[.:]\s*$"
 )
 
 
 def _before_sentence(
     text: str, q: _Quote, start: int, names: _Names
-) -> tuple[str, str, str, int] | None:
+) -> tuple[tuple[str, ...], str, str, int] | None:
     """A quote that opens its own sentence, right after a sentence of saying with no quote of
     its own (犬が桃太郎に言いました。「…」): that sentence's speaker (speaker, listener,
     pattern, and the start of that sentence, which the line's evidence then begins with)."""
@@ -653,26 +912,30 @@ def _before_sentence(
         if _ANAPHORIC.search(previous) or (after_quote and not forward):
             return None  # between two lines, only こう (this) says it is the next one's
         m = _JA_BEFORE_SENTENCE.search(previous)
-        if m and _ja_verb(m.group("verb")):
-            speaker = names.ja(m.group("speaker"))
-            if speaker:
+        if m and _ja_verb(m.group("verb")) and not _not_said_by(m.group("verb")):
+            speakers = _ja_who(m, names)[0]
+            if speakers:
                 listener = names.ja(m.group("listener")) if m.group("listener") else ""
-                return speaker, listener, "ja:before", begins
+                return speakers, listener, "ja:before", begins
         so = _JA_SAID_SO_BEFORE.search(previous)
-        if so and not so.group("verb").startswith(_THOUGHT_JA):
-            speaker = names.ja(so.group("speaker"))
-            if speaker:
-                return speaker, "", "ja:before-こう言った", begins
+        thought = so is not None and so.group("verb").startswith(_THOUGHT_JA)
+        if so and not thought and not _not_said_by(so.group("verb")):
+            speakers = _ja_who(so, names)[0]
+            if speakers:
+                return speakers, "", "ja:before-こう言った", begins
         return None
+    new_paragraph = "\n\n" in text[begins : q.start]
+    if new_paragraph and text[:begins].rstrip(" \t\r").endswith(("”", '"')):
+        return None  # '"Where?" the Owl asked the Mole.⏎⏎"…"': the line before's attribution
     m = _EN_BEFORE_SENTENCE.search(previous)
     if m and m.group("verb") not in _THOUGHT_EN:
-        speaker = _en_np(m.group("speaker"), names)
-        if speaker:
-            return speaker, _en_np(m.group("listener"), names), "en:before", begins
+        speakers = _en_who(m, names)
+        if speakers:
+            return speakers, _en_np(m.group("listener"), names), "en:before", begins
     return None
 
 
-_SAYING_HEAD = r"(?:[^。「」]{0,8})?(?:言|いい|いっ|云|叫|答|こた|申|話|返事|付け加|つけ加)"
+_SAYING_HEAD = r"(?:[^。「」]{0,8})?(?:" + "|".join(SAYING_STEMS_JA) + ")"
 _CATAPHORIC = re.compile(r"(?:こう|次のように)" + _SAYING_HEAD)
 _ANAPHORIC = re.compile(r"そう" + _SAYING_HEAD)
 """こう言った points at the line after it, そう言った at the line before."""
@@ -683,11 +946,16 @@ _JA_SAID_AFTER = re.compile(
 )
 
 
-def _after_sentence(text: str, q: _Quote, start: int, names: _Names) -> tuple[str, int] | None:
+def _after_sentence(
+    text: str, q: _Quote, start: int, names: _Names
+) -> tuple[tuple[str, ...], int] | None:
     """A Japanese quote standing alone (a sentence of its own, no と after it), then a sentence
     of saying with no quote of its own (「…」⏎熊は低い声で言い放ちました。): that sentence's
     speaker, and where that sentence ends (the line's evidence runs to it). Between two lines,
-    only そう (so) says it is the line before's."""
+    only そう (so) says it is the line before's; こう points at the line before when narration,
+    not a line, follows (「…」⏎ゲエルは無造作にこう言いました。しかし…: a first-person
+    narrative's way), and at none when the text ends there (its line may be in the next chunk).
+    A passive or negated verb (こう言われました, 答えませんでした) says no one's line."""
     if q.language != "ja" or text[start : q.start].strip(" 　\n"):
         return None
     k = q.end
@@ -700,11 +968,25 @@ def _after_sentence(text: str, q: _Quote, start: int, names: _Names) -> tuple[st
         return None
     said = m.group(0)
     end = k + m.end()
-    before_next = text[end:].lstrip(" 　\n").startswith("「")
-    if _CATAPHORIC.search(said) or (before_next and not _ANAPHORIC.search(said)):
+    if _not_said_by(m.group("verb")):
         return None
-    speaker = names.ja(m.group("speaker"))
-    return (speaker, end) if speaker else None
+    following = text[end:].lstrip(" 　\n")
+    before_next = following.startswith("「")
+    if before_next and not _ANAPHORIC.search(said):
+        return None
+    if _CATAPHORIC.search(said) and not following:
+        return None  # こう at the text's end: the line it points at may be cut off
+    speakers = _ja_who(m, names)[0]
+    return (speakers, end) if speakers else None
+
+
+_PASSIVE_OR_NOT = re.compile(r"(?:われ|られ|ばれ|せん|ない|なかっ|ず[、。に]|ずに)")
+
+
+def _not_said_by(verb: str) -> bool:
+    """A sentence of saying whose subject is not the speaker: passive (言われました: the other
+    said it) or negated (答えませんでした)."""
+    return _PASSIVE_OR_NOT.search(verb) is not None
 
 
 def _vocative(quote: str, names: _Names, language: str) -> str:
@@ -741,10 +1023,13 @@ def _turns(lines: list[Speech], text: str) -> list[Speech]:
     """A line with no listener, in a conversation of two speakers taking turns, is said to the
     other: the lines around it (up to `_TURN_WINDOW` on each side, each close to the next: no
     blank line, at most `_TURN_GAP` of narration between) have exactly those two speakers. A
-    third speaker among them gives no one (who speaks to whom is the story's to say)."""
+    third speaker among them gives no one (who speaks to whom is the story's to say); so does a
+    line several speak together (犬と猿が言いました: to whom, the turns do not say)."""
     result = list(lines)
+    together = {(s.start, s.quote) for s, t in pairwise(lines)
+                if (s.start, s.quote) == (t.start, t.quote)}
     for i, line in enumerate(lines):
-        if line.listener:
+        if line.listener or (line.start, line.quote) in together:
             continue
         window = {line.speaker}
         for step in (-1, 1):

@@ -268,7 +268,7 @@ SPEECH_VERBS_JA = frozenset(
     {"言う", "いう", "いふ", "申す", "話す", "しゃべる", "答える", "こたえる", "尋ねる", "たずねる",
      "叫ぶ", "さけぶ", "呼ぶ", "よぶ", "頼む", "たのむ", "鳴く", "なく", "泣く", "怒鳴る",
      "どなる", "ささやく", "つぶやく", "断る", "ことわる", "謝る", "あやまる", "ほめる", "褒める",
-     "歌う", "うたう", "祈る", "いのる"}
+     "歌う", "うたう", "祈る", "いのる", "呟く", "おっしゃる", "仰る", "問う"}
 )
 """Japanese verbs of saying (dictionary forms as Sudachi writes lemma or normal form; いふ is
 いう in the old kana spelling of older texts): their
@@ -288,7 +288,8 @@ are also another verb — すむ 済む, おこる 起こる, ねる 練る, し
 grammar: いる / ある, -がる, counters, honorifics, vocatives; `storygraph.ingest.frames.ja`)."""
 SPEECH_VERBS_EN = frozenset(
     {"say", "tell", "reply", "answer", "ask", "cry", "exclaim", "shout", "whisper", "beg",
-     "call", "speak", "talk", "thank", "laugh", "weep", "sob", "sigh", "groan", "scream"}
+     "call", "speak", "talk", "thank", "laugh", "weep", "sob", "sigh", "groan", "scream",
+     "remark", "mutter", "retort"}
 )
 """English verbs of saying (lemmas): their subject is someone."""
 FEELING_VERBS_EN = frozenset(

@@ -340,3 +340,229 @@ def test_a_katakana_speaker_the_reader_missed_and_a_name_written_with_its_owner(
     assert [s.speaker for s in lines] == ["ポポ", "森の熊"]
     # a hiragana or kanji word no name of the story is stays unattributed
     assert read_speech("「帰ろう。」とだれかが言いました。", ("狸",)) == []
+
+
+# --- first-person narrative dialogue and the verbs of saying beyond 言う -----------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "speaker", "quote"),
+    [
+        # a sentence of saying after the line, with こう, narration after it: the line before
+        ("「雨はもう上がりましたよ。」\n　窓のそばのポロはのんきにこう言いました。しかし空は暗い。",
+         "ポロ", "雨はもう上がりましたよ。"),
+        ("「橋はどこです？」\n　僕は宿の主人の顔を見ながら、こう尋ねました。主人は黙っていました。",
+         "僕", "橋はどこです？"),  # the narrator asks
+        ("「…そうかね。」とポロは言うのです。", "ポロ", "…そうかね。"),
+        ("ポロは「橋はない。」と答えました。", "ポロ", "橋はない。"),
+        ("「火事だ！」とポロは叫びました。", "ポロ", "火事だ！"),
+        ("「もう遅い。」とポロは呟きました。", "ポロ", "もう遅い。"),
+        ("「どうぞ。」と女中が申しました。", "女中", "どうぞ。"),
+        ("「よろしい。」と先生がおっしゃいました。", "先生", "よろしい。"),
+        ("「明日また来ます。」とポロは話しました。", "ポロ", "明日また来ます。"),
+        ("「あなたの国にも橋はありますか？」とポロは僕に質問しました。", "ポロ",
+         "あなたの国にも橋はありますか？"),
+        ("ポロは煙草をくわえ、こう僕に問いかけました。\n「君は学生かね？」", "ポロ",
+         "君は学生かね？"),
+        ("「それから？」\n　ポロは小声でつけ加えました。それきり黙りました。", "ポロ",
+         "それから？"),
+        ('"It is late," the Owl answered.', "Owl", "It is late,"),
+        ('"Is it?" asked the Mole.', "Mole", "Is it?"),
+        ('"Help!" cried the Mole.', "Mole", "Help!"),
+        ('"No," the Owl replied.', "Owl", "No,"),
+        ('"Run!" shouted the Mole.', "Mole", "Run!"),
+        ('"Hush," whispered the Owl.', "Owl", "Hush,"),
+        ('"How odd," remarked the Owl.', "Owl", "How odd,"),
+        ('"And then," the Owl went on, "we slept."', "Owl", "And then, … we slept."),
+        ('"Also cake," added the Mole.', "Mole", "Also cake,"),
+        ('The Owl says, "Come in."', "Owl", "Come in."),
+    ],
+)
+def test_first_person_narrative_dialogue_and_every_verb_of_saying(
+    text: str, speaker: str, quote: str
+) -> None:
+    lines = read_speech(text, ("ポロ", "僕", "主人", "Owl", "Mole", "女中", "先生"))
+    assert [(s.speaker, s.quote) for s in lines] == [(speaker, quote)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # こう at the text's end: the line it points at may be in the next chunk
+        "「橋はどこです？」\n　ポロはこう尋ねました。",
+        # a passive sentence of saying: the other one said it
+        "「帰りたまえ。」\n　ポロは主人にこう言われました。それから帰りました。",
+        "ポロは主人にこう言われました。\n「帰りたまえ。」",
+        # negated
+        "「帰りたまえ。」\n　ポロは何も答えませんでした。",
+    ],
+)
+def test_a_passive_negated_or_cut_sentence_of_saying_attributes_no_line(text: str) -> None:
+    assert read_speech(text, ("ポロ", "主人")) == []
+
+
+# --- a line several speakers say together ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "speakers"),
+    [
+        ("「雨だ、雨だ。」と狐と狸が言いました。", ("狐", "狸"), ["狐", "狸"]),
+        ("「雨だ。」と、狐も狸も言いました。", ("狐", "狸"), ["狐", "狸"]),
+        ("「雨だ。」と、おじいさんもおばあさんも言いました。", (), ["おじいさん", "おばあさん"]),
+        ("「雨だ。」と、狐と、狸と、熊がさけびました。", ("狐", "狸", "熊"), ["狐", "狸", "熊"]),
+        ("狐と狸は「雨だ。」と言いました。", ("狐", "狸"), ["狐", "狸"]),
+        ("狐と狸は顔を見合わせて、こう言いました。\n「雨だ。」", ("狐", "狸"), ["狐", "狸"]),
+        ("「雨だ。」\n　狐と狸は、こう言って笑いました。", ("狐", "狸"), ["狐", "狸"]),
+        ('"It is raining," said the Cat and the Fox.', ("Cat", "Fox"), ["Cat", "Fox"]),
+        ('"Rain!" cried Tom, Bess and the Owl.', (), ["Tom", "Bess", "Owl"]),
+        ('"Rain," the Cat and the Fox replied.', (), ["Cat", "Fox"]),
+        ('The Cat and the Fox said, "Rain."', (), ["Cat", "Fox"]),
+    ],
+)
+def test_every_speaker_a_line_names_gets_the_line(
+    text: str, names: tuple[str, ...], speakers: list[str]
+) -> None:
+    lines = read_speech(text, names)
+    assert [s.speaker for s in lines] == speakers
+    assert len({(s.quote, s.sentence) for s in lines}) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "speakers"),
+    [
+        # not a list: a clause before the name (with whom, where)
+        ("「雨だ。」と狐と一緒に狸が言いました。", ("狐", "狸"), ["狸"]),
+        # a new clause after the speaker: the other one does something else
+        ('"Rain," said the Cat, and the Fox laughed.', ("Cat", "Fox"), ["Cat"]),
+        ('"Rain," said the Cat and the Fox together.', ("Cat", "Fox"), ["Cat"]),
+    ],
+)
+def test_a_name_outside_the_list_of_speakers_gets_no_line(
+    text: str, names: tuple[str, ...], speakers: list[str]
+) -> None:
+    assert [s.speaker for s in read_speech(text, names)] == speakers
+
+
+def test_speakers_saying_a_line_together_speak_to_no_one_by_turns() -> None:
+    text = "「行こう。」と狐と狸が言いました。\n「いやだ。」と熊が言いました。"
+    lines = read_speech(text, ("狐", "狸", "熊"))
+    assert [(s.speaker, s.listener) for s in lines] == [("狐", ""), ("狸", ""), ("熊", "")]
+    text = '"Go," said the Cat and the Fox. "Now."'
+    lines = read_speech(text, ("Cat", "Fox"))
+    assert [(s.speaker, s.quote) for s in lines] == [
+        ("Cat", "Go,"), ("Fox", "Go,"), ("Cat", "Now."), ("Fox", "Now.")
+    ]
+
+
+def test_a_clause_ending_in_a_verb_before_the_speaker_is_no_second_speaker() -> None:
+    text = "それを見ると熊は、こう言いました。\n「雨だ。」"
+    assert [s.speaker for s in read_speech(text, ("狸", "熊"))] == ["熊"]
+    text = "「雨だ。」\n　こう言って、一度跳ねますと狸が笑いました。"
+    assert [s.speaker for s in read_speech(text, ("狸",))] == ["狸"]
+
+
+# --- a dialogue going on: the narration before a line, and turns -----------------------------
+
+
+def _who(text: str, names: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    return [(s.speaker, s.listener, s.pattern.split("+")[0]) for s in read_speech(text, names)]
+
+
+def test_a_line_after_narration_of_one_name_acting_toward_another_is_that_name_s() -> None:
+    text = "狸は熊のそばへ来ました。\n「おなかがすいたよ。」"
+    (line,) = read_speech(text, ("狸", "熊"))
+    assert (line.speaker, line.listener, line.pattern) == ("狸", "熊", "ja:narration-before")
+    assert line.sentence == text and line.start == 0
+    # the line calls the other one by name
+    text = "狸は山から帰ってきました。\n「熊さん、ただいま。」"
+    assert _who(text, ("狸", "熊")) == [("狸", "熊", "ja:narration-before")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "狸は山へ行きました。\n「おなかがすいたよ。」",  # no one else: a thought, a song?
+        "狸が帰ると、熊は戸を開けました。\n「おなかがすいたよ。」",  # two subjects
+        "狸は熊にしかられました。\n「おなかがすいたよ。」",  # passive: the other acts
+        "狸は熊の声を聞きました。\n「おなかがすいたよ。」",  # heard: the line may be the voice
+        "狸は熊のそばへ来ました。\n「おなかがすいたよ。」と鳥が言いました。",  # said by another
+        "狸は熊のそばへ来ましたが、\n熊は「おなかがすいたよ。」と言いました。",
+        "狸は熊のそばへ来ました。\n「狸さん、おなかがすいたよ。」",  # it calls the subject
+        "「どこへ行くの？」\n　狸は熊のほうへ目を向けました。\n「山だよ。」",  # after a question
+    ],
+)
+def test_narration_before_a_line_says_nothing_when_it_is_not_one_name_s_act(text: str) -> None:
+    assert [s.speaker for s in read_speech(text, ("狸", "熊", "鳥"))] in ([], ["熊"], ["鳥"])
+    assert all(s.pattern != "ja:narration-before" for s in read_speech(text, ("狸", "熊", "鳥")))
+
+
+def test_a_line_alone_after_a_line_to_someone_is_that_one_s_answer_and_turns_go_on() -> None:
+    text = "「どこへ行くの。」と狸が熊にたずねました。\n「山へ行くのさ。」\n「ぼくも行こう。」"
+    assert _who(text, ("狸", "熊")) == [
+        ("狸", "熊", "ja:quote-と-X"), ("熊", "狸", "ja:turn"), ("狸", "熊", "ja:turn"),
+    ]
+    text = '"Where to?" the Badger asked the Mole.\n\n"Home."\n\n"May I come?"'
+    assert _who(text, ("Badger", "Mole")) == [
+        ("Badger", "Mole", "en:quote-said-X"), ("Mole", "Badger", "en:turn"),
+        ("Badger", "Mole", "en:turn"),
+    ]
+
+
+def test_after_two_speakers_named_one_after_the_other_their_turns_alternate() -> None:
+    text = (
+        "「行こう。」と狐が言いました。\n「いやだ。」と熊が言いました。\n「なぜだ。」\n"
+        "「寒いからさ。」"
+    )
+    assert [(s, li) for s, li, _ in _who(text, ("狐", "熊"))] == [
+        ("狐", "熊"), ("熊", "狐"), ("狐", "熊"), ("熊", "狐"),
+    ]
+    text = '"Go," said the Owl.\n\n"No," said the Mole.\n\n"Why not?"\n\n"It is late."'
+    assert [(s, p) for s, _, p in _who(text, ("Owl", "Mole"))] == [
+        ("Owl", "en:quote-said-X"), ("Mole", "en:quote-said-X"), ("Owl", "en:turn"),
+        ("Mole", "en:turn"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # narration between the lines ends the turns
+        "「どこへ行くの。」と狸が熊にたずねました。\n　雨がふってきました。\n「山へ行くのさ。」",
+        '"Where to?" the Badger asked the Mole.\n\nThe wind rose.\n\n"Home."',
+        # one speaker named and no one spoken to: whose the next line is, the story does not say
+        "「行こう。」と狐が言いました。\n「いやだ。」",
+        '"Go," said the Owl.\n\n"No."',
+        # a scene break
+        '"Where to?" the Badger asked the Mole.\n\n\n* * *\n\n"Home."',
+        # a line several said together starts no turns
+        "「行こう。」と狐と狸が熊に言いました。\n「いやだ。」",
+    ],
+)
+def test_turns_are_taken_only_in_an_unbroken_dialogue_of_two(text: str) -> None:
+    assert all(not s.pattern.endswith(":turn")
+               for s in read_speech(text, ("狐", "狸", "熊", "Badger", "Mole", "Owl")))
+
+
+def test_narration_going_on_after_an_attribution_ends_the_turns() -> None:
+    text = (
+        '"Go," said the Owl.\n\n"Where?" asked the Mole; and turning away from the Owl, he '
+        'called to the Badger:\n\n"Are you coming?"'
+    )
+    lines = read_speech(text, ("Owl", "Mole", "Badger"))
+    assert [s.quote for s in lines] == ["Go,", "Where?"]
+
+
+def test_an_attribution_then_a_quote_in_its_paragraph_goes_on_and_in_the_next_answers() -> None:
+    same = '"Where?" the Owl asked the Mole. "Nobody is here yet."'
+    assert [s.speaker for s in read_speech(same, ("Owl", "Mole"))] == ["Owl", "Owl"]
+    other = '"Where?" the Owl asked the Mole.\n\n"Home."'
+    assert [(s.speaker, s.pattern) for s in read_speech(other, ("Owl", "Mole"))][1] == (
+        "Mole", "en:turn"
+    )
+
+
+def test_an_english_line_on_the_next_row_of_its_paragraph_is_no_turn() -> None:
+    text = 'The Owl said to the Mole, "Go home."\n"Rain is coming."'
+    lines = read_speech(text, ("Owl", "Mole"))
+    assert all(not s.pattern.endswith(":turn") for s in lines)
