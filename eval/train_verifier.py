@@ -323,6 +323,8 @@ def main(argv: Sequence[str]) -> int:
         "--folds", choices=("story", "set"), default="story",
         help="leave one story out (default) or one run (set) out when judging out of fold",
     )  # fmt: skip
+    parser.add_argument("--veto", action="store_true", help="the rule check's 'no premise' stops "
+                        "the model's answer whatever its confidence (VETO)")  # fmt: skip
     parser.add_argument("--write", type=Path, help=f"write the weights (the app's: {WEIGHTS})")
     parser.add_argument("--diagram", type=Path, help="draw the test runs' reliability diagram")
     args = parser.parse_args(argv)
