@@ -32,6 +32,10 @@ class QAOptions:
     min_score: float = 1.0
     strategy: str = "auto"
     no_llm: bool = False
+    small_model_budget: bool = False
+    """With no model: keep the facts and read the sources as the small embedded model would
+    (`SMALL_TOP_K` facts, `SourceBudget.small_model`), so an evaluation without the model
+    measures the evidence that model would read (`eval-e2e --no-llm`); False: every source."""
     sentence_sources: int = 5
     """Story sentences from sentence search the answer reads beside the facts' (0: none)."""
     choose_names: bool = False
