@@ -22,11 +22,13 @@ def _parts(**options: Any) -> QAParts:
 def test_no_model_reads_every_source_unless_asked_for_the_small_models_budget() -> None:
     every = _parts()
     assert every.context.budget is None and every.top_k == QAOptions().top_k
+    assert every.fitting_only  # the kept facts are the answer: only the fitting ones
     small = _parts(small_model_budget=True, sentence_sources=5)
     assert small.top_k == SMALL_TOP_K
     assert small.context.budget is not None
     assert small.context.budget.fact_slots == SMALL_MAX_SOURCES - 5
     assert small.chooser is None and small.across is None  # no model: nothing to call
+    assert small.no_model and not small.fitting_only  # kept as the small model keeps them
 
 
 def test_the_answer_without_a_model_reports_the_sources_within_the_budget_as_read() -> None:

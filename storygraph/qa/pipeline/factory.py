@@ -134,6 +134,7 @@ class PartsFactory:
             chooser=self._chooser(llm, options, reading) if small else None,
             candidate=self._candidate(llm, options),
             no_model=llm is None,
+            fitting_only=llm is None and not budgeted,
             support=self.support_checker,
             stories_named=self._stories_named,
             # named fallbacks (storygraph.text.embeddings; the candidate step's model choice)

@@ -105,11 +105,13 @@ class QAParts:
     """Answers a who / where question by choosing a name, where it fits
     (storygraph.qa.generation.answer_choice)."""
     no_model: bool = False
-    """No model in these parts: the kept facts are the answer itself, so the rerank step keeps
-    the ones whose relation the question's words name, when there are such facts
+    """No model in these parts (nothing can call one)."""
+    fitting_only: bool = False
+    """The kept facts are the answer itself (no model), so the rerank step keeps the ones whose
+    relation the question's words name, when there are such facts
     (storygraph.qa.retrieval.scoring.keep_fitting). False with a model, also when it writes no
-    answer
-    (`compose_answer=False`: the evaluation measures retrieval as the model would get it)."""
+    answer (`compose_answer=False`: the evaluation measures retrieval as the model would get
+    it), and with no model reading as the small one (`QAOptions.small_model_budget`)."""
     support: Callable[[Sequence[dict[str, Any]]], SupportChecker] | None = None
     """Builds the support check over the graph's name rows (storygraph.qa.verify.support), run on
     the
