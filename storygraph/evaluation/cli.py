@@ -26,7 +26,7 @@ from storygraph.evaluation.harness import (
     run_eval,
 )
 from storygraph.ingest.graph_io import load_graph_file
-from storygraph.llm.factory import ModelInfo
+from storygraph.llm.factory import ModelInfo, model_info
 from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.settings import Settings
 
@@ -180,9 +180,21 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
             print(f"{len(questions) - asked} questions of the sets were not in that run",
                   file=sys.stderr)
         return _print_e2e(report, asked, bool(args.json))
+    small_model_budget = False
     if args.no_llm:
-        settings = settings.model_copy(update={"no_llm": True})
-    options = QAOptions.from_settings(settings, no_llm=bool(args.no_llm))
+        # No model, but the sources the configured one would read: the story chunked for it
+        # (no model alone chunks as a capable one does) and the small model's budget.
+        small_model_budget = model_info(settings).provider == "embedded"
+        settings = settings.model_copy(
+            update={
+                "no_llm": True,
+                "chunk_size": settings.effective_chunk_size(),
+                "chunk_overlap": settings.effective_chunk_overlap(),
+            }
+        )
+    options = QAOptions.from_settings(
+        settings, no_llm=bool(args.no_llm), small_model_budget=small_model_budget
+    )
     modes = [canonical_mode(m) for m in (args.modes or [options.mode])]
     cache_dir = None if args.no_cache else Path(args.cache_dir or Path(settings.data_dir) / "e2e")
     with exit_on_terminate():  # a stopped run stops its stores' servers on the way out

@@ -128,12 +128,14 @@ def test_the_facts_are_fitted_to_the_question_s_words_only_with_no_model(
 ) -> None:
     """keep_fitting (storygraph.qa.retrieval.scoring) runs when the kept facts are the answer
     itself: no
-    model, not a model that only writes no answer (the evaluation's retrieval run)."""
-    assert _parts(services, NONE).no_model
-    assert _parts(services, CAPABLE, no_llm=True).no_model
+    model, not a model that only writes no answer (the evaluation's retrieval run), nor no
+    model reading as the small one (`small_model_budget`: eval-e2e --no-llm)."""
+    assert _parts(services, NONE).fitting_only
+    assert _parts(services, CAPABLE, no_llm=True).fitting_only
+    assert not _parts(services, NONE, small_model_budget=True).fitting_only
     for info in (SMALL, CAPABLE):
-        assert not _parts(services, info).no_model
-        assert not _parts(services, info, compose_answer=False).no_model
+        assert not _parts(services, info).fitting_only
+        assert not _parts(services, info, compose_answer=False).fitting_only
 
 
 def test_the_support_check_is_built_with_the_given_frame_reader(seeded: Services) -> None:

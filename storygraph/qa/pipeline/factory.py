@@ -9,7 +9,7 @@
   streamed answer from a compact prompt over the sources `SourceBudget.small_model` leaves: 1
   call;
 - no model (`no_llm`): as the small model, every source, and the top facts as the answer: 0
-  calls.
+  calls (with `small_model_budget`, the small model's facts and sources: what it would read).
 
 A question in another language than every story in its scope is brought into theirs before
 names and sentences are looked up (`QAOptions.translation`, storygraph.qa.question.translation): by
@@ -106,7 +106,9 @@ class PartsFactory:
             else LocalEntityFinder(self.embedder)
         )
         picks = isinstance(finder, ModelEntityFinder)  # its call can pick relation types too
-        budget = SourceBudget.small_model(options.sentence_sources) if small else None
+        # the small model's budget; with no model too when asked (QAOptions.small_model_budget)
+        budgeted = small or (llm is None and options.small_model_budget)
+        budget = SourceBudget.small_model(options.sentence_sources) if budgeted else None
         reading = reading_for(self.store, options.until, options.stories)  # once a question
         return QAParts(
             reader=QuestionReader(
@@ -127,11 +129,12 @@ class PartsFactory:
                 budget=budget,
             ),
             answerer=self._answerer(llm, capable, options),
-            top_k=min(options.top_k, SMALL_TOP_K) if small else options.top_k,
+            top_k=min(options.top_k, SMALL_TOP_K) if budgeted else options.top_k,
             min_score=options.min_score,
             chooser=self._chooser(llm, options, reading) if small else None,
             candidate=self._candidate(llm, options),
             no_model=llm is None,
+            fitting_only=llm is None and not budgeted,
             support=self.support_checker,
             stories_named=self._stories_named,
             # named fallbacks (storygraph.text.embeddings; the candidate step's model choice)

@@ -48,7 +48,7 @@ def gather(
     ranked = parts.rank(analysis, found, trace.callbacks)
     facts = ranked.facts + set_aside(found.filtered_out)
     fitting = 0
-    if parts.no_model and found.relation_types is not None:
+    if parts.fitting_only and found.relation_types is not None:
         fitting = keep_fitting(facts, found.relation_types.lexical_types)
     kept = [f for f in facts if f.kept]
     trace.record(

@@ -32,6 +32,10 @@ class QAOptions:
     min_score: float = 1.0
     strategy: str = "auto"
     no_llm: bool = False
+    small_model_budget: bool = False
+    """With no model: keep the facts and read the sources as the small embedded model would
+    (`SMALL_TOP_K` facts, `SourceBudget.small_model`), so an evaluation without the model
+    measures the evidence that model would read (`eval-e2e --no-llm`); False: every source."""
     sentence_sources: int = 5
     """Story sentences from sentence search the answer reads beside the facts' (0: none)."""
     choose_names: bool = False
@@ -101,11 +105,13 @@ class QAParts:
     """Answers a who / where question by choosing a name, where it fits
     (storygraph.qa.generation.answer_choice)."""
     no_model: bool = False
-    """No model in these parts: the kept facts are the answer itself, so the rerank step keeps
-    the ones whose relation the question's words name, when there are such facts
+    """No model in these parts (nothing can call one)."""
+    fitting_only: bool = False
+    """The kept facts are the answer itself (no model), so the rerank step keeps the ones whose
+    relation the question's words name, when there are such facts
     (storygraph.qa.retrieval.scoring.keep_fitting). False with a model, also when it writes no
-    answer
-    (`compose_answer=False`: the evaluation measures retrieval as the model would get it)."""
+    answer (`compose_answer=False`: the evaluation measures retrieval as the model would get
+    it), and with no model reading as the small one (`QAOptions.small_model_budget`)."""
     support: Callable[[Sequence[dict[str, Any]]], SupportChecker] | None = None
     """Builds the support check over the graph's name rows (storygraph.qa.verify.support), run on
     the

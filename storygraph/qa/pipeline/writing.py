@@ -110,12 +110,12 @@ def facts_written(
         text, method, read = nothing_found(analysis, candidates), "nothing found", 0
     elif kept:
         text = facts_answer(analysis.language, kept, sources.citations)
-        method, read = "facts", len(sources.citations)
+        method, read = "facts", len(sources.read)
     else:
         # No fact, only sentence-search sources: say so, and point at those sentences.
         lines = sentence_line(sources.citations, japanese=analysis.reply_language == "ja")
         text = "\n".join([nothing_found(analysis, candidates), *lines])
-        method, read = "facts", len(sources.citations)
+        method, read = "facts", len(sources.read)
     if on_token is not None:
         on_token(text)
     return Written(text, method, read)
