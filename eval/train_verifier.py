@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from storygraph.evaluation.answer_scoring import score_strict
-from storygraph.qa.verify.calibration import WEIGHTS, Calibration, fit
+from storygraph.qa.verify.calibration import WEIGHTS, Calibration, fit, load
 from storygraph.qa.verify.evidence import Evidence
 from storygraph.qa.verify.signals import SIGNALS, read_signals
 
@@ -325,6 +325,9 @@ def main(argv: Sequence[str]) -> int:
     )  # fmt: skip
     parser.add_argument("--veto", action="store_true", help="the rule check's 'no premise' stops "
                         "the model's answer whatever its confidence (VETO)")  # fmt: skip
+    parser.add_argument("--replay", nargs="*", type=Path, default=[], metavar="WEIGHTS.json",
+                        help="also replay saved weights as they are (an earlier commit's) on "
+                        "dev and test")  # fmt: skip
     parser.add_argument("--write", type=Path, help=f"write the weights (the app's: {WEIGHTS})")
     parser.add_argument("--diagram", type=Path, help="draw the test runs' reliability diagram")
     args = parser.parse_args(argv)
@@ -396,6 +399,16 @@ def main(argv: Sequence[str]) -> int:
                     s = simulate(rows, conf, t)
                     cells += [f"{s.strict}/{s.questions}", f"{s.shown_right}/{s.shown}"]
                 print("| " + " | ".join(cells) + " |")
+
+    for path in args.replay:
+        saved = load(path)["embedded"]
+        VETO = saved.premise_veto
+        print(f"\n## replayed: {path}'s embedded weights as they are (threshold "
+              f"{saved.threshold:.2f}, premise veto {saved.premise_veto})")  # fmt: skip
+        for name, rows in {"dev": dev, **tests}.items():
+            conf = {i: saved.confidence(r.signals) for i, r in enumerate(rows) if r.signals}
+            print(f"{name}: " + simulate(rows, conf, saved.threshold).line()
+                  + f", AUC {auc(rows, conf):.3f}")  # fmt: skip
 
     if args.write:
         payload = {"families": {k: v.to_json() for k, v in calibrations.items()}}
