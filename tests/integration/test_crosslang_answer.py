@@ -64,12 +64,6 @@ def test_the_model_answers_in_japanese_and_the_reader_gets_english(
     # the chat's own words follow the question's language, read once by the question reader
     assert answer.language == "en"
     assert support["rendered"] == ["十五 → 15"]
-    # the verifier compares the question with the Japanese sources by its translation's words
-    verifier = support["verifier"]
-    assert isinstance(verifier, dict)
-    translated = verifier["evidence"]["translated"]
-    assert "桃太郎" in translated and translated != QUESTION
-    assert verifier["signals"]["question_in_cited"] is not None
 
 
 def test_the_questions_language_path_is_unchanged_and_japanese_questions_are_not_touched(

@@ -138,25 +138,3 @@ def test_words_scattered_over_sentences_are_not_a_told_act() -> None:
 def test_nothing_read_or_another_script_reads_as_none() -> None:
     assert premise_in_read(_read("少年にりんごをやったのはだれ？")) is None
     assert premise_in_read(_read("Who gave the boy apples?", JA_PASSAGE)) is None
-
-
-# --- a question asked in another language than its sources -------------------------------------
-def test_a_question_asked_across_languages_is_compared_by_its_translation() -> None:
-    english = "Who gave the boy apples?"
-    plain = Evidence(english, "パン屋です。[1]", "パン屋", cited=(JA_PASSAGE,), read=(JA_PASSAGE,))
-    # the dictionary's words for the question, best form each (storygraph.qa.question.translation)
-    across = Evidence(
-        english, "パン屋です。[1]", "パン屋", cited=(JA_PASSAGE,), read=(JA_PASSAGE,),
-        translated="やる 少年 りんご",
-    )  # fmt: skip
-    wrong = Evidence(
-        english, "魚屋です。[1]", "魚屋", cited=(JA_PASSAGE,), read=(JA_PASSAGE,),
-        translated="やる 少年 りんご",
-    )  # fmt: skip
-    assert answer_locality(plain) is None and premise_in_read(plain) is None
-    right_local, wrong_local = answer_locality(across), answer_locality(wrong)
-    assert right_local is not None and wrong_local is not None and right_local > wrong_local
-    told = premise_in_read(across)  # やる is written やりました: its form is not found
-    assert told is not None and told > 0.5
-    assert Evidence.from_json(across.to_json()) == across
-    assert "translated" not in plain.to_json()

@@ -105,7 +105,7 @@ def answer_within(
     if parts.verifier is not None and verifiable(written.method, written.text, written.cut):
         evidence = evidence_of(
             read_as.question, written.text, written.logprobs, sources.citations, written.read,
-            checked.support, analysis.in_sources_words,
+            checked.support,
         )  # fmt: skip
         verdict = parts.verifier.verify(evidence)
         shown = gated(

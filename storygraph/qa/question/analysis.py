@@ -110,16 +110,6 @@ class QuestionAnalysis:
         return "ja" if self.language == "ja" else "en"
 
     @cached_property
-    def in_sources_words(self) -> str:
-        """The question as words of its stories' language when it was asked in another (the
-        graph names it was found to name and its translation's words), for comparing it
-        with their sentences (the verifier's signals); "" when it was not translated."""
-        if self.translation is None:
-            return ""
-        names = [e.node_id for e in self.entities]
-        return " ".join([*names, self.translation.text]).strip()
-
-    @cached_property
     def folded(self) -> str:
         """The question normalised as names are (storygraph.text.normalize.normalize_name)."""
         return normalize_name(self.question)

@@ -15,8 +15,7 @@ class Evidence:
     texts of every source the model read, `logprobs` the model's log probability of each token
     it wrote (empty when the server sends none), `rule` the rule check's verdict on it
     (storygraph.qa.verify.support: "supported", "not supported", "no premise", …; "" when none
-    ran), `translated` the question in its sources' language when it was asked in another (the
-    question translation's words, storygraph.qa.question.translation; "" when it was not)."""
+    ran)."""
 
     question: str
     answer: str
@@ -25,14 +24,6 @@ class Evidence:
     read: tuple[str, ...] = ()
     logprobs: tuple[float, ...] = ()
     rule: str = ""
-    translated: str = ""
-
-    @property
-    def compared(self) -> str:
-        """The question as the signals compare it with the sources: in their language when it
-        was asked in another (an English question's words share no unit with Japanese
-        sentences), else as asked."""
-        return self.translated or self.question
 
     def to_json(self) -> dict[str, Any]:
         """The evidence as the trace keeps it: a saved run's signals can be read again from it
@@ -45,7 +36,6 @@ class Evidence:
             "read": list(self.read),
             "logprobs": [round(p, 4) for p in self.logprobs],
             "rule": self.rule,
-            **({"translated": self.translated} if self.translated else {}),
         }
 
     @classmethod
@@ -58,7 +48,6 @@ class Evidence:
             read=tuple(raw.get("read", ())),
             logprobs=tuple(float(p) for p in raw.get("logprobs", ())),
             rule=str(raw.get("rule", "")),
-            translated=str(raw.get("translated", "")),
         )
 
 

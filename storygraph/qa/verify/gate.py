@@ -36,10 +36,8 @@ def evidence_of(
     citations: Sequence[Citation],
     read: int,
     rule: Support,
-    translated: str = "",
 ) -> Evidence:
-    """The verifier's evidence for a written answer: the sources it cites and those it read
-    (`translated`: the question in the sources' language, when it was asked in another)."""
+    """The verifier's evidence for a written answer: the sources it cites and those it read."""
     cited = tuple(c.text for c in cited_sources(written, citations))
     return Evidence(
         question=question,
@@ -49,7 +47,6 @@ def evidence_of(
         read=tuple(c.text for c in citations[:read]),
         logprobs=tuple(logprobs),
         rule=rule.verdict,
-        translated=translated,
     )
 
 

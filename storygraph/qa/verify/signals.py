@@ -70,7 +70,7 @@ def grounded_read(evidence: Evidence) -> float | None:
 def question_share(evidence: Evidence) -> float | None:
     """How much of the answer's core the question already says (an answer naming the asked-about
     participant again, or repeating the question, says little)."""
-    return share_in(units(evidence.core), units(evidence.compared))
+    return share_in(units(evidence.core), units(evidence.question))
 
 
 def question_in_cited(evidence: Evidence) -> float | None:
@@ -78,7 +78,7 @@ def question_in_cited(evidence: Evidence) -> float | None:
     what was asked, its act and participants?); None: it cites none."""
     if not evidence.cited:
         return None
-    asked = units(evidence.compared)
+    asked = units(evidence.question)
     shares = [share_in(asked, units(text)) for text in evidence.cited]
     known = [s for s in shares if s is not None]
     return max(known) if known else None
@@ -124,9 +124,9 @@ def answer_locality(evidence: Evidence) -> float | None:
     with its participants; a wrong one is named elsewhere, or in a sentence about something
     else; an answer adding nothing to the question fills no gap (0). None: no citation, a
     question in another script, or no unit on either side."""
-    if not evidence.cited or not _same_script(evidence.compared, evidence.cited):
+    if not evidence.cited or not _same_script(evidence.question, evidence.cited):
         return None
-    asked = asked_units(evidence.compared)
+    asked = asked_units(evidence.question)
     core = units(evidence.core)
     if not core or not asked:
         return None
@@ -155,9 +155,9 @@ def hypothesis_in_cited(evidence: Evidence) -> float | None:
     """How much of the question with its gap filled (its question word replaced by the answer's
     core: 「犬をたたいたのは誰？」 + 猿 → 犬をたたいたのは猿) one cited sentence holds; the best
     sentence's share. None: no citation, a question in another script, or no unit."""
-    if not evidence.cited or not _same_script(evidence.compared, evidence.cited):
+    if not evidence.cited or not _same_script(evidence.question, evidence.cited):
         return None
-    question = normalize_name(evidence.compared)
+    question = normalize_name(evidence.question)
     core = normalize_name(evidence.core)
     filled = _JA_ASKED.sub(core, question) if _JA_ASKED.search(question) else question
     hypothesis = units(filled) | units(core)
@@ -174,9 +174,9 @@ def premise_in_read(evidence: Evidence) -> float | None:
     false premise (an act nobody did, a thing the story never names) finds them scattered or
     missing, whatever the model then wrote. None: nothing read, a question in another script, or
     no unit."""
-    if not evidence.read or not _same_script(evidence.compared, evidence.read):
+    if not evidence.read or not _same_script(evidence.question, evidence.read):
         return None
-    asked = asked_units(evidence.compared)
+    asked = asked_units(evidence.question)
     if not asked:
         return None
     return max(
