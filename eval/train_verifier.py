@@ -181,23 +181,13 @@ class Shown:
         )
 
 
-VETO = False
-"""Whether the rule check's "no premise" (the question's act told of no one) stops the model's
-answer whatever its confidence, as the gate does when the written calibration's
-`premise_veto` is on. `--veto`."""
-
-
-def vetoed(row: Row) -> bool:
-    return VETO and (row.signals or {}).get("rule_no_premise") == 1.0
-
-
 def simulate(rows: Sequence[Row], confidence: dict[int, float] | None, threshold: float) -> Shown:
     """What the gate shows (module doc); `confidence` None: the rule path as recorded."""
     strict = shown = shown_right = written = written_shown = unanswerable = declined = 0
     for i, r in enumerate(rows):
         if confidence is None or i not in confidence:
             supported, right = r.shown_supported, r.shown_right
-        elif confidence[i] >= threshold and not vetoed(r):
+        elif confidence[i] >= threshold:
             supported, right = True, r.model_right
         elif r.rule_supported:
             supported, right = False, r.unanswerable  # "not sure": right only when unanswerable
@@ -323,16 +313,14 @@ def main(argv: Sequence[str]) -> int:
         "--folds", choices=("story", "set"), default="story",
         help="leave one story out (default) or one run (set) out when judging out of fold",
     )  # fmt: skip
-    parser.add_argument("--veto", action="store_true", help="the rule check's 'no premise' stops "
-                        "the model's answer whatever its confidence (VETO)")  # fmt: skip
     parser.add_argument("--replay", nargs="*", type=Path, default=[], metavar="WEIGHTS.json",
                         help="also replay saved weights as they are (an earlier commit's) on "
                         "dev and test")  # fmt: skip
     parser.add_argument("--write", type=Path, help=f"write the weights (the app's: {WEIGHTS})")
     parser.add_argument("--diagram", type=Path, help="draw the test runs' reliability diagram")
     args = parser.parse_args(argv)
-    global FOLDS, VETO
-    FOLDS, VETO = args.folds, args.veto
+    global FOLDS
+    FOLDS = args.folds
 
     dev = [row for spec in args.dev for row in load_run(spec)]
     tests = {Path(spec.partition(":")[0]).stem: load_run(spec) for spec in args.test}
@@ -344,7 +332,7 @@ def main(argv: Sequence[str]) -> int:
         features = family_features(family, args.features)
         folds = out_of_fold(dev, features)
         threshold = choose_threshold(dev, folds, args.precision)
-        model = replace(fit_rows(dev, features), threshold=threshold, premise_veto=args.veto)
+        model = replace(fit_rows(dev, features), threshold=threshold)
         model = replace(
             model,
             trained={
@@ -355,7 +343,6 @@ def main(argv: Sequence[str]) -> int:
                 "precision_target": args.precision,
                 "dev_out_of_fold_auc": round(auc(dev, folds), 3),
                 "folds": args.folds,
-                "veto_no_premise": args.veto,
                 "command": "PYTHONPATH=. python eval/train_verifier.py " + " ".join(argv),
             },
         )
@@ -402,9 +389,8 @@ def main(argv: Sequence[str]) -> int:
 
     for path in args.replay:
         saved = load(path)["embedded"]
-        VETO = saved.premise_veto
         print(f"\n## replayed: {path}'s embedded weights as they are (threshold "
-              f"{saved.threshold:.2f}, premise veto {saved.premise_veto})")  # fmt: skip
+              f"{saved.threshold:.2f})")  # fmt: skip
         for name, rows in {"dev": dev, **tests}.items():
             conf = {i: saved.confidence(r.signals) for i, r in enumerate(rows) if r.signals}
             print(f"{name}: " + simulate(rows, conf, saved.threshold).line()

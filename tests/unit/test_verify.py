@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import replace
 
 import pytest
 
@@ -226,15 +225,3 @@ def test_the_reason_says_a_signal_by_whether_it_was_high_or_low_not_by_its_push(
     assert "it says more than the question" in new.reason
     assert "it repeats the question's own words" in again.reason
 
-
-def test_a_premise_veto_stops_a_confident_answer_to_an_act_told_of_no_one() -> None:
-    sure = Calibration(
-        features=("question_share",), mean=(0.5,), scale=(1.0,), coef=(0.0,),
-        missing_coef=(0.0,), intercept=3.0, threshold=0.5,
-    )  # fmt: skip
-    untold = _evidence("パン屋は何をぬすんだ？", "りんごです。[1]", "りんご", rule="no premise")
-    told = _evidence("パン屋は何をやった？", "りんごです。[1]", "りんご", rule="supported")
-    plain, veto = Verifier(sure, "embedded"), Verifier(replace(sure, premise_veto=True), "embedded")
-    assert plain.passes(plain.verify(untold)) and plain.passes(plain.verify(told))
-    assert not veto.passes(veto.verify(untold)) and veto.passes(veto.verify(told))
-    assert veto.verify(untold).confidence == plain.verify(untold).confidence

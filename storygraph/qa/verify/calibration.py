@@ -32,9 +32,6 @@ class Calibration:
     intercept: float
     threshold: float
     trained: dict[str, Any] = field(default_factory=dict)
-    premise_veto: bool = False
-    """Whether the rule check's "no premise" (the question's act told of no one in the story)
-    stops the answer whatever its confidence: the threshold was chosen on dev with it so."""
 
     def terms(self, signals: Mapping[str, float | None]) -> dict[str, float]:
         """Each signal's share of the log odds."""
@@ -70,7 +67,6 @@ def load(path: Path = WEIGHTS) -> dict[str, Calibration]:
             intercept=float(c["intercept"]),
             threshold=float(c["threshold"]),
             trained=dict(c.get("trained", {})),
-            premise_veto=bool(c.get("premise_veto", False)),
         )
         for family, c in raw["families"].items()
     }
