@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from storygraph.qa.question.entities import LocalEntityFinder
+from storygraph.qa.question.entities import LocalEntityFinder, by_sound
 from storygraph.text.normalize import normalize_name
 
 _NAMES = [
@@ -56,6 +56,23 @@ def test_a_near_spelling_of_a_long_name_finds_it() -> None:
 
 def test_a_short_near_spelling_finds_nothing() -> None:
     assert _found("Where did Pak go?") == {}
+
+
+def test_a_near_spelling_with_a_letter_dropped_or_another_first_finds_nothing() -> None:
+    assert _found("Where did Drabak go?") == {"ドラバック": "transliteration"}  # exact
+    assert _found("Where did Drabk go?") == {}  # a letter dropped
+    assert _found("Where did Trabak go?") == {}  # another first letter
+
+
+def test_a_word_of_a_name_found_otherwise_is_not_read() -> None:
+    names = [
+        {"id": n, "norm": normalize_name(n), "type": "Character"}
+        for n in ["March Hare", "マルチ", "サーク"]
+    ]
+    found = LocalEntityFinder(None).find("Where did the March Hare meet Saak?", names, [])
+    assert {e.node_id for e in found.entities} == {"March Hare", "サーク"}
+    # read alone, March is マルチ's sound (maruchi → march)
+    assert [e.node_id for e in by_sound("Where did the March Hare go?", names)] == ["マルチ"]
 
 
 def test_a_key_two_names_share_finds_neither() -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
@@ -331,21 +331,24 @@ class LocalEntityFinder:
 
 MIN_SOUND_KEY = 3
 """Shortest sound key matched (Tok → tok); shorter ones (The → se) never."""
-MIN_NEAR_SOUND_KEY = 5
-"""Shortest sound key matched at one edit from a name's (Crabback → krabak)."""
+MIN_NEAR_SOUND_KEY = 6
+"""Shortest sound key matched at one letter from a name's (Crabuck → krabak); the letter
+changed, not dropped or added (Kintaro is not キンタル), and not the first (Dormouse, drmos, is
+not デイモス, demos)."""
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;\"“‘(]\s*)$")
 
 
 def by_sound(
-    question: str, names: Sequence[dict[str, Any]], explained: Container[str] = ()
+    question: str, names: Sequence[dict[str, Any]], explained: Iterable[str] = ()
 ) -> list[ResolvedEntity]:
     """Katakana names of the graph that a capitalised English word of the question spells
     (Craback → クラバック, Tok → トック, Gael → ゲエル, Kurabakku → クラバック), by their sound keys
     (storygraph.text.phonetic). Precision first: a word opening a sentence, a stop word, a word
-    of under three letters or one already `explained` (normalised, a mention another match
-    found) is not read; a word's keys must equal the key of one name (its every node) and no
-    other, or, for a key of five letters or more with no name equal, be one edit from one
-    name's only."""
+    of under three letters or one already `explained` (a part of a normalised mention another
+    match found: March of "march hare", Taro of urashimataro) is not read; a word's keys must
+    equal the key of one name (its every node) and no other, or, for a key of six letters or
+    more with no name equal, be one changed letter from one name's only."""
+    mentions = tuple(explained)
     words: dict[str, str] = {}
     for found in NAME_WORD.finditer(question):
         word = re.sub(r"'s?$", "", found.group(0))
@@ -353,7 +356,7 @@ def by_sound(
             len(word) < MIN_SOUND_KEY
             or not (word[0].isupper() and word[1:].islower())
             or word.lower() in EN_STOP_WORDS
-            or normalize_name(word) in explained
+            or any(normalize_name(word) in mention for mention in mentions)
             or _SENTENCE_END.search(question[: found.start()])
         ):
             continue
@@ -375,6 +378,7 @@ def by_sound(
                 for key, _, _ in process.extract(
                     k, list(table), scorer=Levenshtein.distance, score_cutoff=1, limit=None
                 )
+                if len(key) == len(k) and key[0] == k[0]
             ]
             positions = [p for key in set(near) for p in table[key]]
             score = 0.85
