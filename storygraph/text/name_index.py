@@ -12,7 +12,9 @@ docs/ISSUES.md#names-cache). The index turns both into look-ups of the question'
   of them joined in one string, so the names holding a mention are found by `str.find`;
 - `by_romaji` (built on the first question with ASCII words): romaji reading (four letters or
   more) → positions of the Japanese names that read so;
-- `by_first_word`: first content word of an ASCII name → (position, the name's content words).
+- `by_first_word`: first content word of an ASCII name → (position, the name's content words);
+- `sound_table` (built on the first question with a capitalised English word): the sound key of
+  a katakana name (クラバック → krabak, storygraph.text.phonetic) → its positions.
 
 `name_index(names)` keeps the index of the last names list it was given and returns it while
 the same list comes back (`GraphStore.entity_names` returns one list until the graph changes),
@@ -56,6 +58,31 @@ class NameIndex:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _base_words: tuple[_WordTables, int] | None = field(default=None, repr=False)
     """The word tables of the index this one extends, and how many names they cover."""
+    _sounds: dict[str, list[int]] | None = field(default=None, repr=False)
+    _base_sounds: tuple[dict[str, list[int]], int] | None = field(default=None, repr=False)
+    """The sound table of the index this one extends, and how many names it covers."""
+
+    def sound_table(self, key: Callable[[str], str | None]) -> dict[str, list[int]]:
+        """Sound key → positions of the names that have one (`key`, the finder's: katakana
+        names, storygraph.text.phonetic), built on first use (from the extended index's table,
+        when it had one, reading only the added names)."""
+        with self._lock:
+            if self._sounds is None:
+                table: dict[str, list[int]] = {}
+                start = 0
+                if self._base_sounds is not None:
+                    table, start = dict(self._base_sounds[0]), self._base_sounds[1]
+                own: set[str] = set()
+                for position in range(start, len(self.ids)):
+                    sound = key(self.ids[position])
+                    if sound:
+                        if sound not in own:  # a list of the base's is copied before it grows
+                            table[sound] = list(table.get(sound, ()))
+                            own.add(sound)
+                        table[sound].append(position)
+                self._sounds = table
+                self._base_sounds = None
+            return self._sounds
 
     def word_tables(
         self, romaji: Callable[[str], str], content_words: Callable[[str], list[str]]
@@ -112,6 +139,8 @@ class NameIndex:
         with self._lock:
             if self._words is not None:
                 index._base_words = (self._words, start)
+            if self._sounds is not None:
+                index._base_sounds = (self._sounds, start)
         return index
 
     def holding(self, part: str) -> Iterator[int]:

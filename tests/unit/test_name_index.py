@@ -93,12 +93,13 @@ def test_a_mention_resolves_through_the_index_as_a_walk_resolves_it() -> None:
 
 
 def _state(index: Any) -> tuple[Any, ...]:
-    from storygraph.qa.question.entities import _romaji
+    from storygraph.qa.question.entities import _romaji, _sound_key
     from storygraph.text.terms import name_words as _content_words
 
     return (
         index.ids, index.norms, index.by_norm, index.longest, index.first_by_id,
         index.first_by_norm, index.word_tables(_romaji, _content_words),
+        index.sound_table(_sound_key),
         [list(index.holding(part)) for part in ("桃", "人物0001", "old", "man")],
     )  # fmt: skip
 
@@ -108,29 +109,32 @@ def _fields(index: Any) -> Any:
 
     return copy.deepcopy(
         (index.ids, index.norms, index.by_norm, index.longest, index.first_by_id,
-         index.first_by_norm, index._words)
+         index.first_by_norm, index._words, index._sounds)
     )  # fmt: skip
 
 
 def test_names_with_rows_added_at_the_end_extend_the_last_index_as_a_build_would() -> None:
     """Another session's document read alone gives the last list plus its rows: the index is
     extended (the last one left as it was), and equals one built from nothing."""
-    from storygraph.qa.question.entities import _romaji
+    from storygraph.qa.question.entities import _romaji, _sound_key
     from storygraph.text.terms import name_words as _content_words
 
-    base = _names([f"人物{i:05d}" for i in range(300)] + ["桃太郎", "old man", "鬼"])
+    base = _names([f"人物{i:05d}" for i in range(300)] + ["桃太郎", "old man", "鬼", "トック"])
     added = _names(["桃太郎", "Old Man", "ももたろう", "人物00010", "犬", "old dog", "Momo"])
+    added += _names(["トック", "ドラバック"])
     for words_first in (True, False):
         expected = _state(name_index([dict(row) for row in [*base, *added]]))  # from nothing
         names = list(base)
         last = name_index(names)
         if words_first:
             last.word_tables(_romaji, _content_words)
+            last.sound_table(_sound_key)
         before = _fields(last)
         grown = [*names, *added]
         extended = name_index(grown)
         assert extended is not last
         assert (extended._base_words is not None) == words_first
+        assert (extended._base_sounds is not None) == words_first
         assert _state(extended) == expected
         assert _fields(last) == before  # the last index, still used by other questions, kept
         assert name_index(grown) is extended

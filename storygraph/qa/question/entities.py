@@ -8,7 +8,9 @@ found (`ResolvedEntity.source`). Two finders:
   the graph: exact → normalised → contains / contained-in → fuzzy; then the dictionary match.
 - `LocalEntityFinder` (the small embedded model, and no model at all): no model call. Names of
   graph nodes found literally in the question after normalisation (dictionary), then English
-  words that spell a Japanese name's reading (Momotaro → 桃太郎, "transliteration"), English
+  words that spell a Japanese name's reading (Momotaro → 桃太郎, "transliteration"), a
+  capitalised English word that sounds like a katakana name (Craback → クラバック, Tok → トック,
+  also "transliteration": `by_sound`), English
   names matched word by word with plural and possessive endings dropped (normalised), Japanese
   nouns of the question that are part of a longer name ("contained": 畑 → 畑のもの), then, when
   nothing was found, the nearest names by multilingual sentence embedding ("embedding"; a kana
@@ -19,13 +21,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from pydantic import BaseModel, Field
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
 
 from storygraph.llm.replies import reply_fields, string_list
 from storygraph.models import ResolvedEntity
@@ -41,8 +45,9 @@ from storygraph.text.normalize import (
     word_boundaries,
     written_form,
 )
+from storygraph.text.phonetic import english_keys, katakana_key
 from storygraph.text.sanitize import romanize
-from storygraph.text.terms import JA_QUESTION_KANJI, NAME_WORD, name_words
+from storygraph.text.terms import EN_STOP_WORDS, JA_QUESTION_KANJI, NAME_WORD, name_words
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -240,12 +245,13 @@ class LocalEntityFinder:
         callbacks: list[Any],
         relation_types: Sequence[str] | None = None,
     ) -> EntityFinding:
-        found: dict[str, ResolvedEntity] = {
-            m.node_id: m for m in dictionary_match(question, names)
-        }
+        found: dict[str, ResolvedEntity] = {m.node_id: m for m in dictionary_match(question, names)}
         words = name_words(question)
         if words:
             for match in self._by_words(question, words, names):
+                found.setdefault(match.node_id, match)
+            explained = {normalize_name(m.mention) for m in found.values()}
+            for match in by_sound(question, names, explained):
                 found.setdefault(match.node_id, match)
         for match in _by_containing_name(question, list(found.values()), names):
             found.setdefault(match.node_id, match)
@@ -323,6 +329,72 @@ class LocalEntityFinder:
         return sorted(found.values(), key=lambda e: -e.score)[:2]
 
 
+MIN_SOUND_KEY = 3
+"""Shortest sound key matched (Tok → tok); shorter ones (The → se) never."""
+MIN_NEAR_SOUND_KEY = 6
+"""Shortest sound key matched at one letter from a name's (Crabuck → krabak); the letter
+changed, not dropped or added (Kintaro is not キンタル), and not the first (Dormouse, drmos, is
+not デイモス, demos)."""
+_SENTENCE_END = re.compile(r"(?:^|[.!?:;\"“‘(]\s*)$")
+
+
+def by_sound(
+    question: str, names: Sequence[dict[str, Any]], explained: Iterable[str] = ()
+) -> list[ResolvedEntity]:
+    """Katakana names of the graph that a capitalised English word of the question spells
+    (Craback → クラバック, Tok → トック, Gael → ゲエル, Kurabakku → クラバック), by their sound keys
+    (storygraph.text.phonetic). Precision first: a word opening a sentence, a stop word, a word
+    of under three letters or one already `explained` (a part of a normalised mention another
+    match found: March of "march hare", Taro of urashimataro) is not read; a word's keys must
+    equal the key of one name (its every node) and no other, or, for a key of six letters or
+    more with no name equal, be one changed letter from one name's only."""
+    mentions = tuple(explained)
+    words: dict[str, str] = {}
+    for found in NAME_WORD.finditer(question):
+        word = re.sub(r"'s?$", "", found.group(0))
+        if (
+            len(word) < MIN_SOUND_KEY
+            or not (word[0].isupper() and word[1:].islower())
+            or word.lower() in EN_STOP_WORDS
+            or any(normalize_name(word) in mention for mention in mentions)
+            or _SENTENCE_END.search(question[: found.start()])
+        ):
+            continue
+        words.setdefault(word.lower(), word)
+    if not words:
+        return []
+    index = name_index(names)
+    table = index.sound_table(_sound_key)
+    matches: list[ResolvedEntity] = []
+    for mention, word in words.items():
+        keys = {k for k in english_keys(word) if len(k) >= MIN_SOUND_KEY}
+        positions = [p for k in keys for p in table.get(k, ())]
+        score = 0.9
+        if not positions:
+            near = [
+                key
+                for k in keys
+                if len(k) >= MIN_NEAR_SOUND_KEY
+                for key, _, _ in process.extract(
+                    k, list(table), scorer=Levenshtein.distance, score_cutoff=1, limit=None
+                )
+                if len(key) == len(k) and key[0] == k[0]
+            ]
+            positions = [p for key in set(near) for p in table[key]]
+            score = 0.85
+        spelled = {index.ids[p] for p in positions}
+        if len(spelled) != 1:
+            continue  # no name, or several: not this path's to choose
+        for node_id in dict.fromkeys(index.ids[p] for p in sorted(positions)):
+            matches.append(ResolvedEntity(mention, node_id, "transliteration", score))
+    return matches
+
+
+@lru_cache(maxsize=ROMAJI_CACHED)
+def _sound_key(name: str) -> str | None:
+    return katakana_key(name)
+
+
 def _name_forms(name: str) -> list[str]:
     """A graph name and, when it differs, its dictionary spelling (`written_form`)."""
     written = written_form(name)
@@ -354,9 +426,7 @@ def _by_containing_name(
     ]
     matches: list[ResolvedEntity] = []
     terms = [
-        text[start:end]
-        for start, end in nouns
-        if not any(start < b and end > a for a, b in taken)
+        text[start:end] for start, end in nouns if not any(start < b and end > a for a, b in taken)
     ]
     for term in dict.fromkeys(terms):
         if not _KANJI_RUN.search(term) or term[0] in JA_QUESTION_KANJI or term in JA_QUESTION_KANJI:
