@@ -28,8 +28,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from pydantic import BaseModel, Field
-from rapidfuzz import process
-from rapidfuzz.distance import Levenshtein
 
 from storygraph.llm.replies import reply_fields, string_list
 from storygraph.models import ResolvedEntity
@@ -45,7 +43,7 @@ from storygraph.text.normalize import (
     word_boundaries,
     written_form,
 )
-from storygraph.text.phonetic import english_keys, katakana_key
+from storygraph.text.phonetic import english_keys, katakana_key, key_distance
 from storygraph.text.sanitize import romanize
 from storygraph.text.terms import EN_STOP_WORDS, JA_QUESTION_KANJI, NAME_WORD, name_words
 
@@ -375,10 +373,8 @@ def by_sound(
                 key
                 for k in keys
                 if len(k) >= MIN_NEAR_SOUND_KEY
-                for key, _, _ in process.extract(
-                    k, list(table), scorer=Levenshtein.distance, score_cutoff=1, limit=None
-                )
-                if len(key) == len(k) and key[0] == k[0]
+                for key in table
+                if len(key) == len(k) and key[0] == k[0] and key_distance(k, key) <= 1
             ]
             positions = [p for key in set(near) for p in table[key]]
             score = 0.85
