@@ -872,10 +872,9 @@ _JA_BEFORE_SENTENCE = re.compile(
     rf"(?:(?P<listener>{_JA_NAME})(?:に|へ)(?:向かって|むかって)?[、\s　]*)?"
     r"(?P<verb>[^、。！？「」]{1,12})[。：:]\s*$"
 )
-_SAID_SO_STEMS = SAYING_STEMS_JA
 _JA_SAID_SO_BEFORE = re.compile(
     rf"^(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[^。「」！？]{{0,40}}?(?:こう|そう|次のように)?"
-    r"(?P<verb>[^。「」！？、]{0,8}?(?:" + "|".join(_SAID_SO_STEMS) + r")[^。「」！？、]{0,10})"
+    r"(?P<verb>[^。「」！？、]{0,8}?(?:" + "|".join(SAYING_STEMS_JA) + r")[^。「」！？、]{0,10})"
     r"[。：:]\s*$"
 )
 """熊は窓を開け、…こう言いました。⏎「…」: the sentence before ends in a verb of saying
@@ -941,7 +940,7 @@ _ANAPHORIC = re.compile(r"そう" + _SAYING_HEAD)
 """こう言った points at the line after it, そう言った at the line before."""
 _JA_SAID_AFTER = re.compile(
     rf"^(?P<speaker>{_JA_NAME}){_JA_SUBJECT}[^。「」！？]{{0,40}}?"
-    r"(?P<verb>[^。「」！？、]{0,8}?(?:" + "|".join(_SAID_SO_STEMS) + r")[^。「」！？、]{0,10})"
+    r"(?P<verb>[^。「」！？、]{0,8}?(?:" + "|".join(SAYING_STEMS_JA) + r")[^。「」！？、]{0,10})"
     r"。"
 )
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 
 from storygraph.ingest.frames.extractor import speech_facts
-from storygraph.text.speech import SAYS, quotes_in, read_speech
+from storygraph.text.speech import (
+    SAYING_STEMS_JA,
+    SAYS,
+    SPEECH_STEMS_JA,
+    quotes_in,
+    read_speech,
+)
 
 
 def _lines(text: str, names: tuple[str, ...] = ()) -> list[tuple[str, str, str, str]]:
@@ -566,3 +572,7 @@ def test_an_english_line_on_the_next_row_of_its_paragraph_is_no_turn() -> None:
     text = 'The Owl said to the Mole, "Go home."\n"Rain is coming."'
     lines = read_speech(text, ("Owl", "Mole"))
     assert all(not s.pattern.endswith(":turn") for s in lines)
+
+
+def test_every_verb_that_makes_a_sentence_of_saying_is_a_verb_of_saying() -> None:
+    assert all(any(s.startswith(p) for p in SPEECH_STEMS_JA) for s in SAYING_STEMS_JA)
