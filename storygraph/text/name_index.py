@@ -45,6 +45,15 @@ _SEPARATOR = "\x00"
 _WordTables = tuple[dict[str, list[int]], dict[str, list[tuple[int, list[str]]]]]
 
 
+def _append_own(table: dict[str, list[Any]], own: set[str], key: str, value: Any) -> None:
+    """Append `value` to `table[key]`, copying the list first when it is still the extended
+    index's (`key` not yet in `own`): the base index's tables stay as they were."""
+    if key not in own:
+        table[key] = list(table.get(key, ()))
+        own.add(key)
+    table[key].append(value)
+
+
 @dataclass
 class NameIndex:
     ids: list[str]
@@ -76,10 +85,7 @@ class NameIndex:
                 for position in range(start, len(self.ids)):
                     sound = key(self.ids[position])
                     if sound:
-                        if sound not in own:  # a list of the base's is copied before it grows
-                            table[sound] = list(table.get(sound, ()))
-                            own.add(sound)
-                        table[sound].append(position)
+                        _append_own(table, own, sound, position)
                 self._sounds = table
                 self._base_sounds = None
             return self._sounds
@@ -97,26 +103,19 @@ class NameIndex:
                     by_romaji, by_first_word = dict(romaji_base), dict(first_base)
                 else:
                     by_romaji, by_first_word, start = {}, {}, 0
-                # a list of the base's is copied before it grows: the base stays as it was
                 own_romaji: set[str] = set()
                 own_first: set[str] = set()
                 for position in range(start, len(self.ids)):
                     name = self.ids[position]
                     roman = romaji(name)
                     if len(roman) >= MIN_ROMAJI_CHARS:
-                        if roman not in own_romaji:
-                            by_romaji[roman] = list(by_romaji.get(roman, ()))
-                            own_romaji.add(roman)
-                        by_romaji[roman].append(position)
+                        _append_own(by_romaji, own_romaji, roman, position)
                         continue
                     if not name.isascii():
                         continue
                     words = content_words(name)
                     if words:
-                        if words[0] not in own_first:
-                            by_first_word[words[0]] = list(by_first_word.get(words[0], ()))
-                            own_first.add(words[0])
-                        by_first_word[words[0]].append((position, words))
+                        _append_own(by_first_word, own_first, words[0], (position, words))
                 self._words = (by_romaji, by_first_word)
                 self._base_words = None
             return self._words
