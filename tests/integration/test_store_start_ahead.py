@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from storygraph.errors import StoreError
 from storygraph.processes import pid_alive
 from storygraph.services import open_store
 from storygraph.settings import Settings
@@ -56,3 +59,21 @@ def test_neo4j_has_no_server_to_start(tmp_path: Path) -> None:
     settings = _settings(tmp_path, neo4j_uri="bolt://127.0.0.1:9", neo4j_password="unused")
     assert start_store_server(settings) is None
     assert not (tmp_path / "falkordb").exists()
+
+
+def test_a_server_too_slow_to_answer_is_stopped_and_named(tmp_path: Path) -> None:
+    """A start that does not answer within its time (a busy machine) is reported as slow, with
+    the machine's load, and the half-started server is stopped, not left behind unowned; the
+    next start succeeds on the same data directory."""
+    slow = EmbeddedFalkorDB(tmp_path, start_timeout_s=0.0)
+    with pytest.raises(StoreError) as raised:
+        slow.ensure_running()
+    assert "not answering" in str(raised.value) and "load average" in str(raised.value)
+    assert slow.pid() is None and not slow.is_running()
+    assert not slow.paths.socket.exists()
+    again = EmbeddedFalkorDB(tmp_path)
+    try:
+        again.ensure_running()
+        assert again.is_running()
+    finally:
+        again.stop()

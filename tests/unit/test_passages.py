@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from storygraph.models import Citation, Fact
 from storygraph.qa.generation.answer import facts_answer
+from storygraph.qa.retrieval import passages
 from storygraph.qa.retrieval.context import with_passages
 from storygraph.qa.retrieval.passages import Passage, bm25, index_document, is_heading
 from storygraph.text.terms import passage_terms
@@ -130,3 +133,25 @@ def test_a_title_or_a_chapter_number_is_no_sentence_of_the_story() -> None:
     assert not is_heading(line + "。", 0, len(line) + 1)
     # a stretch inside a longer line is no line of its own
     assert not is_heading("ある日 The Hare ran", 3, 11)
+
+
+def test_the_one_rare_word_outweighs_several_common_ones_in_a_long_book() -> None:
+    # a fifth of the sentences hold "old", "man" and "go"; one holds "lantern"
+    texts = [f"Rain fell on the roofs on day {n}." for n in range(60)]
+    for n in range(0, 60, 5):
+        texts[n] = f"The old man would go out at hour {n}."
+    texts[42] = "A lantern hung by the gate."
+    rows = [
+        {"id": f"d:{i:04d}", "document_id": "d", "document": "d.txt", "text": text}
+        for i, text in enumerate(texts)
+    ]
+    index = index_document(rows, "en")
+    query = passage_terms("Where did the old man go with the lantern?", "en")
+    scores = bm25(query, index.sentences, index.document_frequency)
+    lantern = next(i for i, s in enumerate(index.sentences) if "lantern" in s.text)
+    assert scores[lantern] == max(scores)
+    # at the plain IDF the common words together would have won
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(passages, "IDF_POWER", 1.0)
+        plain = bm25(query, index.sentences, index.document_frequency)
+    assert plain[lantern] < max(plain)

@@ -11,13 +11,14 @@ scored; the engine gives them to the answerer after the facts' own sentences.
    ready document when the question names none;
 2. their sentences (split as chunking splits them, each once although chunks overlap), indexed
    once per document version (id, name, sha256, chunk count) in a process-wide cache;
-3. BM25 over terms that need no tokenizer: English word stems without stop words, and the
-   character bigrams of normalised Japanese text (kana and kanji alike), with the question
-   words (誰, どこ, …) left out. The query is the question; for a question in another language
-   than the document, its translation (`QuestionAnalysis.translation`) and its start entities'
-   graph names too, read in the document's language, a single kanji as the document's bigrams
-   holding it (`widen_single_kanji`), so an English question over a Japanese story matches the
-   sentences naming 桃太郎 and the ones saying what it asks about;
+3. BM25 (the IDF squared: `IDF_POWER`) over terms that need no tokenizer: English word stems
+   without stop words, and the character bigrams of normalised Japanese text (kana and kanji
+   alike), with the question words (誰, どこ, …) left out. The query is the question; for a
+   question in another language than the document, its translation
+   (`QuestionAnalysis.translation`) and its start entities' graph names too, read in the
+   document's language, a single kanji as the document's bigrams holding it
+   (`widen_single_kanji`), so an English question over a Japanese story matches the sentences
+   naming 桃太郎 and the ones saying what it asks about;
 4. the best `POOL` sentences by BM25 are re-scored with the embedding cosine to the question
    when an embedder is installed: score = BM25 / best BM25 + `EMBEDDING_WEIGHT` × cosine;
 5. when no sentence shares a single term with the query (a question in another language that
@@ -65,6 +66,15 @@ again, the cache holds MAX_INDEXED_DOCUMENTS) and the answer asks the user to na
 pick stories (`unsearched_warning`; docs/ISSUES.md#library-speed)."""
 BM25_K1 = 1.2
 BM25_B = 0.75
+IDF_POWER = 2.0
+"""A query term's BM25 weight is its inverse document frequency to this power. In a long book
+the words of a question that many sentences hold (a name, a Japanese question's kana bigrams of
+grammar: した, のは, から) add up: at the plain IDF three or four of them outweigh the one rare
+word the answering sentence shares with the question; squared, the rare word counts. Measured
+with tale questions whose tale was set inside a novel of its language (the evidence within the
+passages the small model reads): Japanese top-1 0.600 -> 0.633, English top-3 0.798 -> 0.821;
+the tales alone 0.675 -> 0.692 and 0.869 -> 0.869; the novel dev split, ja_fresh and en_fresh
+unchanged (29/33, 36/40, 16/16)."""
 
 
 @dataclass(frozen=True)
@@ -198,13 +208,13 @@ _CACHE = _IndexCache()
 def bm25(
     query: Sequence[str], sentences: Sequence[_Sentence], frequency: Counter[str]
 ) -> list[float]:
-    """Okapi BM25 of each sentence for the (deduplicated) query terms."""
+    """Okapi BM25 of each sentence for the (deduplicated) query terms, the IDF to `IDF_POWER`."""
     if not sentences:
         return []
     count = len(sentences)
     average = sum(sum(s.terms.values()) for s in sentences) / count
     weights = {
-        t: math.log(1 + (count - frequency[t] + 0.5) / (frequency[t] + 0.5))
+        t: math.log(1 + (count - frequency[t] + 0.5) / (frequency[t] + 0.5)) ** IDF_POWER
         for t in dict.fromkeys(query)
         if frequency[t]
     }
