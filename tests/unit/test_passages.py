@@ -155,3 +155,63 @@ def test_the_one_rare_word_outweighs_several_common_ones_in_a_long_book() -> Non
         patch.setattr(passages, "IDF_POWER", 1.0)
         plain = bm25(query, index.sentences, index.document_frequency)
     assert plain[lantern] < max(plain)
+
+
+def test_stories_searched_together_weigh_a_word_the_same_in_each() -> None:
+    """In a library the stories' sentences are scored with one document frequency: the same
+    sentence scores the same in a long story where its words are common and in a short one
+    where they are rare, and a name only one story holds tells that story."""
+
+    def story(doc: str, texts: list[str]) -> passages._DocumentIndex:
+        rows = [
+            {"id": f"{doc}:{i:04d}", "document_id": doc, "document": f"{doc}.txt", "text": t}
+            for i, t in enumerate(texts)
+        ]
+        return index_document(rows, "en")
+
+    line = "The hare ran past the mill."
+    long = story("long", [line, *(f"The hare sat by the river on day {n}." for n in range(39))])
+    short = story("short", [line, "Snow fell.", "Ned slept."])
+    pooled = passages.pooled_frequency([long, short])
+    assert pooled["hare"] == long.document_frequency["hare"] + short.document_frequency["hare"]
+    assert passages.pooled_frequency([short]) is short.document_frequency
+    both = [*long.sentences, *short.sentences]
+    query = passage_terms("Where did the hare run?", "en")
+    scores = bm25(query, both, pooled)
+    same = [s for s, sentence in zip(scores, both, strict=True) if sentence.text == line]
+    assert len(same) == 2 and same[0] == pytest.approx(same[1])
+    # each story scored with its own frequencies, the short story's copy outranked the long's
+    own_long = bm25(query, long.sentences, long.document_frequency)
+    own_short = bm25(query, short.sentences, short.document_frequency)
+    assert own_short[0] > 2 * own_long[0]
+
+
+def test_a_kanji_widened_to_its_bigrams_weighs_as_one_word() -> None:
+    """犬 searched as its bigrams (犬は, 犬が, の犬 …): each bigram alone is rare, but the word
+    is in many sentences, and a sentence holding two of its bigrams holds the word once."""
+    texts = [
+        "犬は走りました。",
+        "犬が吠えました。",
+        "白い犬と歩きました。",
+        "犬も来ました。",
+        "山の犬に会いました。",
+        "鬼が刀を持っていました。",
+        "犬は犬が好きでした。",
+    ]
+    rows = [
+        {"id": f"d:{i:04d}", "document_id": "d", "document": "d.txt", "text": text}
+        for i, text in enumerate(texts)
+    ]
+    index = index_document(rows, "ja")
+    query = passages.widen_single_kanji(["犬", "刀"], index.document_frequency)
+    words = passages.widened_words(["犬", "刀"], index.document_frequency)
+    assert set(words.values()) == {"犬", "刀"} and words["犬は"] == "犬" and words["刀を"] == "刀"
+    scores = bm25(query, index.sentences, index.document_frequency, words)
+    # 犬, in six of seven sentences, weighs less than 刀, in one
+    sword = next(i for i, s in enumerate(index.sentences) if "刀" in s.text)
+    assert scores[sword] == max(scores)
+    both = next(i for i, s in enumerate(index.sentences) if s.text.startswith("犬は犬が"))
+    one = next(i for i, s in enumerate(index.sentences) if s.text.startswith("犬は走"))
+    assert scores[both] <= scores[one] * 1.5  # not two words' worth
+    summed = bm25(query, index.sentences, index.document_frequency)
+    assert summed[both] > summed[sword]  # each bigram counted as a rare word of its own

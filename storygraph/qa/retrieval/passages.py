@@ -11,7 +11,8 @@ scored; the engine gives them to the answerer after the facts' own sentences.
    ready document when the question names none;
 2. their sentences (split as chunking splits them, each once although chunks overlap), indexed
    once per document version (id, name, sha256, chunk count) in a process-wide cache;
-3. BM25 (the IDF squared: `IDF_POWER`) over terms that need no tokenizer: English word stems
+3. BM25 (the IDF squared: `IDF_POWER`; the document frequency pooled over the stories searched
+   in one language: `pooled_frequency`) over terms that need no tokenizer: English word stems
    without stop words, and the character bigrams of normalised Japanese text (kana and kanji
    alike), with the question words (誰, どこ, …) left out. The query is the question; for a
    question in another language than the document, its translation
@@ -32,7 +33,7 @@ import math
 import threading
 import unicodedata
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -206,15 +207,26 @@ _CACHE = _IndexCache()
 
 
 def bm25(
-    query: Sequence[str], sentences: Sequence[_Sentence], frequency: Counter[str]
+    query: Sequence[str],
+    sentences: Sequence[_Sentence],
+    frequency: Counter[str],
+    same_word: Mapping[str, str] | None = None,
 ) -> list[float]:
-    """Okapi BM25 of each sentence for the (deduplicated) query terms, the IDF to `IDF_POWER`."""
+    """Okapi BM25 of each sentence for the (deduplicated) query terms, the IDF to `IDF_POWER`.
+    Terms that stand for one query word (`same_word`: a kanji widened to its bigrams,
+    `widen_single_kanji`) weigh as that word: their document frequency is the number of
+    sentences holding any of them, and a sentence adds the best of them, not each: a word is
+    counted once, and is as rare as the word, however its bigrams split it."""
     if not sentences:
         return []
     count = len(sentences)
     average = sum(sum(s.terms.values()) for s in sentences) / count
+    words = same_word or {}
+    held = Counter(
+        word for sentence in sentences for word in {words[t] for t in sentence.terms if t in words}
+    )
     weights = {
-        t: math.log(1 + (count - frequency[t] + 0.5) / (frequency[t] + 0.5)) ** IDF_POWER
+        t: idf(held[words[t]] if t in words else frequency[t], count)
         for t in dict.fromkeys(query)
         if frequency[t]
     }
@@ -222,19 +234,27 @@ def bm25(
     for sentence in sentences:
         length = sum(sentence.terms.values())
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
-        total = 0.0
+        by_word: dict[str, float] = {}
         for term, weight in weights.items():
             tf = sentence.terms.get(term, 0)
             if tf:
-                total += weight * tf * (BM25_K1 + 1) / (tf + norm)
-        scores.append(total)
+                word = words.get(term, term)
+                value = weight * tf * (BM25_K1 + 1) / (tf + norm)
+                by_word[word] = max(by_word.get(word, 0.0), value)
+        scores.append(sum(by_word.values()))
     return scores
+
+
+def idf(df: int, count: int) -> float:
+    """BM25's inverse document frequency of a term `df` of `count` sentences hold, to
+    `IDF_POWER`."""
+    return math.log(1 + (count - df + 0.5) / (df + 0.5)) ** IDF_POWER
 
 
 def widen_single_kanji(query: Sequence[str], frequency: Counter[str]) -> list[str]:
     """A one-kanji term (猿, 頭: a name or a translated word standing alone) as the story's
     bigrams that hold it (の猿, 猿は, 頭を …): the index holds bigrams, so the kanji alone
-    matches nothing."""
+    matches nothing. `widened_words` tells which kanji each such bigram stands for."""
     widened: list[str] = []
     for term in query:
         if len(term) == 1 and is_kanji(term):
@@ -242,6 +262,40 @@ def widen_single_kanji(query: Sequence[str], frequency: Counter[str]) -> list[st
         else:
             widened.append(term)
     return widened
+
+
+def widened_words(query: Sequence[str], frequency: Counter[str]) -> dict[str, str]:
+    """Each bigram `widen_single_kanji` puts in for a one-kanji term, mapped to that kanji
+    (`bm25`'s `same_word`)."""
+    words: dict[str, str] = {}
+    for term in query:
+        if len(term) == 1 and is_kanji(term):
+            words.update({t: term for t in frequency if len(t) == 2 and term in t})
+    return words
+
+
+def by_language(
+    indexes: Sequence[tuple[str, _DocumentIndex]],
+) -> dict[str, list[_DocumentIndex]]:
+    """The documents' indexes grouped by their language, in the order given."""
+    groups: dict[str, list[_DocumentIndex]] = {}
+    for language, index in indexes:
+        groups.setdefault(language, []).append(index)
+    return groups
+
+
+def pooled_frequency(group: Sequence[_DocumentIndex]) -> Counter[str]:
+    """The document frequency of each term over every sentence of the stories searched in one
+    language. Scored one story at a time, each story's own frequencies made a word that is rare
+    in the wrong story (and weighed more there, the more with `IDF_POWER`) outrank the right
+    story's sentences in a library; over the stories together a word weighs the same wherever
+    it is found, and a name held by one story only is the rare word that tells it."""
+    if len(group) == 1:
+        return group[0].document_frequency
+    pooled: Counter[str] = Counter()
+    for index in group:
+        pooled.update(index.document_frequency)
+    return pooled
 
 
 class SentenceSearch:
@@ -298,20 +352,26 @@ class SentenceSearch:
         indexes = self._indexes(analysis.scope.keys, analysis.scope.documents)
         sentences: list[_Sentence] = []
         lexical: list[float] = []
-        for language, index in indexes:
+        for language, group in by_language(indexes).items():
+            # one corpus per language: the stories searched are scored with one document
+            # frequency, so a word rare in one story but common in another weighs the same
+            # in both (`pooled_frequency`)
+            frequency = pooled_frequency(group)
             query = analysis.index_terms(language)
+            same_word: dict[str, str] = {}
             if analysis.language != language:
                 # A question in another language shares no words with the story: its start
                 # entities' graph names (in the story's language) and its translation
                 # (`index_terms`) are the query's terms.
                 for name in analysis.ids:
                     query += passage_terms(name, language)
-                query = widen_single_kanji(query, index.document_frequency)
+                same_word = widened_words(query, frequency)
+                query = widen_single_kanji(query, frequency)
             # the reading position's one filter: only the sentences read are scored, and a
             # passage's neighbours are among them (store/reading.py)
-            read = [s for s in index.sentences if reading.allows(s.chunk_id)]
+            read = [s for index in group for s in index.sentences if reading.allows(s.chunk_id)]
             sentences.extend(read)
-            lexical.extend(bm25(query, read, index.document_frequency))
+            lexical.extend(bm25(query, read, frequency, same_word))
         best = max(lexical, default=0.0)
         if best <= 0:
             return self._nearest_by_meaning(analysis, sentences, limit)
