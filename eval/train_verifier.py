@@ -137,25 +137,23 @@ def fit_rows(rows: Sequence[Row], features: Sequence[str]) -> Calibration:
     return fit([r.signals or {} for r in rows], [r.model_right for r in rows], features)
 
 
-FOLDS = "story"
-"""What one fold leaves out: "story" (each story's answers judged by a model fitted without
-that story) or "set" (each run's answers judged by a model fitted on the other runs: new
-stories *and* questions written by someone else, as the held-out sets are). `--folds`."""
+def _fold(row: Row, folds: str) -> str:
+    """What one fold leaves out: "story" (each story's answers judged by a model fitted without
+    that story) or "set" (each run's answers judged by a model fitted on the other runs: new
+    stories *and* questions written by someone else, as the held-out sets are). `--folds`."""
+    return row.run if folds == "set" else row.story
 
 
-def _fold(row: Row) -> str:
-    return row.run if FOLDS == "set" else row.story
-
-
-def out_of_fold(rows: Sequence[Row], features: Sequence[str]) -> dict[int, float]:
-    """Each judged row's confidence from a model fitted without its fold (`FOLDS`)."""
+def out_of_fold(
+    rows: Sequence[Row], features: Sequence[str], folds: str = "story"
+) -> dict[int, float]:
+    """Each judged row's confidence from a model fitted without its fold (`folds`: see `_fold`)."""
     got: dict[int, float] = {}
-    folds = sorted({_fold(r) for r in rows if r.signals is not None})
-    for fold in folds:
-        train = [r for r in rows if _fold(r) != fold]
+    for fold in sorted({_fold(r, folds) for r in rows if r.signals is not None}):
+        train = [r for r in rows if _fold(r, folds) != fold]
         model = fit_rows(train, features)
         for i, r in enumerate(rows):
-            if _fold(r) == fold and r.signals is not None:
+            if _fold(r, folds) == fold and r.signals is not None:
                 got[i] = model.confidence(r.signals)
     return got
 
@@ -319,8 +317,6 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--write", type=Path, help=f"write the weights (the app's: {WEIGHTS})")
     parser.add_argument("--diagram", type=Path, help="draw the test runs' reliability diagram")
     args = parser.parse_args(argv)
-    global FOLDS
-    FOLDS = args.folds
 
     dev = [row for spec in args.dev for row in load_run(spec)]
     tests = {Path(spec.partition(":")[0]).stem: load_run(spec) for spec in args.test}
@@ -330,7 +326,7 @@ def main(argv: Sequence[str]) -> int:
     calibrations: dict[str, Calibration] = {}
     for family in ("embedded", "other"):
         features = family_features(family, args.features)
-        folds = out_of_fold(dev, features)
+        folds = out_of_fold(dev, features, args.folds)
         threshold = choose_threshold(dev, folds, args.precision)
         model = replace(fit_rows(dev, features), threshold=threshold)
         model = replace(
@@ -375,7 +371,7 @@ def main(argv: Sequence[str]) -> int:
                   + " | ".join(f"{n} strict | {n} precision" for n in tests) + " |")  # fmt: skip
             for gone in ["(none)", *features]:
                 kept = [f for f in features if f != gone]
-                oof = out_of_fold(dev, kept)
+                oof = out_of_fold(dev, kept, args.folds)
                 t = choose_threshold(dev, oof, args.precision)
                 d = simulate(dev, oof, t)
                 cells = [gone, f"{d.strict}/{d.questions}",
