@@ -10,7 +10,7 @@ import streamlit as st
 
 import storygraph
 from pages.common import flash, guarded, md_escape, show_error, show_flashes, split_hint
-from storygraph.estimate import compare, estimate_texts, measured_rate
+from storygraph.estimate import compare, estimate_texts, file_line, measured_rate
 from storygraph.humanize import duration, human_date, plural, tokens_text
 from storygraph.ingest.jobs import Job
 from storygraph.models import DocumentInfo, IngestReport
@@ -98,9 +98,7 @@ def estimate(services: Services, uploads: Sequence[Upload]) -> dict[str, object]
     return None
 
 
-def valid_uploads(
-    uploads: Sequence[Upload], estimated: dict[str, object] | None
-) -> list[Upload]:
+def valid_uploads(uploads: Sequence[Upload], estimated: dict[str, object] | None) -> list[Upload]:
     """The uploads that can be ingested; each refused one gets its error shown."""
     if estimated is None:
         return list(uploads)
@@ -113,10 +111,16 @@ def valid_uploads(
 
 
 def show_estimate(estimated: dict[str, object] | None) -> None:
+    """With model calls, the whole summary (a line per file, the total, the basis); without
+    (the parser, or nothing new), a caption per file that can be added (the refused ones have
+    their error above)."""
     if estimated and estimated.get("calls"):
         st.info(str(estimated.get("summary", "")), icon=":material/calculate:")
     elif estimated:
-        st.caption(str(estimated.get("summary", "")).splitlines()[0])
+        files: list[dict[str, object]] = estimated["files"]  # type: ignore[assignment]
+        for f in files:
+            if f["status"] != "error":
+                st.caption(file_line(f))
 
 
 def show_estimate_vs_actual(

@@ -285,19 +285,22 @@ def _basis(services: Services, rate: MeasuredRate | None = None) -> str:
     return f"{REMOTE_SECONDS_PER_CALL:.0f} s per call assumed for a remote model"
 
 
+def file_line(f: dict[str, Any]) -> str:
+    """One file's line of the estimate (`result["files"]` item): its chunks, calls, tokens and
+    time, or its status and why."""
+    if f["status"] == "new":
+        return (
+            f"{f['name']}: {plural(f['chunks'], 'chunk')} → "
+            f"{plural(f['calls'], 'LLM call')}, "
+            f"~{f['prompt_tokens'] + f['completion_tokens']:,} tokens, "
+            f"~{duration(f['seconds'])}"
+        )
+    return f"{f['name']}: {f['status']}: {f['message']}"
+
+
 def summary(result: dict[str, Any]) -> str:
-    """Human-readable lines for the CLI and the ingest tab."""
-    lines = []
-    for f in result["files"]:
-        if f["status"] == "new":
-            lines.append(
-                f"{f['name']}: {plural(f['chunks'], 'chunk')} → "
-                f"{plural(f['calls'], 'LLM call')}, "
-                f"~{f['prompt_tokens'] + f['completion_tokens']:,} tokens, "
-                f"~{duration(f['seconds'])}"
-            )
-        else:
-            lines.append(f"{f['name']}: {f['status']}: {f['message']}")
+    """Human-readable lines for the CLI and the ingest tab: one per file, the total, the basis."""
+    lines = [file_line(f) for f in result["files"]]
     money = (
         f", ~{result['cost']:.4f} at the configured prices"
         if result["price_prompt_per_1k"] or result["price_completion_per_1k"]

@@ -161,6 +161,26 @@ def test_an_invalid_file_gets_an_error_and_add_stays_disabled(
     assert [d.name for d in services.store.list_documents()] == ["momotaro.txt"]
 
 
+def test_the_parser_estimate_shows_a_line_for_every_uploaded_file(tmp_path: Path) -> None:
+    # The parser path makes no model call, so the page shows the per-file lines as captions
+    # rather than the full summary; it showed only the first file's (the summary's first line).
+    built = build_services(Settings(data_dir=tmp_path / "data", no_llm=True))
+    try:
+        assert built.extractor().name.startswith("parser")
+        other = "桃太郎は犬に会いました。".encode()
+        at = _upload(_app(built), ("momotaro.txt", SAMPLE.read_bytes()), ("other.txt", other))
+        lines = [
+            str(c.value)
+            for c in at.caption
+            if str(c.value).startswith(("momotaro.txt: ", "other.txt: "))
+        ]
+        assert [line.split(":")[0] for line in lines] == ["momotaro.txt", "other.txt"], _texts(at)
+        assert all("chunk" in line for line in lines), lines
+        assert not at.button(key="ingest_add").disabled
+    finally:
+        built.close()
+
+
 def test_the_estimate_uses_the_rate_measured_on_this_data_directory(services: Services) -> None:
     from storygraph.humanize import duration
     from storygraph.ingest.measured_rate import RateBook
@@ -208,7 +228,6 @@ def test_an_answer_lists_the_sources_it_cites_and_keeps_the_rest_one_click_away(
     assert len(in_rest) == len(answer.citations) - 1
     assert not any(v.startswith("**[2]**") for v in in_rest)
     assert rest.label.startswith(f"{len(answer.citations) - 1} more sources")
-
 
 
 def test_a_source_found_by_sentence_search_says_so(services: Services) -> None:
