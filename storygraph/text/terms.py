@@ -7,7 +7,9 @@ sentence search (storygraph.qa.retrieval.passages) use, and the evaluation's ans
 - `content_terms`: what a question and a sentence that answers it probably share (English word
   stems; Japanese kanji runs and kanji bigrams), question words left out;
 - `passage_terms`: what sentence search indexes (English word stems; the character bigrams of
-  normalised Japanese, kana and kanji alike), question words left out.
+  normalised Japanese, kana and kanji alike, a Latin word within it as an English word stem, so
+  that an English question searched in a Japanese story matches its English words whole, not
+  by letter pairs such as "he" or "is"), question words left out.
 
 (The entity finder matches names with a stemmer of its own, storygraph.qa.question.entities: it
 keeps
@@ -94,7 +96,14 @@ def passage_terms(text: str, language: str) -> list[str]:
     folded = _JA_QUESTION_RE.sub(" ", normalize_name(text))
     terms: list[str] = []
     run = ""
+    latin = ""
     for ch in [*folded, " "]:
+        if ch.isascii() and ch.isalpha():
+            latin += ch  # a Latin word is a word, not letter pairs (below)
+            continue
+        if latin:
+            terms.extend(english_words(latin))
+            latin = ""
         if is_japanese_char(ch) or ch.isalnum():
             run += ch
             continue
