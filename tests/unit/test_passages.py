@@ -215,3 +215,33 @@ def test_a_kanji_widened_to_its_bigrams_weighs_as_one_word() -> None:
     assert scores[both] <= scores[one] * 1.5  # not two words' worth
     summed = bm25(query, index.sentences, index.document_frequency)
     assert summed[both] > summed[sword]  # each bigram counted as a rare word of its own
+
+
+def test_a_translated_words_forms_count_once_and_only_whole() -> None:
+    """An English word brought into Japanese comes with several forms (着る, 被る, 衰える for
+    "wear"): a sentence adds the best form it holds whole, once; a form's common kana bigram
+    alone (the える of 衰える in 見える) is no match."""
+    texts = ["山が見える。", "赤い着物を着る。", "帽子を被る。", "帽子を被る、着物を着る。"]
+    rows = [
+        {"id": f"d:{i:04d}", "document_id": "d", "document": "d.txt", "text": text}
+        for i, text in enumerate(texts)
+    ]
+    index = index_document(rows, "ja")
+    wear = [passage_terms(f, "ja") for f in ("着る", "被る", "衰える")]
+    scores = bm25([], index.sentences, index.document_frequency, synonyms=[wear])
+    by_text = {s.text: score for s, score in zip(index.sentences, scores, strict=True)}
+    assert by_text["山が見える。"] == 0.0
+    assert by_text["赤い着物を着る。"] > 0 and by_text["帽子を被る。"] > 0
+    # both forms in one sentence: still one word's worth, the better form's
+    both = by_text["帽子を被る、着物を着る。"]
+    assert both <= max(by_text["赤い着物を着る。"], by_text["帽子を被る。"]) * 1.2
+
+
+def test_a_latin_word_in_japanese_text_is_a_word_not_letter_pairs() -> None:
+    # an English question searched in a Japanese story matched "he", "is", "at" in any Latin
+    # word the story holds; now its words match whole
+    assert passage_terms("cha は英吉利語の ism です", "ja") == [
+        "cha", "は英", "英吉", "吉利", "利語", "語の", "ism", "です",
+    ]  # fmt: skip
+    assert passage_terms("What kind of -ist was he?", "ja") == ["kind", "ist"]
+    assert passage_terms("第23号の犬", "ja")[:2] == ["第2", "23"]  # digits stay in the run

@@ -119,6 +119,25 @@ class QuestionAnalysis:
         (storygraph.text.terms.passage_terms), read once per language."""
         return list(self._index_terms["ja" if language == "ja" else "en"])
 
+    def translated_forms(self, language: str) -> tuple[tuple[tuple[str, ...], ...], ...]:
+        """Each word of the question's translation into `language` as its search forms, each
+        form as the terms sentence search indexes it by (passage_terms): one word's forms
+        are one word's, not several words' (passages.bm25's `synonyms`). Empty when the
+        question has no translation into `language`."""
+        translation = self.translation
+        if translation is None or translation.language != ("ja" if language == "ja" else "en"):
+            return ()
+        words = []
+        for word in translation.words:
+            forms = tuple(
+                terms
+                for form in dict.fromkeys(word.search or word.forms)
+                if (terms := tuple(passage_terms(form, translation.language)))
+            )
+            if forms:
+                words.append(forms)
+        return tuple(words)
+
     @cached_property
     def _index_terms(self) -> dict[str, tuple[str, ...]]:
         terms = {lang: tuple(passage_terms(self.question, lang)) for lang in ("ja", "en")}

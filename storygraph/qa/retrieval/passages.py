@@ -211,12 +211,17 @@ def bm25(
     sentences: Sequence[_Sentence],
     frequency: Counter[str],
     same_word: Mapping[str, str] | None = None,
+    synonyms: Sequence[Sequence[Sequence[str]]] = (),
 ) -> list[float]:
     """Okapi BM25 of each sentence for the (deduplicated) query terms, the IDF to `IDF_POWER`.
-    Terms that stand for one query word (`same_word`: a kanji widened to its bigrams,
-    `widen_single_kanji`) weigh as that word: their document frequency is the number of
-    sentences holding any of them, and a sentence adds the best of them, not each: a word is
-    counted once, and is as rare as the word, however its bigrams split it."""
+
+    One query word is counted once, however many terms stand for it:
+    - `same_word`: terms that are one word's spellings (a kanji widened to its bigrams,
+      `widen_single_kanji`): their document frequency is the number of sentences holding any
+      of them, and a sentence adds the best of them;
+    - `synonyms`: a translated word's forms (each form its terms: 尋ねる, 問う, 伺う for "ask"):
+      a sentence adds the best of the forms it holds whole, not every form's terms (the える
+      of 衰える is no match in 見える) (`translated_forms`)."""
     if not sentences:
         return []
     count = len(sentences)
@@ -225,23 +230,37 @@ def bm25(
     held = Counter(
         word for sentence in sentences for word in {words[t] for t in sentence.terms if t in words}
     )
+    in_forms = [t for word in synonyms for form in word for t in form]
     weights = {
         t: idf(held[words[t]] if t in words else frequency[t], count)
-        for t in dict.fromkeys(query)
+        for t in dict.fromkeys([*query, *in_forms])
         if frequency[t]
     }
+    flat = [t for t in dict.fromkeys(query) if t in weights]
     scores: list[float] = []
     for sentence in sentences:
         length = sum(sentence.terms.values())
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
+        value = {
+            t: weights[t] * tf * (BM25_K1 + 1) / (tf + norm)
+            for t, tf in sentence.terms.items()
+            if t in weights
+        }
         by_word: dict[str, float] = {}
-        for term, weight in weights.items():
-            tf = sentence.terms.get(term, 0)
-            if tf:
-                word = words.get(term, term)
-                value = weight * tf * (BM25_K1 + 1) / (tf + norm)
-                by_word[word] = max(by_word.get(word, 0.0), value)
-        scores.append(sum(by_word.values()))
+        for term in flat:
+            word = words.get(term, term)
+            by_word[word] = max(by_word.get(word, 0.0), value.get(term, 0.0))
+        total = sum(by_word.values())
+        for word_forms in synonyms:
+            total += max(
+                (
+                    sum(value[t] for t in dict.fromkeys(form))
+                    for form in word_forms
+                    if all(t in value for t in form)
+                ),
+                default=0.0,
+            )
+        scores.append(total)
     return scores
 
 
@@ -261,6 +280,18 @@ def widen_single_kanji(query: Sequence[str], frequency: Counter[str]) -> list[st
             widened.extend(t for t in frequency if len(t) == 2 and term in t)
         else:
             widened.append(term)
+    return widened
+
+
+def widened_forms(forms: Sequence[Sequence[str]], frequency: Counter[str]) -> list[list[str]]:
+    """A translated word's forms with a one-kanji form (家) as one form per bigram holding it
+    (家の, 家に …: each a way the word is written in a sentence)."""
+    widened: list[list[str]] = []
+    for form in forms:
+        if len(form) == 1 and len(form[0]) == 1 and is_kanji(form[0]):
+            widened.extend([t] for t in frequency if len(t) == 2 and form[0] in t)
+        else:
+            widened.append(list(form))
     return widened
 
 
@@ -359,19 +390,27 @@ class SentenceSearch:
             frequency = pooled_frequency(group)
             query = analysis.index_terms(language)
             same_word: dict[str, str] = {}
+            synonyms: list[list[list[str]]] = []
             if analysis.language != language:
                 # A question in another language shares no words with the story: its start
                 # entities' graph names (in the story's language) and its translation
-                # (`index_terms`) are the query's terms.
+                # (`index_terms`) are the query's terms, each translated word's forms one
+                # word (`translated_forms`).
                 for name in analysis.ids:
                     query += passage_terms(name, language)
-                same_word = widened_words(query, frequency)
+                forms = analysis.translated_forms(language)
+                held = {t for word in forms for form in word for t in form}
+                query = [t for t in query if t not in held]
+                same_word = widened_words(
+                    [*query, *(t for word in forms for form in word for t in form)], frequency
+                )
                 query = widen_single_kanji(query, frequency)
+                synonyms = [widened_forms(word, frequency) for word in forms]
             # the reading position's one filter: only the sentences read are scored, and a
             # passage's neighbours are among them (store/reading.py)
             read = [s for index in group for s in index.sentences if reading.allows(s.chunk_id)]
             sentences.extend(read)
-            lexical.extend(bm25(query, read, frequency, same_word))
+            lexical.extend(bm25(query, read, frequency, same_word, synonyms))
         best = max(lexical, default=0.0)
         if best <= 0:
             return self._nearest_by_meaning(analysis, sentences, limit)
