@@ -189,11 +189,14 @@ def test_library_mode_asks_every_question_of_one_store_and_counts_other_stories(
     # 桃太郎 is only in the 桃太郎 story: scoped to it although the store holds both
     assert by_id["ja-companions"]["other_stories"] == []
     assert by_id["ja-companions"]["correct"]
-    # the scripted extraction knows 桃太郎's triples only, so only that story has an おじいさん:
-    # the hanasaka question is scoped to 桃太郎 by its name, and counted as citing another story
+    # the scripted extraction knows 桃太郎's triples only, so only that story has an おじいさん
+    # in the graph; sentence search reads both stories (one document frequency over them,
+    # docs/ISSUES.md#sentence-search), so the hanasaka question may cite its own story or
+    # 桃太郎's: whatever it cites outside its own story is what is counted
     grandpa = by_id["ja-hanasaka-grandpa"]
     assert grandpa["entities"] == ["おじいさん"]
-    assert grandpa["other_stories"] == ["momotaro_kusuyama.txt"]
+    assert set(grandpa["other_stories"]) <= {"momotaro_kusuyama.txt"}
+    assert "hanasaka_jijii_kusuyama.txt" not in grandpa["other_stories"]
     overall = report["overall"]["onehop"]
     assert overall["citing_other_stories"] == sum(bool(q["other_stories"]) for q in by_id.values())
 
