@@ -227,8 +227,10 @@ def bm25(
     count = len(sentences)
     average = sum(sum(s.terms.values()) for s in sentences) / count
     words = same_word or {}
-    held = Counter(
-        word for sentence in sentences for word in {words[t] for t in sentence.terms if t in words}
+    held = (
+        Counter(w for s in sentences for w in {words[t] for t in s.terms if t in words})
+        if words
+        else Counter()
     )
     in_forms = [t for word in synonyms for form in word for t in form]
     weights = {
@@ -242,9 +244,9 @@ def bm25(
         length = sum(sentence.terms.values())
         norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average)
         value = {
-            t: weights[t] * tf * (BM25_K1 + 1) / (tf + norm)
-            for t, tf in sentence.terms.items()
-            if t in weights
+            t: weight * tf * (BM25_K1 + 1) / (tf + norm)
+            for t, weight in weights.items()
+            if (tf := sentence.terms.get(t, 0))
         }
         by_word: dict[str, float] = {}
         for term in flat:
@@ -270,14 +272,24 @@ def idf(df: int, count: int) -> float:
     return math.log(1 + (count - df + 0.5) / (df + 0.5)) ** IDF_POWER
 
 
+def is_one_kanji(term: str) -> bool:
+    return len(term) == 1 and is_kanji(term)
+
+
+def bigrams_holding(kanji: str, frequency: Counter[str]) -> list[str]:
+    """The story's bigrams that hold `kanji` (の猿, 猿は …): how the index holds a word written
+    with that one kanji."""
+    return [t for t in frequency if len(t) == 2 and kanji in t]
+
+
 def widen_single_kanji(query: Sequence[str], frequency: Counter[str]) -> list[str]:
     """A one-kanji term (猿, 頭: a name or a translated word standing alone) as the story's
     bigrams that hold it (の猿, 猿は, 頭を …): the index holds bigrams, so the kanji alone
     matches nothing. `widened_words` tells which kanji each such bigram stands for."""
     widened: list[str] = []
     for term in query:
-        if len(term) == 1 and is_kanji(term):
-            widened.extend(t for t in frequency if len(t) == 2 and term in t)
+        if is_one_kanji(term):
+            widened.extend(bigrams_holding(term, frequency))
         else:
             widened.append(term)
     return widened
@@ -288,8 +300,8 @@ def widened_forms(forms: Sequence[Sequence[str]], frequency: Counter[str]) -> li
     (家の, 家に …: each a way the word is written in a sentence)."""
     widened: list[list[str]] = []
     for form in forms:
-        if len(form) == 1 and len(form[0]) == 1 and is_kanji(form[0]):
-            widened.extend([t] for t in frequency if len(t) == 2 and form[0] in t)
+        if len(form) == 1 and is_one_kanji(form[0]):
+            widened.extend([t] for t in bigrams_holding(form[0], frequency))
         else:
             widened.append(list(form))
     return widened
@@ -300,8 +312,8 @@ def widened_words(query: Sequence[str], frequency: Counter[str]) -> dict[str, st
     (`bm25`'s `same_word`)."""
     words: dict[str, str] = {}
     for term in query:
-        if len(term) == 1 and is_kanji(term):
-            words.update({t: term for t in frequency if len(t) == 2 and term in t})
+        if is_one_kanji(term):
+            words.update(dict.fromkeys(bigrams_holding(term, frequency), term))
     return words
 
 
@@ -399,11 +411,10 @@ class SentenceSearch:
                 for name in analysis.ids:
                     query += passage_terms(name, language)
                 forms = analysis.translated_forms(language)
-                held = {t for word in forms for form in word for t in form}
+                in_forms = list(dict.fromkeys(t for word in forms for form in word for t in form))
+                held = set(in_forms)
                 query = [t for t in query if t not in held]
-                same_word = widened_words(
-                    [*query, *(t for word in forms for form in word for t in form)], frequency
-                )
+                same_word = widened_words([*query, *in_forms], frequency)
                 query = widen_single_kanji(query, frequency)
                 synonyms = [widened_forms(word, frequency) for word in forms]
             # the reading position's one filter: only the sentences read are scored, and a
