@@ -22,6 +22,7 @@ SHARED = ROOT.parent / "shared"
 STORIES = SHARED / "stories"
 FAIRYTALEQA = SHARED / "eval" / "fairytaleqa_public.jsonl"
 
+
 @pytest.fixture
 def shared_files() -> None:
     """The stories and FairytaleQA file beside the repo: missing, the test fails, never skips."""
@@ -38,7 +39,15 @@ def load(name: str) -> ModuleType:
     return module
 
 
-SETS = ["ja.jsonl", "mixed.jsonl", "en_fairytaleqa.jsonl", "ja_fresh.jsonl", "en_fresh.jsonl"]
+SETS = [
+    "ja.jsonl",
+    "mixed.jsonl",
+    "en_fairytaleqa.jsonl",
+    "ja_fresh.jsonl",
+    "en_fresh.jsonl",
+    "mixed_fresh.jsonl",
+    "mixed_dev2.jsonl",
+]
 
 
 @pytest.mark.parametrize("name", SETS)
