@@ -71,6 +71,7 @@ def test_a_name_only_one_story_has_scopes_the_question(
     entities = next(s for s in answer.steps if s.name == "entities")
     assert entities.detail["stories"] == [peach]
     assert answer.citations and _documents(answer) == {"story_a.txt"}
+    assert split_by_story(answer.answer)[0][0] == "story_a.txt"
     assert all(f.type != "HAS" for f in answer.facts)
 
 
@@ -206,9 +207,14 @@ def test_a_question_only_an_ordinary_word_scopes_names_its_story(
     pieces: list[str] = []
     services.qa().ask(question, QAOptions(no_llm=True), on_token=pieces.append)
     assert pieces[0] == head + "\n" and "".join(pieces) == answer.answer  # streamed first
-    # a proper name settles the story: no head line
+    # a proper name settles the story: the answer is under that story's head line, so the
+    # reader sees which of the library's stories it is about
     named = services.qa().ask("What did Momotaro's old man have?", QAOptions(no_llm=True))
-    assert split_by_story(named.answer)[0][0] is None
+    assert named.answer.startswith(story_head("story_a.txt", japanese=False) + "\n")
+    assert misplaced_citations(named.answer, named.citations, "story_b.txt") == []
+    # the story the user picked is the answer's: no head line
+    picked = services.qa().ask(question, QAOptions(no_llm=True, stories=(lump,)))
+    assert picked.citations and split_by_story(picked.answer)[0][0] is None
 
 
 def test_a_single_story_store_never_labels_its_answers(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from storygraph.llm.factory import ModelInfo
 from storygraph.models import Answer
 from storygraph.qa.pipeline.engine import QAOptions
 from storygraph.qa.pipeline.factory import build_engine
+from storygraph.qa.scope.per_story import story_head
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
 from storygraph.store.reading import reading_for
@@ -48,6 +49,7 @@ The Rabbit said to the Fox, "Let us play tomorrow."
 At night the Owl sat in the old oak. "The river is rising!" cried the Owl.
 """
 SMALL = ModelInfo("embedded", "scripted-small", capable=False)
+EN_HEAD = story_head("fox_en.txt", japanese=False)
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +129,8 @@ def test_another_speaker_s_line_is_not_confirmed_and_the_asked_line_answers(
     answer = _ask(told, "What did the Rabbit say to the Fox?", "I am going to the hill. [2]")
     assert answer.support is not None and answer.support.supported
     assert answer.support.answered_by == "structure"
-    assert answer.answer.startswith('"Let us play tomorrow." [')
+    # two stories in the store: the answer is under its story's head line
+    assert answer.answer.startswith(f'{EN_HEAD}\n"Let us play tomorrow." [')
 
 
 def test_without_a_model_the_facts_answer_gives_the_line(told: Services) -> None:
@@ -174,7 +177,7 @@ def test_a_line_said_to_no_one_named_answers_from_the_sentences_read(told: Servi
     assert confirmed.support.supported
     declined = _ask(told, "What did the Owl cry?", "I do not know.")
     assert declined.support is not None and declined.support.answered_by == "structure"
-    assert declined.answer.startswith('"The river is rising!" [')
+    assert declined.answer.startswith(f'{EN_HEAD}\n"The river is rising!" [')
 
 
 def test_the_entity_page_lists_lines_said_to_no_one_named_too(told: Services) -> None:

@@ -4,7 +4,9 @@ library, stories the names tie are answered one by one (`TIED`) unless one story
 (`LED`); an undecided question's ordinary names may be led by another story's sentences
 (`WIDER`); a tale several stories tell is answered from them together (`TELLINGS`); otherwise
 the sources are gathered first and the stories they came from decide (`UNDECIDED`,
-`UNDECIDED_ONE`). The plan carries the head line and the warning that say so.
+`UNDECIDED_ONE`). The plan carries the head line and the warning that say so; in a store of
+several stories, an answer the names settle carries its story's head line too (`settled_story`),
+unless the user picked that story.
 """
 
 from __future__ import annotations
@@ -107,8 +109,26 @@ class ScopeResolver:
         return (
             self.wider_lead(analysis)
             or self.tellings_story(analysis)
+            or self.settled_story(analysis)
             or self.undecided_story(analysis)
         )
+
+    def settled_story(self, analysis: QuestionAnalysis) -> ScopePlan | None:
+        """A question whose names settle its story in a store of several, the user not having
+        picked it: the answer carries that story's head line, so the reader sees which story it
+        is about, and a story the names settled wrongly (a name one story writes inside another
+        word) is named, not passed off as the asked one. None for any other scope."""
+        scope = analysis.scope
+        if scope.undecided or scope.picked or scope.tied or scope.tellings:
+            return None
+        if len(scope.documents) != 1 or self.parts.stories_named is None:
+            return None
+        named = self.parts.stories_named()
+        if len(named) < 2:
+            return None
+        story = scope.documents[0]
+        head = story_head(named.get(story, story), japanese=analysis.reply_language == "ja")
+        return ScopePlan(analysis, head=head)
 
     def undecided_story(self, analysis: QuestionAnalysis) -> ScopePlan:
         """The names do not say which story the question is about (a library, `library_names`):

@@ -81,6 +81,9 @@ class Scope:
     names by title (its title words are in each story's name alike: 桃太郎 in
     momotaro_kusuyama.txt and momotaro_akutagawa.txt): answered once from all of them, under
     one head line naming them (`tied` is then empty; qa/scope/resolver.py)."""
+    picked: bool = False
+    """The user chose exactly one story (the chat's story picker, `ask --story`): the answer is
+    about it, and says so by no head line."""
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
@@ -148,14 +151,18 @@ def narrow(
     allowed = set(stories)
     titles = {d: n for d, n in (titled or {}).items() if n and (not allowed or d in allowed)}
     if not found and not titles:
-        return Scope(documents=tuple(stories), undecided=len(stories) != 1)
+        return Scope(
+            documents=tuple(stories), undecided=len(stories) != 1, picked=len(stories) == 1
+        )
     wanted = set(found)
     rows = [row for row in names if row["id"] in wanted and row.get("key")]
     holders: dict[str, set[str]] = {document: set() for document in titles}
     for row in rows:
         holders.setdefault(str(row.get("document_id") or ""), set()).add(row["id"])
     if not holders:
-        return Scope(documents=tuple(stories), undecided=len(stories) != 1)
+        return Scope(
+            documents=tuple(stories), undecided=len(stories) != 1, picked=len(stories) == 1
+        )
     counts = {
         document: (
             len(ids - set(common))
@@ -204,6 +211,7 @@ def narrow(
         choice=tuple(stories) if undecided else (),
         ordinary=best[0] == 0 and len(tied) > 1,
         tellings=tellings,
+        picked=len(stories) == 1,
     )
 
 
