@@ -52,6 +52,22 @@ def test_an_english_question_finds_a_japanese_name_by_its_reading_among_many() -
     assert how == {"桃太郎": "transliteration", "old man": "dictionary"}
 
 
+def test_a_romanised_name_is_found_however_english_text_joins_its_parts() -> None:
+    """The class: a Japanese name written in Latin letters the way English prose writes it, its
+    parts joined by a hyphen or apart, or with a possessive; its reading has none of them."""
+    names = _names(["桃太郎", "かぐや姫", "金太郎"])
+    finder = LocalEntityFinder(None)
+    for question, wanted in (
+        ("Where did Kaguya-hime say she came from?", "かぐや姫"),
+        ("Where did Kaguya hime say she came from?", "かぐや姫"),
+        ("What did Kaguya-hime's father find?", "かぐや姫"),
+        ("Who raised Momo-taro?", "桃太郎"),
+        ("What did Kin-taro carry?", "金太郎"),
+    ):
+        found = {e.node_id: e.source for e in finder.find(question, names, []).entities}
+        assert found == {wanted: "transliteration"}, question
+
+
 def _resolve_by_walk(mention: str, names: list[dict[str, Any]]) -> str | None:
     """resolve_name's rule spelled as a walk over every name (the reference)."""
     from rapidfuzz import fuzz, process
@@ -89,7 +105,6 @@ def test_a_mention_resolves_through_the_index_as_a_walk_resolves_it() -> None:
     for mention in mentions:
         found = resolve_name(mention, names)
         assert (found.node_id if found else None) == _resolve_by_walk(mention, names), mention
-
 
 
 def _state(index: Any) -> tuple[Any, ...]:

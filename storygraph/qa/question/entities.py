@@ -262,7 +262,9 @@ class LocalEntityFinder:
     def _by_words(
         question: str, words: list[str], names: Sequence[dict[str, Any]]
     ) -> list[ResolvedEntity]:
-        joined = "".join(w.lower() for w in NAME_WORD.findall(question))
+        # letters only: a romanised name may be written with hyphens between its parts
+        # (Kaguya-hime, Issun-boshi) or with a possessive (Momotaro's), its reading has neither
+        joined = re.sub(r"[^a-z]", "", "".join(NAME_WORD.findall(question)).lower())
         index = name_index(names)
         by_romaji, by_first_word = index.word_tables(_romaji, name_words)
         found: dict[int, ResolvedEntity] = {}
