@@ -76,6 +76,13 @@ def name_words(text: str) -> list[str]:
 
 NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 """An English word as it may stand in a name (case kept)."""
+_NOT_LETTER = re.compile(r"[^a-z]")
+
+
+def romaji_letters(text: str) -> str:
+    """The lower-case Latin letters of `text`, nothing else: how a romanised name's reading is
+    compared with the words that spell it (Kaguya-hime, Kaguya hime → kaguyahime)."""
+    return _NOT_LETTER.sub("", text.lower())
 
 
 def _name_stem(word: str) -> str:

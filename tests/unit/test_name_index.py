@@ -153,3 +153,28 @@ def test_names_with_rows_added_at_the_end_extend_the_last_index_as_a_build_would
         assert _state(extended) == expected
         assert _fields(last) == before  # the last index, still used by other questions, kept
         assert name_index(grown) is extended
+
+
+def test_a_romanised_name_is_read_back_as_the_question_writes_it() -> None:
+    """The twin of the finder's reading (storygraph.qa.question.checked): the check reads a
+    transliterated participant by the question's own spelling of it, hyphen and all."""
+    from storygraph.models import ResolvedEntity
+    from storygraph.qa.question.analysis import QuestionAnalysis
+    from storygraph.qa.question.checked import _written_as
+    from storygraph.qa.question.question_type import detect_question_type
+
+    for question, written in (
+        ("Where did Kaguya-hime say she came from?", "Kaguya-hime"),
+        ("Where did Kaguya hime say she came from?", "Kaguya hime"),
+        ("Where did Kaguyahime say she came from?", "Kaguyahime"),
+    ):
+        analysis = QuestionAnalysis(
+            question=question,
+            language="en",
+            entities=(ResolvedEntity("kaguyahime", "かぐや姫", "transliteration"),),
+            qtype=detect_question_type(question, [], language="en"),
+            stems=frozenset(),
+            related=frozenset(),
+            terms=(),
+        )
+        assert _written_as(analysis, "kaguyahime", "transliteration") == written

@@ -20,7 +20,6 @@ each participant by the words the question writes it with, its roles read by the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -31,6 +30,7 @@ from storygraph.qa.question.asked_slot import AskedSlot, Clause, asked_in_englis
 from storygraph.qa.question.question_structure import QuestionStructure
 from storygraph.qa.question.question_type import Direction, detect_question_type, who_from_roles
 from storygraph.qa.question.relation_words import mask_names, question_stems, related_stems
+from storygraph.text.terms import NAME_WORD, romaji_letters
 
 StructureReader = Callable[[str, str], QuestionStructure | None]
 """(question, language) → its structure (storygraph.qa.question.question_structure), None for a
@@ -39,7 +39,6 @@ MAX_CACHED = 4096
 """Texts whose structure a `QuestionParser` keeps (the checker holding it lives per graph)."""
 _WHO_WORDS = ("誰", "だれ", "どなた", "何者")
 """Cues of a who question whose kind the participants' directions decide (…のは誰？)."""
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 def _position(question: str, entity: Any) -> tuple[int, int]:
@@ -200,11 +199,11 @@ def _written_as(analysis: QuestionAnalysis, mention: str, how: str) -> str:
             if mention in word.forms and word.source in analysis.question.lower():
                 return word.source
     if how == "transliteration":
-        words = list(_LATIN_WORD.finditer(analysis.question))
+        words = list(NAME_WORD.finditer(analysis.question))
         for i, first in enumerate(words):
             joined = ""
             for last in words[i:]:
-                joined += last.group(0).lower()
+                joined += romaji_letters(last.group(0))
                 if joined == mention:
                     return analysis.question[first.start() : last.end()]
                 if not mention.startswith(joined):

@@ -45,7 +45,13 @@ from storygraph.text.normalize import (
 )
 from storygraph.text.phonetic import english_keys, katakana_key, key_distance
 from storygraph.text.sanitize import romanize
-from storygraph.text.terms import EN_STOP_WORDS, JA_QUESTION_KANJI, NAME_WORD, name_words
+from storygraph.text.terms import (
+    EN_STOP_WORDS,
+    JA_QUESTION_KANJI,
+    NAME_WORD,
+    name_words,
+    romaji_letters,
+)
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -264,7 +270,7 @@ class LocalEntityFinder:
     ) -> list[ResolvedEntity]:
         # letters only: a romanised name may be written with hyphens between its parts
         # (Kaguya-hime, Issun-boshi) or with a possessive (Momotaro's), its reading has neither
-        joined = re.sub(r"[^a-z]", "", "".join(NAME_WORD.findall(question)).lower())
+        joined = romaji_letters("".join(NAME_WORD.findall(question)))
         index = name_index(names)
         by_romaji, by_first_word = index.word_tables(_romaji, name_words)
         found: dict[int, ResolvedEntity] = {}
