@@ -121,14 +121,11 @@ class ScopeResolver:
         scope = analysis.scope
         if scope.undecided or scope.picked or scope.tied or scope.tellings:
             return None
-        if len(scope.documents) != 1 or self.parts.stories_named is None:
-            return None
-        named = self.parts.stories_named()
-        if len(named) < 2:
+        named = self.several_stories()
+        if len(scope.documents) != 1 or not named:
             return None
         story = scope.documents[0]
-        head = story_head(named.get(story, story), japanese=analysis.reply_language == "ja")
-        return ScopePlan(analysis, head=head)
+        return ScopePlan(analysis, head=head_line(analysis, named.get(story, story)))
 
     def undecided_story(self, analysis: QuestionAnalysis) -> ScopePlan:
         """The names do not say which story the question is about (a library, `library_names`):
@@ -144,7 +141,7 @@ class ScopeResolver:
         if not stories:
             return ScopePlan(analysis, gathered=gathered)
         name = named.get(stories[0], stories[0])
-        head = story_head(name, japanese=analysis.reply_language == "ja")
+        head = head_line(analysis, name)
         warnings = (UNDECIDED_ONE.format(story=name),)
         return ScopePlan(
             analysis, gathered=gathered, head=head, warnings=warnings, story=stories[0]
@@ -157,7 +154,7 @@ class ScopeResolver:
             return None
         named = self.parts.stories_named()
         names = [named.get(d, d) for d in analysis.scope.tellings]
-        head = story_head(JOINED.join(names), japanese=analysis.reply_language == "ja")
+        head = head_line(analysis, JOINED.join(names))
         told = TELLINGS.format(count=len(names), stories=", ".join(names))
         return ScopePlan(analysis, head=head, warnings=(told,))
 
@@ -229,7 +226,12 @@ class ScopeResolver:
         """The stories' names by document id when the question's scope is undecided
         (qa/scope/scope.py: it names no one, or only ordinary words) in a store of several
         stories; else empty (a single-story store's answers carry no story head line)."""
-        if not analysis.scope.undecided or self.parts.stories_named is None:
+        return self.several_stories() if analysis.scope.undecided else {}
+
+    def several_stories(self) -> dict[str, str]:
+        """The stories' names by document id in a store of several stories; else empty (a
+        single-story store's answers carry no story head line)."""
+        if self.parts.stories_named is None:
             return {}
         named = self.parts.stories_named()
         return named if len(named) > 1 else {}
@@ -240,5 +242,11 @@ def led_within(
 ) -> ScopePlan:
     """The question within the leading story's `scope`, with its head line (`name`) and the
     warning `told` saying why."""
-    head = story_head(name, japanese=analysis.reply_language == "ja")
-    return ScopePlan(within(analysis, scope), head=head, warnings=(told,), story=story)
+    return ScopePlan(
+        within(analysis, scope), head=head_line(analysis, name), warnings=(told,), story=story
+    )
+
+
+def head_line(analysis: QuestionAnalysis, name: str) -> str:
+    """The head line naming `name` (a story, or tellings JOINED) in the reply's language."""
+    return story_head(name, japanese=analysis.reply_language == "ja")

@@ -149,20 +149,17 @@ def narrow(
     proper names of that story; `named_in`: per story, those of `common` its text writes as
     names (qa/specific_names.named_in_stories), proper names of that story."""
     allowed = set(stories)
+    picked = len(stories) == 1  # the user chose one story
     titles = {d: n for d, n in (titled or {}).items() if n and (not allowed or d in allowed)}
     if not found and not titles:
-        return Scope(
-            documents=tuple(stories), undecided=len(stories) != 1, picked=len(stories) == 1
-        )
+        return Scope(documents=tuple(stories), undecided=not picked, picked=picked)
     wanted = set(found)
     rows = [row for row in names if row["id"] in wanted and row.get("key")]
     holders: dict[str, set[str]] = {document: set() for document in titles}
     for row in rows:
         holders.setdefault(str(row.get("document_id") or ""), set()).add(row["id"])
     if not holders:
-        return Scope(
-            documents=tuple(stories), undecided=len(stories) != 1, picked=len(stories) == 1
-        )
+        return Scope(documents=tuple(stories), undecided=not picked, picked=picked)
     counts = {
         document: (
             len(ids - set(common))
@@ -196,7 +193,7 @@ def narrow(
     elif len(holders) > 1:
         note = f"scoped by its names to 1 of the {len(holders)} stories that have its names"
     tied = tuple(d for d in kept if d)
-    undecided = best[0] == 0 and len(tied) < 2 and len(stories) != 1  # not the user's one
+    undecided = best[0] == 0 and len(tied) < 2 and not picked  # not the user's one
     if undecided:
         note = "its names are ordinary words, not the story's own: each source labelled"
     tellings = tied if best[0] and len(tied) > 1 and one_tale(tied, titles) else ()
@@ -211,7 +208,7 @@ def narrow(
         choice=tuple(stories) if undecided else (),
         ordinary=best[0] == 0 and len(tied) > 1,
         tellings=tellings,
-        picked=len(stories) == 1,
+        picked=picked,
     )
 
 
