@@ -11,7 +11,7 @@ docs/ISSUES.md#names-cache). The index turns both into look-ups of the question'
   id and of each normalised name, the normalised names in order, and (built on first use) all
   of them joined in one string, so the names holding a mention are found by `str.find`;
 - `by_romaji` (built on the first question with ASCII words): romaji reading (four letters or
-  more) → positions of the Japanese names that read so;
+  more; a compound's sound-changed readings too) → positions of the Japanese names that read so;
 - `by_first_word`: first content word of an ASCII name → (position, the name's content words);
 - `sound_table` (built on the first question with a capitalised English word): the sound key of
   a katakana name (クラバック → krabak, storygraph.text.phonetic) → its positions.
@@ -91,11 +91,12 @@ class NameIndex:
             return self._sounds
 
     def word_tables(
-        self, romaji: Callable[[str], str], content_words: Callable[[str], list[str]]
+        self, romaji: Callable[[str], Sequence[str]], content_words: Callable[[str], list[str]]
     ) -> _WordTables:
         """(romaji → name positions, first word → (position, words) of ASCII names), built on
-        first use with the finder's own `romaji` and `content_words` (from the extended index's
-        tables, when it had them, reading only the added names)."""
+        first use with the finder's own `romaji` (every reading a name is found by) and
+        `content_words` (from the extended index's tables, when it had them, reading only the
+        added names)."""
         with self._lock:
             if self._words is None:
                 if self._base_words is not None:
@@ -107,9 +108,10 @@ class NameIndex:
                 own_first: set[str] = set()
                 for position in range(start, len(self.ids)):
                     name = self.ids[position]
-                    roman = romaji(name)
-                    if len(roman) >= MIN_ROMAJI_CHARS:
+                    readings = [r for r in romaji(name) if len(r) >= MIN_ROMAJI_CHARS]
+                    for roman in readings:
                         _append_own(by_romaji, own_romaji, roman, position)
+                    if readings:
                         continue
                     if not name.isascii():
                         continue

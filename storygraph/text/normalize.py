@@ -7,6 +7,7 @@ spellings that share a reading (神 / 紙) stay apart.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import threading
@@ -78,6 +79,61 @@ def reading(name: str) -> str | None:
         return None
     joined = normalize_name("".join(spoken for _, spoken in tokens))
     return joined if joined and not has_kanji(joined) else None
+
+
+_VOICED = dict(
+    zip(
+        "カキクケコサシスセソタチツテトハヒフヘホ",
+        "ガギグゲゴザジズゼゾダヂヅデドバビブベボ",
+        strict=True,
+    )
+)
+_SEMI_VOICED = dict(zip("ハヒフヘホ", "パピプペポ", strict=True))
+_GEMINATING_ENDS = "チツキク"
+"""A token ending in one of these before a voiceless onset may be spoken with a doubled
+consonant instead (一 + 寸: いち + すん → いっすん)."""
+_VOICELESS_ONSETS = frozenset(_VOICED) | frozenset(_SEMI_VOICED.values())
+MAX_READING_VARIANTS = 8
+
+
+def reading_variants(name: str) -> list[str]:
+    """The katakana readings a kanji compound may also be spoken with, the plain reading first:
+    Sudachi reads a name it does not know token by token (一寸法師 → イチ スン ホウシ), while
+    the name is said with the sound changes of a compound at the tokens' boundaries. Two are
+    made: gemination (促音便: a token ending in チ / ツ / キ / ク before a voiceless onset ends
+    in ッ instead, and a ハ-row onset after it turns to パ: イッスン, イッピキ) and rendaku (連濁:
+    the second of two kanji tokens begins voiced: ホウシ → ボウシ). At most
+    `MAX_READING_VARIANTS`; [] without kanji, without Sudachi, or for a single token."""
+    text = _clean(name)
+    if not has_kanji(text):
+        return []
+    tokens = token_readings(text)
+    if tokens is None or len(tokens) < 2:
+        return []
+    choices: list[list[str]] = [["plain"]]
+    for (before, said_before), (after, said_after) in itertools.pairwise(tokens):
+        options = ["plain"]
+        if said_before and said_after and said_after[0] in _VOICELESS_ONSETS:
+            if said_before[-1] in _GEMINATING_ENDS and len(said_before) > 1:
+                options.append("geminate")
+            if said_after[0] in _VOICED and has_kanji(before) and has_kanji(after):
+                options.append("voice")
+        choices.append(options)
+    variants: list[str] = []
+    for picked in itertools.product(*choices):
+        said = [spoken for _, spoken in tokens]
+        for i, change in enumerate(picked):
+            if change == "geminate":
+                said[i - 1] = said[i - 1][:-1] + "ッ"
+                said[i] = _SEMI_VOICED.get(said[i][0], said[i][0]) + said[i][1:]
+            elif change == "voice":
+                said[i] = _VOICED[said[i][0]] + said[i][1:]
+        joined = "".join(said)
+        if joined not in variants:
+            variants.append(joined)
+        if len(variants) >= MAX_READING_VARIANTS:
+            break
+    return variants
 
 
 def _clean_surrogates(text: str) -> str:
@@ -160,9 +216,7 @@ def noun_spans(text: str) -> list[tuple[int, int]] | None:
     if tokenizer is None or len(_clean_surrogates(text)) != len(text):
         return None
     return [
-        (m.begin(), m.end())
-        for m in tokenizer.tokenize(text)
-        if m.part_of_speech()[0] == "名詞"
+        (m.begin(), m.end()) for m in tokenizer.tokenize(text) if m.part_of_speech()[0] == "名詞"
     ]
 
 

@@ -19,6 +19,7 @@ possessives and plurals apart differently, and changing it changes which names a
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import normalize_name
@@ -71,18 +72,27 @@ def name_words(text: str) -> list[str]:
     """The English words a name is matched by, in the text's order: lower case, a plural
     folded to its singular (wolves stays, foxes → fox, berries → berry, "'s" dropped), stop
     words left out. Names are matched whole, so this folds less than `english_words`."""
-    return [w for w in (_name_stem(m) for m in NAME_WORD.findall(text)) if w not in EN_STOP_WORDS]
+    stems = (_name_stem(_unmarked(m)) for m in NAME_WORD.findall(text))
+    return [w for w in stems if w not in EN_STOP_WORDS]
 
 
-NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-"""An English word as it may stand in a name (case kept)."""
+_LATIN = "A-Za-zÀ-ÖØ-öø-ɏ"
+NAME_WORD = re.compile(rf"[{_LATIN}][{_LATIN}\u0300-\u036f'-]*")
+"""An English word as it may stand in a name (case kept), a romanised name's long-vowel marks
+included (Momotarō)."""
 _NOT_LETTER = re.compile(r"[^a-z]")
 
 
 def romaji_letters(text: str) -> str:
     """The lower-case Latin letters of `text`, nothing else: how a romanised name's reading is
-    compared with the words that spell it (Kaguya-hime, Kaguya hime → kaguyahime)."""
-    return _NOT_LETTER.sub("", text.lower())
+    compared with the words that spell it (Kaguya-hime, Kaguya hime → kaguyahime). A long
+    vowel's mark is dropped, not its vowel (Momotarō, Issun-bôshi → momotaro, issunboshi)."""
+    return _NOT_LETTER.sub("", _unmarked(text).lower())
+
+
+def _unmarked(text: str) -> str:
+    """`text` with its letters' accents and long-vowel marks dropped (ō → o, é → e)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def _name_stem(word: str) -> str:

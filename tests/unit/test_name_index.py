@@ -68,6 +68,26 @@ def test_a_romanised_name_is_found_however_english_text_joins_its_parts() -> Non
         assert found == {wanted: "transliteration"}, question
 
 
+def test_a_compound_name_is_found_by_the_sound_changes_english_spelling_keeps() -> None:
+    """The class: a kanji compound Sudachi reads token by token (一 + 寸 + 法師: ichisunhoshi,
+    猿 + 蟹: sarukani) while English prose spells it as it is said, with gemination (issun,
+    ippiki) or rendaku (boshi, gani), and Hepburn's long-vowel marks (ō, â)."""
+    names = _names(["一寸法師", "猿蟹", "一匹狼", "桃太郎", "天狗"])
+    finder = LocalEntityFinder(None)
+    for question, wanted in (
+        ("What did Issun-boshi use as his sword?", "一寸法師"),
+        ("Who was Issunbōshi's wife?", "一寸法師"),
+        ("Who did Ichisunhoshi meet?", "一寸法師"),  # the plain reading still finds it
+        ("Where did the Saru-gani fight?", "猿蟹"),
+        ("Who did Momotarō defeat?", "桃太郎"),
+        ("Where did the Tengû live?", "天狗"),
+    ):
+        found = {e.node_id for e in finder.find(question, names, []).entities}
+        assert found == {wanted}, question
+    for question in ("Did the issue of shipping boss him?", "Who saw the ripe persimmons?"):
+        assert finder.find(question, names, []).entities == [], question
+
+
 def _resolve_by_walk(mention: str, names: list[dict[str, Any]]) -> str | None:
     """resolve_name's rule spelled as a walk over every name (the reference)."""
     from rapidfuzz import fuzz, process
@@ -108,12 +128,12 @@ def test_a_mention_resolves_through_the_index_as_a_walk_resolves_it() -> None:
 
 
 def _state(index: Any) -> tuple[Any, ...]:
-    from storygraph.qa.question.entities import _romaji, _sound_key
+    from storygraph.qa.question.entities import _romaji_readings, _sound_key
     from storygraph.text.terms import name_words as _content_words
 
     return (
         index.ids, index.norms, index.by_norm, index.longest, index.first_by_id,
-        index.first_by_norm, index.word_tables(_romaji, _content_words),
+        index.first_by_norm, index.word_tables(_romaji_readings, _content_words),
         index.sound_table(_sound_key),
         [list(index.holding(part)) for part in ("桃", "人物0001", "old", "man")],
     )  # fmt: skip
@@ -131,7 +151,7 @@ def _fields(index: Any) -> Any:
 def test_names_with_rows_added_at_the_end_extend_the_last_index_as_a_build_would() -> None:
     """Another session's document read alone gives the last list plus its rows: the index is
     extended (the last one left as it was), and equals one built from nothing."""
-    from storygraph.qa.question.entities import _romaji, _sound_key
+    from storygraph.qa.question.entities import _romaji_readings, _sound_key
     from storygraph.text.terms import name_words as _content_words
 
     base = _names([f"人物{i:05d}" for i in range(300)] + ["桃太郎", "old man", "鬼", "トック"])
@@ -142,7 +162,7 @@ def test_names_with_rows_added_at_the_end_extend_the_last_index_as_a_build_would
         names = list(base)
         last = name_index(names)
         if words_first:
-            last.word_tables(_romaji, _content_words)
+            last.word_tables(_romaji_readings, _content_words)
             last.sound_table(_sound_key)
         before = _fields(last)
         grown = [*names, *added]
@@ -167,6 +187,7 @@ def test_a_romanised_name_is_read_back_as_the_question_writes_it() -> None:
         ("Where did Kaguya-hime say she came from?", "Kaguya-hime"),
         ("Where did Kaguya hime say she came from?", "Kaguya hime"),
         ("Where did Kaguyahime say she came from?", "Kaguyahime"),
+        ("Where did Kaguya-hímé say she came from?", "Kaguya-hímé"),
     ):
         analysis = QuestionAnalysis(
             question=question,

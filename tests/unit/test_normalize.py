@@ -89,6 +89,24 @@ def test_reading(name: str, expected: str) -> None:
     assert reading(name) == expected
 
 
+def test_reading_variants_add_a_compounds_sound_changes_at_token_boundaries() -> None:
+    """Gemination (a token ending in ち / つ / き / く before a voiceless onset, a は-row onset
+    after it turning to ぱ) and rendaku (the later of two kanji tokens voiced): the readings a
+    compound Sudachi reads token by token is also said with; the plain reading first."""
+    from storygraph.text.normalize import MAX_READING_VARIANTS, reading_variants
+    from storygraph.text.sanitize import romanize
+
+    said = [romanize(v) for v in reading_variants("一寸法師")]  # 一 + 寸 + 法師
+    assert said[0] == "ichisunhoushi"
+    assert {"issunboushi", "issunhoushi", "ichisunboushi"} <= set(said)
+    assert "ippiki" in [romanize(v) for v in reading_variants("一匹")]  # ひ → ぴ after っ
+    # の is no kanji: no rendaku across it; a single token has no boundary
+    assert reading_variants("天狗の鼻") == ["テングノハナ"]
+    assert reading_variants("桃太郎") == []
+    assert reading_variants("おじいさん") == []
+    assert len(reading_variants("一寸一寸一寸法師")) <= MAX_READING_VARIANTS
+
+
 def test_reading_is_none_without_kanji_or_sudachi(monkeypatch: pytest.MonkeyPatch) -> None:
     assert reading("おじいさん") is None
     assert reading("Momotaro") is None

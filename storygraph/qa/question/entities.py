@@ -39,6 +39,7 @@ from storygraph.text.normalize import (
     normalize_name,
     noun_spans,
     reading,
+    reading_variants,
     short_words,
     word_boundaries,
     written_form,
@@ -222,7 +223,22 @@ def _romaji(name: str) -> str:
     """A Japanese name as plain romaji without long vowels (桃太郎 → momotaro); "" if none."""
     if name.isascii():
         return ""
-    spoken = reading(name) or normalize_name(name)
+    return _plain_romaji(reading(name) or normalize_name(name))
+
+
+@lru_cache(maxsize=ROMAJI_CACHED)
+def _romaji_readings(name: str) -> tuple[str, ...]:
+    """Every romaji a Japanese name is found by: its plain reading first, then the compound's
+    sound changes at Sudachi's token boundaries (一寸法師: ichisunhoshi, issunboshi, …;
+    storygraph.text.normalize.reading_variants); () if none."""
+    plain = _romaji(name)
+    if not plain:
+        return ()
+    spoken = [_plain_romaji(variant) for variant in reading_variants(name)]
+    return tuple(dict.fromkeys([plain, *(r for r in spoken if r)]))
+
+
+def _plain_romaji(spoken: str) -> str:
     roman = romanize(spoken)
     if not roman or not roman.isascii():
         return ""
@@ -272,7 +288,7 @@ class LocalEntityFinder:
         # (Kaguya-hime, Issun-boshi) or with a possessive (Momotaro's), its reading has neither
         joined = romaji_letters("".join(NAME_WORD.findall(question)))
         index = name_index(names)
-        by_romaji, by_first_word = index.word_tables(_romaji, name_words)
+        by_romaji, by_first_word = index.word_tables(_romaji_readings, name_words)
         found: dict[int, ResolvedEntity] = {}
         # a reading found among the question's words, or across them (momo taro)
         for start in range(len(joined)):
