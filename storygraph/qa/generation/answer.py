@@ -12,8 +12,10 @@ the model's budget.
   `prompts/answer_small.txt`: the sources it reads (at most `SMALL_MAX_SOURCES` and
   `SMALL_SOURCE_TOKENS` of them, storygraph.qa.retrieval.context), numbered, without the facts'
   lines, and
-  is told to answer only from those sentences or to say it cannot; three worked examples in the
-  question's language come first, as earlier turns (storygraph.qa.generation.answer_examples).
+  is told to answer only from those sentences or to say it cannot, in English with the answer
+  alone (a name, a thing, a short phrase), in Japanese in one short sentence
+  (`prompts/answer_small_form_*.txt`); three worked examples in the question's language come
+  first, as earlier turns (storygraph.qa.generation.answer_examples).
 - `FactsAnswerer`: no model; the top facts with their citation marks, and the numbers of the
   sentence-search sources.
 
@@ -40,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from storygraph.library.relation_labels import relation_label
 from storygraph.llm.request_body import capped_body
 from storygraph.models import Citation, Fact
-from storygraph.prompt_files import fill
+from storygraph.prompt_files import fill, load_prompt
 from storygraph.qa.generation.answer_examples import answer_examples
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.retrieval.context import MAX_SOURCE_CHARS, Sources
@@ -234,6 +236,9 @@ def small_messages(language: str, values: dict[str, str]) -> list[BaseMessage]:
     from langchain_core.messages import AIMessage
 
     unknown = UNKNOWN[language]
+    # the reply's form by its language (measured on dev, docs/EVALUATION.md): English replies
+    # asked for the answer alone, Japanese ones for one short sentence
+    values = {**values, "reply_form": load_prompt(f"answer_small_form_{language}")}
     system, user = prompt_messages("answer_small", unknown=unknown, **values)
     turns: list[BaseMessage] = [system]
     for example in answer_examples(language, unknown):
