@@ -74,7 +74,11 @@ def reading(name: str) -> str | None:
     text = _clean(name)
     if not has_kanji(text):
         return None
-    tokens = token_readings(text)
+    return _joined_reading(token_readings(text))
+
+
+def _joined_reading(tokens: list[tuple[str, str]] | None) -> str | None:
+    """`reading` of a name's Sudachi tokens (None without them or with a kanji left)."""
     if tokens is None:
         return None
     joined = normalize_name("".join(spoken for _, spoken in tokens))
@@ -104,11 +108,22 @@ def reading_variants(name: str) -> list[str]:
     in ッ instead, and a ハ-row onset after it turns to パ: イッスン, イッピキ) and rendaku (連濁:
     the second of two kanji tokens begins voiced: ホウシ → ボウシ). At most
     `MAX_READING_VARIANTS`; [] without kanji, without Sudachi, or for a single token."""
+    return readings(name)[1]
+
+
+def readings(name: str) -> tuple[str | None, list[str]]:
+    """`reading(name)` and `reading_variants(name)` from one Sudachi pass (the name index reads
+    both for every name of the graph)."""
     text = _clean(name)
     if not has_kanji(text):
-        return []
+        return None, []
     tokens = token_readings(text)
-    if tokens is None or len(tokens) < 2:
+    return _joined_reading(tokens), _compound_variants(tokens or [])
+
+
+def _compound_variants(tokens: list[tuple[str, str]]) -> list[str]:
+    """`reading_variants` of a name's Sudachi tokens."""
+    if len(tokens) < 2:
         return []
     choices: list[list[str]] = [["plain"]]
     for (before, said_before), (after, said_after) in itertools.pairwise(tokens):

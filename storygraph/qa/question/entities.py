@@ -39,7 +39,7 @@ from storygraph.text.normalize import (
     normalize_name,
     noun_spans,
     reading,
-    reading_variants,
+    readings,
     short_words,
     word_boundaries,
     written_form,
@@ -231,11 +231,14 @@ def _romaji_readings(name: str) -> tuple[str, ...]:
     """Every romaji a Japanese name is found by: its plain reading first, then the compound's
     sound changes at Sudachi's token boundaries (一寸法師: ichisunhoshi, issunboshi, …;
     storygraph.text.normalize.reading_variants); () if none."""
-    plain = _romaji(name)
+    if name.isascii():
+        return ()
+    spoken, variants = readings(name)  # one Sudachi pass for both (`_romaji` makes its own)
+    plain = _plain_romaji(spoken or normalize_name(name))
     if not plain:
         return ()
-    spoken = [_plain_romaji(variant) for variant in reading_variants(name)]
-    return tuple(dict.fromkeys([plain, *(r for r in spoken if r)]))
+    said = [_plain_romaji(variant) for variant in variants]
+    return tuple(dict.fromkeys([plain, *(r for r in said if r)]))
 
 
 def _plain_romaji(spoken: str) -> str:
