@@ -115,6 +115,19 @@ def test_the_committed_weights_load_for_both_families_and_refuse_another() -> No
         load_verifier("giant")
 
 
+@pytest.mark.parametrize("family", ["embedded", "other"])
+def test_an_act_the_story_tells_of_no_one_lowers_the_committed_confidence(family: str) -> None:
+    # the class: a false premise ("Who pushed the baker into the well?" where no one pushes
+    # anyone); the rule check's "no premise" is one of the calibrated signals, and the fit gave
+    # it the direction a false premise has: the answer is less often right
+    verifier = load_verifier(family)
+    assert "rule_no_premise" in verifier.calibration.features
+    told = {name: None for name in verifier.calibration.features}
+    told |= {"rule_supported": 0.0, "rule_no_premise": 0.0}
+    untold = {**told, "rule_no_premise": 1.0}
+    assert verifier.calibration.confidence(untold) < verifier.calibration.confidence(told)
+
+
 def test_the_other_family_does_not_read_the_small_models_token_probabilities() -> None:
     assert not {"mean_logprob", "min_logprob"} & set(load_verifier("other").calibration.features)
 
@@ -224,4 +237,3 @@ def test_the_reason_says_a_signal_by_whether_it_was_high_or_low_not_by_its_push(
     assert new.confidence > 0.5 > again.confidence
     assert "it says more than the question" in new.reason
     assert "it repeats the question's own words" in again.reason
-
