@@ -104,10 +104,14 @@ def test_harness_ingests_asks_scores_and_reuses_its_cache(
     long = by_id["en-long"]
     written = long["model_answer"] or long["answer"]
     assert written.startswith("Pheasant follows Momotaro"), long
-    scored = score_answer(written, QUESTIONS[2]["answers"])
+    accepted = next(q["answers"] for q in QUESTIONS if q["id"] == "en-long")
+    scored = score_answer(written, accepted)
     assert scored.rule.startswith("rouge:") and scored.correct, scored
     if long["model_answer"] is None:  # shown as written: the run's own verdict is the same
         assert long["rule"].startswith("rouge:") and long["correct"], long
+    else:  # withheld by the gate, and said so: "not sure" is no answer to score as right
+        assert any("not shown" in w for w in long["warnings"]), long
+        assert not long["correct"] and not long["strict_correct"], long
     assert [i["cached"] for i in first["ingests"]] == [False, False]
     # a saved run scored again by the same rules gives the same verdicts
     from storygraph.evaluation.e2e import rescore_report
