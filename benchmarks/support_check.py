@@ -52,13 +52,6 @@ from storygraph.evaluation.e2e import ingest_story, story_services
 from storygraph.evaluation.harness import read_jsonl
 from storygraph.llm.factory import ModelInfo
 from storygraph.models import Citation
-from storygraph.qa.generation.candidate_answer import (
-    RETRIED,
-    SingleCandidate,
-    candidate_step,
-    offerable,
-    written_as_answer,
-)
 from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.settings import Settings
 from storygraph.text.language import answer_language
@@ -140,22 +133,6 @@ def check_set(
                     if row is not None:
                         results.append(replay(checker, analysis, answer, read, case, row))
                     continue
-                if accepted:
-                    # what the graph offers when the answer names nothing of the story
-                    blank = "？です。[1]" if language == "ja" else "Nobody. [1]"
-                    offer = checker.check(analysis, blank, answer.citations, answer.facts, read)
-                    direct = [c for c in offer.candidates if c.direct]
-                    results.append(
-                        {
-                            "id": case.get("id", ""),
-                            "kind": case.get("type", "") or analysis.qtype.kind,
-                            "unanswerable": False,
-                            "candidate": direct[0].name if len(direct) == 1 else "",
-                            "candidates": len(direct),
-                            "candidate_right": len(direct) == 1
-                            and any(_overlaps(direct[0].name, a) for a in accepted),
-                        }
-                    )
                 for text, right in made:
                     said = _said(text, language, read)
                     support = checker.check(analysis, said, answer.citations, answer.facts, read)
@@ -211,92 +188,7 @@ def replay(
         "verdict": support.verdict,
         "check": support.check,
         "reason": support.reason,
-        **offered(checker, analysis, answer, read, case, support),
     }
-
-
-def offered(
-    checker: Any,
-    analysis: Any,
-    answer: Any,
-    read: Sequence[Citation],
-    case: dict[str, Any],
-    support: Any,
-) -> dict[str, Any]:
-    """What the candidate step (storygraph.qa.generation.candidate_answer) would make of an answer
-    the
-    check did not confirm: each candidate with a sentence read, written as the step writes it,
-    with the check's verdict on it and its strict score (the model's choice can only show a
-    confirmed one: the rows bound it), and the single candidate's answer as the app shows it."""
-    if support.verdict not in RETRIED:
-        return {"offers": [], "single": None}
-    accepted = [str(a) for a in case.get("answers") or []]
-    wrong = [str(w) for w in case.get("wrong") or []]
-    unanswerable = bool(case.get("unanswerable"))
-    language = "ja" if analysis.reply_language == "ja" else "en"
-    offers = []
-    for candidate in support.candidates:
-        text = written_as_answer(candidate, language)
-        again = checker.check(
-            analysis, text, answer.citations, answer.facts, read, answer_language(text)
-        )
-        strict = score_strict(text, accepted, wrong, unanswerable=unanswerable)
-        offers.append(
-            {
-                "name": candidate.name,
-                "kind": candidate.kind,
-                "locative": candidate.locative,
-                "how": candidate.how,
-                "direct": candidate.direct,
-                "offered": candidate in offerable(analysis, support.candidates),
-                "confirmed": again.supported,
-                "strict_correct": strict.correct,
-            }
-        )
-    single = None
-    picked = candidate_step(
-        SingleCandidate(), checker, analysis, support, answer.citations, answer.facts, read, []
-    )
-    if picked is not None and picked.text is not None:
-        strict = score_strict(picked.text, accepted, wrong, unanswerable=unanswerable)
-        single = {"answer": picked.text, "strict_correct": strict.correct}
-    return {"offers": offers, "single": single}
-
-
-def candidate_table(name: str, rows: Sequence[dict[str, Any]]) -> list[str]:
-    """The candidate step over a replayed run: the questions whose answer the check did not
-    confirm and that have candidates; the single candidate shown (variant "single": shown /
-    right, then the set's precision, coverage, unanswerable declined and strict accuracy with
-    it); and the ceiling of the model's choice (a question with a confirmed right candidate)."""
-    answerable = [r for r in rows if not r["unanswerable"]]
-    unanswerable = [r for r in rows if r["unanswerable"]]
-    with_offers = [r for r in rows if any(o["offered"] for o in r.get("offers") or [])]
-    singles = [r for r in rows if r.get("single")]
-    shown = [r for r in answerable if r["verdict"] == "supported" or r.get("single")]
-    right = sum(
-        r["strict_correct"] if r["verdict"] == "supported" else r["single"]["strict_correct"]
-        for r in shown
-    )
-    declined_after = [
-        r
-        for r in unanswerable
-        if not r.get("single")
-        and (r["declined"] or r["verdict"] in ("not supported", "no premise"))
-    ]
-    after = right + len(declined_after)
-    ceiling = [
-        r
-        for r in with_offers
-        if any(o["offered"] and o["confirmed"] and o["strict_correct"] for o in r["offers"])
-    ]
-    many = [r for r in with_offers if sum(o["offered"] for o in r["offers"]) > 1]
-    return [
-        f"| {name} | {len(with_offers)} ({len(many)} with 2+) "
-        f"| {_share(sum(r['single']['strict_correct'] for r in singles), len(singles))} "
-        f"| {_share(right, len(shown))} | {_share(len(shown), len(answerable))} "
-        f"| {_share(len(declined_after), len(unanswerable))} | {_share(after, len(rows))} "
-        f"| {len(ceiling)} |"
-    ]
 
 
 def replay_table(name: str, rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -324,8 +216,6 @@ def _share(part: int, whole: int) -> str:
 
 def table(name: str, results: Sequence[dict[str, Any]]) -> list[str]:
     """The Markdown rows of one set: overall, then per question kind."""
-    offers = [r for r in results if "candidate" in r]
-    results = [r for r in results if "candidate" not in r]
     groups: dict[str, list[dict[str, Any]]] = {"all": list(results)}
     for r in results:
         groups.setdefault(r["kind"] if not r["unanswerable"] else "unanswerable", []).append(r)
@@ -339,19 +229,8 @@ def table(name: str, results: Sequence[dict[str, Any]]) -> list[str]:
         no_premise = _share(
             sum(r["verdict"] == "no premise" for r in unanswerable), len(unanswerable)
         )
-        lines.append(
-            f"| {name} | {kind} | {confirmed} | {slipped} | {no_premise} | {_offer(offers, kind)} |"
-        )
+        lines.append(f"| {name} | {kind} | {confirmed} | {slipped} | {no_premise} |")
     return lines
-
-
-def _offer(offers: Sequence[dict[str, Any]], kind: str) -> str:
-    """Questions with exactly one candidate of the question's own verb: right among them."""
-    rows = [r for r in offers if kind == "all" or r["kind"] == kind]
-    single = [r for r in rows if r["candidates"] == 1]
-    if not rows:
-        return "–"
-    return f"{_share(sum(r['candidate_right'] for r in single), len(single))} of {len(rows)}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -383,8 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     every: dict[str, list[dict[str, Any]]] = {}
     lines = [
         "| set | kind | right answers confirmed | distractors confirmed "
-        "| unanswerable: no premise | one candidate: right |",
-        "|---|---|---|---|---|---|",
+        "| unanswerable: no premise |",
+        "|---|---|---|---|---|",
     ]
     if saved is not None:
         lines = [
@@ -392,12 +271,6 @@ def main(argv: list[str] | None = None) -> int:
             "| unanswerable declined: run → checked | strict: run → checked |",
             "|---|---|---|---|---|---|",
         ]
-    offers = [
-        "| set | not confirmed, with candidates | single candidate shown: right "
-        "| supported precision | coverage | unanswerable declined | strict "
-        "| a right candidate confirmed |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
     for path in args.questions:
         rows = [row for _, row in read_jsonl(path)]
         if args.per_story:
@@ -414,16 +287,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         if saved is not None:
             lines += replay_table(path.stem, every[path.name])
-            offers += candidate_table(path.stem, every[path.name])
         else:
             lines += table(path.stem, every[path.name])
     print("\n".join(lines))
-    if saved is not None:
-        print(
-            "\ncandidate step (storygraph.qa.generation.candidate_answer) "
-            "over the replayed answers:"
-        )
-        print("\n".join(offers))
     if args.json:
         args.json.write_text(json.dumps(every, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0

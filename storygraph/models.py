@@ -220,37 +220,6 @@ SupportVerdict = Literal["supported", "not supported", "no premise", "declined",
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """What the graph puts in the asked slot, and where the story says it."""
-
-    name: str
-    source: int | None
-    sentence: str
-    how: str
-    """"frame" (the parser read the cited sentence so), "fact" (a fact of the graph) or
-    "speech" (a stored line of the asked speaker: storygraph.qa.verify.support_speech)."""
-    relation: str = ""
-    direct: bool = False
-    """Its relation is the question's own verb (not only one of the same field of meaning)."""
-    kind: str = ""
-    """Its node's type in the graph, lower case ("" when untyped or not a node)."""
-    locative: bool = False
-    """It was read from a place phrase (に / へ / で / から, a preposition) or a place fact."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "source": self.source,
-            "sentence": self.sentence,
-            "how": self.how,
-            "relation": self.relation,
-            "direct": self.direct,
-            "kind": self.kind,
-            "locative": self.locative,
-        }
-
-
-@dataclass(frozen=True)
 class Support:
     """The verdict on one answer: `supported` (by `source`), `not supported`, `no premise`
     (nothing in the story does what the question asks about), `declined` (the answer says
@@ -262,20 +231,10 @@ class Support:
     reason: str = ""
     check: str = ""
     """Which check decided it: "name", "role", "premise", "" (none ran)."""
-    candidates: tuple[Candidate, ...] = field(default_factory=tuple)
-    answered_by: str = ""
-    """Who wrote the answer the verdict is on: "" the model; "structure" the one candidate the
-    sentences' frames and facts put in the asked slot, "choice" the model's choice among them
-    (storygraph.qa.generation.candidate_answer: shown after the model's own answer was not
-    confirmed)."""
 
     @property
     def supported(self) -> bool:
         return self.verdict == "supported"
-
-    @property
-    def candidate(self) -> Candidate | None:
-        return self.candidates[0] if self.candidates else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -284,9 +243,6 @@ class Support:
             "named": list(self.named),
             "reason": self.reason,
             "check": self.check,
-            "candidate": self.candidate.to_json() if self.candidate else None,
-            "candidates": [c.to_json() for c in self.candidates],
-            "answered_by": self.answered_by,
         }
 
 

@@ -18,8 +18,6 @@ LLMProvider = Literal["auto", "embedded", "openai", "azure", "openai_compatible"
 RerankStrategy = Literal["auto", "batched", "per_fact"]
 ExtractorChoice = Literal["auto", "parser", "model"]
 QuestionTranslation = Literal["dictionary", "model", "dictionary+model", "off"]
-AnswerCandidates = Literal["off", "single", "choice", "both"]
-"""The candidate step after an unconfirmed answer (storygraph.qa.generation.candidate_answer)."""
 CrossLanguageAnswer = Literal["sources", "question"]
 VerifyMode = Literal["gate", "label", "rules"]
 """What the verifier's confidence does to an answer (storygraph.qa.verify.gate)."""
@@ -106,9 +104,6 @@ class Settings(BaseSettings):
         5, ge=0, le=10, validation_alias=_env("STORYGRAPH_SENTENCE_SOURCES")
     )
     answer_choice: bool = Field(False, validation_alias=_env("STORYGRAPH_ANSWER_CHOICE"))
-    answer_candidates: AnswerCandidates = Field(
-        "single", validation_alias=_env("STORYGRAPH_ANSWER_CANDIDATES")
-    )
     question_translation: QuestionTranslation = Field(
         "dictionary", validation_alias=_env("STORYGRAPH_QUESTION_TRANSLATION")
     )

@@ -3,7 +3,7 @@ answer being worked out, and its draft (docs/ISSUES.md#draft-answer, #status-pha
 
 - `verdict_view(answer)`: the one verdict the mark, the line under the answer and the warnings
   beside it all come from. The support check's own warnings (`CHECK_WARNINGS`: "the answer was
-  not shown: …", "the model's answer was not confirmed; …", "the answer names what …") are that
+  not shown: …", "the answer names what …") are that
   verdict in a developer's words: they go one level deeper (`VerdictView.developer`), never beside
   a mark they could contradict (a green "checked" over "the answer was not confirmed"). When the
   model's answer was replaced, `changed` says so in one plain sentence, in the question's
@@ -27,7 +27,7 @@ from storygraph.humanize import duration, plural
 from storygraph.models import Answer, Support, TraceStep
 from storygraph.qa.generation.answer_core import answer_core
 from storygraph.qa.pipeline.progress import Phase, phases_of
-from storygraph.qa.verify.support_text import ANSWERED_BY, CHECK_WARNINGS, support_line
+from storygraph.qa.verify.support_text import CHECK_WARNINGS, support_line
 from storygraph.text.language import detect_language
 
 Language = Literal["ja", "en"]
@@ -58,19 +58,6 @@ class VerdictView:
     """The check's verdict and its warnings in a developer's words, one level deeper."""
 
 
-ANSWERED_BY_JA = {
-    "structure": "文の構造から読んだ答え",
-    "choice": "文の構造が示す候補からモデルが選んだ答え",
-}
-"""`support_text.ANSWERED_BY` in Japanese: how the answer shown instead was found."""
-
-
-def _answered_by(support: Support, language: Language) -> str:
-    if language == "ja":
-        return ANSWERED_BY_JA.get(support.answered_by, support.answered_by)
-    return ANSWERED_BY.get(support.answered_by, support.answered_by)
-
-
 def language_of(answer: Answer) -> Language:
     """The language of the chat's own words about `answer` (Japanese or English): the one the
     question reader read (`Answer.language`); for an answer of a chat saved before answers
@@ -91,13 +78,6 @@ def verdict_line(support: Support, language: Language, *, said: bool = False) ->
     mark = MARK_OF.get(support.verdict)
     if mark == "not sure" and said:
         return "確かではありません。" if ja else "Not sure."
-    if mark == "supported" and support.answered_by:
-        where = _cited(support.source)
-        by = _answered_by(support, language)
-        if ja:
-            return f"確認済み：文{where}が示す、{by}です（モデル自身の答えではありません）。"
-        read = f"source {where}" if where else "the sources"
-        return f"Checked by {read}: {by}, not the model's own answer."
     if mark == "supported":
         if ja:
             return f"確認済み：文{_cited(support.source)}にそう書かれています。"
@@ -154,17 +134,6 @@ def changed_sentence(
     """The one sentence saying the model's answer was replaced, and why."""
     first = answer_core(model_answer) or model_answer.strip()
     ja = language == "ja"
-    if support.verdict == "supported" and support.answered_by:
-        by = _answered_by(support, language)
-        if ja:
-            return (
-                f"モデルの最初の答え「{first}」は根拠の文で確かめられなかったため、"
-                f"{by}を表示しています。"
-            )
-        return (
-            f"The model's first answer, {first}, was not confirmed by the sources; the answer "
-            f"shown is {by}."
-        )
     why = reason_words(support, language, question)
     if ja:
         return f"モデルの最初の答え「{first}」は表示していません：{why}"

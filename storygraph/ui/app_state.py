@@ -19,7 +19,6 @@ from storygraph.humanize import now_iso, parse_iso
 from storygraph.locks import write_lock
 from storygraph.models import (
     Answer,
-    Candidate,
     Citation,
     Fact,
     IngestReport,
@@ -87,14 +86,11 @@ def _support(data: Any) -> Support | None:
     """The support check's verdict back from `asdict` (None: an answer saved before it)."""
     if not isinstance(data, dict):
         return None
-    fields = _known(Support, {k: v for k, v in data.items() if k != "candidates"})
+    # a chat saved before the candidate step was removed keeps `candidates` and `answered_by`:
+    # they are not read (the answer's text and verdict are)
+    fields = _known(Support, data)
     fields["named"] = tuple(fields.get("named") or ())
-    candidates = tuple(
-        Candidate(**_known(Candidate, c))
-        for c in data.get("candidates") or []
-        if isinstance(c, dict)
-    )
-    return Support(**fields, candidates=candidates)
+    return Support(**fields)
 
 
 def report_from_json(data: dict[str, Any]) -> IngestReport:

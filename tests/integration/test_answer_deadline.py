@@ -149,9 +149,9 @@ class _SlowChecker:
         return getattr(self._checker, name)
 
 
-def test_a_slow_support_check_keeps_its_verdict_and_skips_the_candidate_step(
-    seeded: Services,
-) -> None:
+def test_a_slow_support_check_is_the_last_stage_and_keeps_its_verdict(seeded: Services) -> None:
+    """The support check runs past the deadline: no stage is left to skip (the verifier reads
+    what was already computed), so the answer is whole, with no "too long" warning."""
     clock = Clock()
     built = build_engine(seeded.store, ScriptedChatModel(), SMALL, embedder=None)
     support = built.parts_for(QAOptions()).support
@@ -161,14 +161,10 @@ def test_a_slow_support_check_keeps_its_verdict_and_skips_the_candidate_step(
         return _SlowChecker(support(names), clock)
 
     answer = _engine(seeded, ScriptedChatModel(), clock, support=slowed).ask(QUESTION)
-    assert _step(answer, "deadline") == {
-        "ran_over": "support",
-        "stopped_before": "candidate",
-        "deadline_s": 60.0,
-    }
-    assert "candidate" not in [s.name for s in answer.steps]
+    assert "deadline" not in [s.name for s in answer.steps]
     assert answer.support is not None and answer.support.verdict != "not checked"
-    assert answer.warnings[0] == TOO_LONG_60
+    assert TOO_LONG_60 not in answer.warnings
+    assert clock.now >= 1061  # the check did run past the deadline
 
 
 TRIPLES = (  # the library of tests/integration/test_library_scope.py

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from storygraph.models import Answer, Support, TraceStep, Usage
 from storygraph.qa.pipeline.progress import Phase, phases_of
-from storygraph.qa.verify.support_text import NAMES_UNHELD, NOT_CONFIRMED, NOT_SHOWN
+from storygraph.qa.verify.support_text import NAMES_UNHELD, NOT_SHOWN
 from storygraph.ui.answer_view import (
     DRAFT_LEAD,
     draft_line,
@@ -75,27 +75,21 @@ def _answer(question: str, text: str, support: Support, *warnings: str, said: st
 
 def test_the_checks_warnings_go_one_level_deeper_never_beside_the_mark() -> None:
     reason = "犬 follows 桃太郎 in [2]"
-    support = Support("supported", 2, ("桃太郎",), reason, answered_by="structure")
+    support = Support("supported", 2, ("桃太郎",), reason, check="role")
     answer = _answer(
         "犬は誰のあとからついて行きましたか？",
         "桃太郎です。[2]",
         support,
-        f"{NOT_CONFIRMED}the answer shown is read from the sentence's structure (…)",
         f"{NAMES_UNHELD}おじいさん",
         "the question's translation failed",
-        said="おじいさんです。[1]",
     )
     view = verdict_view(answer)
     assert view.mark == "supported"
-    assert view.line == (
-        "確認済み：文[2]が示す、文の構造から読んだ答えです（モデル自身の答えではありません）。"
-    )
+    assert view.line == "確認済み：文[2]にそう書かれています。"
     assert view.warnings == ("the question's translation failed",)
-    assert view.developer[0].startswith("supported (read from the sentence's structure;")
-    assert view.developer[1].startswith(NOT_CONFIRMED) and view.developer[2].startswith(
-        NAMES_UNHELD
-    )
-    assert view.changed.startswith("モデルの最初の答え「おじいさん」は")
+    assert view.developer[0] == f"checked: {reason}"
+    assert view.developer[1].startswith(NAMES_UNHELD)
+    assert view.changed == ""
 
 
 def test_a_replaced_answer_says_what_changed_in_the_questions_language() -> None:

@@ -67,8 +67,8 @@ def test_a_stage_named_by_the_engine_is_the_one_recorded() -> None:
     trace = Trace(model=False)
     trace.record("answer")
     clock.now += 2
-    assert deadline.over(trace, "candidate", stage="support")
-    assert trace.steps[-1].detail["ran_over"] == "support"
+    assert deadline.over(trace, "support", stage="answer")
+    assert trace.steps[-1].detail["ran_over"] == "answer"
 
 
 def test_the_guard_hands_pieces_on_and_stops_at_the_first_one_past_the_deadline() -> None:

@@ -158,13 +158,12 @@ def _step(verdict: str, text: str) -> SupportStep:
     return SupportStep(Support(verdict, check="role"), text, (), {"verdict": verdict})  # type: ignore[arg-type]
 
 
-def _judge(written: str, rule: str, mode: str, shown_text: str | None = None) -> SupportStep:
+def _judge(written: str, rule: str, mode: str) -> SupportStep:
     checked = _step(rule, written if rule == "supported" else NOT_SURE["ja"])
-    shown = checked if shown_text is None else _step("supported", shown_text)
     evidence = evidence_of(QUESTION, written, (), CITATIONS, 2, checked.support)
     verdict = _verifier().verify(evidence)
     analysis = _analysis(QUESTION)
-    return gated(mode, _verifier(), verdict, analysis, written, checked, shown, CITATIONS)  # type: ignore[arg-type]
+    return gated(mode, _verifier(), verdict, analysis, written, checked, CITATIONS)  # type: ignore[arg-type]
 
 
 def test_gate_shows_a_confident_answer_the_rules_withheld_and_withholds_a_doubtful_one() -> None:
@@ -176,9 +175,9 @@ def test_gate_shows_a_confident_answer_the_rules_withheld_and_withholds_a_doubtf
     assert doubtful.text.startswith(NOT_SURE["ja"]) and doubtful.detail["model_answer"]
 
 
-def test_gate_leaves_the_rules_candidate_when_the_models_answer_is_doubtful() -> None:
-    shown = _judge("魚屋です。[1]", "not supported", "gate", shown_text="パン屋です。[2]")
-    assert shown.text == "パン屋です。[2]"
+def test_gate_leaves_the_rules_reply_when_the_models_answer_is_doubtful() -> None:
+    shown = _judge("魚屋です。[1]", "not supported", "gate")
+    assert shown.text == NOT_SURE["ja"] and not shown.support.supported
 
 
 def test_label_shows_every_answer_with_its_confidence_and_rules_change_nothing() -> None:

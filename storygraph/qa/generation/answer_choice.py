@@ -78,8 +78,7 @@ def ask_choice(
     callbacks: list[Any],
 ) -> str:
     """One model call over the `shown` sources, held by a grammar to the `choices` and the fixed
-    "the sentences do not say" reply (`UNKNOWN`): the reply as written (the candidate step,
-    storygraph.qa.generation.candidate_answer, asks the same way)."""
+    "the sentences do not say" reply (`UNKNOWN`): the reply as written."""
     unknown = UNKNOWN[analysis.reply_language]
     messages = prompt_messages(
         "answer_choice",

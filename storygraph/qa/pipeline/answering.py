@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from storygraph.models import Fact
 from storygraph.qa.generation.answer import TokenFn
-from storygraph.qa.pipeline.checking import check_support, offer_candidate, scoped_checker
+from storygraph.qa.pipeline.checking import check_support, scoped_checker
 from storygraph.qa.pipeline.deadline import Deadline, unchecked
 from storygraph.qa.pipeline.gathering import Gathered, gather
 from storygraph.qa.pipeline.parts import QAParts
@@ -90,18 +90,11 @@ def answer_within(
         phase("checking")
     read_as = asked or analysis
     checker = scoped_checker(read_as, parts)
-    offered = None
     if deadline.over(trace, "support"):
         checked = unchecked(written.text)
     else:
         checked = check_support(read_as, checker, written, sources, facts)
-        if not deadline.over(trace, "candidate", stage="support"):
-            offered = offer_candidate(
-                read_as, parts, checker, written, sources, facts, checked, trace.callbacks
-            )
-    shown = offered.step if offered is not None else checked
-    # what the model wrote in the sources' language, or the candidate shown in its place
-    said = shown.text if shown is not checked else written.text
+    shown = checked
     if parts.verifier is not None and verifiable(written.method, written.text, written.cut):
         evidence = evidence_of(
             read_as.question, written.text, written.logprobs, sources.citations, written.read,
@@ -109,14 +102,11 @@ def answer_within(
         )  # fmt: skip
         verdict = parts.verifier.verify(evidence)
         shown = gated(
-            parts.verify_mode, parts.verifier, verdict, read_as, written.text, checked, shown,
+            parts.verify_mode, parts.verifier, verdict, read_as, written.text, checked,
             sources.citations,
         )  # fmt: skip
     if asked is not None and parts.across is not None:
-        # a candidate shown in the sources' language is rendered as the model's answer would be
-        said = written.text if shown.text == written.text else said
-        shown = parts.across.shown(analysis, shown, said, written.method, sources)
+        # what the model wrote in the sources' language, rendered in the question's
+        shown = parts.across.shown(analysis, shown, written.text, written.method, sources)
     trace.record("support", **shown.detail)
-    if offered is not None:
-        trace.record("candidate", **offered.detail)
     return Answered(found, ranked, facts, sources, written, shown)

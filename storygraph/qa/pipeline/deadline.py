@@ -2,7 +2,7 @@
 
 The engine (storygraph.qa.pipeline.engine) asks `Deadline.over` between its stages: reading the
 question, the story lead, retrieval, the rerank, the sentences, the written answer, the
-support check, the candidate step, each story of a per-story answer. The first time the
+support check, each story of a per-story answer. The first time the
 deadline has passed, the trace records a "deadline" step naming the stage that ran over and
 the one not begun, and every later stage is skipped: the answer is what was found so far (the
 facts' answer, or the model's text unchecked) with the plain warning `TOO_LONG`.

@@ -17,7 +17,7 @@ reading its sources, writing, checking) is reported as it begins (storygraph.qa.
 (storygraph.qa.scope.resolver: one story, the leading one, the tellings of one tale, or story by
 story) and answers within that scope. The steps within one scope are modules of their own:
 `gathering` (retrieval, scoring, sources), `writing` (the answer step), `checking` (the support
-and candidate steps) and `answering` (those in order, then the verifier); `replies` tells the
+step) and `answering` (those in order, then the verifier); `replies` tells the
 answer, one or per story.
 """
 

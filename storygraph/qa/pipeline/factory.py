@@ -35,7 +35,6 @@ from storygraph.llm.factory import ModelInfo
 from storygraph.qa.generation.answer import Answerer, FactsAnswerer, ModelAnswerer
 from storygraph.qa.generation.answer_choice import ChoiceAnswerer
 from storygraph.qa.generation.answer_crosslang import SourcesLanguageAnswer, sources_language_answer
-from storygraph.qa.generation.candidate_answer import NO_CHOICE, CandidatePicker, picker_for
 from storygraph.qa.pipeline.engine import QAEngine
 from storygraph.qa.pipeline.parts import QAOptions, QAParts
 from storygraph.qa.question.analysis import QuestionReader
@@ -132,17 +131,12 @@ class PartsFactory:
             top_k=min(options.top_k, SMALL_TOP_K) if budgeted else options.top_k,
             min_score=options.min_score,
             chooser=self._chooser(llm, options, reading) if small else None,
-            candidate=self._candidate(llm, options),
             no_model=llm is None,
             fitting_only=llm is None and not budgeted,
             support=self.support_checker,
             stories_named=self._stories_named,
-            # named fallbacks (storygraph.text.embeddings; the candidate step's model choice)
-            warnings=(
-                *((NO_EMBEDDER,) if self.embedder is None else ()),
-                *self._candidate_warnings(llm, options),
-                *reading.warnings,
-            ),
+            # named fallbacks (storygraph.text.embeddings; the reading position's)
+            warnings=(*((NO_EMBEDDER,) if self.embedder is None else ()), *reading.warnings),
             across=self._across(llm, options) if small else None,
             verifier=load_verifier("embedded" if small else "other") if llm is not None else None,
             verify_mode=options.verify,
@@ -199,29 +193,6 @@ class PartsFactory:
         if llm is None or not options.compose_answer:
             return FactsAnswerer()
         return ModelAnswerer(llm, compact=not capable)
-
-    def _candidate(
-        self, llm: BaseChatModel | None, options: QAOptions
-    ) -> CandidatePicker | None:
-        """The candidate step's picker (storygraph.qa.generation.candidate_answer): the model
-        chooses
-        only on a server that holds it to the candidates' names; never when the answer is not
-        composed (no model answer to follow)."""
-        if not options.compose_answer or self.answerer is not None:
-            return None
-        chooses = llm if llm is not None and self.info.grammar_constrained else None
-        return picker_for(options.candidates, chooses)  # type: ignore[arg-type]
-
-    def _candidate_warnings(self, llm: BaseChatModel | None, options: QAOptions) -> tuple[str, ...]:
-        """The candidate step asked for the model's choice on a model (or none) that cannot be
-        held to the names: said in every answer's warnings."""
-        if options.candidates not in ("choice", "both") or not options.compose_answer:
-            return ()
-        if llm is not None and self.info.grammar_constrained:
-            return ()
-        if options.candidates == "both":
-            return (NO_CHOICE + " the single candidate alone is offered",)
-        return (NO_CHOICE + " the candidate step is off",)
 
     def _across(
         self, llm: BaseChatModel | None, options: QAOptions

@@ -13,7 +13,6 @@ from typing import Any
 from storygraph.qa.generation.answer import Answerer
 from storygraph.qa.generation.answer_choice import ChoiceAnswerer
 from storygraph.qa.generation.answer_crosslang import SourcesLanguageAnswer
-from storygraph.qa.generation.candidate_answer import CandidatePicker
 from storygraph.qa.question.analysis import QuestionAnalysis, QuestionReader
 from storygraph.qa.retrieval.context import ContextBuilder
 from storygraph.qa.retrieval.retrieval import DEFAULT_MODE, Retrieval, Retriever
@@ -48,11 +47,6 @@ class QAOptions:
     translation: str = "dictionary"
     """How a question in another language than its stories is brought into theirs:
     "dictionary", "model", "dictionary+model" or "off" (storygraph.qa.question.translation)."""
-    candidates: str = "single"
-    """After an answer the support check did not confirm, a candidate the sentences' structure
-    puts in the asked slot: "off", "single" (the default: the one candidate, no call; measured
-    in docs/ISSUES.md#candidate-answer), "choice" or "both"
-    (storygraph.qa.generation.candidate_answer)."""
     crosslang_answer: str = "sources"
     """What language the small model answers such a question in: "sources" (the stories', shown
     in the question's with the stories' words in brackets) or "question" (its own);
@@ -79,7 +73,6 @@ class QAOptions:
             sentence_sources=settings.sentence_sources,
             choose_names=settings.answer_choice,
             translation=settings.question_translation,
-            candidates=settings.answer_candidates,
             crosslang_answer=settings.crosslang_answer,
             deadline_s=settings.answer_deadline_s,
             verify=settings.verify,
@@ -118,9 +111,6 @@ class QAParts:
     written answer; None: no check (the answer's support says "not checked")."""
     stories_named: Callable[[], dict[str, str]] | None = None
     """The stories' names by document id, for the head lines of a per-story answer."""
-    candidate: CandidatePicker | None = None
-    """Picks an answer among the check's candidates for the asked slot when the model's was
-    not confirmed (storygraph.qa.generation.candidate_answer); None: the "not sure" reply stands."""
     warnings: tuple[str, ...] = ()
     """Fallbacks these parts run on, named in every answer's warnings (no sentence encoder:
     storygraph.text.embeddings.NO_EMBEDDER)."""

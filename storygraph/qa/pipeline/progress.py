@@ -5,8 +5,8 @@ The engine (storygraph.qa.pipeline.engine) says when each phase begins: `finding
 names,
 retrieval, the rerank and the sentences: a tenth of a second to a second), `reading` (the model
 reads its prompt with `sources` sources in it, until its first token: most of the wait with the
-small model), `writing` (from the first token on) and `checking` (the support check, the
-verifier and the candidate step, once the model's reply is complete). A caller that wants to
+small model), `writing` (from the first token on) and `checking` (the support check and the
+verifier, once the model's reply is complete). A caller that wants to
 hear them wraps the question in `reporting_phases(on_phase)`; the report goes by context, on the
 thread that asks, as the model queue's count does (storygraph.llm.model_queue.
 waiting_for_the_model). With no one listening, `phase` does nothing.
@@ -68,7 +68,7 @@ class PhaseTime:
 
 
 FINDING_STEPS = ("entities", "story lead", "retrieval", "rerank", "sentences")
-CHECKING_STEPS = ("support", "candidate")
+CHECKING_STEPS = ("support",)
 
 
 def phases_of(steps: Sequence[TraceStep]) -> list[PhaseTime]:

@@ -6,7 +6,6 @@ question is read here, once, not in the verify room)."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from storygraph.text.normalize import normalize_name
@@ -40,22 +39,6 @@ def char_pairs(text: str) -> list[str]:
     """Character pairs of a Japanese text's words (punctuation and spaces out)."""
     folded = re.sub(r"[\s、。！？!?,.「」『』…]+", "", normalize_name(text))
     return [folded[i : i + 2] for i in range(len(folded) - 1)]
-
-
-_JA_TOPIC = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff々]{2,}")
-_JA_ASKING = ("何", "誰", "言", "答", "叫", "尋", "聞", "話", "申")
-
-
-def topic_words(analysis: QuestionAnalysis) -> list[str]:
-    """The question's own words beside its names and asking words: kanji / katakana runs of
-    two or more (ja), word stems (en)."""
-    text = analysis.question
-    for entity in analysis.entities:
-        for written in (entity.mention, entity.node_id):
-            text = text.replace(written, " ") if written else text
-    if analysis.language == "ja":
-        return [w for w in _JA_TOPIC.findall(text) if not w.startswith(_JA_ASKING)]
-    return asked_words(replace(analysis, question=text))
 
 
 def question_quotes(analysis: QuestionAnalysis) -> list[str]:

@@ -92,14 +92,7 @@ def moved_support(support: Support, offset: int) -> Support:
     """A part's support verdict with its source numbers moved on by `offset`."""
     if not offset:
         return support
-    return replace(
-        support,
-        source=support.source + offset if support.source is not None else None,
-        candidates=tuple(
-            replace(c, source=c.source + offset if c.source is not None else None)
-            for c in support.candidates
-        ),
-    )
+    return replace(support, source=support.source + offset if support.source is not None else None)
 
 
 def split_by_story(text: str) -> list[tuple[str | None, str]]:

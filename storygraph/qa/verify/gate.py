@@ -3,8 +3,7 @@
 - "gate" (the default): the model's written answer is shown as supported when its confidence
   reaches the threshold chosen on dev, whatever the rule check said; below it, an answer the
   rule check had confirmed is replaced by the "not sure" reply (with the closest sentence), and
-  what the rule check showed otherwise (its "not sure", "no premise" or the graph's candidate)
-  stands;
+  what the rule check showed otherwise (its "not sure" or "no premise") stands;
 - "label": the model's answer is always shown, its verdict set by the same threshold, its
   confidence in the support line: nothing is withheld (for a capable model, or a reader who
   wants every answer);
@@ -62,14 +61,13 @@ def gated(
     analysis: QuestionAnalysis,
     written: str,
     checked: SupportStep,
-    shown: SupportStep,
     citations: Sequence[Citation],
 ) -> SupportStep:
     """The support step shown after the verdict on `written` (`checked`: the rule check's step
-    on it; `shown`: what the rule path would show, the graph's candidate included)."""
-    detail = {**shown.detail, "verifier": {**verdict.to_json(), "mode": mode, "answer": written}}
+    on it, what the rule path shows)."""
+    detail = {**checked.detail, "verifier": {**verdict.to_json(), "mode": mode, "answer": written}}
     if mode == "rules":
-        return SupportStep(shown.support, shown.text, shown.warnings, detail)
+        return SupportStep(checked.support, checked.text, checked.warnings, detail)
     passes = verifier.passes(verdict)
     # the best cited sentence's number: `best_evidence` indexes the sources the answer cites
     cited = cited_sources(written, citations)
@@ -91,15 +89,15 @@ def gated(
             {**detail, "verdict": support.verdict, "check": "verifier", "reason": verdict.reason,
              "model_answer": None},
         )  # fmt: skip
-    if shown.support.supported and shown.text == written:
+    if checked.support.supported and checked.text == written:
         support = Support("not supported", reason=verdict.reason, check="verifier")
         text = support_reply(support, analysis, citations, written) or written
         warning = f"{NOT_SHOWN}the verifier's {verdict.reason}"
         return SupportStep(
             support,
             text,
-            (*shown.warnings, warning),
+            (*checked.warnings, warning),
             {**detail, "verdict": support.verdict, "check": "verifier", "reason": verdict.reason,
              "model_answer": written},
         )  # fmt: skip
-    return SupportStep(shown.support, shown.text, shown.warnings, detail)
+    return SupportStep(checked.support, checked.text, checked.warnings, detail)

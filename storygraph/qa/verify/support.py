@@ -41,9 +41,7 @@ sentence), and it is not another clause of a source telling the asked act. A que
 for a name is answered only by a name a source gives as one (storygraph.qa.verify.support_kinds);
 the words check wants words the question does not say already, in a source's order.
 
-A failed check's `candidates` hold what the frames and facts do put in the asked slot (the
-question's own verb first), each with its sentence: the answer offers the first, marked as the
-graph's candidate (storygraph.qa.verify.support_text). The parser is reached through an injected
+The parser is reached through an injected
 `FrameReader` built in the composition root (storygraph.services): this module imports nothing
 from storygraph.ingest.
 """
@@ -63,7 +61,7 @@ from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.qa.question.relation_words import mask_names
 from storygraph.qa.verify.support_kinds import given_as_name
-from storygraph.qa.verify.support_links import Link, beside, in_frame, same
+from storygraph.qa.verify.support_links import Link, beside, in_frame
 from storygraph.qa.verify.support_quotes import (
     ORDER_SHARE,
     _quoted,
@@ -72,7 +70,7 @@ from storygraph.qa.verify.support_quotes import (
 )
 from storygraph.qa.verify.support_reading import ChunkText, FrameReader
 from storygraph.qa.verify.support_roles import RoleChecks, _cloze, asks_role, in_slot
-from storygraph.qa.verify.support_speech import speech_candidates, speech_support
+from storygraph.qa.verify.support_speech import asked_speaker_speaks, speech_support
 from storygraph.qa.verify.support_words import (
     SHORT_EN,
     SHORT_JA,
@@ -172,18 +170,14 @@ class GraphSupportChecker(RoleChecks):
         participants = [e for e in analysis.entities if e.node_id]
         links = self._links(analysis, shown, citations, facts)
         role = asks_role(analysis)
-        candidates = speech_candidates(analysis, facts, shown, self._spoken) or (
-            tuple(self._candidates(analysis, links)) if role else ()
-        )
 
         def fail(reason: str, check: str, named: Sequence[str] = ()) -> Support:
             # a failed answer to a question whose premise nothing in the story supports:
             # "the story does not say", not "not sure"
             premise = self._premise(analysis, links, facts, shown) if role else None
-            offered = tuple(c for c in candidates if not any(same(c.name, n) for n in named))
             if premise is not None:
-                return Support("no premise", None, tuple(named), premise, "premise", offered)
-            return Support("not supported", None, tuple(named), reason, check, offered)
+                return Support("no premise", None, tuple(named), premise, "premise")
+            return Support("not supported", None, tuple(named), reason, check)
 
         spoken = speech_support(analysis, _core(answer), sources, facts, self._spoken)
         if spoken is not None:
@@ -191,7 +185,7 @@ class GraphSupportChecker(RoleChecks):
             # line says nothing of the premise (someone did say something)
             if spoken.supported:
                 return spoken
-            return Support("not supported", None, (), spoken.reason, spoken.check, candidates)
+            return Support("not supported", None, (), spoken.reason, spoken.check)
         unnamed = self._not_a_name(analysis, answer, answer_language, sources)
         if unnamed is not None:
             # a place for a name, the one the name is of (docs/ISSUES.md#support-quotes)
@@ -315,20 +309,13 @@ class GraphSupportChecker(RoleChecks):
         citations: Sequence[Citation],
         facts: Sequence[Fact],
     ) -> Support:
-        offered = speech_candidates(analysis, facts, read or citations, self._spoken)
-        if not offered and asks_role(analysis):
+        spoken = asked_speaker_speaks(analysis, facts, read or citations, self._spoken)
+        if not spoken and asks_role(analysis):
             links = self._links(analysis, read, citations, facts)
             premise = self._premise(analysis, links, facts, read)
             if premise is not None:
                 return Support("no premise", reason=premise, check="premise")
-            # what the frames and facts put in the asked slot: the candidate step
-            # (storygraph.qa.generation.candidate_answer) may offer one where the model declined
-            offered = tuple(self._candidates(analysis, links))
-        return Support(
-            "declined",
-            reason="the answer says the story's sentences do not say",
-            candidates=offered,
-        )
+        return Support("declined", reason="the answer says the story's sentences do not say")
 
     def _words_check(
         self,

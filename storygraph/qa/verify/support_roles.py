@@ -1,15 +1,15 @@
 """The role and premise checks of the support check (storygraph.qa.verify.support, steps 3
 and 4 of its docstring): whether the question asks a role (`asks_role`; the question as the
 check reads it: storygraph.qa.question.checked), the relations its sources' frames and its
-facts give, a link or a source's clause with the answer in the asked slot, the candidates for
-that slot, and whether the question's premise stands.
+facts give, a link or a source's clause with the answer in the asked slot, and whether the
+question's premise stands.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from storygraph.models import Candidate, Citation, Fact, Support
+from storygraph.models import Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.qa.question.relation_words import type_stems, word_in
@@ -32,7 +32,6 @@ ROLE_KINDS = frozenset({"who_did", "who_was_done_to", "with_whom", "where", "who
 SLOT_KINDS = ROLE_KINDS | {"what"}
 """Kinds whose answer a source's clause can hold in the asked slot
 (storygraph.qa.verify.support_slots)."""
-MAX_CANDIDATES = 3
 PREMISE_KINDS = frozenset({"who_did", "who_was_done_to", "who", "what"})
 """Kinds whose premise is checked: a doer or a thing of a verb. A partner or a place is asked
 of relations the parser reads too sparsely to say that none exists."""
@@ -236,39 +235,6 @@ class RoleChecks(SourceReading):
                 ):
                     return link
         return None
-
-    def _candidates(self, analysis: QuestionAnalysis, links: Sequence[Link]) -> list[Candidate]:
-        """What the frames and facts put in the asked slot (sourced ones first)."""
-        found: list[Candidate] = []
-        participants = [e for e, _ in self._wanted(analysis)]
-        ordered = sorted(
-            links,
-            key=lambda link: (
-                not type_stems(link.relation) & analysis.stems,  # the question's own verb first
-                link.source is None,
-                link.how != "frame",
-            ),
-        )
-        for link in ordered:
-            if not analysis.stems or not self._relation_fits(analysis, link):
-                continue
-            for entity, slot in self._wanted(analysis):
-                other = ""
-                if slot in ("start", "any") and same(link.end, entity):
-                    other = link.start
-                elif slot in ("end", "any") and same(link.start, entity):
-                    other = link.end
-                if not other or any(same(other, p) for p in participants):
-                    continue
-                if not self._kind_fits(analysis, other):
-                    continue
-                if any(same(other, c.name) for c in found):
-                    continue
-                direct = bool(type_stems(link.relation) & analysis.stems)
-                kind = self.types.get(normalize_name(other), "")
-                said = (link.source, link.sentence, link.how, link.relation)
-                found.append(Candidate(other, *said, direct, kind, link.locative()))
-        return found[:MAX_CANDIDATES]
 
     def _premise(
         self,

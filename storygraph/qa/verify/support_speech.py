@@ -16,8 +16,8 @@ sentence, so that the attribution is there) and the evidence of the stored SAYS 
 
 It confirms, and refuses only the words of another one's line given as the asked speaker's
 (which the quote check would pass: the answer quotes a source); an answer it cannot decide goes
-on to the other checks as before. The asked speaker's lines (stored, or read in the sources)
-are offered as candidates (`speech_candidates`) when the model's answer is not confirmed.
+on to the other checks as before. A declined answer to a question whose asked speaker has a line
+(`asked_speaker_speaks`) is not read as a question with no premise.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from storygraph.models import Candidate, Citation, Fact, Support
+from storygraph.models import Citation, Fact, Support
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_type import PERSON_KINDS
 from storygraph.qa.question.speech_words import (
@@ -33,7 +33,6 @@ from storygraph.qa.question.speech_words import (
     char_pairs,
     question_pairs,
     question_quotes,
-    topic_words,
 )
 from storygraph.text.language import is_japanese_char
 from storygraph.text.normalize import normalize_name, same_entity
@@ -222,42 +221,27 @@ def _share(words: Sequence[str], quote: str, language: str) -> float:
     return sum(w in held for w in words) / len(words)
 
 
-def speech_candidates(
+def asked_speaker_speaks(
     analysis: QuestionAnalysis,
     facts: Sequence[Fact],
     sources: Sequence[Citation],
     text_of: Callable[[Citation], str] = lambda c: c.text,
-) -> tuple[Candidate, ...]:
-    """The asked speaker's lines (to the asked listener, when the question names one and the
-    line's is known), stored (SAYS) or read in the sources, as candidates for a question asking
-    what they said: the line's words, its sentence and the source that holds it. When some of
-    them share a word of the question's own (not its names, not its asking words: "once" of
-    "what had he once been"), only those."""
+) -> bool:
+    """Whether a question asking what someone said has a line of the asked speaker (to the
+    asked listener, when the question names one and the line's is known), stored (SAYS) or read
+    in the sources: then someone did say something, and the premise check does not apply."""
     if not analysis.qtype.speech or analysis.qtype.kind in PERSON_KINDS:
-        return ()
+        return False
     speakers, listeners = _speaker_and_listener(analysis)
     if not speakers:
-        return ()
+        return False
     names = _who_may_speak(analysis, facts)
-    pool = _stored_lines(facts, sources) + _read_lines(sources, names, text_of)
-    found: dict[str, tuple[Citation, Speech]] = {}
-    for source, line in pool:
+    for _, line in _stored_lines(facts, sources) + _read_lines(sources, names, text_of):
         if not any(same_entity(line.speaker, s) for s in speakers):
             continue
-        if listeners and line.listener and not any(same_entity(line.listener, li)
-                                                   for li in listeners):
+        if listeners and line.listener and not any(
+            same_entity(line.listener, li) for li in listeners
+        ):
             continue
-        found.setdefault(normalize_name(line.quote), (source, line))
-    topic = topic_words(analysis)
-    sharing = [(c, li) for c, li in found.values() if any(_holds_word(li.quote, w) for w in topic)]
-    chosen = sharing or list(found.values())
-    return tuple(
-        Candidate(line.quote, source.number, line.sentence, "speech", SAYS, True)
-        for source, line in chosen
-    )
-
-
-def _holds_word(quote: str, word: str) -> bool:
-    if word.isascii():
-        return word in english_words(_QUOTE_MARKS.sub(" ", quote))
-    return word in quote
+        return True
+    return False

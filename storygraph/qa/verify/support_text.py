@@ -1,8 +1,8 @@
 """What the reader is told of the support check (storygraph.qa.verify.support), in plain words.
 
 - `support_reply`: the answer text that replaces a model sentence the check did not confirm: "not
-  sure", then the graph's candidate marked as the graph's (with its sentence), else the closest
-  sentence; "the story does not say" for a question with no premise in the story.
+  sure" with the closest sentence; "the story does not say" for a question with no premise in
+  the story.
 - `support_step`: the whole step, for the engine: the verdict, the text to show, the
   warnings and the trace's detail.
 - `support_line`: the short line shown under an answer in the chat ("checked: 犬 follows 桃太郎
@@ -18,17 +18,12 @@ from typing import Any
 from storygraph.models import Citation, Fact, Support
 from storygraph.qa.generation.answer import CLOSEST_LEAD, UNKNOWN
 from storygraph.qa.question.analysis import QuestionAnalysis
-from storygraph.qa.retrieval.type_priors import fits_kind
 from storygraph.qa.verify.support import SupportChecker
 from storygraph.qa.verify.support_words import declines
 
 NOT_SURE = {
     "ja": "確かな答えは見つかりませんでした（答えを根拠の文で確かめられませんでした）。",
     "en": "Not sure: the sources do not confirm an answer.",
-}
-CANDIDATE_LEAD = {
-    "ja": "グラフの候補（確かめられた答えではありません）：",
-    "en": "The graph's candidate (not a confirmed answer): ",
 }
 
 
@@ -61,19 +56,6 @@ def support_reply(
         return UNKNOWN[language] + (" " + closest if closest else "")
     if support.verdict != "not supported":
         return None
-    # the graph's candidate only when it is of the asked kind and case (a place is no answer
-    # to 「山へ何をしに行きましたか？」): else the closest sentence
-    fitting = (c for c in support.candidates if fits_kind(analysis.qtype, c.kind, c.locative))
-    candidate = next(fitting, None)
-    if candidate is not None:
-        said = f"{candidate.name} — " if language == "en" else f"{candidate.name} ―"
-        return (
-            NOT_SURE[language]
-            + gap
-            + CANDIDATE_LEAD[language]
-            + said
-            + _quote(candidate.sentence, candidate.source, language)
-        )
     closest = _closest(citations, language)
     return NOT_SURE[language] + (gap + closest if closest else "")
 
@@ -81,42 +63,21 @@ def support_reply(
 NOT_SHOWN = "the answer was not shown: "
 """Leads the warning of a model answer a check replaced (the support step, the verifier's
 gate, the English rendering)."""
-NOT_CONFIRMED = "the model's answer was not confirmed; "
-"""Leads the warning of a model answer the graph's candidate replaced (the candidate step)."""
 NAMES_UNHELD = "the answer names what the kept facts and their sentences do not: "
 """Leads the warning of a written answer naming what its sources do not hold (the answer step)."""
-CHECK_WARNINGS = (NOT_SHOWN, NOT_CONFIRMED, NAMES_UNHELD)
+CHECK_WARNINGS = (NOT_SHOWN, NAMES_UNHELD)
 """The warnings that are the support check's verdict in a developer's words: the chat shows
 the one verdict (storygraph.ui.answer_view) and these one level deeper, never beside it."""
-
-ANSWERED_BY = {
-    "structure": "read from the sentence's structure",
-    "choice": "chosen by the model among what the sentences' structure offers",
-}
-"""How an answer the candidate step showed was found (`Support.answered_by`,
-storygraph.qa.generation.candidate_answer), in the reader's words."""
 
 
 def support_line(support: Support | None) -> str:
     """One line for the reader: what the check found, in words."""
     if support is None:
         return ""
-    if support.verdict == "supported" and support.answered_by:
-        by = ANSWERED_BY.get(support.answered_by, support.answered_by)
-        said = support.candidate
-        sentence = f" — 「{said.sentence}」" if said is not None and said.sentence else ""
-        return (
-            f"supported ({by}; the model's own answer was not confirmed): "
-            f"{support.reason}{sentence}"
-        )
     if support.verdict == "supported":
         return f"checked: {support.reason}"
     if support.verdict == "not supported":
-        offered = ""
-        if support.candidate is not None:
-            where = f" in [{support.candidate.source}]" if support.candidate.source else ""
-            offered = f"; the graph's candidate is {support.candidate.name}{where}"
-        return f"not sure: {support.reason}{offered}"
+        return f"not sure: {support.reason}"
     if support.verdict == "no premise":
         return f"the story does not say: {support.reason}"
     if support.verdict == "declined":
@@ -146,9 +107,8 @@ def support_step(
     language: str | None = None,
 ) -> SupportStep:
     """Check a model-written answer (`method` "llm…", written in `language`; None: the
-    question's reply language) and replace one that fails (not sure, the graph's candidate
-    marked as such; `support_reply`); the facts list and "nothing found" are not checked, nor
-    anything when there is no checker."""
+    question's reply language) and replace one that fails (`support_reply`); the facts list and
+    "nothing found" are not checked, nor anything when there is no checker."""
     if checker is None or not method.startswith("llm"):
         why = "no support check" if checker is None else f"the answer is the {method} list"
         support = Support("not checked", reason=why)
@@ -169,7 +129,6 @@ def support_step(
         "reason": support.reason,
         "source": support.source,
         "named": list(support.named),
-        "candidate": support.candidate.to_json() if support.candidate else None,
         "model_answer": written if replaced is not None else None,
     }
     text = replaced if replaced is not None else written
