@@ -1,13 +1,16 @@
 """Fit the verifier's calibrated model on dev runs, choose its threshold on dev, and report.
 
-    PYTHONPATH=. python eval/train_verifier.py --dev RUN.json:QUESTIONS.jsonl ... \
+    PYTHONPATH=. python eval/train_verifier.py --dev RUN.json:QUESTIONS.jsonl[:PREMISE.json] ... \
         [--write storygraph/qa/verify/weights.json] \
-        [--test RUN.json:QUESTIONS.jsonl ...] [--diagram docs/img/reliability.png]
+        [--test RUN.json:QUESTIONS.jsonl[:PREMISE.json] ...] [--diagram docs/img/reliability.png]
 
 A run is a saved `eval-e2e --json` run whose answers carry the verifier's signals (any
 `STORYGRAPH_VERIFY` mode records them). Each model-written answer the verifier judged is one
 row: its signals, and whether the answer *as the model wrote it* is right by the strict rule
 (storygraph.evaluation.answer_scoring.score_strict, with the set's accepted and wrong answers).
+A run saved before the premise check (2026-12-03) holds the rule check's verdict where the
+premise check's now stands; `PREMISE.json` (eval/premise_replay.py: today's premise check per
+question id, over what the small model reads, no model call) gives today's in its place.
 
 - **Fit**: a logistic regression per family (storygraph.qa.verify.calibration.fit): "embedded"
   reads every signal; "other" (any model but the embedded one) every signal but the small
@@ -18,10 +21,10 @@ row: its signals, and whether the answer *as the model wrote it* is right by the
   right (0.85 by default).
 - **Report**: what the gate would show on each run, from the recorded answers (module
   storygraph.qa.verify.gate's rule: above the threshold the model's answer is shown as
-  supported; below it, an answer the rule check had confirmed becomes "not sure", and whatever
-  else the rule path showed stays): strict accuracy, precision of what is shown as supported,
-  right shown / right written. The ablation refits without each signal in turn. Test runs are
-  only ever summed up here: no test answer is printed.
+  supported; below it the answer is withheld, "not sure" or "the story does not say", right
+  only for an unanswerable question): strict accuracy, precision of what is shown as
+  supported, right shown / right written. The ablation refits without each signal in turn.
+  Test runs are only ever summed up here: no test answer is printed.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from typing import Any
 from storygraph.evaluation.answer_scoring import score_strict
 from storygraph.qa.verify.calibration import WEIGHTS, Calibration, fit, load
 from storygraph.qa.verify.evidence import Evidence
+from storygraph.qa.verify.gate import NO_PREMISE, TOLD
 from storygraph.qa.verify.signals import SIGNALS, read_signals
 
 LOGPROB_SIGNALS = ("mean_logprob", "min_logprob", "head_logprob")
@@ -47,20 +51,21 @@ LOGPROB_SIGNALS = ("mean_logprob", "min_logprob", "head_logprob")
 @dataclass(frozen=True)
 class Row:
     """One question of a run: the verifier's signals on the model's answer (None: not judged),
-    whether that answer is right, and what the rule path showed."""
+    whether that answer is right, and what a question the verifier did not judge showed (the
+    model declined, or its answer was cut)."""
 
     run: str
     story: str
     unanswerable: bool
     signals: dict[str, float | None] | None
     model_right: bool
-    rule_supported: bool
     shown_supported: bool
     shown_right: bool
 
 
 def load_run(spec: str) -> list[Row]:
-    run_path, _, questions_path = spec.partition(":")
+    run_path, _, rest = spec.partition(":")
+    questions_path, _, premise_path = rest.partition(":")
     questions = {
         q["id"]: q
         for q in (
@@ -69,6 +74,7 @@ def load_run(spec: str) -> list[Row]:
             if line.strip()
         )
     }
+    premise = json.loads(Path(premise_path).read_text(encoding="utf-8")) if premise_path else None
     rows = []
     for r in json.loads(Path(run_path).read_text(encoding="utf-8"))["questions"]:
         q = questions[r["id"]]
@@ -80,52 +86,37 @@ def load_run(spec: str) -> list[Row]:
                 judged["answer"], q["answers"], q.get("wrong", ()), unanswerable=unanswerable
             )
             model_right = bool(own.correct)
-        rule = (judged or {}).get("signals", {}).get("rule_supported")
-        shown = _rule_path(r, judged, rule == 1.0, model_right, unanswerable)
+        signals = _signals(judged, premise.get(r["id"]) if premise is not None else False)
+        # an answer the candidate step (removed 2026-12-03) showed after the model declined
+        candidate = any("the answer shown is" in w for w in r.get("warnings", ()))
         rows.append(
             Row(
                 run=Path(run_path).stem,
                 story=str(r.get("story", "")),
                 unanswerable=unanswerable,
-                signals=_signals(judged),
+                signals=signals,
                 model_right=model_right,
-                rule_supported=rule == 1.0,
-                shown_supported=shown[0],
-                shown_right=shown[1],
+                shown_supported=bool(r.get("supported")) and not candidate,
+                shown_right=unanswerable if candidate else bool(r.get("strict_correct")),
             )
         )
     return rows
 
 
-def _rule_path(
-    r: dict[str, Any], judged: dict[str, Any] | None, rule: bool, right: bool, unanswerable: bool
-) -> tuple[bool, bool]:
-    """(shown as supported, right) on the rule path. A `rules` run shows it as recorded; a
-    `gate` run (the default mode) recorded the gate's decision, so the rule path is read back:
-    an answer the gate withheld though the rule check confirmed it was shown by the rules; one
-    the gate showed though the rule check did not confirm it was withheld by them (their
-    decline: right only when unanswerable; a graph candidate they might have shown instead is
-    not recorded)."""
-    recorded = bool(r.get("supported")), bool(r.get("strict_correct"))
-    if not judged or judged.get("mode") != "gate":
-        return recorded
-    withheld = any("the verifier's" in w for w in r.get("warnings", ()))
-    if rule and withheld:
-        return True, right
-    shown_by_gate = r.get("model_answer") is None and r.get("answer") == judged.get("answer")
-    if not rule and recorded[0] and shown_by_gate:
-        return False, unanswerable
-    return recorded
-
-
-def _signals(judged: dict[str, Any] | None) -> dict[str, float | None] | None:
+def _signals(
+    judged: dict[str, Any] | None, premise: str | bool | None
+) -> dict[str, float | None] | None:
     """Every signal of today's code, read from the evidence the run kept (a run that kept none:
-    the signals it recorded)."""
+    the signals it recorded), with today's premise verdict when one is given (`premise`: its
+    reason, or None when the act is told; False: none given)."""
     if judged is None:
         return None
-    if judged.get("evidence"):
-        return read_signals(Evidence.from_json(judged["evidence"]))
-    return dict(judged["signals"])
+    if not judged.get("evidence"):
+        return dict(judged["signals"])
+    evidence = Evidence.from_json(judged["evidence"])
+    if premise is not False:
+        evidence = replace(evidence, rule=NO_PREMISE if premise else TOLD)
+    return read_signals(evidence)
 
 
 def judged(rows: Sequence[Row]) -> list[Row]:
@@ -180,17 +171,15 @@ class Shown:
 
 
 def simulate(rows: Sequence[Row], confidence: dict[int, float] | None, threshold: float) -> Shown:
-    """What the gate shows (module doc); `confidence` None: the rule path as recorded."""
+    """What the gate shows (module doc); `confidence` None: every answer as the run showed it."""
     strict = shown = shown_right = written = written_shown = unanswerable = declined = 0
     for i, r in enumerate(rows):
         if confidence is None or i not in confidence:
             supported, right = r.shown_supported, r.shown_right
         elif confidence[i] >= threshold:
             supported, right = True, r.model_right
-        elif r.rule_supported:
-            supported, right = False, r.unanswerable  # "not sure": right only when unanswerable
         else:
-            supported, right = r.shown_supported, r.shown_right
+            supported, right = False, r.unanswerable  # withheld: right only when unanswerable
         strict += right
         shown += supported
         shown_right += supported and right
@@ -345,7 +334,7 @@ def main(argv: Sequence[str]) -> int:
         calibrations[family] = model
         print(f"\n## {family}: threshold {threshold:.2f} (chosen out of fold on dev), "
               f"out-of-fold AUC {auc(dev, folds):.3f}")  # fmt: skip
-        print("rules as run (dev):       " + simulate(dev, None, 0.5).line())
+        print("as run (dev):             " + simulate(dev, None, 0.5).line())
         print("gate, out of fold (dev):  " + simulate(dev, folds, threshold).line())
         print("right shown/written by precision (dev, out of fold): "
               + "; ".join(by_precision(dev, folds, (0.70, 0.75, 0.80, 0.85))))  # fmt: skip
@@ -353,7 +342,6 @@ def main(argv: Sequence[str]) -> int:
             mine = [i for i, r in enumerate(dev) if r.run == run]
             rows = [dev[i] for i in mine]
             conf = {k: folds[i] for k, i in enumerate(mine) if i in folds}
-            print(f"  {run}: rules {simulate(rows, None, 0.5).line()}")
             print(f"  {run}: gate  {simulate(rows, conf, threshold).line()}")
         if family == "embedded":
             for name, rows in tests.items():

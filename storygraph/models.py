@@ -216,7 +216,7 @@ class Citation:
 
 
 SupportVerdict = Literal["supported", "not supported", "no premise", "declined", "not checked"]
-"""What the support check (storygraph.qa.verify.support) found of an answer."""
+"""What the support step (storygraph.qa.verify.gate) found of an answer."""
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,8 @@ class Support:
     named: tuple[str, ...] = ()
     reason: str = ""
     check: str = ""
-    """Which check decided it: "name", "role", "premise", "" (none ran)."""
+    """Which check decided it: "verifier", "premise", "" (none ran); a chat saved before
+    2026-12-03 may name a check of the rule check removed then ("name", "role", "quote", …)."""
 
     @property
     def supported(self) -> bool:

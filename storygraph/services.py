@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from storygraph.ingest.jobs import JobRunner
     from storygraph.ingest.pipeline import Ingestor
     from storygraph.qa.pipeline.engine import QAEngine
-    from storygraph.qa.question.asked_slot import Clause
     from storygraph.qa.question.question_structure import QuestionStructure
 
 log = logging.getLogger(__name__)
@@ -355,7 +354,6 @@ class Services:
             self.info,
             frames=sentence_frames,
             questions=question_structure,
-            clauses=source_clauses,
         )
 
     def close(self) -> None:
@@ -480,24 +478,9 @@ def question_structure(question: str, language: str) -> QuestionStructure | None
     return read_structure(parse(question))
 
 
-def source_clauses(text: str, language: str) -> list[Clause]:
-    """The predicates of a source with their cases, read off the parser's dependency parse for
-    the answer's support check (storygraph.qa.verify.support_slots): a Japanese source's narration
-    and each of its speeches apart, an English source as it is."""
-    from storygraph.qa.verify.support_slots import read_clauses
-
-    if language == "ja":
-        from storygraph.ingest.frames.ja import parse, parsed_pieces
-
-        return [c for part in parsed_pieces(text) for c in read_clauses(parse(part), "ja")]
-    from storygraph.text.english import pipeline
-
-    return read_clauses(pipeline()(text), "en")
-
-
 def sentence_frames(text: str, language: str) -> list[ProposedFact]:
-    """The parser's frames of one source sentence, for the answer's support check
-    (storygraph.qa.verify.support; qa reaches the parser only through this). The reader is imported
+    """The parser's frames of one source sentence, for the answer's premise check
+    (storygraph.qa.verify.premise; qa reaches the parser only through this). The reader is imported
     when the first answer is checked, not at start-up."""
     from storygraph.ingest.frames.extractor import reader_for
 

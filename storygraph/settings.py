@@ -19,7 +19,7 @@ RerankStrategy = Literal["auto", "batched", "per_fact"]
 ExtractorChoice = Literal["auto", "parser", "model"]
 QuestionTranslation = Literal["dictionary", "model", "dictionary+model", "off"]
 CrossLanguageAnswer = Literal["sources", "question"]
-VerifyMode = Literal["gate", "label", "rules"]
+VerifyMode = Literal["gate", "label"]
 """What the verifier's confidence does to an answer (storygraph.qa.verify.gate)."""
 
 

@@ -14,10 +14,9 @@ question's stories. Then:
 - the sources the answer reads, and so its citations, come from those two alone;
 - the entity finder reads only the names some read chunk mentions (`Reading.names`): a name the
   story first writes later is neither found nor shown, nor does it decide the question's story
-  (the answer's checks still know every name, so a model that names a later one is caught, and
-  no warning or verdict spells it out: `Reading.named`, `Reading.support`);
-- the candidate step offers nothing for a question that spells a later name
-  (`Reading.later_names`): its answer lies beyond;
+  (the answer's checks still know every name, so a model that names a later one is caught and
+  its answer not shown, and no warning or verdict spells it out: `Reading.unread_name`,
+  `Reading.named`, `Reading.support`; storygraph.qa.verify.gate);
 - an answer that declines says "not in what you have read so far" (`SO_FAR`; the wording is
   put in by storygraph.qa.generation.checks.so_far).
 
@@ -32,7 +31,6 @@ every answer's warnings say so (`Reading.warnings`), never silently.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -98,27 +96,6 @@ class Reading:
             return False
         wanted = normalize_name(name)
         return any(normalize_name(key.partition(":")[2]) == wanted for key in self.unread)
-
-    def later_names(self, question: str) -> list[str]:
-        """The names first written past the position that `question` spells (a name of two
-        characters or more; an ASCII one as a whole word): it asks about what comes later, so
-        no candidate read from an earlier sentence's structure answers it (the candidate step:
-        "where did the fox find the golden key?" up to chapter 1 took the river where it found
-        a lantern)."""
-        if not self.unread:
-            return []
-        text = normalize_name(question)
-        found: list[str] = []
-        for key in sorted(self.unread):
-            name = normalize_name(key.partition(":")[2])
-            if len(name) < 2:
-                continue
-            if name.isascii():
-                if re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", text):
-                    found.append(name)
-            elif name in text:
-                found.append(name)
-        return found
 
     def named(self, names: Sequence[str]) -> list[str]:
         """`names` as a warning may list them: one first written past the position is not

@@ -99,8 +99,6 @@ def reason_words(support: Support, language: Language, question: str = "") -> st
     """Why the check did not confirm an answer, in a reader's words (one clause, with its stop);
     a question with no premise in the story is quoted."""
     ja = language == "ja"
-    name = support.named[0] if support.named else ""
-    where = _cited(support.source)
     if support.verdict == "no premise":
         asked = question.strip()
         if ja:
@@ -111,18 +109,6 @@ def reason_words(support: Support, language: Language, question: str = "") -> st
             stop = "" if asked[-1] in "?？.!！。" else "."
             return f"the story's sentences do not answer “{asked}”{stop}"
         return "the story's sentences do not tell of what the question asks about."
-    if support.check == "role" and name:
-        if ja:
-            return f"「{name}」は文{where}に出てきますが、この質問の答えとしてではありません。"
-        return f"the sources name {name}, but not as the answer to this question."
-    if support.check == "name" and name:
-        if ja:
-            return f"答えが引いた文に「{name}」は出てきません。"
-        return f"the sources it cites do not name {name}."
-    if support.check == "speech":  # storygraph.qa.verify.support_speech
-        if ja:
-            return "答えのせりふは、質問の人物のものではありません。"
-        return "the line it gives is another character's, not the one asked about."
     if ja:
         return "根拠の文で確かめられませんでした。"
     return "the sources do not confirm it."

@@ -215,6 +215,8 @@ def test_an_answer_lists_the_sources_it_cites_and_keeps_the_rest_one_click_away(
 ) -> None:
     services.ingestor().ingest_bytes("momotaro.txt", SAMPLE.read_bytes())
     services.llm_override = ScriptedChatModel(faults={"answer": "text:猿が仲間です。[2]"})
+    # every answer shown with its verdict: the sources listed are what is tested here
+    services.settings = services.settings.model_copy(update={"verify": "label"})
     at = _ask(_app(services), "桃太郎の仲間は誰？")
     answer = _last_turn(at).answer
     assert answer is not None and len(answer.citations) >= 3  # several sources behind the facts

@@ -85,11 +85,9 @@ def test_a_supported_answer_is_marked_checked_by_its_source(
     assert len(lines) == 1, lines
     # the reader's line: which source says so, in the question's language
     assert re.fullmatch(r"確認済み：文\[\d+\]にそう書かれています。", lines[0]), lines[0]
-    # the verifier's confidence and why, with the role the parse found: one level deeper
+    # the verifier's confidence and why: one level deeper
     checks = _check_lines(at)
-    assert re.search(r"checked: confidence 0\.\d\d: .*\(犬 \w+ 桃太郎.* in \[\d+\]\)", checks[0]), (
-        checks
-    )
+    assert re.fullmatch(r"checked: confidence 0\.\d\d: .+", checks[0]), checks
     assert "犬です。" in at.chat_message[-1].markdown[0].value
     assert _changed(at) == []  # nothing replaced the model's answer
 

@@ -134,33 +134,28 @@ def test_a_streamed_reply_is_cut_at_the_first_piece_past_the_deadline(seeded: Se
     assert answer.warnings[0] == TOO_LONG_60
 
 
-class _SlowChecker:
-    """The support check, taking 61 s of the test's clock."""
+class _SlowPremise:
+    """The premise check, taking 61 s of the test's clock."""
 
     def __init__(self, checker: Any, clock: Clock) -> None:
         self._checker = checker
         self._clock = clock
+        self.problem = ""
 
-    def check(self, *args: Any, **kwargs: Any) -> Any:
+    def missing(self, *args: Any) -> Any:
         self._clock.advance(61)
-        return self._checker.check(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._checker, name)
+        return self._checker.missing(*args)
 
 
-def test_a_slow_support_check_is_the_last_stage_and_keeps_its_verdict(seeded: Services) -> None:
-    """The support check runs past the deadline: no stage is left to skip (the verifier reads
-    what was already computed), so the answer is whole, with no "too long" warning."""
+def test_a_slow_support_step_is_the_last_stage_and_keeps_its_verdict(seeded: Services) -> None:
+    """The support step runs past the deadline: no stage is left to skip, so the answer is
+    whole, with its verdict and no "too long" warning."""
     clock = Clock()
     built = build_engine(seeded.store, ScriptedChatModel(), SMALL, embedder=None)
-    support = built.parts_for(QAOptions()).support
-    assert support is not None
-
-    def slowed(names: Any) -> Any:
-        return _SlowChecker(support(names), clock)
-
-    answer = _engine(seeded, ScriptedChatModel(), clock, support=slowed).ask(QUESTION)
+    premise = built.parts_for(QAOptions()).premise
+    assert premise is not None
+    slowed = _SlowPremise(premise, clock)
+    answer = _engine(seeded, ScriptedChatModel(), clock, premise=slowed).ask(QUESTION)
     assert "deadline" not in [s.name for s in answer.steps]
     assert answer.support is not None and answer.support.verdict != "not checked"
     assert TOO_LONG_60 not in answer.warnings

@@ -48,7 +48,7 @@ def _unchecked(services: Services) -> QAEngine:
     """The app's engine without the support check: the marks the model writes are what is
     measured here, not what the check would show instead."""
     engine = build_engine(services.store, ScriptedChatModel(), SMALL)
-    return QAEngine(lambda options: replace(engine.parts_for(options), support=None))
+    return QAEngine(lambda options: replace(engine.parts_for(options), verifier=None))
 
 
 def test_a_part_marking_a_later_source_keeps_its_sources_under_its_own_name(

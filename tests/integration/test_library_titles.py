@@ -67,29 +67,3 @@ def test_a_question_naming_the_documents_title_is_answered_from_that_story(
     chosen = (ids["first.txt"], ids["second.txt"])
     other = services.qa().ask(question, QAOptions(no_llm=True, mode="onehop", stories=chosen))
     assert "the_grapes_on_the_vine.txt" not in _cited(other)
-
-
-def test_the_support_check_reads_the_names_of_the_questions_stories_only(
-    library: tuple[Services, dict[str, str]],
-) -> None:
-    """In a library another story's names made a right answer's words "names the sources do
-    not hold" (国 of another tale in 「丹後の国水の江の浦に。」): the check is built over the
-    names of the question's scope, as in a store of that story alone."""
-    services, ids = library
-    engine = services.qa()
-    options = QAOptions(no_llm=True, mode="onehop")
-    parts = engine.parts_for(options)
-    assert parts.support is not None
-    given: list[set[str]] = []
-
-    def recording(rows):  # the factory's own check, the rows it is handed noted
-        given.append({str(r.get("document_id")) for r in rows})
-        return parts.support(rows)
-
-    from dataclasses import replace
-
-    from storygraph.qa.pipeline.engine import QAEngine
-
-    scoped = QAEngine(replace(parts, support=recording))
-    scoped.ask("What did the fox see on the vine?", options)
-    assert given == [{ids["the_grapes_on_the_vine.txt"]}]

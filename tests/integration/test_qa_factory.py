@@ -24,7 +24,7 @@ from storygraph.qa.retrieval.context import SMALL_MAX_SOURCES, ContextBuilder, S
 from storygraph.qa.retrieval.passages import SentenceSearch
 from storygraph.qa.retrieval.retrieval import retriever_for
 from storygraph.qa.retrieval.scoring import FastScorer, ModelScorer, RerankResult, RetrievalOrder
-from storygraph.qa.verify.support_crosslang import CrossLanguageChecker
+from storygraph.qa.verify.premise import GraphPremiseChecker
 from storygraph.services import Services
 from storygraph.text.embeddings import NO_EMBEDDER, default_embedder
 from tests.helpers.scripted_model import ScriptedChatModel
@@ -138,43 +138,25 @@ def test_the_facts_are_fitted_to_the_question_s_words_only_with_no_model(
         assert not _parts(services, info, compose_answer=False).fitting_only
 
 
-def test_the_support_check_is_built_with_the_given_frame_reader(seeded: Services) -> None:
-    """The factory builds the support check over the graph's names with the parser's frame
-    reader and clause reader it was given (storygraph.services passes `sentence_frames` and
-    `source_clauses`)."""
+def test_the_premise_check_is_built_once_with_the_given_readers(seeded: Services) -> None:
+    """The factory builds the premise check with the parser's frame reader and question reader
+    it was given (storygraph.services passes `sentence_frames` and `question_structure`), once:
+    the frames it has read are kept for the next answer."""
 
     def frames(text: str, language: str) -> list[Any]:
         return []
 
-    def clauses(text: str, language: str) -> list[Any]:
-        return []
+    def questions(text: str, language: str) -> None:
+        return None
 
-    engine = build_engine(seeded.store, None, NONE, embedder=None, frames=frames, clauses=clauses)
-    names = seeded.store.entity_names()
-    for options in (QAOptions(), QAOptions(mode="directed2", compose_answer=False)):
-        parts = engine.parts_for(options)
-        assert parts.support is not None
-        checker = parts.support(names)
-        # the graph's check, read across languages by the wrapper composed over it
-        # (storygraph.qa.verify.support_crosslang: JMdict is installed)
-        assert isinstance(checker, CrossLanguageChecker)
-        assert getattr(checker.inner, "frames", None) is frames
-        assert getattr(checker.inner, "clauses", None) is clauses
-        # built once per names list: the node-type map over every name is not read again for
-        # every answer, while a changed graph (a new names list) gets a new checker
-        assert parts.support(names) is checker
-    changed = [*names, {"id": "川上", "norm": "川上", "type": "Place", "document_id": ""}]
-    fresh = engine.parts_for(QAOptions()).support
-    assert fresh is not None
-    other = fresh(changed)
-    assert other is not checker
-    assert getattr(getattr(other, "inner", None), "types", {}).get("川上") == "place"
-    # the engine hands the check the store's own list, question after question (a copy per
-    # question would build the checker again for every answer)
-    reader = engine.parts_for(QAOptions()).reader
-    first = reader.read("桃太郎の仲間は誰？", [])
-    second = reader.read("桃太郎を倒したのは誰？", [])
-    assert first.name_rows is second.name_rows is seeded.store.entity_names()
+    engine = build_engine(
+        seeded.store, None, NONE, embedder=None, frames=frames, questions=questions
+    )
+    first = engine.parts_for(QAOptions()).premise
+    assert isinstance(first, GraphPremiseChecker)
+    assert first.frames is frames and first.parser.reader is questions
+    again = engine.parts_for(QAOptions(mode="directed2", compose_answer=False)).premise
+    assert again is first
     answer = engine.ask("桃太郎を倒したのは誰？")
     assert answer.steps[-1].name == "support"
     # with no model the answer is the facts list, which the check leaves as it is
@@ -263,9 +245,9 @@ def test_an_engine_handed_its_parts_answers_with_them(seeded: Services) -> None:
         "answer",
         "support",
     ]
-    # parts without a support check: the answer says so instead of a verdict
+    # parts without a verifier: the answer says so instead of a verdict
     assert answer.support.verdict == "not checked"
-    assert answer.support.reason == "no support check"
+    assert answer.support.reason == "no verifier"
     step = next(s for s in answer.steps if s.name == "answer")
     assert step.detail["method"] == "llm-fixed"
     assert step.detail["sources_read"] == len(answer.citations)

@@ -29,7 +29,6 @@ from storygraph.services import (
     build_services,
     question_structure,
     sentence_frames,
-    source_clauses,
 )
 from storygraph.settings import Settings
 from tests.helpers.scripted_model import ScriptedChatModel
@@ -80,7 +79,6 @@ def store_engine(
         embedder=None,
         frames=lru_cache(maxsize=None)(sentence_frames),
         questions=question_structure,
-        clauses=lru_cache(maxsize=None)(source_clauses),
     )
     yield services, engine, words
     services.close()

@@ -67,7 +67,7 @@ def _engine(services: Services) -> QAEngine:
 
 
 def _ask(services: Services, question: str, until: int | None) -> Answer:
-    return _engine(services).ask(question, QAOptions(until=until, verify="rules"))
+    return _engine(services).ask(question, QAOptions(until=until, verify="label"))
 
 
 def test_every_chunk_of_the_story_carries_its_chapter(fox: Services) -> None:
@@ -199,14 +199,15 @@ def test_a_model_naming_a_later_character_is_caught_and_not_repeated(
     fox: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A model that knows the tale may name the owl up to chapter 1: the checks still know
-    every name, so the answer is not shown, and no warning spells the name out."""
+    every name, so the answer is not shown (even where every answer is shown with its label),
+    and no warning or verdict spells the name out."""
     monkeypatch.setattr(scripted_logic, "answer", lambda prompt: "The owl. [1]")
     answer = _ask(fox, "Who did the fox meet?", 1)
     assert "owl" not in answer.answer.lower()
     assert not [w for w in answer.warnings if "owl" in w.lower()], answer.warnings
     assert any(NOT_YET in w for w in answer.warnings)
-    assert answer.support is not None
-    assert not [n for n in answer.support.named if "owl" in n.lower()], answer.support
+    assert answer.support is not None and answer.support.check == "reading"
+    assert "owl" not in answer.support.reason.lower()
 
 
 def test_ask_until_json_on_the_command_line(

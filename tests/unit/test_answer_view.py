@@ -107,17 +107,17 @@ def test_a_replaced_answer_says_what_changed_in_the_questions_language() -> None
         "The model's first answer, The monkey, was not shown: the story's sentences do not "
         "answer “Who defeated Momotaro?”"
     )
-    role = Support("not supported", named=("猿",), source=2, reason="…", check="role")
-    japanese = verdict_view(_answer("桃太郎を倒したのは誰？", "確かな…", role, said="猿です。[2]"))
+    doubted = Support("not supported", reason="confidence 0.31", check="verifier")
+    asked = "桃太郎を倒したのは誰？"
+    japanese = verdict_view(_answer(asked, "確かな…", doubted, said="猿です。[2]"))
     # the reason is said once, in the sentence on what changed
     assert japanese.line == "確かではありません。"
     assert japanese.changed == (
-        "モデルの最初の答え「猿」は表示していません：「猿」は文[2]に出てきますが、"
-        "この質問の答えとしてではありません。"
+        "モデルの最初の答え「猿」は表示していません：根拠の文で確かめられませんでした。"
     )
-    unreplaced = verdict_view(_answer("桃太郎を倒したのは誰？", "猿です。[2]", role))
+    unreplaced = verdict_view(_answer(asked, "猿です。[2]", doubted))
     assert unreplaced.changed == "" and unreplaced.line == (
-        "確かではありません：「猿」は文[2]に出てきますが、この質問の答えとしてではありません。"
+        "確かではありません：根拠の文で確かめられませんでした。"
     )
 
 

@@ -1,14 +1,11 @@
-"""The one reading of a Japanese parse's clauses (storygraph.qa.verify.clauses) and its two views:
-the quote check's (question_structure.read_clauses) and the slot check's
-(support_slots.read_clauses)."""
+"""The one reading of a Japanese parse's clauses (storygraph.qa.verify.clauses) and the question
+structure's view of it (question_structure.read_clauses)."""
 
 from __future__ import annotations
 
 from storygraph.ingest.frames.ja import parse
-from storygraph.qa.question.asked_slot import Slot
 from storygraph.qa.question.question_structure import read_clauses as quote_view
 from storygraph.qa.verify.clauses import Clause, read
-from storygraph.qa.verify.support_slots import read_clauses as slot_view
 
 _URASHIMA = (
     "何かとおもって浦島がのぞいてみると、小さいかめの子を一ぴきつかまえて、"
@@ -24,7 +21,7 @@ def _clause(text: str, lemma: str) -> Clause:
     return next(c for c in read(parse(text)) if c.lemma == lemma and not c.subsidiary)
 
 
-def test_the_clauses_leading_up_to_a_verb_give_it_their_nouns_in_the_quote_view_only() -> None:
+def test_the_clauses_leading_up_to_a_verb_give_it_their_nouns_in_the_quote_view() -> None:
     bully = _clause(_URASHIMA, "いじめる")
     assert [(a.phrase, a.source) for a in bully.arguments if a.role == "noun"][:3] == [
         ("さんざん", "own"),
@@ -34,9 +31,6 @@ def test_the_clauses_leading_up_to_a_verb_give_it_their_nouns_in_the_quote_view_
     quoted = next(c for c in quote_view(parse(_URASHIMA)) if c.lemma == "いじめる")
     assert ("かめの子", "を") in quoted.arguments  # with its の-owner, from つかまえて
     assert ("石", "で") in quoted.arguments and ("棒", "で") in quoted.arguments
-    slots = next(c for c in slot_view(parse(_URASHIMA), "ja") if c.lemmas == ("いじめる",))
-    # the slot view reads the verb's own nouns only, by the first particle written on them
-    assert slots.slots == (Slot("さんざん", "に"),)
 
 
 def test_a_verb_under_a_light_verb_takes_its_hosts_nouns_and_their_case_marked_partner() -> None:
@@ -48,19 +42,12 @@ def test_a_verb_under_a_light_verb_takes_its_hosts_nouns_and_their_case_marked_p
     assert quoted.arguments == (("頼光の四天王", "と"), ("いっしょ", "に"), ("碓井貞光", "と"))
 
 
-def test_a_nouns_case_marked_partner_is_the_verbs_slot_after_its_nouns() -> None:
-    become = [c for c in slot_view(parse(_KINTARO), "ja") if c.lemmas == ("なる",)][-1]
-    assert become.slots == (Slot("いっしょ", "に"), Slot("碓井貞光", "と"))
-
-
 def test_a_zero_subject_takes_the_chained_verbs_subject_else_the_topic_before() -> None:
     think = _clause(_URASHIMA, "おもう")
     assert [(a.phrase, a.case) for a in think.arguments if a.source == "inherited subject"] == [
         ("浦島", "が")
     ]
     text = "浦島は見かねて、子どもたちに声をかけました。"
-    call = next(c for c in slot_view(parse(text), "ja") if c.lemmas == ("かける",))
-    assert call.slots == (Slot("声", "を"), Slot("浦島", "が"))  # 見かねて's topic
     assert [a.source for a in _clause(text, "かける").arguments][-1] == "topic before"
     # the quote view reads the leading clause's topic as it is written, no filled subject
     quoted = next(c for c in quote_view(parse(text)) if c.lemma == "かける")

@@ -65,10 +65,9 @@ def test_only_the_analysis_detects_the_question_s_language() -> None:
 
 
 def test_the_verify_room_reads_no_question_structure_itself() -> None:
-    """The question is read once, in qa/question (issue 43): the support check asks the question
-    room's `QuestionParser` (question/checked.py) for the question's structure, its asked slot
-    and the analysis as it reads it, and imports none of question_structure's parse readers
-    (`read_*`) nor the asked slot's (`asked_in_*`)."""
+    """The question is read once, in qa/question (issue 43): the premise check asks the question
+    room's `QuestionParser` (question/checked.py) for the question's structure and the analysis
+    as it reads it, and imports none of question_structure's parse readers (`read_*`)."""
     verify = {name: tree for name, tree in _trees().items() if name.startswith("verify/")}
     found = [
         (name, alias.name)
@@ -88,7 +87,7 @@ def test_the_verify_room_reads_no_question_structure_itself() -> None:
         and node.module == "storygraph.qa.question.checked"
         and any(alias.name == "QuestionParser" for alias in node.names)
     }
-    assert asks == {"verify/support_reading.py"}
+    assert asks == {"verify/premise.py"}
 
 
 REGEX_CALLS = frozenset(
@@ -129,22 +128,23 @@ def test_the_verify_room_matches_no_pattern_against_the_question_s_text() -> Non
     assert typed == []
 
 
-def test_the_support_check_reads_the_question_s_text_only_through_the_question_room() -> None:
-    """In the support check (verify/support*.py) the question's text is handed only to the
-    question room's parser (`self._structure(analysis.question, …)`); its words, pairs and
-    quotes come from qa/question (question/speech_words.py, `QuestionAnalysis`), so no helper
-    or variable there reads `.question` again. (The verifier's signals read the recorded
-    `Evidence.question`, the calibrated model's input: not this rule check.)"""
+def test_the_premise_check_reads_the_question_s_text_only_through_the_question_room() -> None:
+    """In the premise check and its helpers (verify/premise.py, verify/support*.py) the
+    question's text is handed only to the question room's parser (`parser.structure(
+    analysis.question, …)`); its words and roles come from qa/question (`QuestionAnalysis`), so
+    no helper or variable there reads `.question` again. (The verifier's signals read the
+    recorded `Evidence.question`, the calibrated model's input; the gate hands it on to them.)"""
     found: list[tuple[str, int]] = []
-    for name, tree in _trees().items():
-        if not name.startswith("verify/support"):
-            continue
+    checked = [n for n in _trees() if n == "verify/premise.py" or n.startswith("verify/support")]
+    assert "verify/premise.py" in checked
+    for name in checked:
+        tree = _trees()[name]
         handed = {
             id(arg)
             for node in ast.walk(tree)
             if isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "_structure"
+            and node.func.attr == "structure"
             for arg in node.args[:1]
         }
         found.extend(

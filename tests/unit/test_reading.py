@@ -116,13 +116,3 @@ def test_within_a_position_not_found_in_the_graph_reads_not_read_so_far() -> Non
     assert so_far(NO_ENTITY["en"], within) == SO_FAR["en"]
     assert so_far(NO_ENTITY["ja"], within) == SO_FAR["ja"]
     assert so_far(NO_ENTITY["en"], EVERYTHING) == NO_ENTITY["en"]
-
-
-def test_a_question_spelling_a_later_name_is_told_apart() -> None:
-    unread = frozenset({"d:golden key", "d:鬼ヶ島", "d:o"})
-    reading = Reading(1, frozenset({"d:0001"}), unread=unread)
-    assert reading.later_names("Where did the fox find the Golden Key?") == ["golden key"]
-    assert reading.later_names("桃太郎は鬼ヶ島へ行きましたか？") == ["鬼ヶ島"]
-    assert reading.later_names("Where did the fox go?") == []  # "o" is too short to look for
-    assert reading.later_names("Where is the golden keystone?") == []
-    assert EVERYTHING.later_names("Where did the fox find the golden key?") == []

@@ -285,61 +285,6 @@ def test_a_name_called_with_an_honorific_is_the_story_s_bare_name() -> None:
     assert (line.speaker, line.listener) == ("狸", "熊")
 
 
-def test_a_refused_line_says_why_in_the_reader_s_words() -> None:
-    from storygraph.models import Support
-    from storygraph.ui.answer_view import reason_words
-
-    refused = Support("not supported", reason="the line the answer gives is A's", check="speech")
-    assert "another character's" in reason_words(refused, "en")
-    assert "せりふ" in reason_words(refused, "ja")
-
-
-# --- the support check of an answer about a line (storygraph.qa.verify.support_speech) --------
-
-_CHUNK_JA = (
-    "熊は窓を開け、ため息といっしょにこう言いました。\n「夏はまだ遠いな。」\n　狸はうなずきました。"
-)
-_CHUNK_EN = '"Thief!" shrieked the Magpie.\n\n"I was at home," said the Mole to the Magpie.'
-
-
-def _speech_check(question: str, entities: list[str], answer: str, chunk: str, source: str):
-    from storygraph.models import Citation
-    from storygraph.qa.question.analysis import analyse
-    from storygraph.qa.question.entities import LocalEntityFinder
-    from storygraph.qa.verify.support import GraphSupportChecker
-
-    def named(text: str, language: str) -> list[tuple[str, str]]:
-        return [(n, n) for n in ("熊", "狸", "Magpie", "Mole") if n in text]
-
-    checker = GraphSupportChecker(named, None, chunks=lambda chunk_id: chunk)
-    analysis = analyse(question, [], LocalEntityFinder(), [], start_entities=entities)
-    sources = [Citation(1, "c1", "story", source)]
-    return checker.check(analysis, answer, sources, [], sources)
-
-
-def test_a_line_whose_speaker_the_sentence_before_names_confirms_its_words() -> None:
-    support = _speech_check(
-        "熊は何と言った？", ["熊"], "夏はまだ遠いな [1]", _CHUNK_JA, "「夏はまだ遠いな。」"
-    )
-    assert (support.verdict, support.check) == ("supported", "speech")
-
-
-def test_who_said_a_quoted_line_is_confirmed_by_its_speaker() -> None:
-    support = _speech_check(
-        "Who shouted “Thief!” at the Mole?", ["Mole"], "The Magpie [1]", _CHUNK_EN,
-        '"Thief!" shrieked the Magpie.',
-    )
-    assert (support.verdict, support.check) == ("supported", "speech")
-
-
-def test_another_speaker_s_line_given_as_the_asked_one_s_is_refused() -> None:
-    support = _speech_check(
-        "What did the Magpie say to the Mole?", ["Magpie", "Mole"], "I was at home. [1]",
-        _CHUNK_EN, '"I was at home," said the Mole to the Magpie.',
-    )
-    assert (support.verdict, support.check) == ("not supported", "speech")
-
-
 def test_a_katakana_speaker_the_reader_missed_and_a_name_written_with_its_owner() -> None:
     text = "「帰ろう。」とポポが言いました。\n「まだだ。」と熊が言いました。"
     lines = read_speech(text, ("森の熊", "狸"))

@@ -8,13 +8,13 @@ import random
 
 import pytest
 
-from storygraph.models import Citation, Support
+from storygraph.models import Citation
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.entities import ResolvedEntity
 from storygraph.qa.question.question_type import detect_question_type
 from storygraph.qa.verify import Evidence, Verifier, load_verifier
 from storygraph.qa.verify.calibration import Calibration, fit
-from storygraph.qa.verify.gate import evidence_of, gated, verifiable
+from storygraph.qa.verify.gate import evidence_of, support_step, verifiable
 from storygraph.qa.verify.signals import SIGNALS, read_signals, units
 from storygraph.qa.verify.support_text import NOT_SURE, SupportStep
 
@@ -70,11 +70,10 @@ def test_the_models_own_certainty_is_its_mean_and_least_token_logprob() -> None:
     assert SIGNALS["mean_logprob"](_evidence("q", "a", "a")) is None  # no probabilities sent
 
 
-def test_the_rule_checks_verdict_is_one_signal_and_no_check_is_none() -> None:
-    assert SIGNALS["rule_supported"](_evidence("q", "a", "a", rule="supported")) == 1.0
-    assert SIGNALS["rule_supported"](_evidence("q", "a", "a", rule="not supported")) == 0.0
-    assert SIGNALS["rule_no_premise"](_evidence("q", "a", "a", rule="no premise")) == 1.0
-    assert SIGNALS["rule_supported"](_evidence("q", "a", "a", rule="not checked")) is None
+def test_the_premise_checks_verdict_is_one_signal_and_no_check_is_none() -> None:
+    assert SIGNALS["no_premise"](_evidence("q", "a", "a", rule="no premise")) == 1.0
+    assert SIGNALS["no_premise"](_evidence("q", "a", "a", rule="told")) == 0.0
+    assert SIGNALS["no_premise"](_evidence("q", "a", "a", rule="")) is None
 
 
 def test_every_signal_reads_every_evidence_without_failing() -> None:
@@ -118,13 +117,12 @@ def test_the_committed_weights_load_for_both_families_and_refuse_another() -> No
 @pytest.mark.parametrize("family", ["embedded", "other"])
 def test_an_act_the_story_tells_of_no_one_lowers_the_committed_confidence(family: str) -> None:
     # the class: a false premise ("Who pushed the baker into the well?" where no one pushes
-    # anyone); the rule check's "no premise" is one of the calibrated signals, and the fit gave
-    # it the direction a false premise has: the answer is less often right
+    # anyone); the premise check's "no premise" is one of the calibrated signals, and the fit
+    # gave it the direction a false premise has: the answer is less often right
     verifier = load_verifier(family)
-    assert "rule_no_premise" in verifier.calibration.features
-    told = {name: None for name in verifier.calibration.features}
-    told |= {"rule_supported": 0.0, "rule_no_premise": 0.0}
-    untold = {**told, "rule_no_premise": 1.0}
+    assert "no_premise" in verifier.calibration.features
+    told = {name: None for name in verifier.calibration.features} | {"no_premise": 0.0}
+    untold = {**told, "no_premise": 1.0}
     assert verifier.calibration.confidence(untold) < verifier.calibration.confidence(told)
 
 
@@ -154,38 +152,72 @@ CITATIONS = [Citation(1, "d:1", "d.txt", SENTENCES[0]), Citation(2, "d:2", "d.tx
 QUESTION = "少年にりんごをやったのは誰？"
 
 
-def _step(verdict: str, text: str) -> SupportStep:
-    return SupportStep(Support(verdict, check="role"), text, (), {"verdict": verdict})  # type: ignore[arg-type]
+class _Premise:
+    """A premise check with a fixed answer (its own tests: tests/unit/test_premise.py)."""
+
+    def __init__(self, missing: str | None) -> None:
+        self.problem = ""
+        self._missing = missing
+
+    def missing(self, *args: object) -> str | None:
+        return self._missing
 
 
-def _judge(written: str, rule: str, mode: str) -> SupportStep:
-    checked = _step(rule, written if rule == "supported" else NOT_SURE["ja"])
-    evidence = evidence_of(QUESTION, written, (), CITATIONS, 2, checked.support)
-    verdict = _verifier().verify(evidence)
-    analysis = _analysis(QUESTION)
-    return gated(mode, _verifier(), verdict, analysis, written, checked, CITATIONS)  # type: ignore[arg-type]
+def _judge(
+    written: str, mode: str = "gate", premise: str | None = None, method: str = "llm-compact"
+) -> SupportStep:
+    return support_step(
+        mode, _verifier(), _Premise(premise), _analysis(QUESTION), written, method,  # type: ignore[arg-type]
+        False, (), CITATIONS, 2, (),
+    )  # fmt: skip
 
 
-def test_gate_shows_a_confident_answer_the_rules_withheld_and_withholds_a_doubtful_one() -> None:
-    shown = _judge("パン屋です。[2]", "not supported", "gate")
+def test_gate_shows_a_grounded_answer_and_withholds_an_ungrounded_one() -> None:
+    shown = _judge("パン屋です。[2]")
     assert shown.support.supported and shown.support.check == "verifier"
     assert shown.text == "パン屋です。[2]" and shown.support.source == 2
-    doubtful = _judge("魚屋の主人です。[1]", "supported", "gate")
-    assert not doubtful.support.supported
+    doubtful = _judge("魚屋の主人です。[1]")
+    assert not doubtful.support.supported and doubtful.support.verdict == "not supported"
     assert doubtful.text.startswith(NOT_SURE["ja"]) and doubtful.detail["model_answer"]
 
 
-def test_gate_leaves_the_rules_reply_when_the_models_answer_is_doubtful() -> None:
-    shown = _judge("魚屋です。[1]", "not supported", "gate")
-    assert shown.text == NOT_SURE["ja"] and not shown.support.supported
+def test_a_withheld_answer_to_an_act_told_of_no_one_says_the_story_does_not_say() -> None:
+    withheld = _judge("魚屋の主人です。[1]", premise="no fact or sentence has anyone give 少年")
+    assert withheld.support.verdict == "no premise" and withheld.support.check == "premise"
+    assert withheld.text.startswith("この話の文からは分かりません。")
+    # a confident answer is shown all the same: the premise is one signal, not a veto
+    confident = _judge("パン屋です。[2]", premise="no fact or sentence has anyone give 少年")
+    assert confident.support.supported
 
 
-def test_label_shows_every_answer_with_its_confidence_and_rules_change_nothing() -> None:
-    labelled = _judge("魚屋の主人です。[1]", "supported", "label")
+def test_a_declining_reply_keeps_its_words_and_says_whether_the_premise_stands() -> None:
+    declined = _judge("わかりません。")
+    assert declined.support.verdict == "declined" and declined.text == "わかりません。"
+    assert _judge("わかりません。", premise="no act").support.verdict == "no premise"
+
+
+def test_label_shows_every_answer_with_its_confidence() -> None:
+    labelled = _judge("魚屋の主人です。[1]", "label")
     assert labelled.text == "魚屋の主人です。[1]" and not labelled.support.supported
     assert labelled.support.reason.startswith("confidence ")
-    ruled = _judge("パン屋です。[2]", "not supported", "rules")
-    assert ruled.text == NOT_SURE["ja"] and "verifier" in ruled.detail
+    assert "verifier" in labelled.detail
+
+
+def test_the_facts_list_and_a_cut_answer_are_not_checked() -> None:
+    facts = _judge("パン屋 -GIVES-> 少年", method="facts")
+    assert facts.support.verdict == "not checked" and facts.text == "パン屋 -GIVES-> 少年"
+    cut = support_step(
+        "gate", _verifier(), None, _analysis(QUESTION), "パン", "llm-compact", True, (),
+        CITATIONS, 2, (),
+    )  # fmt: skip
+    assert cut.support.verdict == "not checked" and cut.text == "パン"
+
+
+def test_the_premise_verdict_is_the_evidence_the_verifier_reads() -> None:
+    untold = evidence_of(QUESTION, "パン屋です。[2]", (), CITATIONS, 2, "no act")
+    told = evidence_of(QUESTION, "パン屋です。[2]", (), CITATIONS, 2, None)
+    assert SIGNALS["no_premise"](untold) == 1.0 and SIGNALS["no_premise"](told) == 0.0
+    assert SIGNALS["no_premise"](_evidence("q", "a", "a")) is None  # no premise check ran
 
 
 def test_only_a_model_answer_that_answers_is_verified() -> None:

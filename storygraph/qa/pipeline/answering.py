@@ -1,5 +1,6 @@
-"""One answer within one scope: gather → write → check the support → verify
-(`answer_within`), each step recorded in the trace and cut short by the deadline.
+"""One answer within one scope: gather → write → the support step (the premise check, then the
+verifier: storygraph.qa.verify.gate) (`answer_within`), each step recorded in the trace and cut
+short by the deadline.
 """
 
 from __future__ import annotations
@@ -8,7 +9,6 @@ from dataclasses import dataclass
 
 from storygraph.models import Fact
 from storygraph.qa.generation.answer import TokenFn
-from storygraph.qa.pipeline.checking import check_support, scoped_checker
 from storygraph.qa.pipeline.deadline import Deadline, unchecked
 from storygraph.qa.pipeline.gathering import Gathered, gather
 from storygraph.qa.pipeline.parts import QAParts
@@ -19,7 +19,7 @@ from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.retrieval.context import Sources
 from storygraph.qa.retrieval.retrieval import Retrieval
 from storygraph.qa.retrieval.scoring import RerankResult
-from storygraph.qa.verify.gate import evidence_of, gated, verifiable
+from storygraph.qa.verify.gate import support_step
 from storygraph.qa.verify.support_text import SupportStep
 
 
@@ -89,21 +89,13 @@ def answer_within(
     if written.method.startswith("llm") and not written.cut:
         phase("checking")
     read_as = asked or analysis
-    checker = scoped_checker(read_as, parts)
     if deadline.over(trace, "support"):
-        checked = unchecked(written.text)
+        shown = unchecked(written.text)
     else:
-        checked = check_support(read_as, checker, written, sources, facts)
-    shown = checked
-    if parts.verifier is not None and verifiable(written.method, written.text, written.cut):
-        evidence = evidence_of(
-            read_as.question, written.text, written.logprobs, sources.citations, written.read,
-            checked.support,
-        )  # fmt: skip
-        verdict = parts.verifier.verify(evidence)
-        shown = gated(
-            parts.verify_mode, parts.verifier, verdict, read_as, written.text, checked,
-            sources.citations,
+        shown = support_step(
+            parts.verify_mode, parts.verifier, parts.premise, read_as, written.text,
+            written.method, written.cut, written.logprobs, sources.citations, written.read, facts,
+            later=any(parts.reading.unread_name(n) for n in written.unsupported),
         )  # fmt: skip
     if asked is not None and parts.across is not None:
         # what the model wrote in the sources' language, rendered in the question's

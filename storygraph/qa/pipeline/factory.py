@@ -27,9 +27,8 @@ hand `QAEngine` a `QAParts` of their own.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from storygraph.llm.factory import ModelInfo
 from storygraph.qa.generation.answer import Answerer, FactsAnswerer, ModelAnswerer
@@ -38,7 +37,6 @@ from storygraph.qa.generation.answer_crosslang import SourcesLanguageAnswer, sou
 from storygraph.qa.pipeline.engine import QAEngine
 from storygraph.qa.pipeline.parts import QAOptions, QAParts
 from storygraph.qa.question.analysis import QuestionReader
-from storygraph.qa.question.asked_slot import ClauseReader
 from storygraph.qa.question.checked import StructureReader
 from storygraph.qa.question.entities import EntityFinder, LocalEntityFinder, ModelEntityFinder
 from storygraph.qa.question.translation import translator_for
@@ -47,8 +45,7 @@ from storygraph.qa.retrieval.passages import PassageFinder, SentenceSearch
 from storygraph.qa.retrieval.retrieval import parse_mode, retriever_for
 from storygraph.qa.retrieval.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
 from storygraph.qa.verify import load_verifier
-from storygraph.qa.verify.support import SupportChecker, graph_support_checker, names_language
-from storygraph.qa.verify.support_crosslang import across_languages
+from storygraph.qa.verify.premise import GraphPremiseChecker
 from storygraph.qa.verify.support_reading import FrameReader
 from storygraph.store import GraphStore
 from storygraph.store.reading import Reading, reading_for
@@ -79,18 +76,15 @@ class PartsFactory:
     answerer: Answerer | None = None
     passages: PassageFinder | None = None
     frames: FrameReader | None = None
-    """The parser's frame reader for the support check (storygraph.services gives it; None:
+    """The parser's frame reader for the premise check (storygraph.services gives it; None:
     the check reads the facts only)."""
     questions: StructureReader | None = None
-    """The parser's reading of a question's structure for the support check (storygraph.
+    """The parser's reading of a question's structure for the premise check (storygraph.
     services gives it; None: the check reads the question's words as the analysis did)."""
-    clauses: ClauseReader | None = None
-    """The parser's clauses of a source for the support check's asked slot (storygraph.
-    services gives it; None: the frames and facts only)."""
-    _checker: tuple[Sequence[dict[str, Any]], SupportChecker] | None = field(
+    _premise: GraphPremiseChecker | None = field(
         default=None, init=False, repr=False, compare=False
     )
-    _checker_lock: threading.Lock = field(
+    _premise_lock: threading.Lock = field(
         default_factory=threading.Lock, init=False, repr=False, compare=False
     )
 
@@ -133,7 +127,7 @@ class PartsFactory:
             chooser=self._chooser(llm, options, reading) if small else None,
             no_model=llm is None,
             fitting_only=llm is None and not budgeted,
-            support=self.support_checker,
+            premise=self.premise_checker(),
             stories_named=self._stories_named,
             # named fallbacks (storygraph.text.embeddings; the reading position's)
             warnings=(*((NO_EMBEDDER,) if self.embedder is None else ()), *reading.warnings),
@@ -143,35 +137,16 @@ class PartsFactory:
             reading=reading,
         )
 
-    def support_checker(self, names: Sequence[dict[str, Any]]) -> SupportChecker:
-        """The support check over this graph's names (storygraph.qa.verify.support), written in the
-        language of most of their documents (as stored at ingest), reading each source with the
-        story around it. The checker is built once per names list and returned again while the
-        same list comes back (`GraphStore.entity_names` returns one list until the graph
-        changes), as storygraph.text.name_index does: its node-type map over every name, the
-        documents' languages and the frames it has read are not rebuilt for every answer."""
-        with self._checker_lock:
-            if self._checker is not None and self._checker[0] is names:
-                return self._checker[1]
-            languages = {d.id: d.language for d in self.store.list_documents()}
-            language = names_language(names, languages)
-            checker = across_languages(
-                graph_support_checker(
-                    names,
-                    self.embedder,
-                    self.frames,
-                    language,
-                    self._chunk_text,
-                    self.questions,
-                    self.clauses,
-                ),
-                language,
-            )
-            self._checker = (names, checker)
-            return checker
+    def premise_checker(self) -> GraphPremiseChecker:
+        """The premise check (storygraph.qa.verify.premise), built once: the frames it has read
+        of a sentence are kept for the next answer."""
+        with self._premise_lock:
+            if self._premise is None:
+                self._premise = GraphPremiseChecker(self.frames, self._chunk_text, self.questions)
+            return self._premise
 
     def _chunk_text(self, chunk_id: str) -> str:
-        """A chunk's text (the story around a source the support check reads)."""
+        """A chunk's text (the story around a source the premise check reads)."""
         return str(self.store.chunks([chunk_id]).get(chunk_id, {}).get("text") or "")
 
     def _stories_named(self) -> dict[str, str]:
@@ -232,12 +207,11 @@ def build_engine(
     passages: PassageFinder | None = None,
     frames: FrameReader | None = None,
     questions: StructureReader | None = None,
-    clauses: ClauseReader | None = None,
 ) -> QAEngine:
     """The engine the app, the CLI and the evaluation use: parts per question's options (module
     table); `embedder` "default" is the process-wide one when it is installed."""
     chosen = default_embedder() if embedder == "default" else embedder
     factory = PartsFactory(
-        store, llm, info, chosen, finder, scorer, answerer, passages, frames, questions, clauses
+        store, llm, info, chosen, finder, scorer, answerer, passages, frames, questions
     )
     return QAEngine(factory.parts)

@@ -5,7 +5,7 @@ the one place settings become options), and `QAParts`, the stages a question goe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -19,7 +19,7 @@ from storygraph.qa.retrieval.retrieval import DEFAULT_MODE, Retrieval, Retriever
 from storygraph.qa.retrieval.scoring import RerankResult, Scorer
 from storygraph.qa.verify import Verifier
 from storygraph.qa.verify.gate import VerifyMode
-from storygraph.qa.verify.support import SupportChecker
+from storygraph.qa.verify.premise import PremiseChecker
 from storygraph.settings import Settings
 from storygraph.store.reading import EVERYTHING, Reading
 
@@ -55,7 +55,7 @@ class QAOptions:
     """Seconds an answer may take: past them, the engine stops at the end of the stage that
     ran over and shows what was found so far, with a warning (storygraph.qa.pipeline.deadline)."""
     verify: VerifyMode = "gate"
-    """What the verifier's confidence does to the model's answer: "gate", "label" or "rules"
+    """What the verifier's confidence does to the model's answer: "gate" or "label"
     (storygraph.qa.verify.gate)."""
     until: int | None = None
     """The last chapter the reader has read (None: all of it): retrieval, sentence search and
@@ -105,10 +105,9 @@ class QAParts:
     (storygraph.qa.retrieval.scoring.keep_fitting). False with a model, also when it writes no
     answer (`compose_answer=False`: the evaluation measures retrieval as the model would get
     it), and with no model reading as the small one (`QAOptions.small_model_budget`)."""
-    support: Callable[[Sequence[dict[str, Any]]], SupportChecker] | None = None
-    """Builds the support check over the graph's name rows (storygraph.qa.verify.support), run on
-    the
-    written answer; None: no check (the answer's support says "not checked")."""
+    premise: PremiseChecker | None = None
+    """Tells whether the story tells the question's act (storygraph.qa.verify.premise), read
+    on the written answer before the verifier; None: not checked."""
     stories_named: Callable[[], dict[str, str]] | None = None
     """The stories' names by document id, for the head lines of a per-story answer."""
     warnings: tuple[str, ...] = ()
@@ -119,7 +118,8 @@ class QAParts:
     its own (storygraph.qa.generation.answer_crosslang); None: answered in the question's
     language."""
     verifier: Verifier | None = None
-    """Judges the model's written answer (storygraph.qa.verify); None: the rule check alone."""
+    """Judges the model's written answer (storygraph.qa.verify); None (no model): the answer
+    is "not checked"."""
     verify_mode: VerifyMode = "gate"
     """What the verifier's verdict does to the answer shown (storygraph.qa.verify.gate)."""
     reading: Reading = EVERYTHING

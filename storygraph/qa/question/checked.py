@@ -1,4 +1,4 @@
-"""The question as the support check (storygraph.qa.verify.support) reads it, read here so that
+"""The question as the premise check (storygraph.qa.verify.premise) reads it, read here so that
 nothing outside qa/question re-reads the question (issue #43): the analysis with the question's
 verb and roles read from its structure (`structured_view`), and its verb stems and participants'
 roles completed from its words and mentions (`asked_view`).
@@ -6,27 +6,25 @@ roles completed from its words and mentions (`asked_view`).
 The structure is GiNZA's parse read by the composition root's `StructureReader`
 (storygraph.services.question_structure). A `QuestionParser` runs it lazily, when the check
 first asks (an answer that never reaches the check costs no parse), and keeps it; the checker
-holds one for its graph and asks it for the question's structure (`structure`: also the
-structure of an answer's sentence, which the quote check reads by the same parse), for the
-analysis as the check reads it (`checked`) and for what the question asks of its predicate
-(`asked_slot`, storygraph.qa.question.asked_slot). When the parser is not installed (ModelError) it
-says why (`problem`, which the checker reports as its own) and reads the question's words as
-they are from then on.
+holds one and asks it for the question's structure (`structure`) and for the analysis as the
+check reads it (`checked`). When the parser is not installed (ModelError) it says why
+(`problem`, which the checker reports as its own) and reads the question's words as they are
+from then on.
 
-`in_sources_language` is the question as the check reads it for an answer in its sources'
-language (an English question over Japanese stories, storygraph.qa.verify.support_crosslang):
-each participant by the words the question writes it with, its roles read by them.
+`in_sources_language` is the question as the model answers it and the check reads it in its
+sources' language (an English question over Japanese stories,
+storygraph.qa.generation.answer_crosslang): each participant by the words the question writes it
+with, its roles read by them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from storygraph.errors import ModelError
 from storygraph.qa.question.analysis import QuestionAnalysis
-from storygraph.qa.question.asked_slot import AskedSlot, Clause, asked_in_english, asked_in_japanese
 from storygraph.qa.question.question_structure import QuestionStructure
 from storygraph.qa.question.question_type import Direction, detect_question_type, who_from_roles
 from storygraph.qa.question.relation_words import mask_names, question_stems, related_stems
@@ -135,8 +133,7 @@ class QuestionParser:
         self._cache: dict[tuple[str, str], QuestionStructure | None] = {}
 
     def structure(self, text: str, language: str) -> QuestionStructure | None:
-        """The structure of `text` (the question, or an answer's sentence the quote check
-        reads), None when it is not read."""
+        """The structure of the question `text`, None when it is not read."""
         if self.reader is None:
             return None
         key = (text, language)
@@ -152,22 +149,10 @@ class QuestionParser:
         return self._cache[key]
 
     def checked(self, analysis: QuestionAnalysis) -> QuestionAnalysis:
-        """The analysis as the support check reads it: `structured_view` of the question's
+        """The analysis as the premise check reads it: `structured_view` of the question's
         structure, then `asked_view`."""
         structure = self.structure(analysis.question, analysis.language)
         return asked_view(structured_view(analysis, structure))
-
-    def asked_slot(
-        self, analysis: QuestionAnalysis, clauses: Callable[[str, str], Sequence[Clause]]
-    ) -> AskedSlot | None:
-        """What the question asks of its predicate: a Japanese question's by its structure, an
-        English one's by its clauses as `clauses` reads them (the checker's reader of the
-        sources' clauses, with its cache and its problem)."""
-        kind = analysis.qtype.kind
-        if analysis.language == "ja":
-            structure = self.structure(analysis.question, "ja")
-            return asked_in_japanese(structure, analysis.question, kind) if structure else None
-        return asked_in_english(clauses(analysis.question, "en"), kind)
 
 
 def in_sources_language(analysis: QuestionAnalysis, language: str) -> QuestionAnalysis:

@@ -13,9 +13,9 @@ class Evidence:
     `answer` is the model's reply as written (marks and all), `core` what it names (its core:
     「猿です。[1]」 → 猿), `cited` the texts of the sources it cites (by their numbers), `read` the
     texts of every source the model read, `logprobs` the model's log probability of each token
-    it wrote (empty when the server sends none), `rule` the rule check's verdict on it
-    (storygraph.qa.verify.support: "supported", "not supported", "no premise", …; "" when none
-    ran)."""
+    it wrote (empty when the server sends none), `rule` the premise check's verdict
+    (storygraph.qa.verify.premise: "no premise" or "told"; "" when none ran; a run saved before
+    2026-12-03 holds the rule check's verdict there: "supported", "not supported", "no premise")."""
 
     question: str
     answer: str

@@ -1,7 +1,7 @@
 """The verifier's signals: each a named function of the `Evidence` returning a number, or None
 when it cannot be read (no citation, no token probabilities). None of them knows a story's
 words: they compare the answer with the sentences it was written from and with the question,
-read the model's own certainty, and take the rule check's verdict as one input among others.
+read the model's own certainty, and take the premise check's verdict as one input among others.
 
 Words are compared as *units*: for text with Japanese script, the bigrams of each run of
 letters between punctuation and spaces (a one-letter run is its own unit: 犬), so 「犬と猿と
@@ -207,16 +207,9 @@ def min_logprob(evidence: Evidence) -> float | None:
     return max(min(evidence.logprobs), -20.0) if evidence.logprobs else None
 
 
-def rule_supported(evidence: Evidence) -> float | None:
-    """The rule check's verdict (storygraph.qa.verify.support): 1 supported, 0 not; None: none
-    ran."""
-    if evidence.rule in ("", "not checked"):
-        return None
-    return 1.0 if evidence.rule == "supported" else 0.0
-
-
-def rule_no_premise(evidence: Evidence) -> float | None:
-    """1 when the rule check found the question's act told of no one in the story."""
+def no_premise(evidence: Evidence) -> float | None:
+    """1 when the premise check (storygraph.qa.verify.premise) found the question's act told of
+    no one in the story, else 0; None: it did not run."""
     if evidence.rule in ("", "not checked"):
         return None
     return 1.0 if evidence.rule == "no premise" else 0.0
@@ -235,8 +228,7 @@ SIGNALS: dict[str, Signal] = {
     "mean_logprob": mean_logprob,
     "head_logprob": head_logprob,
     "min_logprob": min_logprob,
-    "rule_supported": rule_supported,
-    "rule_no_premise": rule_no_premise,
+    "no_premise": no_premise,
     "core_size": core_size,
     "answer_locality": answer_locality,
     "hypothesis_in_cited": hypothesis_in_cited,

@@ -1,12 +1,13 @@
-"""What the reader is told of the support check (storygraph.qa.verify.support), in plain words.
+"""What the reader is told of an answer's support verdict (storygraph.qa.verify.gate), in plain
+words.
 
 - `support_reply`: the answer text that replaces a model sentence the check did not confirm: "not
   sure" with the closest sentence; "the story does not say" for a question with no premise in
   the story.
-- `support_step`: the whole step, for the engine: the verdict, the text to show, the
-  warnings and the trace's detail.
-- `support_line`: the short line shown under an answer in the chat ("checked: 犬 follows 桃太郎
-  in [2]" / "not sure: the sentences name 猿 but not as the one who defeats 桃太郎").
+- `SupportStep`: the whole step, for the engine: the verdict, the text to show, the warnings
+  and the trace's detail.
+- `support_line`: the short line shown under an answer in the chat ("checked: confidence 0.81:
+  …" / "the story does not say: no fact or sentence has anyone defeats 桃太郎").
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from storygraph.models import Citation, Fact, Support
+from storygraph.models import Citation, Support
 from storygraph.qa.generation.answer import CLOSEST_LEAD, UNKNOWN
 from storygraph.qa.question.analysis import QuestionAnalysis
-from storygraph.qa.verify.support import SupportChecker
 from storygraph.qa.verify.support_words import declines
 
 NOT_SURE = {
@@ -61,8 +61,8 @@ def support_reply(
 
 
 NOT_SHOWN = "the answer was not shown: "
-"""Leads the warning of a model answer a check replaced (the support step, the verifier's
-gate, the English rendering)."""
+"""Leads the warning of a model answer a check replaced (the verifier's gate, the English
+rendering)."""
 NAMES_UNHELD = "the answer names what the kept facts and their sentences do not: "
 """Leads the warning of a written answer naming what its sources do not hold (the answer step)."""
 CHECK_WARNINGS = (NOT_SHOWN, NAMES_UNHELD)
@@ -94,42 +94,3 @@ class SupportStep:
     text: str
     warnings: tuple[str, ...] = ()
     detail: dict[str, Any] = field(default_factory=dict)
-
-
-def support_step(
-    checker: SupportChecker | None,
-    analysis: QuestionAnalysis,
-    method: str,
-    written: str,
-    citations: Sequence[Citation],
-    facts: Sequence[Fact],
-    read: int,
-    language: str | None = None,
-) -> SupportStep:
-    """Check a model-written answer (`method` "llm…", written in `language`; None: the
-    question's reply language) and replace one that fails (`support_reply`); the facts list and
-    "nothing found" are not checked, nor anything when there is no checker."""
-    if checker is None or not method.startswith("llm"):
-        why = "no support check" if checker is None else f"the answer is the {method} list"
-        support = Support("not checked", reason=why)
-        return SupportStep(support, written, (), {"verdict": "not checked", "reason": why})
-    support = checker.check(analysis, written, citations, facts, citations[:read], language)
-    warnings: list[str] = []
-    problem = getattr(checker, "problem", "")
-    if problem:
-        warnings.append(f"support check read the facts only: {problem}")
-    replaced = support_reply(support, analysis, citations, written)
-    if replaced is not None:
-        warnings.append(
-            f"{NOT_SHOWN}support check ({support.check}) found {support.verdict}: {support.reason}"
-        )
-    detail = {
-        "verdict": support.verdict,
-        "check": support.check,
-        "reason": support.reason,
-        "source": support.source,
-        "named": list(support.named),
-        "model_answer": written if replaced is not None else None,
-    }
-    text = replaced if replaced is not None else written
-    return SupportStep(support, text, tuple(warnings), detail)

@@ -35,11 +35,7 @@ SAYING = {
         "the sentence it cites tells what was asked",
         "the sentence it cites tells little of what was asked",
     ),
-    "rule_supported": (
-        "the parse puts it in the asked role",
-        "the parse does not put it in the asked role",
-    ),
-    "rule_no_premise": ("the story tells the asked act of no one", "the story tells the asked act"),
+    "no_premise": ("the story tells the asked act of no one", "the story tells the asked act"),
     "core_size": ("it is a long answer", "it is a short answer"),
     "answer_locality": (
         "it stands in the cited sentence that tells what was asked",
