@@ -1,11 +1,11 @@
-"""The one reading of a Japanese parse's clauses (storygraph.qa.verify.clauses) and the question
+"""The one reading of a Japanese parse's clauses (storygraph.qa.question.clauses) and the question
 structure's view of it (question_structure.read_clauses)."""
 
 from __future__ import annotations
 
 from storygraph.ingest.frames.ja import parse
+from storygraph.qa.question.clauses import Clause, read
 from storygraph.qa.question.question_structure import read_clauses as quote_view
-from storygraph.qa.verify.clauses import Clause, read
 
 _URASHIMA = (
     "何かとおもって浦島がのぞいてみると、小さいかめの子を一ぴきつかまえて、"

@@ -31,8 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from storygraph.qa.question.question_type import Direction
-from storygraph.qa.verify.clauses import (
+from storygraph.qa.question.clauses import (
     ARGUMENT_DEPS,
     Voice,
     case_of,
@@ -44,6 +43,7 @@ from storygraph.qa.verify.clauses import (
     verb_chain,
     voice_of,
 )
+from storygraph.qa.question.question_type import Direction
 from storygraph.text.parse_tree import ancestors, root_of
 from storygraph.text.vocabulary import DOING_VERBS_JA
 
@@ -214,7 +214,7 @@ def read_structure(doc: Any) -> QuestionStructure:
 def read_clauses(doc: Any) -> tuple[Clause, ...]:
     """Every verb of a parsed text (not a subsidiary one written on another) with the noun
     phrases it governs (`Clause.arguments`): the quote check's view of
-    storygraph.qa.verify.clauses.read."""
+    storygraph.qa.question.clauses.read."""
     return tuple(
         Clause(c.lemma, c.voice, tuple(quote_arguments(c)), c.chain)
         for c in read(doc)
