@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 
 class Frame(Protocol):
-    """What the support check reads of a parser frame (storygraph.ingest.frames.ProposedFact
+    """What the premise check reads of a parser frame (storygraph.ingest.frames.ProposedFact
     has these fields): `subject -[relation]-> object` as the sentence writes them."""
 
     @property
@@ -35,18 +35,13 @@ class Frame(Protocol):
 
 FrameReader = Callable[[str, str], Sequence[Frame]]
 """(sentence, language) → the parser's frames of that sentence."""
-NameFinder = Callable[[str, str], Sequence[tuple[str, str]]]
-"""(an answer text, its language) → the graph entities it names, as (mention, node id)."""
 ChunkText = Callable[[str], str]
 """A chunk id → the chunk's text ("" when the store has none): the story around a source."""
-SPEECH_ANCHOR = 8
-"""Characters of a source's start and end it is found by in its chunk."""
 CONTEXT_CHARS = 240
 """Characters of the story before a source the parser reads with it (from a sentence start):
 enough for the paragraph's topic, which a Japanese sentence leaves unsaid."""
 MAX_CACHED_FRAMES = 4096
-"""Sentences whose frames a checker keeps (it is reused while the graph is unchanged)."""
-_T = TypeVar("_T")
+"""Sentences whose frames the premise check keeps (it lives as long as its engine)."""
 _SENTENCE_END = re.compile(r"[。！？!?」\n]|\.\s")
 _CLOSED = re.compile(r"[。！？!?.」]$")
 
