@@ -14,7 +14,7 @@ from storygraph.qa.question.entities import ResolvedEntity
 from storygraph.qa.question.question_type import detect_question_type
 from storygraph.qa.verify import Evidence, Verifier, load_verifier
 from storygraph.qa.verify.calibration import Calibration, fit
-from storygraph.qa.verify.gate import evidence_of, support_step, verifiable
+from storygraph.qa.verify.gate import evidence_of, support_step
 from storygraph.qa.verify.signals import SIGNALS, read_signals, units
 from storygraph.qa.verify.support_text import NOT_SURE, SupportStep
 
@@ -218,13 +218,6 @@ def test_the_premise_verdict_is_the_evidence_the_verifier_reads() -> None:
     told = evidence_of(QUESTION, "パン屋です。[2]", (), CITATIONS, 2, None)
     assert SIGNALS["no_premise"](untold) == 1.0 and SIGNALS["no_premise"](told) == 0.0
     assert SIGNALS["no_premise"](_evidence("q", "a", "a")) is None  # no premise check ran
-
-
-def test_only_a_model_answer_that_answers_is_verified() -> None:
-    assert verifiable("llm-compact", "パン屋です。[2]", cut=False)
-    assert not verifiable("facts", "パン屋 -GIVES-> 少年", cut=False)
-    assert not verifiable("llm-compact", "パン屋", cut=True)
-    assert not verifiable("llm-compact", "わかりません。", cut=False)
 
 
 def test_confidence_is_a_probability() -> None:

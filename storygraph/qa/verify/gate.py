@@ -30,7 +30,7 @@ from storygraph.qa.verify.support_words import cited_sources, declines
 from storygraph.qa.verify.verifier import Verifier
 from storygraph.settings import VerifyMode
 
-__all__ = ["VerifyMode", "evidence_of", "support_step", "verifiable"]
+__all__ = ["VerifyMode", "evidence_of", "support_step"]
 
 TOLD = "told"
 """`Evidence.rule` when the premise check found the asked act told (or could not check it)."""
@@ -58,11 +58,6 @@ def evidence_of(
         logprobs=tuple(logprobs),
         rule=NO_PREMISE if premise else TOLD,
     )
-
-
-def verifiable(method: str, written: str, cut: bool) -> bool:
-    """Whether a written answer is the verifier's to judge (module doc)."""
-    return method.startswith("llm") and not cut and not declines(written)
 
 
 def support_step(

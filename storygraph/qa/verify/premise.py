@@ -81,7 +81,6 @@ class GraphPremiseChecker:
         """Why the frames or the question's structure could not be read ("" when they could):
         the check then reads the facts only, and the engine names that in the trace."""
         self._frame_cache: dict[tuple[str, str], tuple[Frame, ...]] = {}
-        self._chunk_cache: dict[str, str] = {}
 
     def missing(
         self,
@@ -159,7 +158,7 @@ class GraphPremiseChecker:
             return ()
         key = (text, language)
         if key not in self._frame_cache:
-            if len(self._frame_cache) >= MAX_CACHED_FRAMES:  # the checker lives per graph
+            if len(self._frame_cache) >= MAX_CACHED_FRAMES:  # the check lives as long as its engine
                 self._frame_cache.clear()
             try:
                 self._frame_cache[key] = tuple(self.frames(text, language))
@@ -170,15 +169,12 @@ class GraphPremiseChecker:
         return self._frame_cache[key]
 
     def _chunk(self, source: Citation) -> str:
-        """The text of a source's chunk ("" when the check reads no chunks)."""
+        """The text of a source's chunk ("" when the check reads no chunks), asked of the store
+        each time: the check lives as long as its engine, and a story ingested again with other
+        chunk sizes keeps its chunk ids."""
         if self.chunks is None or not source.chunk_id:
             return ""
-        chunk = self._chunk_cache.get(source.chunk_id)
-        if chunk is None:
-            if len(self._chunk_cache) >= MAX_CACHED_FRAMES:
-                self._chunk_cache.clear()
-            chunk = self._chunk_cache[source.chunk_id] = self.chunks(source.chunk_id)
-        return chunk
+        return self.chunks(source.chunk_id)
 
 
 def wanted_slots(analysis: QuestionAnalysis) -> list[tuple[str, str]]:
