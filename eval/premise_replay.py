@@ -8,8 +8,9 @@ Each story is ingested through the app's path for the small model (the parser re
 ingest cache under STORYGRAPH_DATA_DIR applies); the engine gathers the sources and facts as for
 an answer (`compose_answer=False`: retrieval does not depend on the model), the question is read
 in its sources' language when asked across languages (as the model answers it), and the check
-runs on the sources the model reads. OUT maps each question id to the check's reason ("no fact
-or sentence has …") or null (the act is told, or the question is not one it checks).
+runs on the sources the model reads. OUT maps each question id to the check's verdict:
+{"missing": its reason ("no fact or sentence has …") or null (the act is told, or the question is
+not one it checks), "fillers": who or what the told act has in the asked slot}.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ SMALL = ModelInfo("embedded", "premise-replay", capable=False)
 """The small embedded model's parts (its retrieval budget and sources); never called."""
 
 
-def replay(questions: Path, stories: Path) -> dict[str, str | None]:
+def replay(questions: Path, stories: Path) -> dict[str, dict[str, Any]]:
     settings = Settings()
     cache = Path(settings.data_dir) / "e2e"
     by_story: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -43,7 +44,7 @@ def replay(questions: Path, stories: Path) -> dict[str, str | None]:
         by_story[str(row["story"])].append(row)
     llm = FakeListChatModel(responses=["(never called)"])
     options = replace(QAOptions.from_settings(settings), compose_answer=False)
-    found: dict[str, str | None] = {}
+    found: dict[str, dict[str, Any]] = {}
     for story, cases in by_story.items():
         with story_services(settings, llm=llm, info=SMALL) as services:
             ingest_story(services, stories / story, cache)
@@ -61,9 +62,11 @@ def replay(questions: Path, stories: Path) -> dict[str, str | None]:
                 if parts.across is not None:
                     analysis = parts.across.asked(analysis) or analysis
                 read = parts.context.within_budget(answer.citations).read
-                found[str(case["id"])] = checker.missing(
-                    analysis, read, answer.citations, answer.facts
-                )
+                verdict = checker.check(analysis, read, answer.citations, answer.facts)
+                found[str(case["id"])] = {
+                    "missing": verdict.missing,
+                    "fillers": list(verdict.fillers),
+                }
         print(f"{story}: {len(cases)} questions", file=sys.stderr)
     return found
 
@@ -74,7 +77,8 @@ def main(argv: list[str]) -> int:
         return 2
     found = replay(Path(argv[0]), Path(argv[1]))
     Path(argv[2]).write_text(json.dumps(found, ensure_ascii=False, indent=1), encoding="utf-8")
-    print(f"{sum(v is not None for v in found.values())} of {len(found)} without premise")
+    untold = sum(v["missing"] is not None for v in found.values())
+    print(f"{untold} of {len(found)} without premise")
     return 0
 
 

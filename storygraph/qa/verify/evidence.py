@@ -15,7 +15,9 @@ class Evidence:
     texts of every source the model read, `logprobs` the model's log probability of each token
     it wrote (empty when the server sends none), `rule` the premise check's verdict
     (storygraph.qa.verify.premise: "no premise" or "told"; "" when none ran; a run saved before
-    2026-12-03 holds the rule check's verdict there: "supported", "not supported", "no premise")."""
+    2026-12-03 holds the rule check's verdict there: "supported", "not supported", "no premise"),
+    `fillers` who or what the premise check found in the asked slot of the told act
+    (`PremiseVerdict.fillers`; () for a run saved before 2026-12-04)."""
 
     question: str
     answer: str
@@ -24,6 +26,7 @@ class Evidence:
     read: tuple[str, ...] = ()
     logprobs: tuple[float, ...] = ()
     rule: str = ""
+    fillers: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The evidence as the trace keeps it: a saved run's signals can be read again from it
@@ -36,6 +39,7 @@ class Evidence:
             "read": list(self.read),
             "logprobs": [round(p, 4) for p in self.logprobs],
             "rule": self.rule,
+            "fillers": list(self.fillers),
         }
 
     @classmethod
@@ -48,6 +52,7 @@ class Evidence:
             read=tuple(raw.get("read", ())),
             logprobs=tuple(float(p) for p in raw.get("logprobs", ())),
             rule=str(raw.get("rule", "")),
+            fillers=tuple(str(f) for f in raw.get("fillers", ())),
         )
 
 
