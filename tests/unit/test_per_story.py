@@ -105,5 +105,4 @@ def test_an_undecided_questions_sources_give_a_scope_per_story_they_came_from() 
     assert [(s.documents, s.keys) for s in scopes] == [
         (("t",), ("t:親",)),
         (("s",), ()),
-        (("a",), ()),
     ]

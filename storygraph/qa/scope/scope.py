@@ -47,8 +47,9 @@ from storygraph.errors import InputError
 from storygraph.models import DocumentInfo
 from storygraph.store.plan import key_document
 
-MAX_STORIES = 3
-"""Stories a question the names cannot settle may draw on (the first ones by document id)."""
+MAX_STORIES = 2
+"""Stories a question the names cannot settle may draw on (the first ones by document id). The
+answer per story calls the model once a story: two keeps a question at two model calls."""
 
 
 @dataclass(frozen=True)
