@@ -45,7 +45,7 @@ from storygraph.qa.verify.evidence import Evidence
 from storygraph.qa.verify.gate import NO_PREMISE, TOLD
 from storygraph.qa.verify.signals import SIGNALS, read_signals
 
-LOGPROB_SIGNALS = ("mean_logprob", "min_logprob", "head_logprob")
+LOGPROB_SIGNALS = ("mean_logprob", "min_logprob", "head_logprob", "answer_logprob")
 
 
 @dataclass(frozen=True)

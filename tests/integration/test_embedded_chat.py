@@ -60,9 +60,11 @@ def _streamed_logprobs(counter: UsageCounter) -> Call:
     def call(llm: Any) -> str:
         body = {"max_tokens": 120, **LOGPROBS}
         chunks = list(llm.stream(MESSAGES, config={"callbacks": [counter]}, extra_body=body))
-        logprobs = [p for c in chunks for p in chunk_logprobs(c)]
-        assert logprobs == [-0.5, -1.0]
-        return "".join(str(c.content) for c in chunks)
+        said = [p for c in chunks for p in chunk_logprobs(c)]
+        text = "".join(str(c.content) for c in chunks)
+        assert [p for _, p in said] == [-0.5, -1.0]
+        assert "".join(t for t, _ in said) == text  # each token's text with its probability
+        return text
 
     return call
 

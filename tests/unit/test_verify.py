@@ -251,6 +251,23 @@ def test_answer_in_slot_reads_the_answer_against_who_the_told_act_has_there(
     assert SIGNALS["answer_in_slot"](evidence) == expected
 
 
+def test_the_answers_own_tokens_are_read_apart_from_the_questions_words() -> None:
+    # 「少年に…やったのは誰？」: 「少年」 repeats the question (sure), 「パン屋」 answers (a guess)
+    tokens = ("少年", "に", "パン", "屋", "です", "。", "[", "2", "]")
+    logprobs = (-0.01, -0.01, -2.0, -1.0, -0.01, -0.01, -0.01, -0.1, -0.01)
+    reply = _evidence(QUESTION, "".join(tokens), "少年にパン屋", tokens=tokens, logprobs=logprobs)
+    assert SIGNALS["answer_logprob"](reply) == pytest.approx(-1.5)
+    assert SIGNALS["head_logprob"](reply) == pytest.approx(-0.67, abs=0.01)
+    english = ("The", " baker", ".", " [", "2", "]")
+    said = _evidence("Who gave the boy apples?", "".join(english), "The baker",
+                     tokens=english, logprobs=(-0.1, -3.0, -0.1, -0.1, -0.1, -0.1))  # fmt: skip
+    assert SIGNALS["answer_logprob"](said) == pytest.approx(-3.0)
+    # a run saved without token texts, and an answer the question already says, read nothing
+    assert SIGNALS["answer_logprob"](_evidence(QUESTION, "x", "x", logprobs=(-1.0,))) is None
+    again = _evidence(QUESTION, "少年", "少年", tokens=("少年",), logprobs=(-0.1,))
+    assert SIGNALS["answer_logprob"](again) is None
+
+
 def test_confidence_is_a_probability() -> None:
     verdict = _verifier().verify(_evidence(QUESTION, "x", "パン屋", cited=SENTENCES[1:2]))
     assert 0.0 < verdict.confidence < 1.0 and not math.isnan(verdict.confidence)

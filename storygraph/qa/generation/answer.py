@@ -65,22 +65,32 @@ LOGPROBS = {"logprobs": True, "top_logprobs": 1}
 
 
 class Reply(str):
-    """A model's written answer, with its tokens' log probabilities (the server's `logprobs`)."""
+    """A model's written answer, with its tokens' log probabilities (the server's `logprobs`)
+    and the tokens' texts (`tokens`, one a probability; "" where the server sent none)."""
 
     logprobs: tuple[float, ...]
+    tokens: tuple[str, ...]
 
-    def __new__(cls, text: str, logprobs: Sequence[float] = ()) -> Reply:
+    def __new__(
+        cls, text: str, logprobs: Sequence[float] = (), tokens: Sequence[str] = ()
+    ) -> Reply:
         reply = super().__new__(cls, text)
         reply.logprobs = tuple(logprobs)
+        reply.tokens = tuple(tokens)
         return reply
 
 
-def chunk_logprobs(chunk: Any) -> list[float]:
-    """The token log probabilities a streamed chunk carries (langchain-openai's place for them:
-    `response_metadata["logprobs"]["content"][i]["logprob"]`); none when it carries none."""
+def chunk_logprobs(chunk: Any) -> list[tuple[str, float]]:
+    """The tokens and their log probabilities a streamed chunk carries (langchain-openai's place
+    for them: `response_metadata["logprobs"]["content"][i]`, its "token" and "logprob"); none
+    when it carries none."""
     meta = getattr(chunk, "response_metadata", None) or {}
     content = (meta.get("logprobs") or {}).get("content") or ()
-    return [float(t["logprob"]) for t in content if t.get("logprob") is not None]
+    return [
+        (str(t.get("token") or ""), float(t["logprob"]))
+        for t in content
+        if t.get("logprob") is not None
+    ]
 
 
 """A read-ahead of the fixed prefix (`ModelAnswerer.warm`) writes no answer: one token."""
@@ -328,7 +338,7 @@ class ModelAnswerer:
         # storygraph.qa.pipeline.deadline), so the request and its place in the model's queue are
         # given
         # back now, not when the garbage collector finds the stream
-        logprobs: list[float] = []
+        logprobs: list[tuple[str, float]] = []
         with closing(stream):
             for chunk in stream:
                 piece = chunk.content if isinstance(chunk.content, str) else str(chunk.content)
@@ -340,4 +350,4 @@ class ModelAnswerer:
         text = "".join(parts).strip()
         if not text:
             raise ValueError("empty answer")
-        return Reply(text, logprobs)
+        return Reply(text, [p for _, p in logprobs], [t for t, _ in logprobs])

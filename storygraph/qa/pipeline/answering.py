@@ -96,6 +96,7 @@ def answer_within(
             parts.verify_mode, parts.verifier, parts.premise, read_as, written.text,
             written.method, written.cut, written.logprobs, sources.citations, written.read, facts,
             later=any(parts.reading.unread_name(n) for n in written.unsupported),
+            tokens=written.tokens,
         )  # fmt: skip
     if asked is not None and parts.across is not None:
         # what the model wrote in the sources' language, rendered in the question's

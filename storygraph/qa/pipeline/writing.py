@@ -38,6 +38,8 @@ class Written:
     logprobs: tuple[float, ...] = ()
     """The model's log probability of each token it wrote
     (storygraph.qa.generation.answer.Reply)."""
+    tokens: tuple[str, ...] = ()
+    """The text of each of those tokens ("" where the server sent none)."""
 
 
 def write(
@@ -92,6 +94,7 @@ def write(
             return Written(
                 judged.text, method, read, tuple(warnings), tuple(unsupported), judged.language,
                 logprobs=tuple(getattr(reply, "logprobs", ())),
+                tokens=tuple(getattr(reply, "tokens", ())),
             )  # fmt: skip
     written = facts_written(analysis, kept, candidates, sources, on_token)
     return replace(written, warnings=tuple(warnings))

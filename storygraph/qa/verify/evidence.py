@@ -13,7 +13,8 @@ class Evidence:
     `answer` is the model's reply as written (marks and all), `core` what it names (its core:
     「猿です。[1]」 → 猿), `cited` the texts of the sources it cites (by their numbers), `read` the
     texts of every source the model read, `logprobs` the model's log probability of each token
-    it wrote (empty when the server sends none), `rule` the premise check's verdict
+    it wrote (empty when the server sends none), `tokens` those tokens' texts (empty when the
+    server sends none, and for a run saved before 2026-12-04), `rule` the premise check's verdict
     (storygraph.qa.verify.premise: "no premise" or "told"; "" when none ran; a run saved before
     2026-12-03 holds the rule check's verdict there: "supported", "not supported", "no premise"),
     `fillers` who or what the premise check found in the asked slot of the told act
@@ -26,6 +27,7 @@ class Evidence:
     read: tuple[str, ...] = ()
     logprobs: tuple[float, ...] = ()
     rule: str = ""
+    tokens: tuple[str, ...] = ()
     fillers: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
@@ -38,6 +40,7 @@ class Evidence:
             "cited": list(self.cited),
             "read": list(self.read),
             "logprobs": [round(p, 4) for p in self.logprobs],
+            "tokens": list(self.tokens),
             "rule": self.rule,
             "fillers": list(self.fillers),
         }
@@ -52,6 +55,7 @@ class Evidence:
             read=tuple(raw.get("read", ())),
             logprobs=tuple(float(p) for p in raw.get("logprobs", ())),
             rule=str(raw.get("rule", "")),
+            tokens=tuple(str(t) for t in raw.get("tokens", ())),
             fillers=tuple(str(f) for f in raw.get("fillers", ())),
         )
 

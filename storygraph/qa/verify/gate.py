@@ -45,6 +45,7 @@ def evidence_of(
     citations: Sequence[Citation],
     read: int,
     premise: PremiseVerdict,
+    tokens: Sequence[str] = (),
 ) -> Evidence:
     """The verifier's evidence for a written answer: the sources it cites and those it read,
     and the premise check's verdict."""
@@ -56,6 +57,7 @@ def evidence_of(
         cited=cited,
         read=tuple(c.text for c in citations[:read]),
         logprobs=tuple(logprobs),
+        tokens=tuple(tokens) if len(tokens) == len(logprobs) else (),
         rule=NO_PREMISE if premise.missing else TOLD,
         fillers=premise.fillers,
     )
@@ -74,10 +76,12 @@ def support_step(
     read: int,
     facts: Sequence[Fact],
     later: bool = False,
+    tokens: Sequence[str] = (),
 ) -> SupportStep:
     """The support step on `written` (module doc): the verdict, the text shown, its warnings
     and the trace's detail. `read`: how many of `citations` the model read; `later`: the answer
-    names what comes past the reading position."""
+    names what comes past the reading position; `tokens`: the texts of the tokens `logprobs`
+    are of."""
     if not method.startswith("llm") or cut or verifier is None:
         why = (
             f"the answer is the {method} list" if not method.startswith("llm")
@@ -99,7 +103,7 @@ def support_step(
         )  # fmt: skip
         return SupportStep(support, written, warnings, {**detail, "verdict": support.verdict,
                                                          "reason": support.reason})  # fmt: skip
-    evidence = evidence_of(analysis.question, written, logprobs, citations, read, found)
+    evidence = evidence_of(analysis.question, written, logprobs, citations, read, found, tokens)
     verdict = verifier.verify(evidence)
     passes = verifier.passes(verdict)
     detail = {**detail, "verifier": {**verdict.to_json(), "mode": mode, "answer": written},

@@ -202,6 +202,38 @@ def head_logprob(evidence: Evidence) -> float | None:
     return sum(head) / len(head) if head else None
 
 
+def answer_logprob(evidence: Evidence) -> float | None:
+    """The model's mean log probability over the tokens that write the answer's own words: the
+    tokens within its core (「猿です。[1]」 → 猿; a one-sentence reply's whole clause) that hold a
+    letter (Japanese) or a word (English) the question does not. `head_logprob` reads the first
+    tokens, which a Japanese reply often spends on the question's own participant (「桃太郎は…」);
+    this reads where the model commits to what it answers. None: no token texts, a core not
+    found in them, or nothing the question does not already say."""
+    if not evidence.tokens or len(evidence.tokens) != len(evidence.logprobs):
+        return None
+    written = "".join(evidence.tokens)
+    start = written.find(evidence.core) if evidence.core else -1
+    if start < 0:
+        return None
+    end = start + len(evidence.core)
+    question = normalize_name(evidence.question)
+    asked_words = set(english_words(question))
+    own: list[float] = []
+    at = 0
+    for token, logprob in zip(evidence.tokens, evidence.logprobs, strict=True):
+        begins, at = at, at + len(token)
+        if at <= start or begins >= end:
+            continue
+        piece = normalize_name(token)
+        if _JAPANESE.search(piece):
+            new = any(ch not in question for ch in piece if _JAPANESE.match(ch))
+        else:
+            new = any(w not in asked_words for w in english_words(piece))
+        if new:
+            own.append(logprob)
+    return sum(own) / len(own) if own else None
+
+
 def min_logprob(evidence: Evidence) -> float | None:
     """The model's least certain choice among the tokens it wrote (floored at -20)."""
     return max(min(evidence.logprobs), -20.0) if evidence.logprobs else None
@@ -270,6 +302,7 @@ SIGNALS: dict[str, Signal] = {
     "question_in_cited": question_in_cited,
     "mean_logprob": mean_logprob,
     "head_logprob": head_logprob,
+    "answer_logprob": answer_logprob,
     "min_logprob": min_logprob,
     "no_premise": no_premise,
     "core_size": core_size,
