@@ -16,7 +16,7 @@ from storygraph.qa.verify import Evidence, Verifier, load_verifier
 from storygraph.qa.verify.calibration import Calibration, fit
 from storygraph.qa.verify.gate import evidence_of, support_step
 from storygraph.qa.verify.premise import PremiseVerdict
-from storygraph.qa.verify.signals import SIGNALS, read_signals, units
+from storygraph.qa.verify.signals import SIGNALS, read_signals, token_spans, units
 from storygraph.qa.verify.support_text import NOT_SURE, SupportStep
 
 SENTENCES = (
@@ -266,6 +266,16 @@ def test_the_answers_own_tokens_are_read_apart_from_the_questions_words() -> Non
     assert SIGNALS["answer_logprob"](_evidence(QUESTION, "x", "x", logprobs=(-1.0,))) is None
     again = _evidence(QUESTION, "少年", "少年", tokens=("少年",), logprobs=(-0.1,))
     assert SIGNALS["answer_logprob"](again) is None
+
+
+def test_tokens_holding_part_of_a_characters_bytes_share_its_place() -> None:
+    # the server decodes each token alone: 姫 split in two tokens reads as two U+FFFD
+    tokens = ("お", "\ufffd", "\ufffd", "さま", "です", "。")
+    assert token_spans("お姫さまです。", tokens) == [(0, 1), (1, 2), (1, 2), (2, 4), (4, 6), (6, 7)]
+    assert token_spans("お姫さまです。", ("お", "猿")) is None  # they spell another reply
+    logprobs = (-0.1, -2.0, -1.0, -0.1, -0.1, -0.1)
+    reply = _evidence("誰が来た？", "お姫さまです。", "お姫さま", tokens=tokens, logprobs=logprobs)
+    assert SIGNALS["answer_logprob"](reply) == pytest.approx((-0.1 - 2.0 - 1.0 - 0.1) / 4)
 
 
 def test_confidence_is_a_probability() -> None:
