@@ -8,9 +8,8 @@ Each story is ingested through the app's path for the small model (the parser re
 ingest cache under STORYGRAPH_DATA_DIR applies); the engine gathers the sources and facts as for
 an answer (`compose_answer=False`: retrieval does not depend on the model), the question is read
 in its sources' language when asked across languages (as the model answers it), and the check
-runs on the sources the model reads. OUT maps each question id to the check's verdict:
-{"missing": its reason ("no fact or sentence has …") or null (the act is told, or the question is
-not one it checks), "fillers": who or what the told act has in the asked slot}.
+runs on the sources the model reads. OUT maps each question id to the check's reason ("no fact
+or sentence has …") or null (the act is told, or the question is not one it checks).
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ SMALL = ModelInfo("embedded", "premise-replay", capable=False)
 """The small embedded model's parts (its retrieval budget and sources); never called."""
 
 
-def replay(questions: Path, stories: Path) -> dict[str, dict[str, Any]]:
+def replay(questions: Path, stories: Path) -> dict[str, str | None]:
     settings = Settings()
     cache = Path(settings.data_dir) / "e2e"
     by_story: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -44,7 +43,7 @@ def replay(questions: Path, stories: Path) -> dict[str, dict[str, Any]]:
         by_story[str(row["story"])].append(row)
     llm = FakeListChatModel(responses=["(never called)"])
     options = replace(QAOptions.from_settings(settings), compose_answer=False)
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, str | None] = {}
     for story, cases in by_story.items():
         with story_services(settings, llm=llm, info=SMALL) as services:
             ingest_story(services, stories / story, cache)
@@ -62,11 +61,9 @@ def replay(questions: Path, stories: Path) -> dict[str, dict[str, Any]]:
                 if parts.across is not None:
                     analysis = parts.across.asked(analysis) or analysis
                 read = parts.context.within_budget(answer.citations).read
-                verdict = checker.check(analysis, read, answer.citations, answer.facts)
-                found[str(case["id"])] = {
-                    "missing": verdict.missing,
-                    "fillers": list(verdict.fillers),
-                }
+                found[str(case["id"])] = checker.missing(
+                    analysis, read, answer.citations, answer.facts
+                )
         print(f"{story}: {len(cases)} questions", file=sys.stderr)
     return found
 
@@ -77,8 +74,7 @@ def main(argv: list[str]) -> int:
         return 2
     found = replay(Path(argv[0]), Path(argv[1]))
     Path(argv[2]).write_text(json.dumps(found, ensure_ascii=False, indent=1), encoding="utf-8")
-    untold = sum(v["missing"] is not None for v in found.values())
-    print(f"{untold} of {len(found)} without premise")
+    print(f"{sum(v is not None for v in found.values())} of {len(found)} without premise")
     return 0
 
 

@@ -104,24 +104,17 @@ def load_run(spec: str) -> list[Row]:
 
 
 def _signals(
-    judged: dict[str, Any] | None, premise: dict[str, Any] | str | bool | None
+    judged: dict[str, Any] | None, premise: str | bool | None
 ) -> dict[str, float | None] | None:
     """Every signal of today's code, read from the evidence the run kept (a run that kept none:
-    the signals it recorded), with today's premise verdict when one is given (`premise`:
-    eval/premise_replay.py's {"missing", "fillers"}, or an older replay's reason or None when
-    the act is told; False: none given)."""
+    the signals it recorded), with today's premise verdict when one is given (`premise`: its
+    reason, or None when the act is told; False: none given)."""
     if judged is None:
         return None
     if not judged.get("evidence"):
         return dict(judged["signals"])
     evidence = Evidence.from_json(judged["evidence"])
-    if isinstance(premise, dict):
-        evidence = replace(
-            evidence,
-            rule=NO_PREMISE if premise.get("missing") else TOLD,
-            fillers=tuple(premise.get("fillers", ())),
-        )
-    elif premise is not False:
+    if premise is not False:
         evidence = replace(evidence, rule=NO_PREMISE if premise else TOLD)
     return read_signals(evidence)
 

@@ -125,33 +125,3 @@ def test_a_source_is_read_with_the_topic_its_paragraph_carries() -> None:
     told = GraphPremiseChecker(_frames, {"c1": story}.get)
     assert _missing(question, ["犬"], source, checker=alone) is not None
     assert _missing(question, ["犬"], source, checker=told) is None
-
-
-def _fillers(
-    question: str,
-    entities: list[str],
-    sources: list[Citation],
-    facts: Sequence[Fact] = (),
-    checker: GraphPremiseChecker | None = None,
-) -> tuple[str, ...]:
-    checker = checker or GraphPremiseChecker(_frames, questions=question_structure)
-    return checker.check(_asked(question, entities), sources, sources, facts).fillers
-
-
-def test_a_told_act_names_who_stands_in_the_asked_slot() -> None:
-    # the doer of a passive frame, the follower of a fact, the object of an English frame
-    assert any("桃太郎" in f for f in _fillers("鬼の大将を倒したのは誰？", ["鬼の大将"],
-                                               _sources(PINNED)))  # fmt: skip
-    facts = [Fact("犬", "FOLLOWS", "桃太郎", ["c1"], FOLLOW, kept=True)]
-    silent = GraphPremiseChecker(lambda text, language: [])
-    assert _fillers("桃太郎について行ったのは誰？", ["桃太郎"], [], facts, silent) == ("犬",)
-    sources = _sources("The Mouse freed the Lion from the net.")
-    assert any("mouse" in f.lower() for f in _fillers("Who freed the Lion?", ["lion"], sources))
-
-
-def test_an_act_told_of_no_one_has_no_fillers() -> None:
-    checker = GraphPremiseChecker(_frames, questions=question_structure)
-    asked = _asked("Who freed the Mouse?", ["mouse"])
-    sources = _sources("The Lion caught the Mouse.")
-    verdict = checker.check(asked, sources, sources, ())
-    assert verdict.missing is not None and verdict.fillers == ()

@@ -15,7 +15,6 @@ from storygraph.qa.question.question_type import detect_question_type
 from storygraph.qa.verify import Evidence, Verifier, load_verifier
 from storygraph.qa.verify.calibration import Calibration, fit
 from storygraph.qa.verify.gate import evidence_of, support_step
-from storygraph.qa.verify.premise import PremiseVerdict
 from storygraph.qa.verify.signals import SIGNALS, read_signals, token_spans, units
 from storygraph.qa.verify.support_text import NOT_SURE, SupportStep
 
@@ -156,12 +155,12 @@ QUESTION = "少年にりんごをやったのは誰？"
 class _Premise:
     """A premise check with a fixed answer (its own tests: tests/unit/test_premise.py)."""
 
-    def __init__(self, missing: str | None, fillers: tuple[str, ...] = ()) -> None:
+    def __init__(self, missing: str | None) -> None:
         self.problem = ""
-        self._verdict = PremiseVerdict(missing, fillers)
+        self._missing = missing
 
-    def check(self, *args: object) -> PremiseVerdict:
-        return self._verdict
+    def missing(self, *args: object) -> str | None:
+        return self._missing
 
 
 def _judge(
@@ -215,40 +214,10 @@ def test_the_facts_list_and_a_cut_answer_are_not_checked() -> None:
 
 
 def test_the_premise_verdict_is_the_evidence_the_verifier_reads() -> None:
-    untold = evidence_of(QUESTION, "パン屋です。[2]", (), CITATIONS, 2, PremiseVerdict("no act"))
-    told = evidence_of(QUESTION, "パン屋です。[2]", (), CITATIONS, 2, PremiseVerdict(None, ("a",)))
+    untold = evidence_of(QUESTION, "パン屋です。[2]", (), CITATIONS, 2, "no act")
+    told = evidence_of(QUESTION, "パン屋です。[2]", (), CITATIONS, 2, None)
     assert SIGNALS["no_premise"](untold) == 1.0 and SIGNALS["no_premise"](told) == 0.0
     assert SIGNALS["no_premise"](_evidence("q", "a", "a")) is None  # no premise check ran
-
-
-def test_the_told_acts_fillers_travel_with_the_evidence() -> None:
-    verdict = PremiseVerdict(None, ("パン屋",))
-    told = evidence_of(QUESTION, "パン屋です。[2]", (), CITATIONS, 2, verdict)
-    assert told.fillers == ("パン屋",)
-    assert Evidence.from_json(told.to_json()) == told
-
-
-@pytest.mark.parametrize(
-    ("core", "fillers", "expected"),
-    [
-        ("猿", ("猿",), 1.0),  # the doer the sentence tells
-        ("鬼の大将", ("大将",), 1.0),  # the same one with its owner
-        ("おばあさん", ("おじいさん",), 0.0),  # the act's other participant
-        ("犬、猿、きじ", ("猿",), 1.0),  # a list naming the one told
-        ("The baker", ("the old baker",), 1.0),  # English: the same head word
-        ("The aunt", ("the uncle",), 0.0),
-        ("the king's daughter", ("the king",), 0.0),  # a possessor is not the one named
-        ("the king and the queen", ("queen",), 1.0),  # one of coordinated parts
-        ("The baker", ("he",), None),  # a pronoun names no one
-        ("The pheasant", ("きじ",), None),  # across scripts: not compared
-        ("猿", (), None),  # the premise check found no filler
-    ],
-)
-def test_answer_in_slot_reads_the_answer_against_who_the_told_act_has_there(
-    core: str, fillers: tuple[str, ...], expected: float | None
-) -> None:
-    evidence = _evidence("q", core, core, fillers=fillers)
-    assert SIGNALS["answer_in_slot"](evidence) == expected
 
 
 def test_the_answers_own_tokens_are_read_apart_from_the_questions_words() -> None:

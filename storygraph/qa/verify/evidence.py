@@ -16,9 +16,7 @@ class Evidence:
     it wrote (empty when the server sends none), `tokens` those tokens' texts (empty when the
     server sends none, and for a run saved before 2026-12-04), `rule` the premise check's verdict
     (storygraph.qa.verify.premise: "no premise" or "told"; "" when none ran; a run saved before
-    2026-12-03 holds the rule check's verdict there: "supported", "not supported", "no premise"),
-    `fillers` who or what the premise check found in the asked slot of the told act
-    (`PremiseVerdict.fillers`; () for a run saved before 2026-12-04)."""
+    2026-12-03 holds the rule check's verdict there: "supported", "not supported", "no premise")."""
 
     question: str
     answer: str
@@ -28,7 +26,6 @@ class Evidence:
     logprobs: tuple[float, ...] = ()
     rule: str = ""
     tokens: tuple[str, ...] = ()
-    fillers: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The evidence as the trace keeps it: a saved run's signals can be read again from it
@@ -42,7 +39,6 @@ class Evidence:
             "logprobs": [round(p, 4) for p in self.logprobs],
             "tokens": list(self.tokens),
             "rule": self.rule,
-            "fillers": list(self.fillers),
         }
 
     @classmethod
@@ -56,7 +52,6 @@ class Evidence:
             logprobs=tuple(float(p) for p in raw.get("logprobs", ())),
             rule=str(raw.get("rule", "")),
             tokens=tuple(str(t) for t in raw.get("tokens", ())),
-            fillers=tuple(str(f) for f in raw.get("fillers", ())),
         )
 
 

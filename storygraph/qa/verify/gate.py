@@ -24,7 +24,7 @@ from storygraph.models import Citation, Fact, Support
 from storygraph.qa.generation.answer_core import answer_core
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.verify.evidence import Evidence
-from storygraph.qa.verify.premise import NOT_CHECKED, PremiseChecker, PremiseVerdict
+from storygraph.qa.verify.premise import PremiseChecker
 from storygraph.qa.verify.support_text import NOT_SHOWN, SupportStep, support_reply
 from storygraph.qa.verify.support_words import cited_sources, declines
 from storygraph.qa.verify.verifier import Verifier
@@ -44,11 +44,11 @@ def evidence_of(
     logprobs: Sequence[float],
     citations: Sequence[Citation],
     read: int,
-    premise: PremiseVerdict,
+    premise: str | None,
     tokens: Sequence[str] = (),
 ) -> Evidence:
     """The verifier's evidence for a written answer: the sources it cites and those it read,
-    and the premise check's verdict."""
+    and the premise check's verdict (`premise`: its reason when the act is told of no one)."""
     cited = tuple(c.text for c in cited_sources(written, citations))
     return Evidence(
         question=question,
@@ -58,8 +58,7 @@ def evidence_of(
         read=tuple(c.text for c in citations[:read]),
         logprobs=tuple(logprobs),
         tokens=tuple(tokens) if len(tokens) == len(logprobs) else (),
-        rule=NO_PREMISE if premise.missing else TOLD,
-        fillers=premise.fillers,
+        rule=NO_PREMISE if premise else TOLD,
     )
 
 
@@ -90,20 +89,19 @@ def support_step(
         )  # fmt: skip
         support = Support("not checked", reason=why)
         return SupportStep(support, written, (), {"verdict": "not checked", "reason": why})
-    found = premise.check(analysis, citations[:read], citations, facts) if premise else NOT_CHECKED
-    untold = found.missing
+    told = premise.missing(analysis, citations[:read], citations, facts) if premise else None
     warnings = (f"the premise check read the facts only: {premise.problem}",) if (
         premise is not None and premise.problem
     ) else ()  # fmt: skip
-    detail = {"premise": untold, "model_answer": None}
+    detail = {"premise": told, "model_answer": None}
     if declines(written):
         support = (
-            Support(NO_PREMISE, reason=untold, check="premise") if untold
+            Support(NO_PREMISE, reason=told, check="premise") if told
             else Support("declined", reason="the answer says the story's sentences do not say")
         )  # fmt: skip
         return SupportStep(support, written, warnings, {**detail, "verdict": support.verdict,
                                                          "reason": support.reason})  # fmt: skip
-    evidence = evidence_of(analysis.question, written, logprobs, citations, read, found, tokens)
+    evidence = evidence_of(analysis.question, written, logprobs, citations, read, told, tokens)
     verdict = verifier.verify(evidence)
     passes = verifier.passes(verdict)
     detail = {**detail, "verifier": {**verdict.to_json(), "mode": mode, "answer": written},
@@ -128,7 +126,7 @@ def support_step(
         return SupportStep(support, written, warnings, {**detail, "verdict": verdict_of,
                                                          "source": source})  # fmt: skip
     support = (
-        Support(NO_PREMISE, reason=untold, check="premise") if untold
+        Support(NO_PREMISE, reason=told, check="premise") if told
         else Support("not supported", reason=verdict.reason, check="verifier")
     )  # fmt: skip
     text = support_reply(support, analysis, citations, written) or written

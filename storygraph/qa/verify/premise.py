@@ -12,21 +12,15 @@ It is asked of a question that asks for a doer or a thing of a verb about a name
 someone said is not asked (a line is told by its quote, which the frames do not read as an act),
 nor one that asks what a thing is (its verb only says which thing) or asks someone to do it.
 
-Its verdict is two signals of the verifier: `no_premise` (the act told of no one), and
-`answer_in_slot` (storygraph.qa.verify.signals): when the act is told, who or what the telling
-facts and frames have in the asked slot (`PremiseVerdict.fillers`: 「犬をたたいたのは誰？」 told by
-「猿が犬をたたいた」 has 猿 there), so that an answer naming the act's other participant, or the
-asked-about one again, is read against the parse. The verdict also decides the words of an answer
-the verifier withholds: "the story does not say" instead of "not sure".
-
-The parser is reached through an injected `FrameReader` built in the composition root
+Its verdict is one signal of the verifier (storygraph.qa.verify.signals.no_premise) and
+decides the words of an answer the verifier withholds: "the story does not say" instead of "not
+sure". The parser is reached through an injected `FrameReader` built in the composition root
 (storygraph.services): this module imports nothing from storygraph.ingest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from storygraph.errors import ModelError
@@ -51,37 +45,21 @@ PREMISE_KINDS = frozenset({"who_did", "who_was_done_to", "who", "what"})
 of relations the parser reads too sparsely to say that none exists."""
 
 
-@dataclass(frozen=True)
-class PremiseVerdict:
-    """What the premise check found for one question."""
-
-    missing: str | None = None
-    """Why the asked act is told of no one ("no fact or sentence has anyone defeats 桃太郎");
-    None: it is told, or the question is not one the check reads."""
-    fillers: tuple[str, ...] = ()
-    """Who or what the facts and frames telling the act have in the asked slot (the doers for
-    「…を倒したのは誰？」, the things for "What did X give Y?"), as they name them; () when the
-    act is told of no one, told only by a sentence the parser read no frame of, or not checked."""
-
-
-NOT_CHECKED = PremiseVerdict()
-
-
 class PremiseChecker(Protocol):
     """Says whether the story tells the question's act (module doc)."""
 
     problem: str
 
-    def check(
+    def missing(
         self,
         analysis: QuestionAnalysis,
         read: Sequence[Citation],
         citations: Sequence[Citation],
         facts: Sequence[Fact],
-    ) -> PremiseVerdict:
-        """The premise verdict: `missing` says why the premise is told of no one (None when it
-        is told, or cannot be checked). `read`: the sources the model read; `citations`: every
-        source; `facts`: every candidate of retrieval (kept ones marked)."""
+    ) -> str | None:
+        """Why the premise is told of no one; None when it is told, or cannot be checked.
+        `read`: the sources the model read; `citations`: every source; `facts`: every
+        candidate of retrieval (kept ones marked)."""
         ...
 
 
@@ -104,48 +82,6 @@ class GraphPremiseChecker:
         the check then reads the facts only, and the engine names that in the trace."""
         self._frame_cache: dict[tuple[str, str], tuple[Frame, ...]] = {}
 
-    def check(
-        self,
-        analysis: QuestionAnalysis,
-        read: Sequence[Citation],
-        citations: Sequence[Citation],
-        facts: Sequence[Fact],
-    ) -> PremiseVerdict:
-        analysis = self.parser.checked(analysis)
-        self.problem = self.problem or self.parser.problem
-        wanted = [(e, s) for e, s in wanted_slots(analysis) if s != "any"]
-        if not wanted or not analysis.stems or analysis.qtype.kind not in PREMISE_KINDS:
-            return NOT_CHECKED
-        if analysis.qtype.speech:
-            return NOT_CHECKED  # a line is told by its quote, not by an act the frames read
-        structure = self.parser.structure(analysis.question, analysis.language)
-        if structure is not None and (not structure.predicate or structure.requested):
-            # 「玉手箱に入っていた…とは何だった？」 asks what a thing is: the verb of its relative
-            # clause says which thing; nor must the story hold an act someone is asked to do
-            return NOT_CHECKED
-        links = self._links(analysis, read, citations, facts)
-        told = False
-        fillers: dict[str, None] = {}  # in the order read, each once
-        for link in links:
-            if not type_stems(link.relation) & (analysis.related or analysis.stems):
-                continue
-            for entity, slot in wanted:
-                if slot == "start" and same(link.end, entity):
-                    told = True
-                    fillers.update({link.start: None} if link.start else {})
-                if slot == "end" and same(link.start, entity):
-                    told = True
-                    fillers.update({link.end: None} if link.end else {})
-        if told:
-            return PremiseVerdict(None, tuple(fillers))
-        if _unread_verb(analysis, links, read):
-            return NOT_CHECKED
-        entity, slot = wanted[0]
-        verb = "/".join(sorted(analysis.stems)).lower()
-        if slot == "start":
-            return PremiseVerdict(f"no fact or sentence has anyone {verb} {entity}")
-        return PremiseVerdict(f"no fact or sentence has {entity} {verb} anyone")
-
     def missing(
         self,
         analysis: QuestionAnalysis,
@@ -153,8 +89,34 @@ class GraphPremiseChecker:
         citations: Sequence[Citation],
         facts: Sequence[Fact],
     ) -> str | None:
-        """`check(...).missing`: why the premise is told of no one, or None."""
-        return self.check(analysis, read, citations, facts).missing
+        analysis = self.parser.checked(analysis)
+        self.problem = self.problem or self.parser.problem
+        wanted = [(e, s) for e, s in wanted_slots(analysis) if s != "any"]
+        if not wanted or not analysis.stems or analysis.qtype.kind not in PREMISE_KINDS:
+            return None
+        if analysis.qtype.speech:
+            return None  # a line is told by its quote, not by an act the frames read
+        structure = self.parser.structure(analysis.question, analysis.language)
+        if structure is not None and (not structure.predicate or structure.requested):
+            # 「玉手箱に入っていた…とは何だった？」 asks what a thing is: the verb of its relative
+            # clause says which thing; nor must the story hold an act someone is asked to do
+            return None
+        links = self._links(analysis, read, citations, facts)
+        for link in links:
+            if not type_stems(link.relation) & (analysis.related or analysis.stems):
+                continue
+            for entity, slot in wanted:
+                if slot == "start" and same(link.end, entity):
+                    return None
+                if slot == "end" and same(link.start, entity):
+                    return None
+        if _unread_verb(analysis, links, read):
+            return None
+        entity, slot = wanted[0]
+        verb = "/".join(sorted(analysis.stems)).lower()
+        if slot == "start":
+            return f"no fact or sentence has anyone {verb} {entity}"
+        return f"no fact or sentence has {entity} {verb} anyone"
 
     def _links(
         self,

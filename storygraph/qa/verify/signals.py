@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from storygraph.qa.verify.evidence import Evidence
-from storygraph.text.normalize import holds_name, normalize_name
+from storygraph.text.normalize import normalize_name
 from storygraph.text.terms import JA_QUESTION_WORDS, english_words
 
 Signal = Callable[[Evidence], float | None]
@@ -270,49 +270,6 @@ def no_premise(evidence: Evidence) -> float | None:
     return 1.0 if evidence.rule == "no premise" else 0.0
 
 
-_JA_PRONOUNS = frozenset({"彼", "彼女", "彼ら", "かれ", "かのじょ", "それ", "これ", "あれ", "自分"})
-"""Japanese words that stand for a participant without naming it (English ones are stop words:
-`english_words` drops them)."""
-
-
-def _head(phrase: str) -> str:
-    """An English noun phrase's head word, stemmed: its last content word before "of" ("the
-    daughter of the king" → daughter; "the king's daughter" → daughter); "" when it has none."""
-    words = english_words(normalize_name(phrase).split(" of ")[0])
-    return words[-1] if words else ""
-
-
-def names_filler(core: str, filler: str) -> bool | None:
-    """Does the answer's core name `filler` (a noun phrase of a fact or a frame)? Japanese: one
-    holds the other as a name (鬼の大将 / 大将, not おじいさん / おばあさん); English: the filler's
-    head word is the head of the core or of one of its coordinated parts ("the king and the
-    queen" / the queen; "the king's daughter" is not the king). None:
-    they cannot be compared (different scripts, or a filler that is a pronoun)."""
-    if bool(_JAPANESE.search(core)) != bool(_JAPANESE.search(filler)):
-        return None
-    if _JAPANESE.search(filler):
-        if normalize_name(filler) in _JA_PRONOUNS:
-            return None
-        return holds_name(core, filler) or holds_name(filler, core)
-    head = _head(filler)
-    if not head:
-        return None
-    return head in {_head(part) for part in re.split(r",|;| and | or ", normalize_name(core))}
-
-
-def answer_in_slot(evidence: Evidence) -> float | None:
-    """Whether the answer names one of those the premise check found in the asked slot of the
-    told act (`Evidence.fillers`: for 「犬をたたいたのは誰？」 the doers of たたく with 犬 as its
-    object, in the facts and the parser's frames of the sentences read): 1 when it names one, 0
-    when it names none of them (the act's other participant, the asked-about one again, someone
-    the sentences do not put there). None: no filler, or none comparable with the answer."""
-    verdicts = [names_filler(evidence.core, f) for f in evidence.fillers]
-    known = [v for v in verdicts if v is not None]
-    if not known:
-        return None
-    return 1.0 if any(known) else 0.0
-
-
 def core_size(evidence: Evidence) -> float | None:
     """log(1 + the number of units the answer's core has): a name is short, a clause long."""
     return math.log1p(len(units(evidence.core)))
@@ -332,7 +289,6 @@ SIGNALS: dict[str, Signal] = {
     "answer_locality": answer_locality,
     "hypothesis_in_cited": hypothesis_in_cited,
     "premise_in_read": premise_in_read,
-    "answer_in_slot": answer_in_slot,
 }
 """Every signal by name, in the order the calibrated model's weights list them."""
 

@@ -49,10 +49,6 @@ SAYING = {
         "a cited sentence says the question with it as the answer",
         "no cited sentence says the question with it as the answer",
     ),
-    "answer_in_slot": (
-        "it is who or what the sentences telling the act put in the asked place",
-        "the sentences telling the act put someone or something else in the asked place",
-    ),
     "premise_in_read": (
         "a sentence it read tells what the question takes as given",
         "no sentence it read tells what the question takes as given",
