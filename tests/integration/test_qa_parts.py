@@ -302,7 +302,9 @@ def test_the_small_model_reads_the_facts_when_they_have_no_sentence(
     prompts: list[str] = []
     monkeypatch.setattr(scripted_logic, "answer", lambda p: prompts.append(p) or "鬼です。[1]")
     engine = build_engine(seeded.store, ScriptedChatModel(), SMALL, embedder=None)
-    answer = engine.ask("桃太郎を倒したのは誰？", QAOptions())
+    # label mode: the answer is shown whatever the verifier's confidence, which for a scripted
+    # reply (no token probabilities) is the fitted weights' business, not this path's
+    answer = engine.ask("桃太郎を倒したのは誰？", QAOptions(verify="label"))
     assert len(prompts) == 1
     assert answer.citations and {c.kind for c in answer.citations} == {"graph"}
     first = answer.citations[0]
