@@ -66,7 +66,7 @@ LOGPROBS = {"logprobs": True, "top_logprobs": 1}
 
 class Reply(str):
     """A model's written answer, with its tokens' log probabilities (the server's `logprobs`)
-    and the tokens' texts (`tokens`, one a probability; "" where the server sent none)."""
+    and the tokens' texts (`tokens`, one per probability; "" where the server sent none)."""
 
     logprobs: tuple[float, ...]
     tokens: tuple[str, ...]

@@ -57,7 +57,7 @@ def evidence_of(
         cited=cited,
         read=tuple(c.text for c in citations[:read]),
         logprobs=tuple(logprobs),
-        tokens=tuple(tokens) if len(tokens) == len(logprobs) else (),
+        tokens=tuple(tokens),
         rule=NO_PREMISE if premise else TOLD,
     )
 
