@@ -33,7 +33,7 @@ class _Llama:
             yield token
 
     def detokenize(self, tokens: list[int]) -> bytes:
-        return b"".join(b"b" if t == 0 else b"a" for t in tokens)
+        return b"".join(b"bacd"[t : t + 1] for t in tokens)
 
     def _create_completion(self, prompt: str, logprobs: Any = None, stream: bool = False) -> Any:
         if logprobs is not None:
@@ -64,6 +64,21 @@ def test_a_streamed_completion_that_asks_gets_each_written_tokens_logprob() -> N
     assert values == pytest.approx(
         [math.log(0.25), math.log(0.5), 5.0 - math.log(math.exp(5.0) + 3.0)]
     )
+
+
+def test_a_completion_asking_for_alternatives_gets_each_rows_most_probable_tokens() -> None:
+    chunks = list(_model()._create_completion("q", logprobs=2, stream=True))
+    tops = [c["choices"][0]["logprobs"]["top_logprobs"][0] for c in chunks]
+    # row 1 (a: 3 of 6) lists "a" first; row 2's "b" (logit 5) leads, "a" next
+    assert len(tops[1]) == 2 and next(iter(tops[1])) == "a"
+    assert tops[1]["a"] == pytest.approx(math.log(0.5))
+    assert next(iter(tops[2])) == "b"
+    assert tops[2]["b"] == pytest.approx(5.0 - math.log(math.exp(5.0) + 3.0))
+
+
+def test_one_alternative_is_the_written_token_and_is_not_listed() -> None:
+    chunks = list(_model()._create_completion("q", logprobs=1, stream=True))
+    assert all(c["choices"][0]["logprobs"]["top_logprobs"] == [{}] for c in chunks)
 
 
 def test_a_completion_that_does_not_ask_gets_none_and_nothing_is_refused() -> None:
