@@ -6,6 +6,7 @@ short by the deadline.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from storygraph.models import Fact
 from storygraph.qa.generation.answer import TokenFn
@@ -20,7 +21,13 @@ from storygraph.qa.retrieval.context import Sources
 from storygraph.qa.retrieval.retrieval import Retrieval
 from storygraph.qa.retrieval.scoring import RerankResult
 from storygraph.qa.verify.gate import support_step
+from storygraph.qa.verify.self_check import SelfChecked
 from storygraph.qa.verify.support_text import SupportStep
+
+SELF_CHECK_SKIPPED = (
+    "the model was not asked about its answer: an answer per story already spends the "
+    "question's model calls"
+)
 
 
 @dataclass(frozen=True)
@@ -52,10 +59,13 @@ def answer_within(
     on_token: TokenFn | None,
     deadline: Deadline,
     gathered: Gathered | None = None,
+    ask_self: bool = True,
 ) -> Answered:
     """Retrieval, scoring, sources (unless `gathered` already), the answer and its support
     check within `analysis.scope`, each step recorded in `trace`; past the `deadline`, the
-    stages left are skipped (storygraph.qa.pipeline.deadline)."""
+    stages left are skipped (storygraph.qa.pipeline.deadline). `ask_self` False: the model is
+    not asked about its answer (storygraph.qa.verify.self_check: a library's answer per story,
+    which already spends the question's model calls)."""
     if gathered is None:
         phase("finding")  # a per-story answer's next story
     got = gathered if gathered is not None else gather(analysis, parts, trace, deadline)
@@ -89,6 +99,12 @@ def answer_within(
     if written.method.startswith("llm") and not written.cut:
         phase("checking")
     read_as = asked or analysis
+    check_self = None
+    if parts.self_check is not None:
+        check_self = (
+            partial(parts.self_check.judge, callbacks=trace.callbacks) if ask_self
+            else lambda _evidence: SelfChecked(None, SELF_CHECK_SKIPPED)
+        )  # fmt: skip
     if deadline.over(trace, "support"):
         shown = unchecked(written.text)
     else:
@@ -96,7 +112,7 @@ def answer_within(
             parts.verify_mode, parts.verifier, parts.premise, read_as, written.text,
             written.method, written.cut, written.logprobs, sources.citations, written.read, facts,
             later=any(parts.reading.unread_name(n) for n in written.unsupported),
-            tokens=written.tokens,
+            tokens=written.tokens, self_check=check_self,
         )  # fmt: skip
     if asked is not None and parts.across is not None:
         # what the model wrote in the sources' language, rendered in the question's

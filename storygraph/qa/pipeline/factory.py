@@ -46,6 +46,7 @@ from storygraph.qa.retrieval.retrieval import parse_mode, retriever_for
 from storygraph.qa.retrieval.scoring import FastScorer, ModelScorer, RetrievalOrder, Scorer
 from storygraph.qa.verify import load_verifier
 from storygraph.qa.verify.premise import GraphPremiseChecker
+from storygraph.qa.verify.self_check import ModelSelfCheck
 from storygraph.qa.verify.support_reading import FrameReader
 from storygraph.store import GraphStore
 from storygraph.store.reading import Reading, reading_for
@@ -103,6 +104,7 @@ class PartsFactory:
         budgeted = small or (llm is None and options.small_model_budget)
         budget = SourceBudget.small_model(options.sentence_sources) if budgeted else None
         reading = reading_for(self.store, options.until, options.stories)  # once a question
+        verifier = load_verifier("embedded" if small else "other") if llm is not None else None
         return QAParts(
             reader=QuestionReader(
                 self.store,
@@ -132,8 +134,13 @@ class PartsFactory:
             # named fallbacks (storygraph.text.embeddings; the reading position's)
             warnings=(*((NO_EMBEDDER,) if self.embedder is None else ()), *reading.warnings),
             across=self._across(llm, options) if small else None,
-            verifier=load_verifier("embedded" if small else "other") if llm is not None else None,
+            verifier=verifier,
             verify_mode=options.verify,
+            self_check=(
+                ModelSelfCheck(llm)
+                if llm is not None and verifier is not None and verifier.reads("self_check")
+                else None
+            ),
             reading=reading,
         )
 

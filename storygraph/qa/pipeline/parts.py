@@ -20,6 +20,7 @@ from storygraph.qa.retrieval.scoring import RerankResult, Scorer
 from storygraph.qa.verify import Verifier
 from storygraph.qa.verify.gate import VerifyMode
 from storygraph.qa.verify.premise import PremiseChecker
+from storygraph.qa.verify.self_check import SelfCheck
 from storygraph.settings import Settings
 from storygraph.store.reading import EVERYTHING, Reading
 
@@ -122,6 +123,9 @@ class QAParts:
     is "not checked"."""
     verify_mode: VerifyMode = "gate"
     """What the verifier's verdict does to the answer shown (storygraph.qa.verify.gate)."""
+    self_check: SelfCheck | None = None
+    """Asks the model whether the sentences its answer cites state it (a signal of the
+    verifier: storygraph.qa.verify.self_check); None: its calibration does not read it."""
     reading: Reading = EVERYTHING
     """How far the reader has read (storygraph.store.reading), read once for the question: the
     retriever and the context hold it; the answer's decline says so."""

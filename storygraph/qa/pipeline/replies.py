@@ -54,7 +54,7 @@ def per_story_answer(
         lead = ("\n\n" if texts else "") + head + "\n"
         streamed = headed(on_token, lead) if on_token is not None else None
         part = within(analysis, scope)
-        one = answer_within(part, parts, trace, streamed, deadline)
+        one = answer_within(part, parts, trace, streamed, deadline, ask_self=len(scopes) < 2)
         offset = len(citations)
         said = so_far(one.checked.text, parts.reading)
         text, cited = renumbered(said, one.sources.citations, offset)

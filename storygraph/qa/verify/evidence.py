@@ -16,7 +16,9 @@ class Evidence:
     it wrote (empty when the server sends none), `tokens` those tokens' texts (empty when the
     server sends none, and for a run saved before 2026-12-04), `rule` the premise check's verdict
     (storygraph.qa.verify.premise: "no premise" or "told"; "" when none ran; a run saved before
-    2026-12-03 holds the rule check's verdict there: "supported", "not supported", "no premise")."""
+    2026-12-03 holds the rule check's verdict there: "supported", "not supported", "no premise"),
+    `self_check` the model's own yes/no judgement of the answer against the sentences it cites
+    (storygraph.qa.verify.self_check: log P(yes) - log P(no); None when it was not asked)."""
 
     question: str
     answer: str
@@ -26,6 +28,7 @@ class Evidence:
     logprobs: tuple[float, ...] = ()
     rule: str = ""
     tokens: tuple[str, ...] = ()
+    self_check: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The evidence as the trace keeps it: a saved run's signals can be read again from it
@@ -39,6 +42,7 @@ class Evidence:
             "logprobs": [round(p, 4) for p in self.logprobs],
             "tokens": list(self.tokens),
             "rule": self.rule,
+            "self_check": None if self.self_check is None else round(self.self_check, 4),
         }
 
     @classmethod
@@ -52,6 +56,7 @@ class Evidence:
             logprobs=tuple(float(p) for p in raw.get("logprobs", ())),
             rule=str(raw.get("rule", "")),
             tokens=tuple(str(t) for t in raw.get("tokens", ())),
+            self_check=None if raw.get("self_check") is None else float(raw["self_check"]),
         )
 
 

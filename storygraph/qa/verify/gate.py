@@ -18,13 +18,15 @@ shown, and its reason does not spell the name out (storygraph.store.reading).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from storygraph.models import Citation, Fact, Support
 from storygraph.qa.generation.answer_core import answer_core
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.verify.evidence import Evidence
 from storygraph.qa.verify.premise import PremiseChecker
+from storygraph.qa.verify.self_check import SelfChecked
 from storygraph.qa.verify.support_text import NOT_SHOWN, SupportStep, support_reply
 from storygraph.qa.verify.support_words import cited_sources, declines
 from storygraph.qa.verify.verifier import Verifier
@@ -76,11 +78,13 @@ def support_step(
     facts: Sequence[Fact],
     later: bool = False,
     tokens: Sequence[str] = (),
+    self_check: Callable[[Evidence], SelfChecked] | None = None,
 ) -> SupportStep:
     """The support step on `written` (module doc): the verdict, the text shown, its warnings
     and the trace's detail. `read`: how many of `citations` the model read; `later`: the answer
     names what comes past the reading position; `tokens`: the texts of the tokens `logprobs`
-    are of."""
+    are of; `self_check`: asks the model about its answer (storygraph.qa.verify.self_check),
+    None when it is not asked."""
     if not method.startswith("llm") or cut or verifier is None:
         why = (
             f"the answer is the {method} list" if not method.startswith("llm")
@@ -102,6 +106,11 @@ def support_step(
         return SupportStep(support, written, warnings, {**detail, "verdict": support.verdict,
                                                          "reason": support.reason})  # fmt: skip
     evidence = evidence_of(analysis.question, written, logprobs, citations, read, told, tokens)
+    if self_check is not None:
+        asked = self_check(evidence)
+        evidence = replace(evidence, self_check=asked.value)
+        detail = {**detail, "self_check": asked.value, **({"self_check_note": asked.note}
+                                                          if asked.note else {})}  # fmt: skip
     verdict = verifier.verify(evidence)
     passes = verifier.passes(verdict)
     detail = {**detail, "verifier": {**verdict.to_json(), "mode": mode, "answer": written},

@@ -270,6 +270,14 @@ def no_premise(evidence: Evidence) -> float | None:
     return 1.0 if evidence.rule == "no premise" else 0.0
 
 
+def self_check(evidence: Evidence) -> float | None:
+    """The model's own judgement, asked after it wrote, of whether the sentences its answer
+    cites state that answer to the question: log P(yes) - log P(no) of its one-word reply
+    (storygraph.qa.verify.self_check). None: not asked (no citation, no token probabilities,
+    a second story's answer in a library)."""
+    return evidence.self_check
+
+
 def core_size(evidence: Evidence) -> float | None:
     """log(1 + the number of units the answer's core has): a name is short, a clause long."""
     return math.log1p(len(units(evidence.core)))
@@ -289,6 +297,7 @@ SIGNALS: dict[str, Signal] = {
     "answer_locality": answer_locality,
     "hypothesis_in_cited": hypothesis_in_cited,
     "premise_in_read": premise_in_read,
+    "self_check": self_check,
 }
 """Every signal by name, in the order the calibrated model's weights list them."""
 

@@ -53,6 +53,10 @@ SAYING = {
         "a sentence it read tells what the question takes as given",
         "no sentence it read tells what the question takes as given",
     ),
+    "self_check": (
+        "the model, asked, says the cited sentence states it",
+        "the model, asked, says the cited sentence does not state it",
+    ),
 }
 """How each signal is said when it was high (first) or low (second): above or below its mean on
 dev (a signal with a negative weight, `question_share`, lowers the confidence when high)."""
@@ -85,6 +89,11 @@ class Verifier:
         reason = f"confidence {confidence:.2f}" + (": " + "; ".join(said) if said else "")
         index = best_share(evidence.core, evidence.cited)[1] if evidence.cited else None
         return Verdict(confidence, reason, index, signals, evidence.to_json())
+
+    def reads(self, signal: str) -> bool:
+        """Whether the calibration weighs `signal` (a signal that costs a model call is asked
+        only then)."""
+        return signal in self.calibration.features
 
     def passes(self, verdict: Verdict) -> bool:
         return verdict.confidence >= self.threshold
