@@ -11,6 +11,8 @@ chunking, LLMGraphTransformer's parsing, merging, Cypher and ranking all run for
 - rerank (tools `FactScores` / `SingleScore`): a score from keyword rules of the script;
 - answer (no tool): the first listed fact, in words, with its citation marks;
 - the Doctor's tool-calling probe (tool `DoctorProbe`): the animal named in the sentence;
+- the verifier's self-check (no tool, recognised by its prompt): yes when the proposed answer's
+  words stand in the sentences, else no;
 - the frame checks of `storygraph.ingest.frames.check` (no tool, recognised by their prompts):
   yes/no
   from whether the asked fact is a scripted triple, the scripted type for a relation pick, the
@@ -200,8 +202,12 @@ def answer_choice(script: Script, prompt: str) -> str:
         for start, _, _, end, _ in script.triples:
             if (start == option and end in question) or (end == option and start in question):
                 return option
-    unknown = re.search(r"If the sentences do not say which option answers the question, "
-                        r"reply: (.+)$", prompt, flags=re.MULTILINE)
+    unknown = re.search(
+        r"If the sentences do not say which option answers the question, "
+        r"reply: (.+)$",
+        prompt,
+        flags=re.MULTILINE,
+    )
     return unknown.group(1).strip() if unknown else ""
 
 
@@ -241,9 +247,20 @@ def argument_pick(script: Script, prompt: str) -> str:
     return "{}"
 
 
+def self_check(prompt: str) -> str:
+    """The verifier's self-check (prompts/self_check.txt): yes when every word of the proposed
+    answer (its final stop left out) stands in the sentences, else no."""
+    sentences = prompt.rsplit("Sentences:", 1)[-1].split("\nQuestion:", 1)[0]
+    proposed = _field(prompt, "Proposed answer").rstrip("。.")
+    words = proposed.split() if " " in proposed else [proposed]
+    return "yes" if proposed and all(w in sentences for w in words) else "no"
+
+
 def respond(script: Script, prompt: str, tools: Sequence[dict[str, Any]] | None) -> dict[str, Any]:
     """The reply to one request: {"tool": name, "args": {...}} or {"content": text}."""
     names = _tool_names(tools)
+    if not names and "Proposed answer:" in prompt:
+        return {"content": self_check(prompt)}
     if not names and "Answer with one word: yes or no." in prompt:
         return {"content": fact_check(script, prompt)}
     if not names and "choosing from a fixed list of relation types" in prompt:

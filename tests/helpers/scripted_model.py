@@ -4,12 +4,16 @@ It implements `bind_tools`, so `with_structured_output(..., method="function_cal
 LLMGraphTransformer take their real tool-calling path and parse real tool calls. Faults can be
 injected per request kind to test fallbacks: `faults={"extract": TimeoutError("slow")}`,
 `faults={"rerank": "garbage"}` (a reply that is not a tool call),
-`faults={"answer": "text:犬です。[2]"}` (that exact text as the reply), etc.
+`faults={"answer": "text:犬です。[2]"}` (that exact text as the reply), etc. With `logprobs=True`
+a text reply carries token probabilities where langchain-openai puts them (one "token" per
+character, each of probability 0.9; a yes / no reply lists the other side at 0.1), as the
+embedded server sends them.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -52,6 +56,7 @@ class ScriptedChatModel(BaseChatModel):
     faults: dict[str, Any] = Field(default_factory=dict)
     on_call: Callable[[str], None] | None = None
     calls: list[str] = Field(default_factory=list)
+    logprobs: bool = False
 
     @property
     def _llm_type(self) -> str:
@@ -99,5 +104,24 @@ class ScriptedChatModel(BaseChatModel):
                     usage_metadata=usage,
                 )
             else:
-                message = AIMessage(content=reply["content"], usage_metadata=usage)
+                meta = {"logprobs": _logprobs(reply["content"])} if self.logprobs else {}
+                message = AIMessage(
+                    content=reply["content"], usage_metadata=usage, response_metadata=meta
+                )
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _logprobs(text: str) -> dict[str, Any]:
+    """Token probabilities for `text` in the chat format (module doc)."""
+    likely, other = math.log(0.9), math.log(0.1)
+    content = []
+    for token in text:
+        top = [{"token": token, "logprob": likely}]
+        if text in ("yes", "no"):
+            token = text
+            top = [{"token": text, "logprob": likely}]
+            top.append({"token": "no" if text == "yes" else "yes", "logprob": other})
+            content.append({"token": token, "logprob": likely, "top_logprobs": top})
+            break
+        content.append({"token": token, "logprob": likely, "top_logprobs": top})
+    return {"content": content}
