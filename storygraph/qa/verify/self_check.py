@@ -6,8 +6,8 @@ The probabilities are read from the reply's first token and its alternatives (`t
 as OpenAI-compatible servers send them; the embedded server lists them from the row of logits it
 samples from, storygraph.llm.token_logprobs), summing every alternative that spells yes (or no)
 in any case. One call of one token on a short prompt (the cited sentences, the question, the
-reply without its source marks; prompts/self_check.txt), after the answer was written: the answer's first token
-does not wait for it.
+reply without its source marks; prompts/self_check.txt), after the answer was written: the
+answer's first token does not wait for it.
 
 Not asked (the signal is None, and the trace says why): an answer citing no sentence; a server
 that sent no token probabilities with the answer (it would send none for the check either); a
