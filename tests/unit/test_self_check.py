@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from storygraph.models import Citation
-from storygraph.qa.verify import Evidence
+from storygraph.qa.verify import Evidence, load_verifier
 from storygraph.qa.verify.calibration import Calibration
 from storygraph.qa.verify.gate import support_step
 from storygraph.qa.verify.self_check import (
+    FAILED,
     LIMIT,
     NO_ALTERNATIVES,
     NO_CITATION,
@@ -81,6 +82,18 @@ def test_the_check_is_not_asked_without_a_citation_or_token_probabilities() -> N
     )
 
 
+def test_a_failed_check_leaves_the_answer_judged_without_it_and_says_so() -> None:
+    got = ModelSelfCheck(_Model({}, fault=ConnectionError("server gone"))).judge(EVIDENCE, [])  # type: ignore[arg-type]
+    assert got.value is None and got.failed
+    assert got.note.startswith(FAILED) and "server gone" in got.note
+    shown = support_step(
+        "gate", load_verifier("embedded"), None, _analysis(EVIDENCE.question), EVIDENCE.answer,
+        "llm-compact", False, (-0.1, -0.2), [Citation(1, "d:1", "d.txt", CITED)], 1, (),
+        self_check=lambda evidence: got,
+    )  # fmt: skip
+    assert got.note in shown.warnings and shown.support.verdict in ("supported", "not supported")
+
+
 def test_the_support_step_puts_the_checks_value_in_the_evidence_it_judges() -> None:
     verifier = Verifier(
         Calibration(("self_check",), (0.0,), (1.0,), (3.0,), (0.0,), 0.0, 0.5), "embedded"
@@ -120,10 +133,13 @@ class _Model:
     """A chat model that streams one token with the given alternatives, keeping each request's
     extra body."""
 
-    def __init__(self, alternatives: dict[str, float]) -> None:
+    def __init__(self, alternatives: dict[str, float], fault: Exception | None = None) -> None:
         self.alternatives = alternatives
+        self.fault = fault
         self.bodies: list[dict[str, Any]] = []
 
     def stream(self, messages: Any, config: Any = None, **kw: Any) -> Iterator[_Chunk]:
         self.bodies.append(kw["extra_body"])
+        if self.fault is not None:
+            raise self.fault
         yield _chunk(self.alternatives)

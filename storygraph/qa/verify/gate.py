@@ -109,6 +109,7 @@ def support_step(
     if self_check is not None:
         asked = self_check(evidence)
         evidence = replace(evidence, self_check=asked.value)
+        warnings = (*warnings, asked.note) if asked.failed else warnings
         detail = {**detail, "self_check": asked.value, **({"self_check_note": asked.note}
                                                           if asked.note else {})}  # fmt: skip
     verdict = verifier.verify(evidence)

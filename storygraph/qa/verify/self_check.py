@@ -11,7 +11,9 @@ answer's first token does not wait for it.
 
 Not asked (the signal is None, and the trace says why): an answer citing no sentence; a server
 that sent no token probabilities with the answer (it would send none for the check either); a
-second story's answer in a library (`ask_self` False: at most two model calls a question).
+library's answer per story (`ask_self` False: at most two model calls a question). A model
+fault during the check (the server gone, a timeout) leaves the answer as written: the signal is
+None and the answer's warnings name the fault (`SelfChecked.failed`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from storygraph.errors import error_text
 from storygraph.llm.request_body import capped_body
 from storygraph.qa.generation.answer import prompt_messages
 from storygraph.qa.generation.answer_core import without_marks
@@ -39,14 +42,17 @@ LIMIT = 10.0
 NO_CITATION = "the answer cites no sentence"
 NO_PROBABILITIES = "the server sent no token probabilities with the answer"
 NO_ALTERNATIVES = "the server listed no yes or no among the reply's alternatives"
+FAILED = "the model's self-check on its answer failed; the answer is judged without it"
 
 
 @dataclass(frozen=True)
 class SelfChecked:
-    """The check's value (log P(yes) - log P(no)), or None with why it was not read."""
+    """The check's value (log P(yes) - log P(no)), or None with why it was not read (`failed`:
+    the model call failed, a fault the answer's warnings name)."""
 
     value: float | None
     note: str = ""
+    failed: bool = False
 
 
 class SelfCheck(Protocol):
@@ -106,12 +112,15 @@ class ModelSelfCheck:
         if not evidence.logprobs:
             return SelfChecked(None, NO_PROBABILITIES)
         body = capped_body(self.llm, 1, logprobs=True, top_logprobs=ALTERNATIVES)
-        stream = self.llm.stream(
-            self_check_messages(evidence), config={"callbacks": callbacks}, extra_body=body
-        )
         alternatives: list[tuple[str, float]] = []
-        with closing(stream):
-            for chunk in stream:
-                alternatives = alternatives or first_alternatives(chunk)
+        try:
+            stream = self.llm.stream(
+                self_check_messages(evidence), config={"callbacks": callbacks}, extra_body=body
+            )
+            with closing(stream):
+                for chunk in stream:
+                    alternatives = alternatives or first_alternatives(chunk)
+        except Exception as exc:  # noqa: BLE001 - a model fault leaves the answer as written
+            return SelfChecked(None, f"{FAILED} ({error_text(exc)})", failed=True)
         value = yes_no_logit(alternatives)
         return SelfChecked(value, "" if value is not None else NO_ALTERNATIVES)
