@@ -19,7 +19,7 @@ from storygraph.models import Answer
 from storygraph.qa.pipeline.answering import SELF_CHECK_SKIPPED
 from storygraph.qa.pipeline.factory import build_engine
 from storygraph.qa.pipeline.parts import QAOptions
-from storygraph.qa.verify.self_check import NO_PROBABILITIES
+from storygraph.qa.verify.self_check import FAILED, NO_PROBABILITIES
 from storygraph.services import Services
 from tests.helpers.library import ingested_library
 from tests.helpers.scripted_model import ScriptedChatModel
@@ -81,3 +81,25 @@ def test_a_model_sending_no_token_probabilities_is_not_asked(
     )
     (support,) = _support(answer)
     assert model.calls == ["answer"] and support["self_check_note"] == NO_PROBABILITIES
+
+
+def test_a_fault_in_the_check_keeps_the_written_answer_and_names_the_fault(
+    library: tuple[Services, dict[str, str]],
+) -> None:
+    services, ids = library
+    calls: list[str] = []
+
+    def second_call_fails(kind: str) -> None:
+        calls.append(kind)
+        if len(calls) == 2:
+            raise ConnectionError("the model server went away")
+
+    model = ScriptedChatModel(logprobs=True, on_call=second_call_fails)
+    engine = build_engine(services.store, model, SMALL)
+    answer = engine.ask(
+        "Where did Momotaro go?", QAOptions(stories=(ids["story_a.txt"],), verify="label")
+    )
+    (support,) = _support(answer)
+    assert len(calls) == 2 and "Onigashima" in answer.answer
+    assert support["self_check"] is None
+    assert any(w.startswith(FAILED) and "went away" in w for w in answer.warnings)
