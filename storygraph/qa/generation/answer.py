@@ -80,17 +80,26 @@ class Reply(str):
         return reply
 
 
-def chunk_logprobs(chunk: Any) -> list[tuple[str, float]]:
-    """The tokens and their log probabilities a streamed chunk carries (langchain-openai's place
-    for them: `response_metadata["logprobs"]["content"][i]`, its "token" and "logprob"); none
-    when it carries none."""
+def chunk_logprob_entries(chunk: Any) -> list[dict[str, Any]]:
+    """The per-token entries a streamed chunk carries (langchain-openai's place for them:
+    `response_metadata["logprobs"]["content"]`); none when it carries none."""
     meta = getattr(chunk, "response_metadata", None) or {}
-    content = (meta.get("logprobs") or {}).get("content") or ()
+    return list((meta.get("logprobs") or {}).get("content") or ())
+
+
+def token_logprob_pairs(entries: Sequence[dict[str, Any]]) -> list[tuple[str, float]]:
+    """(token, log probability) of each entry that has a log probability."""
     return [
         (str(t.get("token") or ""), float(t["logprob"]))
-        for t in content
+        for t in entries
         if t.get("logprob") is not None
     ]
+
+
+def chunk_logprobs(chunk: Any) -> list[tuple[str, float]]:
+    """The tokens and their log probabilities a streamed chunk carries (each entry's "token"
+    and "logprob"); none when it carries none."""
+    return token_logprob_pairs(chunk_logprob_entries(chunk))
 
 
 """A read-ahead of the fixed prefix (`ModelAnswerer.warm`) writes no answer: one token."""

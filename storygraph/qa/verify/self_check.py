@@ -26,7 +26,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from storygraph.errors import error_text
 from storygraph.llm.request_body import capped_body
-from storygraph.qa.generation.answer import prompt_messages
+from storygraph.qa.generation.answer import (
+    chunk_logprob_entries,
+    prompt_messages,
+    token_logprob_pairs,
+)
 from storygraph.qa.generation.answer_core import without_marks
 from storygraph.qa.verify.evidence import Evidence
 
@@ -78,15 +82,8 @@ def yes_no_logit(alternatives: Sequence[tuple[str, float]]) -> float | None:
 def first_alternatives(chunk: Any) -> list[tuple[str, float]]:
     """The alternatives of the first token a streamed chunk carries (langchain-openai's place:
     `response_metadata["logprobs"]["content"][0]["top_logprobs"]`); none when it carries none."""
-    meta = getattr(chunk, "response_metadata", None) or {}
-    content = (meta.get("logprobs") or {}).get("content") or ()
-    if not content:
-        return []
-    return [
-        (str(t.get("token") or ""), float(t["logprob"]))
-        for t in content[0].get("top_logprobs") or ()
-        if t.get("logprob") is not None
-    ]
+    entries = chunk_logprob_entries(chunk)
+    return token_logprob_pairs(entries[0].get("top_logprobs") or ()) if entries else []
 
 
 def self_check_messages(evidence: Evidence) -> list[Any]:
