@@ -37,6 +37,14 @@ def library(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
     services.close()
 
 
+def _ask_one_story(services: Services, ids: dict[str, str], model: ScriptedChatModel) -> Answer:
+    """A question scoped to the first story, every answer shown with its verdict."""
+    engine = build_engine(services.store, model, SMALL)
+    return engine.ask(
+        "Where did Momotaro go?", QAOptions(stories=(ids["story_a.txt"],), verify="label")
+    )
+
+
 def _support(answer: Answer) -> list[dict[str, Any]]:
     return [s.detail for s in answer.steps if s.name == "support"]
 
@@ -46,10 +54,7 @@ def test_one_story_asks_the_answer_then_the_check_and_the_verifier_reads_it(
 ) -> None:
     services, ids = library
     model = ScriptedChatModel(logprobs=True)
-    engine = build_engine(services.store, model, SMALL)
-    answer = engine.ask(
-        "Where did Momotaro go?", QAOptions(stories=(ids["story_a.txt"],), verify="label")
-    )
+    answer = _ask_one_story(services, ids, model)
     (support,) = _support(answer)
     assert model.calls == ["answer", "answer"] and answer.usage.calls == 2
     assert support["self_check"] == pytest.approx(math.log(9.0))  # log(0.9 / 0.1): "yes"
@@ -75,10 +80,7 @@ def test_a_model_sending_no_token_probabilities_is_not_asked(
 ) -> None:
     services, ids = library
     model = ScriptedChatModel()
-    engine = build_engine(services.store, model, SMALL)
-    answer = engine.ask(
-        "Where did Momotaro go?", QAOptions(stories=(ids["story_a.txt"],), verify="label")
-    )
+    answer = _ask_one_story(services, ids, model)
     (support,) = _support(answer)
     assert model.calls == ["answer"] and support["self_check_note"] == NO_PROBABILITIES
 
@@ -95,10 +97,7 @@ def test_a_fault_in_the_check_keeps_the_written_answer_and_names_the_fault(
             raise ConnectionError("the model server went away")
 
     model = ScriptedChatModel(logprobs=True, on_call=second_call_fails)
-    engine = build_engine(services.store, model, SMALL)
-    answer = engine.ask(
-        "Where did Momotaro go?", QAOptions(stories=(ids["story_a.txt"],), verify="label")
-    )
+    answer = _ask_one_story(services, ids, model)
     (support,) = _support(answer)
     assert len(calls) == 2 and "Onigashima" in answer.answer
     assert support["self_check"] is None
