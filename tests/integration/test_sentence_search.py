@@ -3,9 +3,12 @@ per-document index, and how the engine gives its sentences to the answer."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from storygraph.llm.factory import ModelInfo
@@ -14,6 +17,7 @@ from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.question.analysis import analyse
 from storygraph.qa.question.entities import LocalEntityFinder
 from storygraph.qa.question.translation import NoTranslation, translator_for
+from storygraph.qa.retrieval import passages
 from storygraph.qa.retrieval.context import SMALL_MAX_SOURCES
 from storygraph.qa.retrieval.passages import BY_MEANING_ONLY, SentenceSearch
 from storygraph.services import Services
@@ -237,3 +241,63 @@ def test_the_engine_traces_the_translation_and_answers_in_the_questions_language
     # with translation off the trace says so: none made
     off = engine.ask("What did Momotaro wear?", QAOptions(translation="off", stories=(japanese,)))
     assert next(s for s in off.steps if s.name == "entities").detail["translation"] is None
+
+
+class _MeaningOf:
+    """An embedder at the model boundary: the question [1, 0]; one chosen sentence at cosine
+    `cos` to it; every other text at cosine 0."""
+
+    name = "scripted"
+
+    def __init__(self, question: str, sentence: str, cos: float) -> None:
+        self.question, self.sentence, self.cos = question, sentence, cos
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        rows = []
+        for text in texts:
+            if text == self.question:
+                rows.append([1.0, 0.0])
+            elif text == self.sentence:
+                rows.append([self.cos, math.sqrt(1 - self.cos**2)])
+            else:
+                rows.append([0.0, 1.0])
+        return np.array(rows)
+
+
+VILLAGE = (
+    "むかし、ある村に若者がいました。桃太郎は村で一番強い若者で、桃太郎の名は遠くまで"
+    "知られていました。毎日、畑を耕しました。雨の日は家で本を読みました。秋には米が"
+    "たくさんとれました。ある日、山から来た大男が桃太郎を倒しました。それから村は静かに"
+    "なりました。\n"
+)
+FIRST = "桃太郎は村で一番強い若者で、桃太郎の名は遠くまで知られていました。"
+DEFEATED = "ある日、山から来た大男が桃太郎を倒しました。"
+
+
+def test_meaning_weighs_more_for_a_question_asked_in_another_language(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A question's BM25 terms over a story in another language are a dictionary's guesses at
+    # its words and the graph's names: the encoder, comparing the question itself, counts
+    # EMBEDDING_WEIGHT_ACROSS times. A sentence lower by words but close in meaning comes
+    # first across languages, and would not at the same-language weight.
+    assert services.ingestor().ingest_bytes("village.txt", VILLAGE.encode()).status == "added"
+    question = "Who defeated Momotaro?"
+    analysis = analyse(
+        question, services.store.entity_names(), LocalEntityFinder(), [], story_languages=["ja"]
+    )
+    found = SentenceSearch(services.store, None).find(analysis, passages.POOL)
+    lexical = {p.text: p.lexical for p in found}
+    first = next(score for text, score in lexical.items() if FIRST in text)
+    defeated = next(score for text, score in lexical.items() if DEFEATED in text)
+    assert 0 < defeated < first  # the name twice outweighs the name once and a guessed verb
+    share = defeated / first
+    # a cosine that lifts the lower sentence over the first at the weight across, not at 1.0
+    cos = (1 - share) / 2
+    assert passages.EMBEDDING_WEIGHT * cos < 1 - share < passages.EMBEDDING_WEIGHT_ACROSS * cos
+    search = SentenceSearch(services.store, _MeaningOf(question, DEFEATED, cos))
+    assert DEFEATED in search.find(analysis, 1)[0].text
+    assert passages.embedding_weight("en", "ja") == passages.EMBEDDING_WEIGHT_ACROSS
+    assert passages.embedding_weight("ja", "ja") == passages.EMBEDDING_WEIGHT
+    monkeypatch.setattr(passages, "EMBEDDING_WEIGHT_ACROSS", passages.EMBEDDING_WEIGHT)
+    assert FIRST in search.find(analysis, 1)[0].text

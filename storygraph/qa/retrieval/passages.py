@@ -21,7 +21,8 @@ scored; the engine gives them to the answerer after the facts' own sentences.
    (`widen_single_kanji`), so an English question over a Japanese story matches the sentences
    naming 桃太郎 and the ones saying what it asks about;
 4. the best `POOL` sentences by BM25 are re-scored with the embedding cosine to the question
-   when an embedder is installed: score = BM25 / best BM25 + `EMBEDDING_WEIGHT` × cosine;
+   when an embedder is installed: score = BM25 / best BM25 + `EMBEDDING_WEIGHT` × cosine
+   (`EMBEDDING_WEIGHT_ACROSS` for a sentence in another language than the question's);
 5. when no sentence shares a single term with the query (a question in another language that
    names no one the graph knows), the sentences nearest by embedding alone, each marked
    `found_by` = `BY_MEANING_ONLY` (the trace shows it).
@@ -51,6 +52,13 @@ from storygraph.text.terms import passage_terms
 POOL = 24
 """Sentences (best by BM25) that the embedder re-scores: ~2 ms each the first time."""
 EMBEDDING_WEIGHT = 1.0
+EMBEDDING_WEIGHT_ACROSS = 3.0
+"""The embedding's weight for a question asked in another language than the sentences. Its
+BM25 terms are a dictionary's translation of the question (every sense of every word) and the
+graph's names, a noisier match than a question's own words; the multilingual encoder compares
+the question itself. Chosen on the dev sets' English questions over Japanese stories (102 with
+an evidence sentence; the answering sentence's window among the first three passages: 51 at
+1.0, 58 at 2.0, 63 at 3.0, 60 at 5.0; docs/ISSUES.md#sentence-search)."""
 WINDOW = 1
 """Neighbouring sentences a passage brings on each side of the one that matched (1 measured
 better than 0 on both e2e sets: docs/ISSUES.md#sentence-search)."""
@@ -432,7 +440,11 @@ class SentenceSearch:
             vectors = self.embedder.embed([analysis.question, *(sentences[i].text for i in pool)])
             similarity = cosine(vectors[0], vectors[1:])
             semantic = {i: float(s) for i, s in zip(pool, np.atleast_1d(similarity), strict=True)}
-        combined = {i: lexical[i] / best + EMBEDDING_WEIGHT * semantic.get(i, 0.0) for i in pool}
+        combined = {
+            i: lexical[i] / best
+            + embedding_weight(analysis.language, sentences[i].language) * semantic.get(i, 0.0)
+            for i in pool
+        }
         scored = sorted(pool, key=lambda i: -combined[i])
         return _passages(sentences, scored, combined, lexical, semantic, limit, "words")
 
@@ -452,6 +464,13 @@ class SentenceSearch:
         scored = sorted(semantic, key=lambda i: -semantic[i])[:POOL]
         lexical = [0.0] * len(sentences)
         return _passages(sentences, scored, semantic, lexical, semantic, limit, BY_MEANING_ONLY)
+
+
+def embedding_weight(question_language: str, sentence_language: str) -> float:
+    """How much the embedding cosine counts beside the normalised BM25 (module doc, step 4)."""
+    if question_language and sentence_language and question_language != sentence_language:
+        return EMBEDDING_WEIGHT_ACROSS
+    return EMBEDDING_WEIGHT
 
 
 def unsearched_warning(analysis: QuestionAnalysis, stories: int) -> list[str]:
