@@ -106,6 +106,7 @@ E2E_COLUMNS: tuple[tuple[str, str], ...] = (
     ("seconds_p90", "answer p90 s"),
     ("answered_correct", "right in its own words"),
     ("evidence_recall", "evidence"),
+    ("evidence_cited", "evidence cited"),
     ("before_answer_p50", "before the model p50 s"),
     ("seconds_max", "max s"),
     ("llm_calls_per_question", "calls/q"),

@@ -217,6 +217,7 @@ class E2EResult:
     correct: bool
     rule: str
     evidence_found: bool | None
+    """The gold evidence (or an accepted answer) in a source the answer read."""
     seconds: float
     first_token_seconds: float
     llm_calls: int
@@ -229,6 +230,9 @@ class E2EResult:
     warnings: list[str] = field(default_factory=list)
     method: str = ""
     """How the answer was written (the trace's answer step: llm, facts, nothing found, …)."""
+    evidence_cited: bool | None = None
+    """The same in any of the answer's citations, read or not: cited but not read, the
+    evidence was lost to the small model's source budget; not cited, to retrieval."""
     before_answer_seconds: float = 0.0
     """Seconds of the trace's steps before the answer step (names, retrieval, scoring,
     sentence search): the part of the first token's wait that is not the model's."""
@@ -328,6 +332,7 @@ def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) 
     ingest speed."""
     n = len(results)
     with_evidence = [r.evidence_found for r in results if r.evidence_found is not None]
+    cited = [r for r in results if r.evidence_found is not None]
     seconds = [r.seconds for r in results]
     first = [r.first_token_seconds for r in results]
     live = [i for i in ingests if i.status == "added"]
@@ -340,6 +345,9 @@ def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) 
         "accuracy": round(sum(r.correct for r in results) / n, 4) if n else None,
         "evidence_recall": (
             round(sum(with_evidence) / len(with_evidence), 4) if with_evidence else None
+        ),
+        "evidence_cited": (
+            round(sum(bool(r.evidence_cited) for r in cited) / len(cited), 4) if cited else None
         ),
         "seconds_p50": _percentile(seconds, 0.5),
         "seconds_p90": _percentile(seconds, 0.9),
@@ -537,6 +545,9 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         question=case.question,
         answer=answer.answer,
         evidence_found=evidence_found(sentences, case.evidence, case.answers),
+        evidence_cited=evidence_found(
+            [c.text for c in answer.citations], case.evidence, case.answers
+        ),
         seconds=seconds,
         first_token_seconds=watch.first_token(seconds),
         llm_calls=answer.usage.calls,

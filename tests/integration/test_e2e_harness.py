@@ -123,6 +123,10 @@ def test_harness_ingests_asks_scores_and_reuses_its_cache(
     assert all(i["relations"] > 0 and i["status"] == "added" for i in first["ingests"])
     overall = first["overall"]["onehop+qtype+reltype+rerank"]
     assert overall["questions"] == 4
+    # a source the answer read is one of its citations: evidence read is evidence cited
+    assert all(q["evidence_cited"] for q in first["questions"] if q["evidence_found"])
+    assert overall["evidence_cited"] is not None
+    assert overall["evidence_cited"] >= overall["evidence_recall"]
     assert overall["correct"] == sum(q["correct"] for q in first["questions"]) >= 2
     assert overall["llm_calls_per_question"] == 3.0
     assert overall["unanswerable"] == 1 and overall["unanswerable_declined"] == 1.0

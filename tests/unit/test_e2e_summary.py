@@ -147,3 +147,16 @@ def test_saved_runs_are_scored_again_by_today_s_rules_and_sets() -> None:
     assert by_id["b"].correct and not by_id["b"].strict_correct  # the closest sentence
     assert by_id["u"].strict_correct and by_id["u"].declined and by_id["u"].correct
     assert report.overall["onehop"]["unanswerable_declined"] == 1.0
+
+
+def test_evidence_cited_but_not_read_is_counted_apart_from_evidence_read() -> None:
+    from dataclasses import replace
+
+    # read: in a source the answer read; cited: in any citation (the rest lost to the budget)
+    read = replace(_result(True, "llm-compact"), evidence_found=True, evidence_cited=True)
+    budget = replace(_result(False, "llm-compact"), evidence_found=False, evidence_cited=True)
+    retrieval = replace(_result(False, "llm-compact"), evidence_found=False, evidence_cited=False)
+    nothing = replace(_result(False, "llm-compact"), evidence_found=None, evidence_cited=None)
+    summary = summarize_e2e([read, budget, retrieval, nothing], [])
+    assert summary["evidence_recall"] == round(1 / 3, 4)
+    assert summary["evidence_cited"] == round(2 / 3, 4)
