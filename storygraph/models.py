@@ -213,6 +213,10 @@ class Citation:
     `storygraph.text.chapters.chapter_label` (「第三章」, "Chapter 3"; nothing for 0)."""
     chapter_title: str = ""
     """The chapter's heading as the story writes it ("" for chapter 0 and None)."""
+    sentence: str = ""
+    """For a sentence-search passage, the sentence that matched without its neighbours ("" when
+    it is the whole text): a small model's budget reads it alone when the passage does not fit
+    (storygraph.qa.retrieval.context.small_sources)."""
 
 
 SupportVerdict = Literal["supported", "not supported", "no premise", "declined", "not checked"]

@@ -58,6 +58,20 @@ def test_the_sentence_that_answers_is_found_without_any_relation(stories: Servic
     assert any("川上から、大きな桃が一つ" in text for text in found), found
 
 
+def test_a_passage_keeps_its_matched_sentence_for_a_budget_too_small_for_its_neighbours(
+    stories: Services,
+) -> None:
+    analysis = analyse(
+        "What were the tin soldiers made from?",
+        stories.store.entity_names(),
+        LocalEntityFinder(),
+        [],
+    )
+    best = SentenceSearch(stories.store, default_embedder()).find(analysis, 1)[0]
+    assert best.sentence == "They had been made out of the same old tin spoon."
+    assert best.sentence in best.text and best.sentence != best.text
+
+
 def test_only_the_documents_that_mention_the_start_entities_are_read(stories: Services) -> None:
     # 桃太郎 is named only in the Japanese story: no English sentence comes back, even for words
     # that only the English story has.

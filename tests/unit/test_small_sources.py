@@ -40,3 +40,43 @@ def test_the_first_source_is_read_however_long_and_the_order_is_kept() -> None:
     texts = ["桃太郎は鬼が島へ行きました。", "鬼" * 500, "犬です。"]
     assert [c.number for c in small_sources(_citations(texts))] == [1]
     assert small_sources([]) == []
+
+
+def test_a_passage_that_does_not_fit_is_read_as_its_matched_sentence() -> None:
+    first = "おじいさんは山へしば刈りに、おばあさんは川へ洗濯に行きました。" * 9
+    matched = "猿は柿の種を蟹に投げつけました。"
+    passage = "その日はよく晴れていました。" * 8 + matched + "蟹は泣きました。" * 8
+    citations = [
+        Citation(1, "d:0001", "d.txt", first, "fact"),
+        Citation(2, "d:0002", "d.txt", passage, "sentence", sentence=matched),
+        Citation(3, "d:0003", "d.txt", "鬼" * 400, "sentence"),
+        Citation(4, "d:0004", "d.txt", "犬です。", "sentence"),
+    ]
+    assert estimated_tokens(first) + estimated_tokens(passage) > SMALL_SOURCE_TOKENS
+    read = small_sources(citations)
+    # the passage is read (and so cited) as its sentence alone; the next source that fits
+    # neither way ends the list, and the short one after it is not read in its place
+    assert [c.number for c in read] == [1, 2]
+    assert read[1].text == matched and read[1].sentence == ""
+    # a fact source carries no matched sentence: it fits whole or ends the list
+    facts = [citations[0], Citation(2, "d:0002", "d.txt", passage, "fact")]
+    assert [c.number for c in small_sources(facts)] == [1]
+
+
+def test_the_sources_cite_what_the_budget_read() -> None:
+    from storygraph.qa.retrieval.context import ContextBuilder, SourceBudget
+
+    first = "桃太郎は鬼が島へ行きました。" * 20
+    matched = "きじは鬼の目をつつきました。"
+    passage = "鬼たちは逃げました。" * 16 + matched
+    citations = [
+        Citation(1, "d:0001", "d.txt", first, "fact"),
+        Citation(2, "d:0002", "d.txt", passage, "sentence", sentence=matched),
+        Citation(3, "d:0003", "d.txt", "犬です。", "sentence"),
+    ]
+    builder = ContextBuilder(None, None, sentence_sources=2, budget=SourceBudget(4))  # type: ignore[arg-type]
+    assert sum(estimated_tokens(c.text) for c in citations[:2]) > SMALL_SOURCE_TOKENS
+    sources = builder.within_budget(citations)
+    assert sources.citations[: len(sources.read)] == sources.read
+    assert sources.citations[1].text == matched
+    assert [c.number for c in sources.citations] == [1, 2, 3]

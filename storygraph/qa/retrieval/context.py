@@ -117,6 +117,7 @@ def with_passages(
             p.language,
             p.chapter,
             p.chapter_title,
+            p.sentence[:MAX_SOURCE_CHARS],
         )
         for p in passages
         if normalize_name(p.text[:MAX_SOURCE_CHARS]) not in have
@@ -128,13 +129,19 @@ def with_passages(
 
 def small_sources(citations: Sequence[Citation]) -> list[Citation]:
     """The citations the small model reads: the first ones, at most `SMALL_MAX_SOURCES`, while
-    they stay within `SMALL_SOURCE_TOKENS` (the first one whatever its length)."""
+    they stay within `SMALL_SOURCE_TOKENS` (the first one whatever its length). A passage that
+    does not fit with its neighbours is read as its matched sentence alone when that fits (the
+    returned citation then says only that sentence); the first source that fits neither way
+    ends the list, so the rank is kept."""
     read: list[Citation] = []
     tokens = 0.0
     for citation in citations[:SMALL_MAX_SOURCES]:
         cost = estimated_tokens(citation.text)
         if read and tokens + cost > SMALL_SOURCE_TOKENS:
-            break
+            cost = estimated_tokens(citation.sentence)
+            if not citation.sentence or tokens + cost > SMALL_SOURCE_TOKENS:
+                break
+            citation = replace(citation, text=citation.sentence, sentence="")
         read.append(citation)
         tokens += cost
     return read
@@ -197,6 +204,9 @@ class ContextBuilder:
         return self.within_budget(with_passages(build_citations(kept, chunks), passages, slots))
 
     def within_budget(self, citations: Sequence[Citation]) -> Sources:
-        """The citations, and the first ones the answerer reads (all of them without a budget)."""
-        read = self.budget.cut(citations) if self.budget is not None else list(citations)
-        return Sources(list(citations), read)
+        """The citations, and the first ones the answerer reads (all of them without a budget);
+        a passage the budget reads as its sentence alone is cited as that sentence."""
+        if self.budget is None:
+            return Sources(list(citations), list(citations))
+        read = self.budget.cut(citations)
+        return Sources([*read, *citations[len(read) :]], read)

@@ -109,6 +109,8 @@ class Passage:
     """Its chunk's chapter (storygraph.text.chapters); None for a story stored before chapters
     were read."""
     chapter_title: str = ""
+    sentence: str = ""
+    """The sentence that matched, without its neighbours ("" when it is the whole text)."""
 
 
 class PassageFinder(Protocol):
@@ -506,12 +508,13 @@ def _passages(
             continue  # already inside an earlier passage's window
         span = _window(sentences, i, WINDOW)
         covered.update(span)
+        text = _joined([sentences[j].text for j in span])
         found.append(
             Passage(
                 chunk_id=sentences[i].chunk_id,
                 document_id=sentences[i].document_id,
                 document_name=sentences[i].document_name,
-                text=_joined([sentences[j].text for j in span]),
+                text=text,
                 score=round(combined[i], 4),
                 lexical=round(lexical[i], 4),
                 semantic=round(semantic[i], 4) if i in semantic else None,
@@ -519,6 +522,7 @@ def _passages(
                 language=sentences[i].language,
                 chapter=sentences[i].chapter,
                 chapter_title=sentences[i].chapter_title,
+                sentence="" if len(span) == 1 else sentences[i].text,
             )
         )
     return found
