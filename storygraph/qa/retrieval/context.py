@@ -10,7 +10,8 @@ cuts the part the answerer reads (`SourceBudget`):
 - capable models and no model read every source (`budget` None);
 - the small embedded model reads the first ones, at most `SMALL_MAX_SOURCES` and
   `SMALL_SOURCE_TOKENS` (`small_sources`): the best facts' own sentences keep the first
-  `SMALL_MAX_SOURCES - sentence_sources` places (`fact_slots`), sentence search's come next.
+  `SMALL_MAX_SOURCES - sentence_sources` places (`fact_slots`), sentence search's come next;
+  a passage that does not fit with its neighbours is read, and cited, as its matched sentence.
 
 The answerer receives `Sources` and writes from `Sources.read`; every citation stays in the
 answer for the user.
