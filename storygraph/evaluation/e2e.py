@@ -331,8 +331,7 @@ def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) 
     """The figures of one mode: strict and lenient accuracy, evidence recall, seconds, calls,
     ingest speed."""
     n = len(results)
-    with_evidence = [r.evidence_found for r in results if r.evidence_found is not None]
-    cited = [r for r in results if r.evidence_found is not None]
+    with_evidence = [r for r in results if r.evidence_found is not None]
     seconds = [r.seconds for r in results]
     first = [r.first_token_seconds for r in results]
     live = [i for i in ingests if i.status == "added"]
@@ -344,10 +343,14 @@ def summarize_e2e(results: Sequence[E2EResult], ingests: Sequence[StoryIngest]) 
         "correct": sum(r.correct for r in results),
         "accuracy": round(sum(r.correct for r in results) / n, 4) if n else None,
         "evidence_recall": (
-            round(sum(with_evidence) / len(with_evidence), 4) if with_evidence else None
+            round(sum(bool(r.evidence_found) for r in with_evidence) / len(with_evidence), 4)
+            if with_evidence
+            else None
         ),
         "evidence_cited": (
-            round(sum(bool(r.evidence_cited) for r in cited) / len(cited), 4) if cited else None
+            round(sum(bool(r.evidence_cited) for r in with_evidence) / len(with_evidence), 4)
+            if with_evidence
+            else None
         ),
         "seconds_p50": _percentile(seconds, 0.5),
         "seconds_p90": _percentile(seconds, 0.9),

@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from storygraph.models import Citation
-from storygraph.qa.retrieval.context import SMALL_MAX_SOURCES, SMALL_SOURCE_TOKENS, small_sources
+from storygraph.qa.retrieval.context import (
+    SMALL_MAX_SOURCES,
+    SMALL_SOURCE_TOKENS,
+    ContextBuilder,
+    SourceBudget,
+    small_sources,
+)
 from storygraph.text.token_estimate import TOKENS_PER_CHAR, estimated_tokens
 
 
@@ -64,8 +70,6 @@ def test_a_passage_that_does_not_fit_is_read_as_its_matched_sentence() -> None:
 
 
 def test_the_sources_cite_what_the_budget_read() -> None:
-    from storygraph.qa.retrieval.context import ContextBuilder, SourceBudget
-
     first = "桃太郎は鬼が島へ行きました。" * 20
     matched = "きじは鬼の目をつつきました。"
     passage = "鬼たちは逃げました。" * 16 + matched
