@@ -21,6 +21,16 @@ The app's own read-ahead of the answer prompt (`Services.keep_answers_warm`) is 
 file). It waits its turn and holds others up like any request, but the count a waiting caller
 hears leaves it out: "1 request ahead of yours" with one user was the app's warm-up, which
 reads the very instructions the question's prompt begins with (docs/ISSUES.md#status-phases).
+
+A request that can wait is made inside `deferred()`: the self-check of an answer already
+written (storygraph.qa.verify.self_check). Its ticket (`Ticket.deferred`, a `-later` suffix) lets
+up to `DEFER_LIMIT` requests drawn after it go first, so another user's answer does not wait
+for it while its first token is what the user is waiting for; past that it is served in turn,
+so a check is never starved (docs/ISSUES.md#one-model-many-sessions). The order is a ticket's
+`place`: its number, a deferred one's plus `DEFER_LIMIT`. A ticket whose turn has come is
+marked served (`-serving`) under the queue's lock before its request is sent, and a served
+ticket is ahead of every other, so a request drawn later with an earlier place never overtakes
+one already at the model.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +63,12 @@ WaitFn = Callable[[int], None]
 
 _ON_WAIT: ContextVar[WaitFn | None] = ContextVar("storygraph_model_queue_on_wait", default=None)
 _READ_AHEAD: ContextVar[bool] = ContextVar("storygraph_model_queue_read_ahead", default=False)
+_DEFERRED: ContextVar[bool] = ContextVar("storygraph_model_queue_deferred", default=False)
 READ_AHEAD_SUFFIX = "-ahead"
+DEFERRED_SUFFIX = "-later"
+SERVING_SUFFIX = "-serving"
+DEFER_LIMIT = 8
+"""How many requests drawn after a deferred one may go before it (module doc)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -62,18 +77,42 @@ class Ticket:
     pid: int
     read_ahead: bool = field(default=False, compare=False)
     """The app's own read-ahead of a prompt (module doc): not counted to those waiting."""
+    deferred: bool = field(default=False, compare=False)
+    """A request that can wait: lets up to `DEFER_LIMIT` later ones go first (module doc)."""
+    serving: bool = field(default=False, compare=False)
+    """Its turn has come: ahead of every other ticket until it leaves."""
 
     @property
     def name(self) -> str:
-        return f"{self.number:012d}-{self.pid}" + (READ_AHEAD_SUFFIX if self.read_ahead else "")
+        return (
+            f"{self.number:012d}-{self.pid}"
+            + (READ_AHEAD_SUFFIX if self.read_ahead else "")
+            + (DEFERRED_SUFFIX if self.deferred else "")
+            + (SERVING_SUFFIX if self.serving else "")
+        )
+
+    @property
+    def place(self) -> tuple[int, int]:
+        """Its place in the order of service (module doc)."""
+        return (self.number + DEFER_LIMIT, 1) if self.deferred else (self.number, 0)
+
+    def before(self, other: Ticket) -> bool:
+        """Whether this ticket is served before `other` (a served one before all)."""
+        if self.serving or other.serving:
+            return self.serving and not other.serving
+        return self.place < other.place
 
     @classmethod
     def parse(cls, name: str) -> Ticket | None:
+        serving = name.endswith(SERVING_SUFFIX)
+        name = name.removesuffix(SERVING_SUFFIX)
+        deferred = name.endswith(DEFERRED_SUFFIX)
+        name = name.removesuffix(DEFERRED_SUFFIX)
         read_ahead = name.endswith(READ_AHEAD_SUFFIX)
         number, _, pid = name.removesuffix(READ_AHEAD_SUFFIX).partition("-")
         if not (number.isdigit() and pid.isdigit()):
             return None
-        return cls(int(number), int(pid), read_ahead)
+        return cls(int(number), int(pid), read_ahead, deferred, serving)
 
 
 class ModelQueue:
@@ -89,24 +128,31 @@ class ModelQueue:
 
     def join(self) -> Ticket:
         """Draw the next number and hold a ticket with it."""
+        with self._locked():
+            counter = self.directory / COUNTER_FILE
+            try:
+                number = int(counter.read_text(encoding="ascii").strip() or 0) + 1
+            except (FileNotFoundError, ValueError):
+                number = max((t.number for t in self.tickets()), default=0) + 1
+            ticket = Ticket(number, os.getpid(), _READ_AHEAD.get(), _DEFERRED.get())
+            (self.directory / ticket.name).touch()
+            counter.write_text(str(number), encoding="ascii")
+        return ticket
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
         self.directory.mkdir(parents=True, exist_ok=True)
         with open(self.directory / LOCK_FILE, "a", encoding="ascii") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
-                counter = self.directory / COUNTER_FILE
-                try:
-                    number = int(counter.read_text(encoding="ascii").strip() or 0) + 1
-                except (FileNotFoundError, ValueError):
-                    number = max((t.number for t in self.tickets()), default=0) + 1
-                ticket = Ticket(number, os.getpid(), _READ_AHEAD.get())
-                (self.directory / ticket.name).touch()
-                counter.write_text(str(number), encoding="ascii")
+                yield
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
-        return ticket
 
     def leave(self, ticket: Ticket) -> None:
-        (self.directory / ticket.name).unlink(missing_ok=True)
+        waiting = replace(ticket, serving=False)
+        for held in (waiting, replace(waiting, serving=True)):
+            (self.directory / held.name).unlink(missing_ok=True)
 
     def tickets(self) -> list[Ticket]:
         """Every ticket held now, oldest first (a dead process's tickets are removed)."""
@@ -132,12 +178,27 @@ class ModelQueue:
         return sorted(held)
 
     def ahead(self, ticket: Ticket) -> int:
-        """How many live requests came before `ticket` (the one being served among them)."""
-        return sum(1 for t in self.tickets() if t < ticket)
+        """How many live requests are served before `ticket` (the one being served among
+        them)."""
+        return len(self._ahead_of(ticket))
 
     def others_ahead(self, ticket: Ticket) -> int:
-        """How many live requests came before `ticket`, the app's read-aheads left out."""
-        return sum(1 for t in self.tickets() if t < ticket and not t.read_ahead)
+        """How many live requests are served before `ticket`, the app's read-aheads left out."""
+        return sum(1 for t in self._ahead_of(ticket) if not t.read_ahead)
+
+    def _ahead_of(self, ticket: Ticket) -> list[Ticket]:
+        return [t for t in self.tickets() if t != ticket and t.before(ticket)]
+
+    def _serve_if_first(self, ticket: Ticket) -> bool:
+        """Mark `ticket` served if no ticket is ahead of it, under the lock, so no two are
+        marked at once (module doc)."""
+        with self._locked():
+            if self._ahead_of(ticket):
+                return False
+            served = replace(ticket, serving=True)
+            with contextlib.suppress(FileNotFoundError):  # left meanwhile: nothing to mark
+                os.rename(self.directory / ticket.name, self.directory / served.name)
+            return True
 
     def wait_turn(self, ticket: Ticket, on_wait: WaitFn | None = None) -> float:
         """Block until no earlier ticket is left; `on_wait` hears the count of others'
@@ -146,11 +207,11 @@ class ModelQueue:
         started = time.monotonic()
         last: int | None = None
         while True:
-            held = [t for t in self.tickets() if t < ticket]
+            held = self._ahead_of(ticket)
             count = sum(1 for t in held if not t.read_ahead)
             if count != last and on_wait is not None and (count > 0 or last is not None):
                 on_wait(count)
-            if not held:
+            if not held and self._serve_if_first(ticket):
                 return time.monotonic() - started
             last = count if (count > 0 or last is not None) else None
             time.sleep(self.poll_s)
@@ -184,6 +245,16 @@ def reading_ahead() -> Iterator[None]:
         yield
     finally:
         _READ_AHEAD.reset(token)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Model requests made in this context can wait for later ones (module doc)."""
+    token = _DEFERRED.set(True)
+    try:
+        yield
+    finally:
+        _DEFERRED.reset(token)
 
 
 def current_on_wait() -> WaitFn | None:

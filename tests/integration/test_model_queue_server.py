@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from storygraph.llm.factory import build_chat_model
-from storygraph.llm.model_queue import ModelQueue, waiting_for_the_model
+from storygraph.llm.model_queue import ModelQueue, deferred, waiting_for_the_model
 from storygraph.settings import Settings
 
 
@@ -33,6 +33,7 @@ class _SlowServer:
         self.delay_s = delay_s
         self.in_flight = 0
         self.most_at_once = 0
+        self.order: list[str] = []
         self.lock = threading.Lock()
         outer = self
 
@@ -46,6 +47,7 @@ class _SlowServer:
             def do_POST(self) -> None:
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with outer.lock:
+                    outer.order.append(str(request["messages"][-1]["content"]))
                     outer.in_flight += 1
                     outer.most_at_once = max(outer.most_at_once, outer.in_flight)
                 self.counted = True
@@ -164,6 +166,46 @@ def test_the_embedded_client_sends_one_request_at_a_time_each_answer_to_its_call
     assert sorted(h[0] for h in waited) == [1, 2, 3]
     assert all(h[-1] == 0 and h == sorted(h, reverse=True) for h in waited), heard
     assert ModelQueue.for_data_dir(tmp_path).tickets() == []
+
+
+def test_an_answer_asked_after_a_waiting_check_reaches_the_server_first(
+    tmp_path: Path, slow_server: _SlowServer
+) -> None:
+    """One user's answer at the model, their self-check waiting, another user's answer asked:
+    the second answer is sent before the check (storygraph.llm.model_queue, `deferred`)."""
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=tmp_path, llm_provider="embedded", neo4j_uri=None
+    )
+    llm = build_chat_model(settings, embedded_base_url=slow_server.base_url)
+    assert llm is not None
+    queue = ModelQueue.for_data_dir(tmp_path)
+
+    def ask(text: str, later: bool = False) -> None:
+        if later:
+            with deferred():
+                llm.invoke(text)
+        else:
+            llm.invoke(text)
+
+    def until(condition: Any) -> None:
+        deadline = time.monotonic() + 10
+        while not condition():
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+
+    first = threading.Thread(target=ask, args=("answer 1",))
+    first.start()
+    until(lambda: slow_server.order == ["answer 1"])
+    check = threading.Thread(target=ask, args=("check 1", True))
+    check.start()
+    until(lambda: any(t.deferred for t in queue.tickets()))
+    second = threading.Thread(target=ask, args=("answer 2",))
+    second.start()
+    for t in (first, check, second):
+        t.join(30)
+    assert slow_server.order == ["answer 1", "answer 2", "check 1"]
+    assert slow_server.most_at_once == 1
+    assert queue.tickets() == []
 
 
 _ASKER = """

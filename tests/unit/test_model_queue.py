@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from storygraph.llm.model_queue import ModelQueue, Ticket, reading_ahead
+from storygraph.llm.model_queue import DEFER_LIMIT, ModelQueue, Ticket, deferred, reading_ahead
 
 
 def test_tickets_are_numbered_in_order_and_count_those_ahead(tmp_path: Path) -> None:
@@ -131,3 +131,41 @@ def test_a_caller_behind_the_read_ahead_alone_hears_nothing(tmp_path: Path) -> N
     waiter.join(5)
     assert not waiter.is_alive()
     assert heard == []
+
+
+def test_a_deferred_request_lets_up_to_the_limit_of_later_ones_go_first(tmp_path: Path) -> None:
+    # a user's self-check waits for other users' answers, but is never starved
+    queue = ModelQueue(tmp_path / "q")
+    with deferred():
+        check = queue.join()
+    later = [queue.join() for _ in range(DEFER_LIMIT + 1)]
+    assert (
+        check.deferred and Ticket.parse(check.name) == check and Ticket.parse(check.name).deferred
+    )
+    assert queue.ahead(later[0]) == 0
+    assert queue.ahead(check) == DEFER_LIMIT  # the ones drawn within the limit
+    assert queue.ahead(later[-1]) == DEFER_LIMIT + 1  # past it: the check goes before
+    with deferred():
+        second_check = queue.join()
+    assert queue.ahead(second_check) == DEFER_LIMIT + 2  # checks keep their own order
+
+
+def test_a_request_at_the_model_is_not_overtaken_by_one_with_an_earlier_place(
+    tmp_path: Path,
+) -> None:
+    queue = ModelQueue(tmp_path / "q", poll_s=0.01)
+    with deferred():
+        check = queue.join()
+    queue.wait_turn(check)  # alone: served at once, and marked so
+    assert [t.serving for t in queue.tickets()] == [True]
+    answer = queue.join()
+    assert queue.ahead(answer) == 1
+    waiter = threading.Thread(target=queue.wait_turn, args=(answer,))
+    waiter.start()
+    waiter.join(0.2)
+    assert waiter.is_alive()  # the check is at the model: the answer waits for it
+    queue.leave(check)
+    waiter.join(5)
+    assert not waiter.is_alive()
+    queue.leave(answer)
+    assert queue.tickets() == []

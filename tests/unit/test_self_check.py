@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from storygraph.llm.model_queue import ModelQueue, Ticket
 from storygraph.models import Citation
 from storygraph.qa.verify import Evidence, load_verifier
 from storygraph.qa.verify.calibration import Calibration
@@ -66,6 +68,16 @@ def test_the_check_asks_one_token_with_its_alternatives_and_reads_them() -> None
     assert got == SelfChecked(pytest.approx(math.log(4.0)), "")
     body = model.bodies[0]
     assert body["max_tokens"] == 1 and body["logprobs"] and body["top_logprobs"] >= 2
+
+
+def test_the_checks_request_waits_for_later_answers_in_the_model_queue(tmp_path: Path) -> None:
+    # another user's answer drawn after the check goes first (storygraph.llm.model_queue)
+    queue = ModelQueue(tmp_path / "q")
+    model = _Model({"yes": 0.0}, queue=queue)
+    ModelSelfCheck(model).judge(EVIDENCE, callbacks=[])  # type: ignore[arg-type]
+    answer = queue.join()
+    assert [t.deferred for t in model.tickets] == [True] and not answer.deferred
+    assert queue.ahead(answer) == 0 and queue.ahead(model.tickets[0]) == 1
 
 
 def test_the_check_is_not_asked_without_a_citation_or_token_probabilities() -> None:
@@ -133,13 +145,22 @@ class _Model:
     """A chat model that streams one token with the given alternatives, keeping each request's
     extra body."""
 
-    def __init__(self, alternatives: dict[str, float], fault: Exception | None = None) -> None:
+    def __init__(
+        self,
+        alternatives: dict[str, float],
+        fault: Exception | None = None,
+        queue: ModelQueue | None = None,
+    ) -> None:
         self.alternatives = alternatives
         self.fault = fault
         self.bodies: list[dict[str, Any]] = []
+        self.queue = queue
+        self.tickets: list[Ticket] = []
 
     def stream(self, messages: Any, config: Any = None, **kw: Any) -> Iterator[_Chunk]:
         self.bodies.append(kw["extra_body"])
         if self.fault is not None:
             raise self.fault
+        if self.queue is not None:  # the request is sent here, as langchain-openai's is
+            self.tickets.append(self.queue.join())
         yield _chunk(self.alternatives)

@@ -7,7 +7,8 @@ as OpenAI-compatible servers send them; the embedded server lists them from the 
 samples from, storygraph.llm.token_logprobs), summing every alternative that spells yes (or no)
 in any case. One call of one token on a short prompt (the cited sentences, the question, the
 reply without its source marks; prompts/self_check.txt), after the answer was written: the
-answer's first token does not wait for it.
+answer's first token does not wait for it, nor does another user's: the check's request is
+`deferred` in the embedded model's queue (storygraph.llm.model_queue).
 
 Not asked (the signal is None, and the trace says why): an answer citing no sentence; a server
 that sent no token probabilities with the answer (it would send none for the check either); a
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from storygraph.errors import error_text
+from storygraph.llm.model_queue import deferred
 from storygraph.llm.request_body import capped_body
 from storygraph.qa.generation.answer import (
     chunk_logprob_entries,
@@ -114,7 +116,7 @@ class ModelSelfCheck:
             stream = self.llm.stream(
                 self_check_messages(evidence), config={"callbacks": callbacks}, extra_body=body
             )
-            with closing(stream):
+            with deferred(), closing(stream):
                 for chunk in stream:
                     alternatives = alternatives or first_alternatives(chunk)
         except Exception as exc:  # noqa: BLE001 - a model fault leaves the answer as written
