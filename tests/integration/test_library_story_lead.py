@@ -95,3 +95,44 @@ def test_the_story_holding_the_ordinary_name_still_answers_when_its_sentences_le
     assert _step(answer, "story lead")["leading"] == ids["story_c.txt"], _step(answer, "story lead")
     assert {c.document_name for c in answer.citations} == {"story_c.txt"}
     assert any("its sources are from story_c.txt" in w for w in answer.warnings)
+
+
+# 'old man' is an entity of story_h's and story_i's graphs (a tie of ordinary words); story_j's
+# text says it too, in sentences no triple was drawn from, with the rest of the question's words
+# (a tie of more stories than MAX_STORIES keeps the first ones the same way).
+TIED_WIDER = {
+    "story_h.txt": "The old man went to the mountain.\nThe old man cut wood all day.\n",
+    "story_i.txt": "The old man went to the mountain.\nThe old man fished in the river.\n",
+    "story_j.txt": "The old man planted a rose-bush by the gate.\nThe rose-bush grew tall.\n",
+}
+
+
+@pytest.fixture
+def tied_wider(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
+    services, ids = ingested_library(tmp_path, TIED_WIDER, TRIPLES)
+    yield services, ids
+    services.close()
+
+
+def test_a_story_outside_a_tie_of_ordinary_words_can_lead_it(
+    tied_wider: tuple[Services, dict[str, str]],
+) -> None:
+    services, ids = tied_wider
+    question = "Where did the old man plant the rose-bush?"
+    answer = services.qa().ask(question, QAOptions(no_llm=True))
+    tie = sorted(_step(answer, "entities")["stories"])
+    assert tie == sorted([ids["story_h.txt"], ids["story_i.txt"]])
+    lead = _step(answer, "story lead")
+    assert lead["leading"] == ids["story_j.txt"] and "every story" in lead["searched"]
+    assert answer.citations and {c.document_name for c in answer.citations} == {"story_j.txt"}
+    assert answer.answer.startswith(story_head("story_j.txt", japanese=False) + "\n")
+
+
+def test_a_tied_story_leading_every_story_answers_alone(
+    tied_wider: tuple[Services, dict[str, str]],
+) -> None:
+    services, ids = tied_wider
+    answer = services.qa().ask("Where did the old man fish?", QAOptions(no_llm=True))
+    assert _step(answer, "story lead")["leading"] == ids["story_i.txt"]
+    assert answer.citations and {c.document_name for c in answer.citations} == {"story_i.txt"}
+    assert answer.answer.startswith(story_head("story_i.txt", japanese=False) + "\n")

@@ -1,12 +1,12 @@
 """Which stories a question is answered about, and how (`ScopeResolver.plan`): a question
 whose names decide its story (or stories a user picked) is answered within its scope; over a
 library, stories the names tie are answered one by one (`TIED`) unless one story's sentences lead
-(`LED`); an undecided question's ordinary names may be led by another story's sentences
-(`WIDER`); a tale several stories tell is answered from them together (`TELLINGS`); otherwise
-the sources are gathered first and the stories they came from decide (`UNDECIDED`,
-`UNDECIDED_ONE`). The plan carries the head line and the warning that say so; in a store of
-several stories, an answer the names settle carries its story's head line too (`settled_story`),
-unless the user picked that story.
+(`LED`); an undecided question's ordinary names, or stories tied by them, may be led by any
+story's sentences (`WIDER`); a tale several stories tell is answered from them together
+(`TELLINGS`); otherwise the sources are gathered first and the stories they came from decide
+(`UNDECIDED`, `UNDECIDED_ONE`). The plan carries the head line and the warning that say so; in
+a store of several stories, an answer the names settle carries its story's head line too
+(`settled_story`), unless the user picked that story.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ class ScopeResolver:
         if self.deadline.over(self.trace, "retrieval"):
             return ScopePlan(analysis)
         if len(scopes) > 1:
-            led = self.leading_story(analysis, scopes)
+            led = self.wider_lead(analysis, scopes) or self.leading_story(analysis, scopes)
             return led or ScopePlan(analysis, per_story=tuple(scopes), told=TIED)
         return (
             self.wider_lead(analysis)
@@ -175,16 +175,23 @@ class ScopeResolver:
         name = self.parts.stories_named().get(lead.story, lead.story)
         return led_within(analysis, scope, name, LED.format(count=len(scopes), story=name))
 
-    def wider_lead(self, analysis: QuestionAnalysis) -> ScopePlan | None:
-        """An undecided scope held by ordinary names one story's graph holds (`Scope.choice`):
-        another story's text may say them too without its graph holding them (親 is an entity of
-        竹取物語; 「親がにを殺したのは誰？」 is about 猿蟹合戦, whose graph has no 親), so the
-        sentences of every story the user chose are searched together (qa/scope/story_lead.py).
-        When a story the names did not keep leads them all, the question is answered within that
-        story, from its own entities of those names (none when it has none), under its name;
-        otherwise None (the undecided scope stands: `undecided_story`)."""
+    def wider_lead(
+        self, analysis: QuestionAnalysis, scopes: Sequence[Scope] = ()
+    ) -> ScopePlan | None:
+        """A scope held by ordinary names alone (`Scope.choice`): undecided (one story's graph
+        holds them) or stories tied by them (`Scope.ordinary`, `scopes` the tied stories' own).
+        Another story's text may say them too without its graph holding them (親 is an entity of
+        竹取物語; 「親がにを殺したのは誰？」 is about 猿蟹合戦, whose graph has no 親), and a tie
+        of more than MAX_STORIES keeps only the first ones, so the sentences of every story the
+        user chose are searched together (qa/scope/story_lead.py). When a story the names did
+        not keep leads them all, the question is answered within that story, from its own
+        entities of those names (none when it has none), under its name; when a tied story
+        leads them all, within that story's own scope; otherwise None (the undecided scope
+        stands, `undecided_story`; a tie is led among its own stories or answered per story)."""
         scope = analysis.scope
-        if not (scope.undecided and scope.keys) or self.parts.stories_named is None:
+        if not ((scope.undecided or scope.ordinary) and scope.keys):
+            return None
+        if self.parts.stories_named is None:
             return None
         named = self.parts.stories_named()
         if len(named) <= len(scope.documents):
@@ -194,8 +201,14 @@ class ScopeResolver:
         stories = list(dict.fromkeys(p.document_id for p in passages))
         searched = "every story in scope: its names are ordinary words"
         lead = self.recorded_lead(passages, stories, searched=searched)
-        if lead.story is None or lead.story in scope.documents:
+        if lead.story is None:
             return None
+        if lead.story in scope.documents:
+            tied = led_scope(scopes, lead.story) if scope.ordinary else None
+            if tied is None:
+                return None
+            name = named.get(lead.story, lead.story)
+            return led_within(analysis, tied, name, WIDER.format(story=name))
         ids = set(analysis.ids)
         keys = tuple(
             str(row["key"])

@@ -73,8 +73,8 @@ class Scope:
     """The stories tie (`tied`) by ordinary words alone, no proper name among them: the
     stories' own sentences may still tell them apart (qa/scope/story_lead.py)."""
     choice: tuple[str, ...] = ()
-    """The stories the user chose (empty: every story), kept for an undecided scope whose
-    ordinary names one story's graph holds: another story's text may hold them too, and its
+    """The stories the user chose (empty: every story), kept for a scope held by ordinary
+    names alone (undecided, or `ordinary`): another story's text may hold them too, and its
     sentences may fit the question better (qa/scope/story_lead.py, `wider_lead` in
     qa/scope/resolver.py)."""
     tellings: tuple[str, ...] = ()
@@ -197,6 +197,7 @@ def narrow(
     undecided = best[0] == 0 and len(tied) < 2 and not picked  # not the user's one
     if undecided:
         note = "its names are ordinary words, not the story's own: each source labelled"
+    ordinary = best[0] == 0 and len(tied) > 1
     tellings = tied if best[0] and len(tied) > 1 and one_tale(tied, titles) else ()
     if tellings:
         note = f"{len(tellings)} stories tell the tale its title names: answered from them together"
@@ -206,8 +207,8 @@ def narrow(
         note=note,
         tied=tied if len(tied) > 1 and not tellings else (),
         undecided=undecided,
-        choice=tuple(stories) if undecided else (),
-        ordinary=best[0] == 0 and len(tied) > 1,
+        choice=tuple(stories) if undecided or ordinary else (),
+        ordinary=ordinary,
         tellings=tellings,
         picked=picked,
     )
