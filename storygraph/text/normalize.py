@@ -252,6 +252,23 @@ def is_common_noun(text: str) -> bool | None:
     return len(kinds) == 1 and kinds[0] == ("名詞", "普通名詞")
 
 
+def is_proper_name(text: str) -> bool | None:
+    """Whether Japanese `text` is written as a name: all katakana (a name the dictionary does
+    not know reads as a common noun: ギン, トック), or holding a proper noun (固有名詞) with no
+    particle (花子, 坂田金時, 木村君; not 兵十のおっ母, 加茂の長者, 伯父さん, 狼共); None without
+    Sudachi."""
+    body = text.strip()
+    if body and all("\u30a0" <= ch <= "\u30ff" for ch in body):
+        return True
+    tokenizer = _tokenizer()
+    if tokenizer is None:
+        return None
+    kinds = [m.part_of_speech()[:2] for m in tokenizer.tokenize(_clean_surrogates(body))]
+    if any(kind[0] == "助詞" for kind in kinds):
+        return False
+    return ("名詞", "固有名詞") in kinds
+
+
 def sudachi_available() -> bool:
     """True when SudachiPy and its core dictionary can be loaded."""
     return _load_dictionary() is not None

@@ -15,7 +15,13 @@ from storygraph.qa.question.question_type import detect_question_type
 from storygraph.qa.verify import Evidence, Verifier, load_verifier
 from storygraph.qa.verify.calibration import Calibration, fit
 from storygraph.qa.verify.gate import evidence_of, support_step
-from storygraph.qa.verify.signals import SIGNALS, read_signals, token_spans, units
+from storygraph.qa.verify.signals import (
+    SIGNALS,
+    read_signals,
+    token_spans,
+    units,
+    written_as_name,
+)
 from storygraph.qa.verify.support_text import NOT_SURE, SupportStep
 
 SENTENCES = (
@@ -124,6 +130,55 @@ def test_an_act_the_story_tells_of_no_one_lowers_the_committed_confidence(family
     told = {name: None for name in verifier.calibration.features} | {"no_premise": 0.0}
     untold = {**told, "no_premise": 1.0}
     assert verifier.calibration.confidence(untold) < verifier.calibration.confidence(told)
+
+
+@pytest.mark.parametrize(
+    ("core", "named"),
+    [
+        ("Dinah", True),
+        ("Prince Hyacinth", True),
+        ("Riquet with the Tuft", True),
+        ("The King", False),
+        ("the old man", False),
+        ("Three days", False),
+        ("The baker gave the boy three apples and went home", False),
+        ("ギン", True),  # a katakana name the dictionary reads as a common noun
+        ("花子", True),
+        ("木村君", True),
+        ("兵十のおっ母", False),
+        ("伯父さん", False),
+        ("狼共", False),
+        ("先生", False),
+    ],
+)
+def test_an_answer_is_written_as_a_name_by_its_capitals_or_its_parts_of_speech(
+    core: str, named: bool
+) -> None:
+    assert written_as_name(core) is named
+
+
+def test_a_name_question_answered_with_a_common_noun_reads_zero() -> None:
+    # the class: a story that never names its teacher; the model answers "the teacher"
+    asked = "What was the teacher's name?"
+    assert SIGNALS["name_answer"](_evidence(asked, "The teacher. [1]", "The teacher")) == 0.0
+    assert SIGNALS["name_answer"](_evidence(asked, "Mr. Smith. [1]", "Mr. Smith")) == 1.0
+    assert SIGNALS["name_answer"](_evidence("先生の名前は？", "先生です。[1]", "先生")) == 0.0
+    assert SIGNALS["name_answer"](_evidence("犬の名前は？", "シロです。[1]", "シロ")) == 1.0
+    assert (
+        SIGNALS["name_answer"](_evidence("Who gave the boy apples?", "The baker.", "The baker"))
+        is None
+    )
+
+
+@pytest.mark.parametrize("family", ["embedded", "other"])
+def test_a_name_question_answered_with_a_common_noun_lowers_the_committed_confidence(
+    family: str,
+) -> None:
+    verifier = load_verifier(family)
+    assert "name_answer" in verifier.calibration.features
+    named = {name: None for name in verifier.calibration.features} | {"name_answer": 1.0}
+    common = {**named, "name_answer": 0.0}
+    assert verifier.calibration.confidence(common) < verifier.calibration.confidence(named)
 
 
 def test_the_other_family_does_not_read_the_small_models_token_probabilities() -> None:

@@ -16,8 +16,9 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
+from storygraph.qa.question.question_words import asked_kind
 from storygraph.qa.verify.evidence import Evidence
-from storygraph.text.normalize import normalize_name
+from storygraph.text.normalize import is_proper_name, normalize_name
 from storygraph.text.terms import JA_QUESTION_WORDS, english_words
 
 Signal = Callable[[Evidence], float | None]
@@ -278,6 +279,40 @@ def self_check(evidence: Evidence) -> float | None:
     return evidence.self_check
 
 
+NAME_JOINERS = frozenset({"of", "with", "the", "and", "de", "la", "le", "von", "van"})
+"""Small words an English name may hold between its capitalised ones (Riquet with the Tuft)."""
+MAX_NAME_WORDS = 4
+
+
+def written_as_name(core: str) -> bool | None:
+    """Whether an answer's core is written as a proper name: in Japanese, all katakana or a
+    proper noun without a particle (`is_proper_name`; None without Sudachi); in English, at most
+    `MAX_NAME_WORDS` words, the first capitalised and not an article, every other capitalised
+    or a joining word (Dinah, Prince Hyacinth; not "The King", "Three days")."""
+    body = core.strip().rstrip(".。!！")
+    if not body:
+        return False
+    if _JAPANESE.search(body):
+        return is_proper_name(body)
+    words = body.split()
+    if len(words) > MAX_NAME_WORDS or words[0].lower() in ("the", "a", "an"):
+        return False
+    return words[0][:1].isupper() and all(
+        w[:1].isupper() or w.lower() in NAME_JOINERS for w in words[1:]
+    )
+
+
+def name_answer(evidence: Evidence) -> float | None:
+    """For a question asking for a name (question_words.asked_kind: 名前, の名, "name"), 1 when
+    the answer's core is written as one (`written_as_name`), else 0: the story that never names
+    the teacher gets "the teacher" or another noun back. None for any other question, and for
+    a Japanese core without Sudachi."""
+    if asked_kind(evidence.question) != "name":
+        return None
+    named = written_as_name(evidence.core)
+    return None if named is None else float(named)
+
+
 def core_size(evidence: Evidence) -> float | None:
     """log(1 + the number of units the answer's core has): a name is short, a clause long."""
     return math.log1p(len(units(evidence.core)))
@@ -298,6 +333,7 @@ SIGNALS: dict[str, Signal] = {
     "hypothesis_in_cited": hypothesis_in_cited,
     "premise_in_read": premise_in_read,
     "self_check": self_check,
+    "name_answer": name_answer,
 }
 """Every signal by name, in the order the calibrated model's weights list them."""
 

@@ -57,6 +57,10 @@ SAYING = {
         "the model, asked, says the cited sentence states it",
         "the model, asked, says the cited sentence does not state it",
     ),
+    "name_answer": (
+        "a name was asked and it is written as one",
+        "a name was asked and it is not written as one",
+    ),
 }
 """How each signal is said when it was high (first) or low (second): above or below its mean on
 dev (a signal with a negative weight, `question_share`, lowers the confidence when high)."""
