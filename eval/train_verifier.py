@@ -18,7 +18,10 @@ question id, over what the small model reads, no model call) gives today's in it
 - **Threshold**: chosen on the dev rows' *out-of-fold* confidences (leave one story out: each
   story's answers scored by a model fitted without that story, as a new story would be), the
   one that shows the most right answers while the answers shown stay at least `--precision`
-  right (0.85 by default).
+  right (0.85 by default). `--precision rule` applies the standing threshold rule
+  (docs/EVALUATION.md, "The threshold rule") per family: the highest of `RULE_TARGETS` whose
+  out-of-fold strict is at most `RULE_SLACK` of the dev questions below the strict at the
+  lowest target.
 - **Report**: what the gate would show on each run, from the recorded answers (module
   storygraph.qa.verify.gate's rule: above the threshold the model's answer is shown as
   supported; below it the answer is withheld, "not sure" or "the story does not say", right
@@ -210,6 +213,22 @@ def choose_threshold(rows: Sequence[Row], confidence: dict[int, float], precisio
     return best[1]
 
 
+RULE_TARGETS = (0.70, 0.75, 0.80)
+RULE_SLACK = 0.02
+"""The standing threshold rule's precision targets and the share of dev questions its higher
+targets may cost in strict answers (11 of 553)."""
+
+
+def rule_precision(rows: Sequence[Row], confidence: dict[int, float]) -> float:
+    """The precision target the standing threshold rule takes (module doc, `--precision rule`)."""
+    strict = {
+        target: simulate(rows, confidence, choose_threshold(rows, confidence, target)).strict
+        for target in RULE_TARGETS
+    }
+    floor = strict[RULE_TARGETS[0]] - RULE_SLACK * len(rows)
+    return max(target for target in RULE_TARGETS if strict[target] >= floor)
+
+
 def by_precision(
     rows: Sequence[Row], confidence: dict[int, float], targets: Sequence[float]
 ) -> list[str]:
@@ -297,7 +316,10 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--dev", nargs="+", required=True, metavar="RUN.json:QUESTIONS.jsonl")
     parser.add_argument("--test", nargs="*", default=[], metavar="RUN.json:QUESTIONS.jsonl")
     parser.add_argument("--features", nargs="*", default=list(SIGNALS))
-    parser.add_argument("--precision", type=float, default=0.85)
+    parser.add_argument(
+        "--precision", default="0.85",
+        help="the precision the threshold keeps on dev, or 'rule' (the standing threshold rule)",
+    )  # fmt: skip
     parser.add_argument(
         "--folds", choices=("story", "set"), default="story",
         help="leave one story out (default) or one run (set) out when judging out of fold",
@@ -318,7 +340,10 @@ def main(argv: Sequence[str]) -> int:
     for family in ("embedded", "other"):
         features = family_features(family, args.features)
         folds = out_of_fold(dev, features, args.folds)
-        threshold = choose_threshold(dev, folds, args.precision)
+        precision = (
+            rule_precision(dev, folds) if args.precision == "rule" else float(args.precision)
+        )
+        threshold = choose_threshold(dev, folds, precision)
         model = replace(fit_rows(dev, features), threshold=threshold)
         model = replace(
             model,
@@ -327,15 +352,15 @@ def main(argv: Sequence[str]) -> int:
                 "dev_runs": [spec.partition(":")[0] for spec in args.dev],
                 "judged": len(judged(dev)),
                 "right": sum(r.model_right for r in judged(dev)),
-                "precision_target": args.precision,
+                "precision_target": precision,
                 "dev_out_of_fold_auc": round(auc(dev, folds), 3),
                 "folds": args.folds,
                 "command": "PYTHONPATH=. python eval/train_verifier.py " + " ".join(argv),
             },
         )
         calibrations[family] = model
-        print(f"\n## {family}: threshold {threshold:.2f} (chosen out of fold on dev), "
-              f"out-of-fold AUC {auc(dev, folds):.3f}")  # fmt: skip
+        print(f"\n## {family}: threshold {threshold:.2f} (chosen out of fold on dev at precision "
+              f"{precision:.2f}), out-of-fold AUC {auc(dev, folds):.3f}")  # fmt: skip
         print("as run (dev):             " + simulate(dev, None, 0.5).line())
         print("gate, out of fold (dev):  " + simulate(dev, folds, threshold).line())
         print("right shown/written by precision (dev, out of fold): "
@@ -362,7 +387,7 @@ def main(argv: Sequence[str]) -> int:
             for gone in ["(none)", *features]:
                 kept = [f for f in features if f != gone]
                 oof = out_of_fold(dev, kept, args.folds)
-                t = choose_threshold(dev, oof, args.precision)
+                t = choose_threshold(dev, oof, precision)
                 d = simulate(dev, oof, t)
                 cells = [gone, f"{d.strict}/{d.questions}",
                          f"{d.shown_right}/{d.shown}", f"{auc(dev, oof):.3f}"]  # fmt: skip
