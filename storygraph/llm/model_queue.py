@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx2
 
@@ -57,6 +57,8 @@ QUEUE_DIR = "llm-queue"
 COUNTER_FILE = "next"
 LOCK_FILE = ".lock"
 POLL_S = 0.05
+
+T = TypeVar("T")
 
 WaitFn = Callable[[int], None]
 """Called with the number of requests ahead of the caller's (0: its turn has come)."""
@@ -228,33 +230,28 @@ class ModelQueue:
 
 
 @contextlib.contextmanager
-def waiting_for_the_model(on_wait: WaitFn) -> Iterator[None]:
+def _holding(var: ContextVar[T], value: T) -> Iterator[None]:
+    """`var` set to `value` for the block (the requests made in it), reset after."""
+    token = var.set(value)
+    try:
+        yield
+    finally:
+        var.reset(token)
+
+
+def waiting_for_the_model(on_wait: WaitFn) -> contextlib.AbstractContextManager[None]:
     """Model requests made in this context report their place in the queue to `on_wait`."""
-    token = _ON_WAIT.set(on_wait)
-    try:
-        yield
-    finally:
-        _ON_WAIT.reset(token)
+    return _holding(_ON_WAIT, on_wait)
 
 
-@contextlib.contextmanager
-def reading_ahead() -> Iterator[None]:
+def reading_ahead() -> contextlib.AbstractContextManager[None]:
     """Model requests made in this context are the app's own read-ahead (module doc)."""
-    token = _READ_AHEAD.set(True)
-    try:
-        yield
-    finally:
-        _READ_AHEAD.reset(token)
+    return _holding(_READ_AHEAD, True)
 
 
-@contextlib.contextmanager
-def deferred() -> Iterator[None]:
+def deferred() -> contextlib.AbstractContextManager[None]:
     """Model requests made in this context can wait for later ones (module doc)."""
-    token = _DEFERRED.set(True)
-    try:
-        yield
-    finally:
-        _DEFERRED.reset(token)
+    return _holding(_DEFERRED, True)
 
 
 def current_on_wait() -> WaitFn | None:
