@@ -136,3 +136,43 @@ def test_a_tied_story_leading_every_story_answers_alone(
     assert _step(answer, "story lead")["leading"] == ids["story_i.txt"]
     assert answer.citations and {c.document_name for c in answer.citations} == {"story_i.txt"}
     assert answer.answer.startswith(story_head("story_i.txt", japanese=False) + "\n")
+
+
+# Both graphs hold 'queen'; story_p writes her "the Queen", a name of that story alone by its
+# capitals (qa/question/specific_names.py), story_q writes "the queen". A question writing her
+# small is any queen's: the sentences of every story decide (`Scope.spelled`).
+QUEENS = (("queen", "Character", "LIVES_IN", "castle", "Place"),)
+QUEEN_STORIES = {
+    "story_p.txt": "Long ago the Queen lived in the castle.\nEvery day the Queen rode out.\n",
+    "story_q.txt": "Long ago a queen lived in the castle.\nThe queen cried by the old well.\n",
+}
+
+
+@pytest.fixture
+def queens(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
+    services, ids = ingested_library(tmp_path, QUEEN_STORIES, QUEENS)
+    yield services, ids
+    services.close()
+
+
+def test_a_story_writing_the_name_small_can_lead_the_one_whose_capitals_hold_it(
+    queens: tuple[Services, dict[str, str]],
+) -> None:
+    services, ids = queens
+    answer = services.qa().ask("Where did the queen cry by the well?", QAOptions(no_llm=True))
+    assert _step(answer, "entities")["stories"] == [ids["story_p.txt"]]  # the capitals
+    lead = _step(answer, "story lead")
+    assert lead["leading"] == ids["story_q.txt"] and "every story" in lead["searched"]
+    assert answer.citations and {c.document_name for c in answer.citations} == {"story_q.txt"}
+    assert answer.answer.startswith(story_head("story_q.txt", japanese=False) + "\n")
+
+
+def test_the_story_whose_capitals_hold_the_name_keeps_it_unless_another_leads(
+    queens: tuple[Services, dict[str, str]],
+) -> None:
+    services, ids = queens
+    answer = services.qa().ask("How often did the queen ride out?", QAOptions(no_llm=True))
+    assert _step(answer, "story lead")["leading"] in (None, ids["story_p.txt"])
+    assert {c.document_name for c in answer.citations} == {"story_p.txt"}
+    assert answer.answer.startswith(story_head("story_p.txt", japanese=False) + "\n")
+

@@ -253,3 +253,22 @@ def test_a_story_part_reads_only_the_names_its_own_graph_holds() -> None:
     assert parts["h"].ids == ["おじいさん"]
     assert parts["h"].scope.keys == ("h:おじいさん",)
     assert within(analysis, Scope(documents=("e",))).entities == ()
+
+
+def test_names_written_small_that_only_a_storys_capitals_made_its_own_are_marked_spelled() -> None:
+    # "Why did the queen weep?": p writes "the Queen", q writes "the queen"
+    names = [
+        {"id": "queen", "norm": "queen", "key": "p:queen", "document_id": "p"},
+        {"id": "queen", "norm": "queen", "key": "q:queen", "document_id": "q"},
+        {"id": "Hans", "norm": "hans", "key": "p:Hans", "document_id": "p"},
+    ]
+    spelled = narrow(["queen"], names, (), common={"queen"}, named_in={"p": {"queen"}})
+    assert spelled.documents == ("p",) and spelled.spelled and not spelled.undecided
+    assert spelled.choice == ()  # every story of the user's choice may lead it
+    picked = narrow(["queen"], names, ("p", "q"), common={"queen"}, named_in={"p": {"queen"}})
+    assert picked.spelled and picked.choice == ("p", "q")
+    # a name the question writes as one settles the story: nothing to lead
+    proper = narrow(["queen", "Hans"], names, (), common={"queen"}, named_in={"p": {"queen"}})
+    assert proper.documents == ("p",) and not proper.spelled
+    assert not narrow(["queen"], names, ("p",), common={"queen"}, named_in={"p": {"queen"}}).spelled
+    assert not narrow(["queen"], names, (), common={"queen"}).spelled  # undecided instead

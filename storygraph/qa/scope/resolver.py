@@ -1,8 +1,9 @@
 """Which stories a question is answered about, and how (`ScopeResolver.plan`): a question
 whose names decide its story (or stories a user picked) is answered within its scope; over a
 library, stories the names tie are answered one by one (`TIED`) unless one story's sentences lead
-(`LED`); an undecided question's ordinary names, or stories tied by them, may be led by any
-story's sentences (`WIDER`); a tale several stories tell is answered from them together
+(`LED`); an undecided question's ordinary names, stories tied by them, or names the question
+writes small that a story's capitals made its own (`Scope.spelled`), may be led by any story's
+sentences (`WIDER`); a tale several stories tell is answered from them together
 (`TELLINGS`); otherwise the sources are gathered first and the stories they came from decide
 (`UNDECIDED`, `UNDECIDED_ONE`). The plan carries the head line and the warning that say so; in
 a store of several stories, an answer the names settle carries its story's head line too
@@ -179,7 +180,9 @@ class ScopeResolver:
         self, analysis: QuestionAnalysis, scopes: Sequence[Scope] = ()
     ) -> ScopePlan | None:
         """A scope held by ordinary names alone (`Scope.choice`): undecided (one story's graph
-        holds them) or stories tied by them (`Scope.ordinary`, `scopes` the tied stories' own).
+        holds them), stories tied by them (`Scope.ordinary`, `scopes` the tied stories' own), or
+        names the question writes small that only a story's capitals made its own
+        (`Scope.spelled`: "the queen", which one fairy tale writes "the Queen").
         Another story's text may say them too without its graph holding them (親 is an entity of
         竹取物語; 「親がにを殺したのは誰？」 is about 猿蟹合戦, whose graph has no 親), and a tie
         of more than MAX_STORIES keeps only the first ones, so the sentences of every story the
@@ -189,7 +192,7 @@ class ScopeResolver:
         leads them all, within that story's own scope; otherwise None (the undecided scope
         stands, `undecided_story`; a tie is led among its own stories or answered per story)."""
         scope = analysis.scope
-        if not ((scope.undecided or scope.ordinary) and scope.keys):
+        if not ((scope.undecided or scope.ordinary or scope.spelled) and scope.keys):
             return None
         if self.parts.stories_named is None:
             return None
@@ -204,7 +207,7 @@ class ScopeResolver:
         if lead.story is None:
             return None
         if lead.story in scope.documents:
-            tied = led_scope(scopes, lead.story) if scope.ordinary else None
+            tied = led_scope(scopes, lead.story) if scopes else None
             if tied is None:
                 return None
             name = named.get(lead.story, lead.story)

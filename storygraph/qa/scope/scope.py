@@ -24,7 +24,9 @@ of them. Within that choice:
   name the question holds ("In Akutagawa's story", 「芥川の「桃太郎」で」, "the grapes" of "The Fox
   and the Grapes": qa/question/story_titles.py), and an English word written small in the question
   that the story writes with a capital ("the fox" of a fable writing "the Fox":
-  qa/question/specific_names.py), each a proper name of that story alone;
+  qa/question/specific_names.py), each a proper name of that story alone; a scope settled by
+  such capitals alone (`Scope.spelled`) may still be led by another story's sentences (the
+  queen of one fairy tale writing "the Queen" is any queen to a question writing her small);
 - retrieval starts from the kept stories' entities only (their keys) and sentence search reads
   only the kept stories, so an answer never cites a story outside its scope;
 - a question the names do not settle (`Scope.undecided`: it names no one, or only ordinary
@@ -85,6 +87,11 @@ class Scope:
     picked: bool = False
     """The user chose exactly one story (the chat's story picker, `ask --story`): the answer is
     about it, and says so by no head line."""
+    spelled: bool = False
+    """The question writes every name it found small (ordinary words), and only a story's own
+    capitals made them its names ("the queen" of a story writing "the Queen"): the story is
+    kept, but another story's sentences may fit the whole question better (`choice` is kept;
+    `wider_lead` in qa/scope/resolver.py)."""
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
@@ -198,6 +205,7 @@ def narrow(
     if undecided:
         note = "its names are ordinary words, not the story's own: each source labelled"
     ordinary = best[0] == 0 and len(tied) > 1
+    spelled = bool(best[0]) and not titles and not set(found) - set(common) and not picked
     tellings = tied if best[0] and len(tied) > 1 and one_tale(tied, titles) else ()
     if tellings:
         note = f"{len(tellings)} stories tell the tale its title names: answered from them together"
@@ -207,10 +215,11 @@ def narrow(
         note=note,
         tied=tied if len(tied) > 1 and not tellings else (),
         undecided=undecided,
-        choice=tuple(stories) if undecided or ordinary else (),
+        choice=tuple(stories) if undecided or ordinary or spelled else (),
         ordinary=ordinary,
         tellings=tellings,
         picked=picked,
+        spelled=spelled,
     )
 
 
