@@ -176,3 +176,32 @@ def test_the_story_whose_capitals_hold_the_name_keeps_it_unless_another_leads(
     assert {c.document_name for c in answer.citations} == {"story_p.txt"}
     assert answer.answer.startswith(story_head("story_p.txt", japanese=False) + "\n")
 
+
+# Both stories write "the Princess", a name of each by their capitals: a question writing it so
+# ties them. The story whose sentences hold the rest of the question answers alone.
+PRINCESSES = (("Princess", "Character", "LIVES_IN", "palace", "Place"),)
+PRINCESS_STORIES = {
+    "story_s.txt": "The Princess lived in the palace.\nThe Princess combed her hair with gold.\n",
+    "story_t.txt": "The Princess lived in the palace.\nThe Princess fed the swans at dawn.\n",
+}
+
+
+@pytest.fixture
+def princesses(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
+    services, ids = ingested_library(tmp_path, PRINCESS_STORIES, PRINCESSES)
+    yield services, ids
+    services.close()
+
+
+def test_stories_a_name_ties_are_led_by_the_one_whose_sentences_hold_the_question(
+    princesses: tuple[Services, dict[str, str]],
+) -> None:
+    services, ids = princesses
+    answer = services.qa().ask("What did the Princess feed at dawn?", QAOptions(no_llm=True))
+    assert sorted(_step(answer, "entities")["stories"]) == sorted(ids.values())  # a tie
+    assert _step(answer, "story lead")["leading"] == ids["story_t.txt"]
+    assert answer.citations and {c.document_name for c in answer.citations} == {"story_t.txt"}
+    assert any("hold this question's names alike" in w for w in answer.warnings)
+    tie = services.qa().ask("Where did the Princess live?", QAOptions(no_llm=True))
+    names = sorted(name or "" for name, _ in split_by_story(tie.answer))
+    assert names == ["story_s.txt", "story_t.txt"]  # both sentences fit alike: per story

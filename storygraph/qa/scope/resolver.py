@@ -47,7 +47,7 @@ UNDECIDED = (
     "Pick the stories to ask about one."
 )
 LED = (
-    "{count} stories fit this question's words equally, and it names none of them; {story}'s "
+    "{count} stories hold this question's names alike; {story}'s "
     "sentences fit it best, so the answer is about {story}. Pick the stories to ask about "
     "another."
 )
@@ -162,11 +162,12 @@ class ScopeResolver:
     def leading_story(
         self, analysis: QuestionAnalysis, scopes: Sequence[Scope]
     ) -> ScopePlan | None:
-        """Stories tied by ordinary words alone (`Scope.ordinary`): when one story's sentences
-        lead the others' (qa/scope/story_lead.py), the question within that story's scope, with
-        its head line and the warning naming it; None when none leads (the answer is written per
-        story)."""
-        if not analysis.scope.ordinary or self.parts.stories_named is None:
+        """Stories the question's names tie (`Scope.tied`: by ordinary words, or by names
+        several stories hold alike, "the Princess" of two fairy tales): when one story's
+        sentences lead the others' (qa/scope/story_lead.py), the question within that story's
+        scope, with its head line and the warning naming it; None when none leads (the answer
+        is written per story)."""
+        if self.parts.stories_named is None:
             return None
         passages = self.parts.context.sentences(analysis)
         lead = self.recorded_lead(passages, analysis.scope.tied)

@@ -9,8 +9,10 @@ scale, the best sentence's words at 1) gives each story its best sentence's scor
 one story's leads every other's by STORY_LEAD (or only one story has a sentence at all), the
 question is answered from that story alone, under its name, from its own best sources (the
 joint search's other stories' sentences no longer crowd them out). Otherwise the tie stands
-and the answer is written per story, as before. A proper name never goes through here: the
-stories it ties fit by the question's own names.
+and the answer is written per story, as before. The same holds for stories a name ties that each
+holds alike ("the Princess" of two fairy tales, a title each writes as a name): the one whose
+sentences hold the rest of the question leads. A tale several stories tell, named by its title,
+is answered from them together instead (`Scope.tellings`, no tie).
 """
 
 from __future__ import annotations
