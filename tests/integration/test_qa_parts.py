@@ -252,6 +252,7 @@ def test_a_who_question_answered_with_its_own_person_is_no_answer(
     """「たぬきの縄をといてやったのは誰？」 → 「たぬきです。」 (docs/ISSUES.md#not-an-answer): the
     user reads "not in the sentences" and the closest one, the trace says why."""
     from storygraph.qa.generation.answer import UNKNOWN
+    from storygraph.qa.generation.answer_core import cited_numbers
     from tests.helpers import scripted_logic
 
     story = shared_dir / "stories" / "ja" / "momotaro_kusuyama.txt"
@@ -265,7 +266,9 @@ def test_a_who_question_answered_with_its_own_person_is_no_answer(
     # another person is an answer (shown with its verdict, whatever the verifier's confidence)
     monkeypatch.setattr(scripted_logic, "answer", lambda prompt: "鬼の大将です。[1]")
     labelled = engine.ask("桃太郎が組みふせたのは誰？", QAOptions(verify="label"))
-    assert labelled.answer == "鬼の大将です。[1]"
+    assert labelled.answer.startswith("鬼の大将です。[")  # its mark on a sentence naming him
+    (number,) = cited_numbers(labelled.answer)
+    assert "鬼の大将" in next(c.text for c in labelled.citations if c.number == number)
 
 
 def test_asked_to_the_embedded_model_chooses_a_name_for_who_questions_only(

@@ -102,3 +102,22 @@ def test_a_fault_in_the_check_keeps_the_written_answer_and_names_the_fault(
     assert len(calls) == 2 and "Onigashima" in answer.answer
     assert support["self_check"] is None
     assert any(w.startswith(FAILED) and "went away" in w for w in answer.warnings)
+
+
+def test_an_answer_citing_no_source_holding_it_cites_the_one_that_does(
+    library: tuple[Services, dict[str, str]],
+) -> None:
+    # qa/generation/recite.py: the mark follows the answer's words, and the check and the
+    # verifier read that sentence
+    services, ids = library
+    model = ScriptedChatModel(logprobs=True, faults={"answer": "text:The Red Ogre."})
+    engine = build_engine(services.store, model, SMALL)
+    answer = engine.ask(
+        "Who kept the gate?", QAOptions(stories=(ids["story_a.txt"],), verify="label")
+    )
+    (moved,) = [s.detail for s in answer.steps if s.name == "citation"]
+    assert moved["written"] == []
+    held = next(c for c in answer.citations if c.number == moved["cites"])
+    assert "Red Ogre" in held.text and answer.answer.startswith(f"The Red Ogre. [{held.number}]")
+    (support,) = _support(answer)
+    assert support["verifier"]["evidence"]["cited"] == [held.text]

@@ -1,15 +1,17 @@
-"""One answer within one scope: gather → write → the support step (the premise check, then the
-verifier: storygraph.qa.verify.gate) (`answer_within`), each step recorded in the trace and cut
-short by the deadline.
+"""One answer within one scope: gather → write → its mark set to the source holding its words
+(storygraph.qa.generation.recite) → the support step (the premise check, then the verifier:
+storygraph.qa.verify.gate) (`answer_within`), each step recorded in the trace and cut short by
+the deadline.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from storygraph.models import Fact
 from storygraph.qa.generation.answer import TokenFn
+from storygraph.qa.generation.recite import recited
 from storygraph.qa.pipeline.deadline import Deadline, unchecked
 from storygraph.qa.pipeline.gathering import Gathered, gather
 from storygraph.qa.pipeline.parts import QAParts
@@ -23,6 +25,7 @@ from storygraph.qa.retrieval.scoring import RerankResult
 from storygraph.qa.verify.gate import support_step
 from storygraph.qa.verify.self_check import SelfChecked
 from storygraph.qa.verify.support_text import SupportStep
+from storygraph.qa.verify.support_words import declines
 
 SELF_CHECK_SKIPPED = (
     "the model was not asked about its answer: an answer per story already spends the "
@@ -96,9 +99,10 @@ def answer_within(
         **({"cut_at_deadline": True} if written.cut else {}),
         **({"first_token_s": round(first[0], 4)} if by_model else {}),
     )  # fmt: skip
+    read_as = asked or analysis
     if written.method.startswith("llm") and not written.cut:
         phase("checking")
-    read_as = asked or analysis
+        written = _recited(read_as, written, sources, trace)
     check_self = None
     if parts.self_check is not None:
         check_self = (
@@ -119,3 +123,17 @@ def answer_within(
         shown = parts.across.shown(analysis, shown, written.text, written.method, sources)
     trace.record("support", **shown.detail)
     return Answered(found, ranked, facts, sources, written, shown)
+
+
+def _recited(
+    analysis: QuestionAnalysis, written: Written, sources: Sources, trace: Trace
+) -> Written:
+    """The model's answer citing the source that holds its words, the move recorded in the
+    trace (storygraph.qa.generation.recite); as written when its marks stay or it declines."""
+    if declines(written.text):
+        return written
+    moved = recited(analysis.question, written.text, sources.citations, written.read)
+    if moved is None:
+        return written
+    trace.record("citation", written=list(moved.written), cites=moved.source, text=moved.text)
+    return replace(written, text=moved.text)

@@ -1,0 +1,71 @@
+"""An answer's source mark set to the sentence that holds its words (docs/ISSUES.md#recite).
+
+The small model often writes the right words and the wrong mark: 「五日。[3]」 where source 3 is
+another sentence and source 2 says 「それから五日もかかった」; "The baker. [4]" where only source 1
+names the baker; or no mark at all. The reader is then pointed at a sentence that does not say
+the answer, and the verifier judges the answer against it (the sentence it cites tells little of
+what was asked; the self-check, shown that sentence, says no), so a right answer is withheld.
+
+`recited` moves the mark: when one source the model read holds every unit of the answer's core
+(storygraph.qa.verify.signals.units: Japanese bigrams, English stemmed content words) and no
+source the answer cites holds as much of it, the answer cites that source instead (of several,
+the one holding most of the question's own units, then the first read). The answer's words are
+not changed; an answer whose words no read source holds whole keeps its marks. The move is
+named in the trace (the "citation" step: the marks as written and the one set).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from storygraph.models import Citation
+from storygraph.qa.generation.answer_core import SOURCE_MARK, answer_core, cited_numbers
+from storygraph.qa.verify.signals import share_in, units
+
+WHOLE = 0.999
+"""The share of the core's units a source must hold to take the mark: all of them."""
+
+
+@dataclass(frozen=True)
+class Recited:
+    """The answer with its mark moved, and what it cited before (for the trace)."""
+
+    text: str
+    source: int
+    written: tuple[int, ...]
+
+
+def recited(question: str, text: str, citations: Sequence[Citation], read: int) -> Recited | None:
+    """`text` citing the read source that holds its core whole (module doc); None when the
+    marks stay (no such source, or a cited one holds the core as well)."""
+    core = units(answer_core(text))
+    sources = citations[:read]
+    if not core or not sources:
+        return None
+    numbers = cited_numbers(text)
+    held = [share_in(core, units(c.text)) or 0.0 for c in sources]
+    cited_best = max((h for c, h in zip(sources, held, strict=True) if c.number in numbers),
+                     default=None)  # fmt: skip
+    asked = units(question)
+    best: tuple[tuple[float, float, int], Citation] | None = None
+    for rank, (source, share) in enumerate(zip(sources, held, strict=True)):
+        if share < WHOLE:
+            continue
+        key = (share, share_in(asked, units(source.text)) or 0.0, -rank)
+        if best is None or key > best[0]:
+            best = (key, source)
+    if best is None or (cited_best is not None and cited_best >= best[0][0]):
+        return None
+    return Recited(_marked(text, best[1].number), best[1].number, tuple(sorted(numbers)))
+
+
+def _marked(text: str, number: int) -> str:
+    """`text` with its marks replaced by one `[number]` where the first stood (at its end when
+    it had none)."""
+    first = SOURCE_MARK.search(text)
+    if first is None:
+        return f"{text.rstrip()} [{number}]"
+    head = SOURCE_MARK.sub("", text[: first.start()])
+    tail = SOURCE_MARK.sub("", text[first.end() :])
+    return f"{head}[{number}]{tail}"
