@@ -120,4 +120,6 @@ def test_an_answer_citing_no_source_holding_it_cites_the_one_that_does(
     held = next(c for c in answer.citations if c.number == moved["cites"])
     assert "Red Ogre" in held.text and answer.answer.startswith(f"The Red Ogre. [{held.number}]")
     (support,) = _support(answer)
-    assert support["verifier"]["evidence"]["cited"] == [held.text]
+    evidence = support["verifier"]["evidence"]
+    assert evidence["cited"] == [held.text]
+    assert evidence["answer"] == "The Red Ogre."  # as written: its tokens align with it

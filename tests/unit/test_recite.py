@@ -56,3 +56,7 @@ def test_of_several_sources_holding_it_the_one_holding_the_question_takes_the_ma
 
 def test_only_the_sources_the_model_read_are_cited() -> None:
     assert recited("何日かかった？", "五日。[3]", JA, 1) is None
+
+
+def test_a_cited_source_the_model_did_not_read_that_holds_the_answer_keeps_the_mark() -> None:
+    assert recited("何日かかった？", "五日。[2]", JA, 1) is None

@@ -11,7 +11,9 @@ what was asked; the self-check, shown that sentence, says no), so a right answer
 source the answer cites holds as much of it, the answer cites that source instead (of several,
 the one holding most of the question's own units, then the first read). The answer's words are
 not changed; an answer whose words no read source holds whole keeps its marks. The move is
-named in the trace (the "citation" step: the marks as written and the one set).
+named in the trace (the "citation" step: the marks as written and the one set). The verifier's
+evidence keeps the reply as the model wrote it (its tokens align with it) and reads the sources
+the moved mark cites (storygraph.qa.verify.gate.evidence_of).
 """
 
 from __future__ import annotations
@@ -37,16 +39,19 @@ class Recited:
 
 
 def recited(question: str, text: str, citations: Sequence[Citation], read: int) -> Recited | None:
-    """`text` citing the read source that holds its core whole (module doc); None when the
-    marks stay (no such source, or a cited one holds the core as well)."""
+    """`text` citing the read source (of `citations[:read]`) that holds its core whole
+    (module doc); None when the marks stay (no such source, or a source it cites, read or not,
+    holds the core as well)."""
     core = units(answer_core(text))
     sources = citations[:read]
     if not core or not sources:
         return None
     numbers = cited_numbers(text)
+    cited_best = max(
+        (share_in(core, units(c.text)) or 0.0 for c in citations if c.number in numbers),
+        default=None,
+    )
     held = [share_in(core, units(c.text)) or 0.0 for c in sources]
-    cited_best = max((h for c, h in zip(sources, held, strict=True) if c.number in numbers),
-                     default=None)  # fmt: skip
     asked = units(question)
     best: tuple[tuple[float, float, int], Citation] | None = None
     for rank, (source, share) in enumerate(zip(sources, held, strict=True)):
