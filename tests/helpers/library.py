@@ -3,8 +3,10 @@ boundary (tests of issue #28's scope: tests/integration/test_library_*.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+
+import pytest
 
 from storygraph.services import Services, build_services
 from storygraph.settings import Settings
@@ -25,3 +27,22 @@ def ingested_library(
         assert report.status == "added", report.message
         ids[name] = report.document_id
     return services, ids
+
+
+Library = tuple[Services, dict[str, str]]
+"""The services over a library's store and its document ids by file name."""
+
+
+def library_fixture(
+    stories: Mapping[str, str], triples: Sequence[Triple]
+) -> Callable[[Path], Iterator[Library]]:
+    """A pytest fixture of `ingested_library(tmp_path, stories, triples)`, closed after the
+    test: `queens = library_fixture(QUEEN_STORIES, QUEENS)` in a test module."""
+
+    @pytest.fixture
+    def fixture(tmp_path: Path) -> Iterator[Library]:
+        services, ids = ingested_library(tmp_path, stories, triples)
+        yield services, ids
+        services.close()
+
+    return fixture

@@ -6,15 +6,9 @@ story alone, under its name; one both stories' sentences fit alike is still answ
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.scope.per_story import split_by_story, story_head
-from storygraph.services import Services
-from tests.helpers.library import ingested_library
+from tests.helpers.library import Library, library_fixture
 
 TRIPLES = (("old man", "Character", "GOES_TO", "mountain", "Place"),)
 STORIES = {  # file names whose words no question says (qa/question/story_titles.py)
@@ -23,11 +17,7 @@ STORIES = {  # file names whose words no question says (qa/question/story_titles
 }
 
 
-@pytest.fixture
-def library(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
-    services, ids = ingested_library(tmp_path, STORIES, TRIPLES)
-    yield services, ids
-    services.close()
+library = library_fixture(STORIES, TRIPLES)
 
 
 def _step(answer, name: str) -> dict:
@@ -35,7 +25,7 @@ def _step(answer, name: str) -> dict:
 
 
 def test_the_story_whose_sentences_lead_a_tie_of_ordinary_words_answers_alone(
-    library: tuple[Services, dict[str, str]],
+    library: Library,
 ) -> None:
     services, ids = library
     question = "What song did the old man sing by the river?"
@@ -48,7 +38,7 @@ def test_the_story_whose_sentences_lead_a_tie_of_ordinary_words_answers_alone(
 
 
 def test_a_tie_the_sentences_do_not_break_is_answered_per_story(
-    library: tuple[Services, dict[str, str]],
+    library: Library,
 ) -> None:
     services, _ = library
     answer = services.qa().ask("Where did the old man go?", QAOptions(no_llm=True))
@@ -67,15 +57,11 @@ WOOD_STORIES = {
 }
 
 
-@pytest.fixture
-def wood(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
-    services, ids = ingested_library(tmp_path, WOOD_STORIES, WOOD)
-    yield services, ids
-    services.close()
+wood = library_fixture(WOOD_STORIES, WOOD)
 
 
 def test_a_story_whose_text_holds_an_ordinary_name_its_graph_lacks_can_lead(
-    wood: tuple[Services, dict[str, str]],
+    wood: Library,
 ) -> None:
     services, ids = wood
     answer = services.qa().ask("What did the storm break into wood?", QAOptions(no_llm=True))
@@ -88,7 +74,7 @@ def test_a_story_whose_text_holds_an_ordinary_name_its_graph_lacks_can_lead(
 
 
 def test_the_story_holding_the_ordinary_name_still_answers_when_its_sentences_lead(
-    wood: tuple[Services, dict[str, str]],
+    wood: Library,
 ) -> None:
     services, ids = wood
     answer = services.qa().ask("Who sold the wood at the market?", QAOptions(no_llm=True))
@@ -107,15 +93,11 @@ TIED_WIDER = {
 }
 
 
-@pytest.fixture
-def tied_wider(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
-    services, ids = ingested_library(tmp_path, TIED_WIDER, TRIPLES)
-    yield services, ids
-    services.close()
+tied_wider = library_fixture(TIED_WIDER, TRIPLES)
 
 
 def test_a_story_outside_a_tie_of_ordinary_words_can_lead_it(
-    tied_wider: tuple[Services, dict[str, str]],
+    tied_wider: Library,
 ) -> None:
     services, ids = tied_wider
     question = "Where did the old man plant the rose-bush?"
@@ -129,7 +111,7 @@ def test_a_story_outside_a_tie_of_ordinary_words_can_lead_it(
 
 
 def test_a_tied_story_leading_every_story_answers_alone(
-    tied_wider: tuple[Services, dict[str, str]],
+    tied_wider: Library,
 ) -> None:
     services, ids = tied_wider
     answer = services.qa().ask("Where did the old man fish?", QAOptions(no_llm=True))
@@ -148,15 +130,11 @@ QUEEN_STORIES = {
 }
 
 
-@pytest.fixture
-def queens(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
-    services, ids = ingested_library(tmp_path, QUEEN_STORIES, QUEENS)
-    yield services, ids
-    services.close()
+queens = library_fixture(QUEEN_STORIES, QUEENS)
 
 
 def test_a_story_writing_the_name_small_can_lead_the_one_whose_capitals_hold_it(
-    queens: tuple[Services, dict[str, str]],
+    queens: Library,
 ) -> None:
     services, ids = queens
     answer = services.qa().ask("Where did the queen cry by the well?", QAOptions(no_llm=True))
@@ -168,7 +146,7 @@ def test_a_story_writing_the_name_small_can_lead_the_one_whose_capitals_hold_it(
 
 
 def test_the_story_whose_capitals_hold_the_name_keeps_it_unless_another_leads(
-    queens: tuple[Services, dict[str, str]],
+    queens: Library,
 ) -> None:
     services, ids = queens
     answer = services.qa().ask("How often did the queen ride out?", QAOptions(no_llm=True))
@@ -186,15 +164,11 @@ PRINCESS_STORIES = {
 }
 
 
-@pytest.fixture
-def princesses(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
-    services, ids = ingested_library(tmp_path, PRINCESS_STORIES, PRINCESSES)
-    yield services, ids
-    services.close()
+princesses = library_fixture(PRINCESS_STORIES, PRINCESSES)
 
 
 def test_stories_a_name_ties_are_led_by_the_one_whose_sentences_hold_the_question(
-    princesses: tuple[Services, dict[str, str]],
+    princesses: Library,
 ) -> None:
     services, ids = princesses
     answer = services.qa().ask("What did the Princess feed at dawn?", QAOptions(no_llm=True))

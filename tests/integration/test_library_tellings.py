@@ -6,15 +6,9 @@ names is still answered per story."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.scope.per_story import JOINED, misplaced_citations, split_by_story, story_head
-from storygraph.services import Services
-from tests.helpers.library import ingested_library
+from tests.helpers.library import Library, library_fixture
 
 TRIPLES = (
     ("Momotaro", "Character", "DEFEATS", "Ogre Chief", "Character"),
@@ -26,15 +20,11 @@ STORIES = {
 }
 
 
-@pytest.fixture
-def library(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
-    services, ids = ingested_library(tmp_path, STORIES, TRIPLES)
-    yield services, ids
-    services.close()
+library = library_fixture(STORIES, TRIPLES)
 
 
 def test_a_tale_two_stories_tell_is_answered_once_under_both_names(
-    library: tuple[Services, dict[str, str]],
+    library: Library,
 ) -> None:
     services, _ = library
     answer = services.qa().ask("Who did Momotaro defeat?", QAOptions(no_llm=True))
@@ -49,7 +39,7 @@ def test_a_tale_two_stories_tell_is_answered_once_under_both_names(
 
 
 def test_a_proper_name_no_title_names_is_still_answered_per_story(
-    library: tuple[Services, dict[str, str]],
+    library: Library,
 ) -> None:
     services, _ = library
     answer = services.qa().ask("Who went to Onigashima?", QAOptions(no_llm=True))

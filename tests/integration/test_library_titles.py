@@ -5,14 +5,8 @@ story's title ("the grapes", 「芥川の」), are answered from that story alon
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from storygraph.qa.pipeline.parts import QAOptions
-from storygraph.services import Services
-from tests.helpers.library import ingested_library
+from tests.helpers.library import Library, library_fixture
 
 TRIPLES = (
     ("Fox", "Character", "JUDGES", "race", "Event"),
@@ -30,11 +24,7 @@ STORIES = {
 }
 
 
-@pytest.fixture
-def library(tmp_path: Path) -> Iterator[tuple[Services, dict[str, str]]]:
-    services, ids = ingested_library(tmp_path, STORIES, TRIPLES)
-    yield services, ids
-    services.close()
+library = library_fixture(STORIES, TRIPLES)
 
 
 def _scope(answer) -> dict:
@@ -46,7 +36,7 @@ def _cited(answer) -> set[str]:
 
 
 def test_a_word_the_story_capitalises_is_that_storys_name_however_asked(
-    library: tuple[Services, dict[str, str]],
+    library: Library,
 ) -> None:
     services, ids = library
     answer = services.qa().ask("Who did the fox judge?", QAOptions(no_llm=True, mode="onehop"))
@@ -56,7 +46,7 @@ def test_a_word_the_story_capitalises_is_that_storys_name_however_asked(
 
 
 def test_a_question_naming_the_documents_title_is_answered_from_that_story(
-    library: tuple[Services, dict[str, str]],
+    library: Library,
 ) -> None:
     services, ids = library
     question = "What did the fox see on the vine?"  # "vine": a word of its title alone
