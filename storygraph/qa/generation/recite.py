@@ -47,22 +47,18 @@ def recited(question: str, text: str, citations: Sequence[Citation], read: int) 
     if not core or not sources:
         return None
     numbers = cited_numbers(text)
-    cited_best = max(
-        (share_in(core, units(c.text)) or 0.0 for c in citations if c.number in numbers),
-        default=None,
-    )
-    held = [share_in(core, units(c.text)) or 0.0 for c in sources]
-    asked = units(question)
-    best: tuple[tuple[float, float, int], Citation] | None = None
-    for rank, (source, share) in enumerate(zip(sources, held, strict=True)):
-        if share < WHOLE:
-            continue
-        key = (share, share_in(asked, units(source.text)) or 0.0, -rank)
-        if best is None or key > best[0]:
-            best = (key, source)
-    if best is None or (cited_best is not None and cited_best >= best[0][0]):
+    cited = [c for c in citations if c.number in numbers]
+    held = {c.number: units(c.text) for c in (*sources, *cited)}  # each source's units once
+    share = {number: share_in(core, found) or 0.0 for number, found in held.items()}
+    whole = [c for c in sources if share[c.number] >= WHOLE]
+    if not whole:
         return None
-    return Recited(_marked(text, best[1].number), best[1].number, tuple(sorted(numbers)))
+    asked = units(question)
+    # the most of the core, then of the question; max keeps the first read of equals
+    best = max(whole, key=lambda c: (share[c.number], share_in(asked, held[c.number]) or 0.0))
+    if any(share[c.number] >= share[best.number] for c in cited):
+        return None  # a source it cites holds the core as well
+    return Recited(_marked(text, best.number), best.number, tuple(sorted(numbers)))
 
 
 def _marked(text: str, number: int) -> str:
