@@ -6,8 +6,8 @@ evidence the app reads today without running the questions again.
 
 Each judged answer's evidence (`answer`, `cited`, `read`) is read back as the sources the model
 read, numbered in order (as the app numbers them), and the sources its marks cite; an answer
-whose mark moves gets its new cited sentence and its reply with the mark moved (as in the
-app's evidence) and, unless `--no-check`, its self-check asked again through the configured embedded
+whose mark moves gets its new cited sentence (its reply stays as written, as in the app's
+evidence) and, unless `--no-check`, its self-check asked again through the configured embedded
 model (storygraph.qa.verify.self_check, exactly as the pipeline asks it). Each run is
 written to OUTDIR under its own name; eval/train_verifier.py reads it as any run.
 """
@@ -33,7 +33,8 @@ from storygraph.settings import get_settings
 
 def moved(evidence: dict[str, Any]) -> bool:
     """Set `evidence`'s mark as the app does; True when it moved (`evidence` updated: the
-    sources it cites, its reply with the mark moved, its self-check to be asked again)."""
+    sources it cites, its self-check to be asked again; the reply stays as written, as the
+    app's evidence keeps it)."""
     texts = {i + 1: text for i, text in enumerate(evidence["read"])}
     # the sources it cites, by their numbers in the citations' order (read or not)
     texts |= dict(zip(sorted(cited_numbers(evidence["answer"])), evidence["cited"], strict=False))
@@ -42,7 +43,6 @@ def moved(evidence: dict[str, Any]) -> bool:
     if got is None:
         return False
     evidence["cited"] = [texts[got.source]]
-    evidence["answer"] = got.text
     evidence["self_check"] = None
     return True
 

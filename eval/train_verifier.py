@@ -48,7 +48,7 @@ from storygraph.qa.verify.evidence import Evidence
 from storygraph.qa.verify.gate import NO_PREMISE, TOLD
 from storygraph.qa.verify.signals import SIGNALS, read_signals
 
-LOGPROB_SIGNALS = ("mean_logprob", "min_logprob", "head_logprob", "self_check")
+LOGPROB_SIGNALS = ("mean_logprob", "min_logprob", "head_logprob", "answer_logprob", "self_check")
 """Read from the small model's token probabilities: a capable model's are on another scale, so
 the "other" family is fitted without them (and its model is not asked the self-check)."""
 

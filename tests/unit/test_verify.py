@@ -18,6 +18,7 @@ from storygraph.qa.verify.gate import evidence_of, support_step
 from storygraph.qa.verify.signals import (
     SIGNALS,
     read_signals,
+    token_spans,
     units,
     written_as_name,
 )
@@ -274,13 +275,31 @@ def test_the_premise_verdict_is_the_evidence_the_verifier_reads() -> None:
     assert SIGNALS["no_premise"](_evidence("q", "a", "a")) is None  # no premise check ran
 
 
-def test_the_head_reads_the_models_first_written_tokens() -> None:
-    # 「パン屋です。[2]」: the first three tokens carry the answer's commitment (a guess here)
-    tokens = ("パン", "屋", "です", "。", "[", "2", "]")
-    logprobs = (-2.0, -1.0, -0.01, -0.01, -0.01, -0.1, -0.01)
-    reply = _evidence(QUESTION, "".join(tokens), "パン屋", tokens=tokens, logprobs=logprobs)
-    assert SIGNALS["head_logprob"](reply) == pytest.approx(-1.0033, abs=0.001)
-    assert SIGNALS["head_logprob"](_evidence(QUESTION, "x", "x")) is None  # no probabilities
+def test_the_answers_own_tokens_are_read_apart_from_the_questions_words() -> None:
+    # 「少年に…やったのは誰？」: 「少年」 repeats the question (sure), 「パン屋」 answers (a guess)
+    tokens = ("少年", "に", "パン", "屋", "です", "。", "[", "2", "]")
+    logprobs = (-0.01, -0.01, -2.0, -1.0, -0.01, -0.01, -0.01, -0.1, -0.01)
+    reply = _evidence(QUESTION, "".join(tokens), "少年にパン屋", tokens=tokens, logprobs=logprobs)
+    assert SIGNALS["answer_logprob"](reply) == pytest.approx(-1.5)
+    assert SIGNALS["head_logprob"](reply) == pytest.approx(-0.67, abs=0.01)
+    english = ("The", " baker", ".", " [", "2", "]")
+    said = _evidence("Who gave the boy apples?", "".join(english), "The baker",
+                     tokens=english, logprobs=(-0.1, -3.0, -0.1, -0.1, -0.1, -0.1))  # fmt: skip
+    assert SIGNALS["answer_logprob"](said) == pytest.approx(-3.0)
+    # a run saved without token texts, and an answer the question already says, read nothing
+    assert SIGNALS["answer_logprob"](_evidence(QUESTION, "x", "x", logprobs=(-1.0,))) is None
+    again = _evidence(QUESTION, "少年", "少年", tokens=("少年",), logprobs=(-0.1,))
+    assert SIGNALS["answer_logprob"](again) is None
+
+
+def test_tokens_holding_part_of_a_characters_bytes_share_its_place() -> None:
+    # the server decodes each token alone: 姫 split in two tokens reads as two U+FFFD
+    tokens = ("お", "\ufffd", "\ufffd", "さま", "です", "。")
+    assert token_spans("お姫さまです。", tokens) == [(0, 1), (1, 2), (1, 2), (2, 4), (4, 6), (6, 7)]
+    assert token_spans("お姫さまです。", ("お", "猿")) is None  # they spell another reply
+    logprobs = (-0.1, -2.0, -1.0, -0.1, -0.1, -0.1)
+    reply = _evidence("誰が来た？", "お姫さまです。", "お姫さま", tokens=tokens, logprobs=logprobs)
+    assert SIGNALS["answer_logprob"](reply) == pytest.approx((-0.1 - 2.0 - 1.0 - 0.1) / 4)
 
 
 def test_confidence_is_a_probability() -> None:

@@ -100,9 +100,12 @@ def answer_within(
         **({"first_token_s": round(first[0], 4)} if by_model else {}),
     )  # fmt: skip
     read_as = asked or analysis
+    as_written = None
     if written.method.startswith("llm") and not written.cut:
         phase("checking")
-        written = _recited(read_as, written, sources, trace)
+        moved = _recited(read_as, written, sources, trace)
+        as_written = written.text if moved is not written else None
+        written = moved
     check_self = None
     if parts.self_check is not None:
         check_self = (
@@ -116,7 +119,7 @@ def answer_within(
             parts.verify_mode, parts.verifier, parts.premise, read_as, written.text,
             written.method, written.cut, written.logprobs, sources.citations, written.read, facts,
             later=any(parts.reading.unread_name(n) for n in written.unsupported),
-            tokens=written.tokens, self_check=check_self,
+            tokens=written.tokens, self_check=check_self, as_written=as_written,
         )  # fmt: skip
     if asked is not None and parts.across is not None:
         # what the model wrote in the sources' language, rendered in the question's

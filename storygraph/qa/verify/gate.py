@@ -48,14 +48,19 @@ def evidence_of(
     read: int,
     premise: str | None,
     tokens: Sequence[str] = (),
+    as_written: str | None = None,
 ) -> Evidence:
     """The verifier's evidence for a written answer: the sources it cites and those it read,
-    and the premise check's verdict (`premise`: its reason when the act is told of no one)."""
+    and the premise check's verdict (`premise`: its reason when the act is told of no one).
+    `as_written`: the model's reply when `written` is it with its mark moved
+    (storygraph.qa.generation.recite): the evidence reads the reply's words as written (its
+    tokens align with them) and the sources `written` cites."""
     cited = tuple(c.text for c in cited_sources(written, citations))
+    reply = written if as_written is None else as_written
     return Evidence(
         question=question,
-        answer=written,
-        core=answer_core(written),
+        answer=reply,
+        core=answer_core(reply),
         cited=cited,
         read=tuple(c.text for c in citations[:read]),
         logprobs=tuple(logprobs),
@@ -79,12 +84,14 @@ def support_step(
     later: bool = False,
     tokens: Sequence[str] = (),
     self_check: Callable[[Evidence], SelfChecked] | None = None,
+    as_written: str | None = None,
 ) -> SupportStep:
     """The support step on `written` (module doc): the verdict, the text shown, its warnings
     and the trace's detail. `read`: how many of `citations` the model read; `later`: the answer
     names what comes past the reading position; `tokens`: the texts of the tokens `logprobs`
     are of; `self_check`: asks the model about its answer (storygraph.qa.verify.self_check),
-    None when it is not asked."""
+    None when it is not asked; `as_written`: the model's reply when `written` is it with its
+    mark moved (`evidence_of`)."""
     if not method.startswith("llm") or cut or verifier is None:
         why = (
             f"the answer is the {method} list" if not method.startswith("llm")
@@ -105,7 +112,9 @@ def support_step(
         )  # fmt: skip
         return SupportStep(support, written, warnings, {**detail, "verdict": support.verdict,
                                                          "reason": support.reason})  # fmt: skip
-    evidence = evidence_of(analysis.question, written, logprobs, citations, read, told, tokens)
+    evidence = evidence_of(
+        analysis.question, written, logprobs, citations, read, told, tokens, as_written
+    )
     if self_check is not None:
         asked = self_check(evidence)
         evidence = replace(evidence, self_check=asked.value)

@@ -203,6 +203,61 @@ def head_logprob(evidence: Evidence) -> float | None:
     return sum(head) / len(head) if head else None
 
 
+def token_spans(written: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
+    """Where each token stands in `written` (start, end): a token whose text holds U+FFFD (part
+    of a character's bytes, which the server decodes alone) shares with its broken neighbours the
+    letters up to the next whole token. None: the tokens do not spell `written`."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    broken = 0  # tokens waiting for the next whole one to say where they end
+    for token in tokens:
+        if "\ufffd" in token:
+            broken += 1
+            continue
+        found = written.find(token, at) if broken else (at if written.startswith(token, at) else -1)
+        if found < 0 and not broken and not token.strip():
+            found = at  # whitespace the reply lost when stripped
+        if found < 0:
+            return None
+        spans.extend((at, found) for _ in range(broken))
+        broken = 0
+        spans.append((found, found + len(token)))
+        at = found + len(token)
+    spans.extend((at, len(written)) for _ in range(broken))
+    return spans if len(spans) == len(tokens) else None
+
+
+def answer_logprob(evidence: Evidence) -> float | None:
+    """The model's mean log probability over the tokens that write the answer's own words: the
+    tokens within its core (「猿です。[1]」 → 猿; a one-sentence reply's whole clause) that hold a
+    letter (Japanese) or a word (English) the question does not. `head_logprob` reads the first
+    tokens, which a Japanese reply often spends on the question's own participant (「桃太郎は…」);
+    this reads where the model commits to what it answers. None: no token texts, a core not
+    found in the reply, or nothing the question does not already say."""
+    if not evidence.tokens or len(evidence.tokens) != len(evidence.logprobs) or not evidence.core:
+        return None
+    written = evidence.answer  # the reply stripped: its first token's spaces are not in it
+    spans = token_spans(written, (evidence.tokens[0].lstrip(), *evidence.tokens[1:]))
+    start = written.find(evidence.core)
+    if spans is None or start < 0:
+        return None
+    end = start + len(evidence.core)
+    question = normalize_name(evidence.question)
+    asked_words = set(english_words(question))
+    own: list[float] = []
+    for (begins, ends), logprob in zip(spans, evidence.logprobs, strict=True):
+        if ends <= start or begins >= end or begins == ends:
+            continue
+        piece = normalize_name(written[begins:ends])
+        if _JAPANESE.search(piece):
+            new = any(ch not in question for ch in piece if _JAPANESE.match(ch))
+        else:
+            new = any(w not in asked_words for w in english_words(piece))
+        if new:
+            own.append(logprob)
+    return sum(own) / len(own) if own else None
+
+
 def min_logprob(evidence: Evidence) -> float | None:
     """The model's least certain choice among the tokens it wrote (floored at -20)."""
     return max(min(evidence.logprobs), -20.0) if evidence.logprobs else None
@@ -270,6 +325,7 @@ SIGNALS: dict[str, Signal] = {
     "question_in_cited": question_in_cited,
     "mean_logprob": mean_logprob,
     "head_logprob": head_logprob,
+    "answer_logprob": answer_logprob,
     "min_logprob": min_logprob,
     "no_premise": no_premise,
     "core_size": core_size,

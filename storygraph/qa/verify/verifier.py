@@ -31,6 +31,10 @@ SAYING = {
     "mean_logprob": ("the model wrote it with confidence", "the model hesitated writing it"),
     "min_logprob": ("no word of it was a guess", "a word of it was a guess"),
     "head_logprob": ("the model was sure of its first words", "its first words were a guess"),
+    "answer_logprob": (
+        "the model was sure of the words it answers with",
+        "the words it answers with were a guess",
+    ),
     "question_in_cited": (
         "the sentence it cites tells what was asked",
         "the sentence it cites tells little of what was asked",
