@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.scope.per_story import split_by_story, story_head
+from storygraph.qa.scope.story_lead import SPELLED_LEAD
 from tests.helpers.library import Library, library_fixture
 
 TRIPLES = (("old man", "Character", "GOES_TO", "mountain", "Place"),)
@@ -141,6 +142,7 @@ def test_a_story_writing_the_name_small_can_lead_the_one_whose_capitals_hold_it(
     assert _step(answer, "entities")["stories"] == [ids["story_p.txt"]]  # the capitals
     lead = _step(answer, "story lead")
     assert lead["leading"] == ids["story_q.txt"] and "every story" in lead["searched"]
+    assert lead["needed"] == SPELLED_LEAD  # the capitals alone: any margin leads
     assert answer.citations and {c.document_name for c in answer.citations} == {"story_q.txt"}
     assert answer.answer.startswith(story_head("story_q.txt", japanese=False) + "\n")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from storygraph.qa.retrieval.passages import Passage
 from storygraph.qa.scope.scope import Scope
-from storygraph.qa.scope.story_lead import STORY_LEAD, led_scope, story_lead
+from storygraph.qa.scope.story_lead import SPELLED_LEAD, STORY_LEAD, led_scope, story_lead
 
 
 def _passage(document: str, score: float) -> Passage:
@@ -19,6 +19,16 @@ def test_a_story_leads_when_its_best_sentence_outscores_every_other_by_the_margi
     assert story_lead([_passage("b", 0.4)], ["a", "b"]).story == "b"  # the only one found
     assert story_lead([], ["a", "b"]).story is None
     assert story_lead([_passage("c", 1.0)], ["a", "b"]).story is None  # not a tied story
+
+
+def test_a_scope_only_capitals_settled_is_led_by_the_best_sentence_by_any_margin() -> None:
+    # "the princess" of a question, one story writing "the Princess": the capitals are no
+    # evidence, so the story whose best sentence fits the question better leads
+    close = [_passage("a", 1.0), _passage("b", 0.95)]
+    assert story_lead(close, ["a", "b"]).story is None  # a tie of names needs the margin
+    assert story_lead(close, ["a", "b"], SPELLED_LEAD).story == "a"
+    level = [_passage("a", 1.0), _passage("b", 1.0)]
+    assert story_lead(level, ["a", "b"], SPELLED_LEAD).story is None  # level: no lead
 
 
 def test_the_leading_storys_own_scope_is_picked() -> None:

@@ -26,7 +26,13 @@ from storygraph.qa.scope.per_story import (
     story_scopes,
 )
 from storygraph.qa.scope.scope import Scope
-from storygraph.qa.scope.story_lead import STORY_LEAD, Lead, led_scope, story_lead
+from storygraph.qa.scope.story_lead import (
+    SPELLED_LEAD,
+    STORY_LEAD,
+    Lead,
+    led_scope,
+    story_lead,
+)
 
 if TYPE_CHECKING:
     from storygraph.qa.pipeline.deadline import Deadline
@@ -204,7 +210,8 @@ class ScopeResolver:
         passages = self.parts.context.sentences(everywhere)
         stories = list(dict.fromkeys(p.document_id for p in passages))
         searched = "every story in scope: its names are ordinary words"
-        lead = self.recorded_lead(passages, stories, searched=searched)
+        needed = SPELLED_LEAD if scope.spelled else STORY_LEAD
+        lead = self.recorded_lead(passages, stories, needed, searched=searched)
         if lead.story is None:
             return None
         if lead.story in scope.documents:
@@ -225,16 +232,20 @@ class ScopeResolver:
         return led_within(analysis, held, name, WIDER.format(story=name), story=lead.story)
 
     def recorded_lead(
-        self, passages: Sequence[Passage], stories: Sequence[str], **detail: str
+        self,
+        passages: Sequence[Passage],
+        stories: Sequence[str],
+        needed: float = STORY_LEAD,
+        **detail: str,
     ) -> Lead:
-        """Which of `stories` the sentences found lead (qa/scope/story_lead.py), recorded in the
-        trace."""
-        lead = story_lead(passages, stories)
+        """Which of `stories` the sentences found lead (qa/scope/story_lead.py, by `needed`),
+        recorded in the trace."""
+        lead = story_lead(passages, stories, needed)
         self.trace.record(
             "story lead",
             best={d: round(score, 3) for d, score in lead.best.items()},
             leading=lead.story,
-            needed=STORY_LEAD,
+            needed=needed,
             **detail,
         )
         return lead

@@ -25,6 +25,11 @@ from storygraph.qa.scope.scope import Scope
 
 STORY_LEAD = 1.25
 """How many times the second story's best sentence score the leading story's must reach."""
+SPELLED_LEAD = 1.0
+"""The same for a scope only a story's capitals settled (`Scope.spelled`: "the princess" of a
+question, one fairy tale writing "the Princess"): the capitals are no evidence that the question
+is about that story rather than another telling of a princess, so the story whose sentences fit
+the whole question best leads, by any margin."""
 
 
 @dataclass(frozen=True)
@@ -36,8 +41,11 @@ class Lead:
     best: dict[str, float]
 
 
-def story_lead(passages: Sequence[Passage], tied: Sequence[str]) -> Lead:
-    """Which of the `tied` stories the sentences found over all of them lead (module doc)."""
+def story_lead(
+    passages: Sequence[Passage], tied: Sequence[str], needed: float = STORY_LEAD
+) -> Lead:
+    """Which of the `tied` stories the sentences found over all of them lead (module doc):
+    the best sentence's story, when it scores `needed` times the next story's best."""
     best: dict[str, float] = {}
     for passage in passages:
         if passage.document_id in tied:
@@ -45,7 +53,8 @@ def story_lead(passages: Sequence[Passage], tied: Sequence[str]) -> Lead:
     ranked = sorted(best.items(), key=lambda kv: -kv[1])
     if not ranked or ranked[0][1] <= 0:
         return Lead(None, best)
-    if len(ranked) == 1 or ranked[0][1] >= STORY_LEAD * ranked[1][1]:
+    first, second = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
+    if first > second and first >= needed * second:
         return Lead(ranked[0][0], best)
     return Lead(None, best)
 
