@@ -272,3 +272,19 @@ def test_names_written_small_that_only_a_storys_capitals_made_its_own_are_marked
     assert proper.documents == ("p",) and not proper.spelled
     assert not narrow(["queen"], names, ("p",), common={"queen"}, named_in={"p": {"queen"}}).spelled
     assert not narrow(["queen"], names, (), common={"queen"}).spelled  # undecided instead
+
+
+def test_a_word_of_another_storys_title_does_not_settle_the_capitals_story() -> None:
+    # "Why did the king weep?": p writes "the King" and "the Queen"; k is "The Story of King
+    # Frost" (its file name holds "king"); q writes "the king" small. p keeps the question by
+    # its capitals alone, so it is still `spelled`: every story's sentences may lead it
+    names = [
+        {"id": "king", "norm": "king", "key": f"{d}:king", "document_id": d} for d in "pkq"
+    ] + [{"id": "queen", "norm": "queen", "key": "p:queen", "document_id": "p"}]
+    capitals = {"p": {"king", "queen"}}
+    got = narrow(["king", "queen"], names, (), common={"king", "queen"}, titled={"k": 1},
+                 named_in=capitals)  # fmt: skip
+    assert got.documents == ("p",) and got.spelled
+    # the title's own story kept: its title word settles it, nothing to lead
+    own = narrow(["king"], names, (), common={"king"}, titled={"k": 1})
+    assert own.documents == ("k",) and not own.spelled

@@ -91,7 +91,8 @@ class Scope:
     """The question writes every name it found small (ordinary words), and only a story's own
     capitals made them its names ("the queen" of a story writing "the Queen"): the story is
     kept, but another story's sentences may fit the whole question better (`choice` is kept;
-    `wider_lead` in qa/scope/resolver.py)."""
+    `wider_lead` in qa/scope/resolver.py). A word of another story's title in the question
+    ("the king" of "The Story of King Frost") is not the kept story's: it does not settle it."""
 
 
 def story_ids(given: Sequence[str], documents: Sequence[DocumentInfo]) -> tuple[str, ...]:
@@ -205,7 +206,12 @@ def narrow(
     if undecided:
         note = "its names are ordinary words, not the story's own: each source labelled"
     ordinary = best[0] == 0 and len(tied) > 1
-    spelled = bool(best[0]) and not titles and not set(found) - set(common) and not picked
+    spelled = (
+        bool(best[0])
+        and not any(titles.get(d, 0) for d in kept)
+        and not set(found) - set(common)
+        and not picked
+    )
     tellings = tied if best[0] and len(tied) > 1 and one_tale(tied, titles) else ()
     if tellings:
         note = f"{len(tellings)} stories tell the tale its title names: answered from them together"
