@@ -260,6 +260,9 @@ class E2EResult:
     other_stories: list[str] = field(default_factory=list)
     """Stories other than the question's that the answer cites (`--library`: one store holds
     every story; always empty when each story has its own store)."""
+    cites_own_story: bool = False
+    """The answer cites the question's own story (with `other_stories`, what a library's scope
+    chose: only its story, only others, both, or none; eval/e2e/library_scope.py)."""
     misplaced_stories: list[str] = field(default_factory=list)
     """Of `other_stories`, those cited where the reader does not see the citation under that
     story's name (qa/per_story.misplaced_citations): outside a per-story answer's part for it,
@@ -571,6 +574,7 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
             {c.document_name for c in answer.citations if c.document_name}
             - {Path(case.story).name}
         ),
+        cites_own_story=any(c.document_name == Path(case.story).name for c in answer.citations),
         misplaced_stories=sorted(
             {
                 c.document_name

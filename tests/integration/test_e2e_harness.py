@@ -206,6 +206,7 @@ def test_library_mode_asks_every_question_of_one_store_and_counts_other_stories(
     by_id = {q["id"]: q for q in report["questions"]}
     # 桃太郎 is only in the 桃太郎 story: scoped to it although the store holds both
     assert by_id["ja-companions"]["other_stories"] == []
+    assert by_id["ja-companions"]["cites_own_story"]
     assert by_id["ja-companions"]["correct"]
     # the scripted extraction knows 桃太郎's triples only, so only that story has an おじいさん
     # in the graph; sentence search reads both stories (one document frequency over them,
