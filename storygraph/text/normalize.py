@@ -226,12 +226,15 @@ def word_boundaries(text: str, split: str = "A") -> frozenset[int] | None:
 def noun_spans(text: str) -> list[tuple[int, int]] | None:
     """(start, end) of every noun (名詞) of `text` as Sudachi cuts it in its longest units
     (split mode C: 山奥, 舟出, 子安); verbs, adjectives and particles are left out (出 of
-    出た, 小 of 小さな). None without Sudachi."""
+    出た, 小 of 小さな), and so are numerals (数詞: 二 of 二つ, 二階, 二月): a count or an order
+    is no word a name is made of. None without Sudachi."""
     tokenizer = _tokenizer()
     if tokenizer is None or len(_clean_surrogates(text)) != len(text):
         return None
     return [
-        (m.begin(), m.end()) for m in tokenizer.tokenize(text) if m.part_of_speech()[0] == "名詞"
+        (m.begin(), m.end())
+        for m in tokenizer.tokenize(text)
+        if m.part_of_speech()[0] == "名詞" and m.part_of_speech()[1] != "数詞"
     ]
 
 

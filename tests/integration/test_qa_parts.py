@@ -190,6 +190,20 @@ def test_a_name_counts_only_as_a_word_of_the_question_and_a_verb_is_no_noun() ->
     assert found("子の名は？") == {"子": "dictionary"}
 
 
+def test_a_number_in_the_question_finds_no_longer_name_holding_it() -> None:
+    """A count or an order (二つ, 二階, 三年前) is not a word of a name that writes the same
+    numeral (二十人の家来, 三郎の家): it once started retrieval in a story holding such a name."""
+    names = [{"id": n, "norm": n} for n in ["二十人の家来", "三郎の家", "箱", "部屋"]]
+
+    def found(question: str) -> dict[str, str]:
+        finding = LocalEntityFinder().find(question, names, [])
+        return {e.node_id: e.source for e in finding.entities}
+
+    assert found("二つの箱には何が入っていた？") == {"箱": "dictionary"}
+    assert found("三年前に二階の部屋にいたのは誰？") == {"部屋": "dictionary"}
+    assert found("家来は何人いた？") == {"二十人の家来": "contained"}  # a noun still finds it
+
+
 @pytest.mark.parametrize(
     "reply",
     [

@@ -214,3 +214,9 @@ def test_word_boundaries_and_nouns_follow_sudachi_s_words() -> None:
     words = [text[a:b] for a, b in nouns]
     assert "竹" in words
     assert "小" not in words and "出" not in words  # an adnominal's and a verb's kanji
+    counted = "二つの箱と三階の部屋と五月の庭"
+    spans = noun_spans(counted)
+    assert spans is not None
+    words = [counted[a:b] for a, b in spans]
+    assert "箱" in words and "部屋" in words and "庭" in words
+    assert not {"二", "三", "五"} & set(words)  # numerals: counts and orders, no name's word
