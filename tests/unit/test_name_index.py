@@ -199,3 +199,22 @@ def test_a_romanised_name_is_read_back_as_the_question_writes_it() -> None:
             terms=(),
         )
         assert _written_as(analysis, "kaguyahime", "transliteration") == written
+
+
+def test_a_name_in_latin_letters_counts_only_as_whole_words() -> None:
+    """The class: an English name found inside a longer word of the question ("son" in
+    "season", "ass" in "passed", "M" in "them", "I" in "is") started retrieval from a node
+    nobody asked about; a plural or a possessive after a name still finds it."""
+    names = _names(["son", "ass", "M", "I", "fox", "Hare", "King", "Old Man", "Tok"])
+
+    def found(question: str) -> list[str]:
+        return [e.node_id for e in dictionary_match(question, names)]
+
+    assert found("In what season did the story begin?") == []
+    assert found("Who passed the glass to them?") == []
+    assert found("Who is the King's son?") == ["King", "son"]
+    assert found("What did the foxes eat?") == ["fox"]
+    assert found("What did the Hare's friend say?") == ["Hare"]
+    assert found("Who were the Kings?") == ["King"]
+    assert found("What did I say to the Old Man?") == ["I", "Old Man"]
+    assert found("トックはTokと言った？") == ["Tok"]  # Japanese letters beside it are no Latin word

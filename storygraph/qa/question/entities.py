@@ -114,8 +114,10 @@ def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[Res
     A Japanese name counts only where it starts and ends on word boundaries of the question
     (Sudachi's shortest words, `word_boundaries`): 子 is not found in 子安貝, 心 not in 熱心,
     取 not in 竹取り, くら not in くらしていた (docs/ISSUES.md#entity-finder). Without Sudachi (the
-    doctor reports it) a name counts anywhere. A name contained in a longer matched name at
-    the same place is dropped (鬼 inside 鬼ヶ島).
+    doctor reports it) a Japanese name counts anywhere. A name in Latin letters counts only as
+    whole words, a plural's s or es allowed after it (`_whole_words`): "son" is not found in
+    "season", "ass" not in "passed", "M" not in "them"; "fox" is in "foxes". A name contained in
+    a longer matched name at the same place is dropped (鬼 inside 鬼ヶ島).
     """
     text = normalize_name(question)
     bounds = word_boundaries(text) if any(is_japanese_char(ch) for ch in text) else None
@@ -127,8 +129,12 @@ def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[Res
             if not node_ids:
                 continue
             norm = text[start:end]
-            if bounds is None or norm.isascii() or (start in bounds and end in bounds):
-                spans.extend((start, end, node_id) for node_id in node_ids)
+            if norm.isascii():
+                if not _whole_words(text, start, end):
+                    continue
+            elif bounds is not None and not (start in bounds and end in bounds):
+                continue
+            spans.extend((start, end, node_id) for node_id in node_ids)
     spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
     taken: list[tuple[int, int]] = []
     found: dict[str, ResolvedEntity] = {}
@@ -138,6 +144,27 @@ def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[Res
         taken.append((start, end))
         found.setdefault(node_id, ResolvedEntity(text[start:end], node_id, "dictionary", 1.0))
     return sorted(found.values(), key=lambda e: text.find(normalize_name(e.mention)))
+
+
+_PLURAL_END = re.compile(r"e?s(?![A-Za-z0-9])")
+PLURAL_MIN = 3
+"""A name in Latin letters takes a plural's s or es after it from this length on ("fox" in
+"foxes"; "I" is not in "is")."""
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def _whole_words(text: str, start: int, end: int) -> bool:
+    """Does `text[start:end]` (a name in Latin letters) start and end on word boundaries of
+    `text` (a Latin letter or digit on both sides of a boundary joins them into one word), a
+    plural's s or es allowed after a name of PLURAL_MIN letters or more?"""
+    if start > 0 and _latin(text[start]) and _latin(text[start - 1]):
+        return False
+    if end < len(text) and _latin(text[end - 1]) and _latin(text[end]):
+        return end - start >= PLURAL_MIN and _PLURAL_END.match(text, end) is not None
+    return True
 
 
 @dataclass
