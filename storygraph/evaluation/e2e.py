@@ -544,6 +544,8 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
     names = [s.name for s in answer.steps]
     before = answer.steps[: names.index("answer")] if "answer" in names else answer.steps
     sentences = [c.text for c in read_citations(answer)]
+    own = Path(case.story).name
+    cited = {c.document_name for c in answer.citations if c.document_name}
     return E2EResult(
         id=case.id,
         story=case.story,
@@ -570,16 +572,10 @@ def ask_and_score(services: Services, case: E2EQuestion, options: QAOptions) -> 
         answer_in_sources_language=_support_detail(answer.steps, "answer_in_sources_language"),
         verifier=_verifier_detail(answer.steps),
         **verdicts(answer.answer, case),
-        other_stories=sorted(
-            {c.document_name for c in answer.citations if c.document_name}
-            - {Path(case.story).name}
-        ),
-        cites_own_story=any(c.document_name == Path(case.story).name for c in answer.citations),
+        other_stories=sorted(cited - {own}),
+        cites_own_story=own in cited,
         misplaced_stories=sorted(
-            {
-                c.document_name
-                for c in misplaced_citations(answer.answer, answer.citations, Path(case.story).name)
-            }
+            {c.document_name for c in misplaced_citations(answer.answer, answer.citations, own)}
         ),
     )
 

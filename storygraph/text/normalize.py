@@ -234,7 +234,7 @@ def noun_spans(text: str) -> list[tuple[int, int]] | None:
     return [
         (m.begin(), m.end())
         for m in tokenizer.tokenize(text)
-        if m.part_of_speech()[0] == "名詞" and m.part_of_speech()[1] != "数詞"
+        if (pos := m.part_of_speech())[0] == "名詞" and pos[1] != "数詞"
     ]
 
 
