@@ -103,6 +103,9 @@ class Fact:
     story_order_last: str = ""
     invalid_at: str = ""
     """Position of the later fact that superseded it (exclusive relations); "" while valid."""
+    sentences: list[str] = field(default_factory=list)
+    """Each chunk's evidence sentence, aligned with `chunk_ids` ("" where a chunk has none);
+    `evidence` is the one the fact is read by (storygraph.qa.retrieval.fact_sentences)."""
 
     @property
     def key(self) -> tuple[str, str, str]:

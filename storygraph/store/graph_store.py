@@ -1034,7 +1034,10 @@ class GraphStore:
                 # The same statement in another story (or the same edge twice from a UNION):
                 # one fact citing every story in scope that states it.
                 known = facts[key]
-                known.chunk_ids.extend(c for c in chunk_ids if c not in known.chunk_ids)
+                for i, chunk in enumerate(chunk_ids):
+                    if chunk not in known.chunk_ids:
+                        known.chunk_ids.append(chunk)
+                        known.sentences.append(evidence[i] if i < len(evidence) else "")
                 continue
             facts[key] = Fact(
                 start=row["start"],
@@ -1042,6 +1045,7 @@ class GraphStore:
                 end=row["end"],
                 chunk_ids=chunk_ids,
                 evidence=next((e for e in evidence if e), ""),
+                sentences=[evidence[i] if i < len(evidence) else "" for i in range(len(chunk_ids))],
                 story_order=first,
                 story_order_last=last,
                 invalid_at=invalid_at,

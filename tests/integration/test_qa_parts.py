@@ -362,3 +362,33 @@ def test_an_engine_without_an_embedder_says_so_in_the_trace(seeded: Services) ->
     assert NO_EMBEDDER in bare.warnings, bare.warnings
     fitted = build_engine(seeded.store, None, SMALL, embedder=default_embedder())
     assert NO_EMBEDDER not in fitted.ask("桃太郎の仲間は誰？").warnings
+
+
+def test_a_relation_stated_in_many_sentences_is_retrieved_with_the_question_s_sentence(
+    services: Services,
+) -> None:
+    """Retrieval reads a fact stated again and again by its sentence nearest the question
+    (storygraph.qa.retrieval.fact_sentences): the line the question asks about, not the
+    speaker's first line to the listener."""
+    from storygraph.store.plan import EntityRecord, MergePlan, RelationRecord
+
+    lines = [
+        "“Who are you?” said the Owl to the Mole.",
+        "“Sing me the song of the river,” said the Owl to the Mole.",
+        "“Good night,” said the Owl to the Mole.",
+    ]
+    entities = [
+        EntityRecord(id=name, label="Character", norm=name.lower(), rkey=None, kana=False,
+                     chunk_ids=["import:0"], type_votes=["Character"], existing=False)
+        for name in ("Owl", "Mole")
+    ]  # fmt: skip
+    relation = RelationRecord(
+        "Owl", "SAYS", "Mole", chunk_ids=["s:1", "s:2", "s:3"], evidence=lines
+    )
+    services.store.write_plan(MergePlan(entities=entities, relations=[relation]))
+    analysis = analyse(
+        "What song did the Owl ask the Mole to sing?", _names(services), LocalEntityFinder(), []
+    )
+    (fact,) = retrieve(services.store, "onehop+qtype+rerank", analysis).facts
+    assert fact.evidence == lines[1]
+    assert fact.chunk_ids[0] == "s:2"

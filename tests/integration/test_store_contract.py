@@ -132,3 +132,23 @@ def test_a_relation_written_again_gains_only_the_sources_it_lacks(store: GraphSt
     assert rels[0]["chunk_ids"] == ["a:1", "b:2", "c:3"]
     assert rels[0]["evidence"] == ["一つ目。", "二つ目。", "三つ目。"]
     assert rels[0]["weight"] == 3
+
+
+def test_a_retrieved_fact_keeps_every_chunk_s_sentence_aligned_with_its_chunks(
+    store: GraphStore,
+) -> None:
+    """A relation stated in three chunks comes back with its first sentence as `evidence` and
+    all three as `sentences`, in its chunks' order (the question's nearest one is chosen from
+    them: storygraph.qa.retrieval.fact_sentences); the reader's position drops the unread
+    chunk's sentence with its chunk."""
+    store.write_plan(_relation_plan(["a:1"], ["一つ目。"], existing=False))
+    store.write_plan(
+        _relation_plan(["a:1", "a:2", "a:3"], ["一つ目。", "二つ目。", "三つ目。"], existing=True)
+    )
+    (fact,) = store.retrieve("onehop", ["桃太郎"])
+    assert fact.chunk_ids == ["a:1", "a:2", "a:3"]
+    assert fact.sentences == ["一つ目。", "二つ目。", "三つ目。"]
+    assert fact.evidence == "一つ目。"
+    (read,) = store.retrieve("onehop", ["桃太郎"], (), ["a:1", "a:3"])
+    assert read.chunk_ids == ["a:1", "a:3"]
+    assert read.sentences == ["一つ目。", "三つ目。"]

@@ -36,6 +36,7 @@ from storygraph.models import Fact
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.question_type import QuestionType
 from storygraph.qa.question.relation_words import type_stems
+from storygraph.qa.retrieval.fact_sentences import nearest_sentence
 from storygraph.qa.retrieval.modes import (  # noqa: F401 (re-exported: callers name the modes from here)
     BASE_MODES,
     DEFAULT_MODE,
@@ -148,7 +149,11 @@ class ModeRetriever:
         ids = analysis.ids
         queries = [(f"{spec.base} retrieval", RETRIEVAL_QUERIES[spec.base])]
         read = self.reading.chunks
-        facts = store.retrieve(spec.base, ids, analysis.scope.keys, read)
+        terms = analysis.terms
+        facts = [
+            nearest_sentence(f, terms)
+            for f in store.retrieve(spec.base, ids, analysis.scope.keys, read)
+        ]
         found = Retrieval(facts, "", mode=spec.name, rerank=spec.rerank)
 
         if spec.reltype:
@@ -173,7 +178,8 @@ class ModeRetriever:
                     label = f"co-members via {', '.join(expansion)}"
                     queries.append((label, q.RETRIEVE_CO_MEMBERS))
                     seen = {f.key for f in facts}
-                    for fact in store.co_members(ids, expansion, analysis.scope.keys, read):
+                    for member in store.co_members(ids, expansion, analysis.scope.keys, read):
+                        fact = nearest_sentence(member, terms)
                         if fact.key not in seen:
                             seen.add(fact.key)
                             facts.append(fact)
