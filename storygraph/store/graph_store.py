@@ -1030,14 +1030,16 @@ class GraphStore:
             if last and readable is not None and not _read(last, readable):
                 last = first  # stated again later than the reader has read (`ask --json`)
             key = (row["start"], row["type"], row["end"])
+            # each chunk's sentence, aligned with its chunk ("" where the edge holds none)
+            sentences = [evidence[i] if i < len(evidence) else "" for i in range(len(chunk_ids))]
             if key in facts:
                 # The same statement in another story (or the same edge twice from a UNION):
                 # one fact citing every story in scope that states it.
                 known = facts[key]
-                for i, chunk in enumerate(chunk_ids):
+                for chunk, sentence in zip(chunk_ids, sentences, strict=True):
                     if chunk not in known.chunk_ids:
                         known.chunk_ids.append(chunk)
-                        known.sentences.append(evidence[i] if i < len(evidence) else "")
+                        known.sentences.append(sentence)
                 continue
             facts[key] = Fact(
                 start=row["start"],
@@ -1045,7 +1047,7 @@ class GraphStore:
                 end=row["end"],
                 chunk_ids=chunk_ids,
                 evidence=next((e for e in evidence if e), ""),
-                sentences=[evidence[i] if i < len(evidence) else "" for i in range(len(chunk_ids))],
+                sentences=sentences,
                 story_order=first,
                 story_order_last=last,
                 invalid_at=invalid_at,

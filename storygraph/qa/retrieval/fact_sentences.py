@@ -14,21 +14,19 @@ whose terms no sentence holds, reads as before.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from dataclasses import replace
 
+from storygraph.library.relation_labels import is_japanese_text
 from storygraph.models import Fact
 from storygraph.text.terms import content_terms
-
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def terms_held(sentence: str, terms: Collection[str]) -> int:
     """How many of the question's `terms` the sentence holds (compared in the sentence's own
     language: an English question brought into Japanese holds Japanese terms)."""
-    language = "ja" if _JAPANESE.search(sentence) else "en"
-    return len(set(content_terms(sentence, language)) & set(terms))
+    language = "ja" if is_japanese_text(sentence) else "en"
+    return len(set(content_terms(sentence, language)).intersection(terms))
 
 
 def nearest_sentence(fact: Fact, terms: Collection[str]) -> Fact:
@@ -36,9 +34,10 @@ def nearest_sentence(fact: Fact, terms: Collection[str]) -> Fact:
     one sentence, or none holds more of `terms` than its first."""
     if not terms or len({s for s in fact.sentences if s}) < 2:
         return fact
+    wanted = frozenset(terms)
     best, best_held = None, 0
     for index, sentence in enumerate(fact.sentences):
-        held = terms_held(sentence, terms) if sentence else 0
+        held = terms_held(sentence, wanted) if sentence else 0
         if held > best_held:
             best, best_held = index, held
     if best is None or fact.sentences[best] == fact.evidence:
