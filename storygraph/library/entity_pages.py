@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from storygraph.library.relation_labels import is_japanese_text, relation_label
+from storygraph.library.relation_labels import relation_label
 from storygraph.llm.factory import ModelInfo
 from storygraph.prompt_files import fill
 from storygraph.store import GraphStore
@@ -49,7 +49,7 @@ from storygraph.store.plan import key_document
 from storygraph.store.reading import EVERYTHING, Reading
 from storygraph.store.story_time import parse_position
 from storygraph.text.chapters import chapter_label
-from storygraph.text.language import detect_language
+from storygraph.text.language import detect_language, is_japanese_text
 from storygraph.text.name_index import resolve_name
 from storygraph.text.normalize import same_entity
 from storygraph.text.speech import quotes_in, read_speech

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from storygraph.text.language import is_japanese_char
+from storygraph.text.language import is_japanese_text
 from storygraph.text.normalize import word_lemmas
 from storygraph.text.sanitize import kana_from_romaji, sanitize_rel_type
 from storygraph.text.vocabulary import japanese_forms, relation_type_for
@@ -29,10 +29,6 @@ MAX_WORDS = 3
 _WORD_KINDS = ("動詞", "形容詞", "名詞")
 MAX_SENTENCE = 400
 """Only this much of an evidence text is searched (a chunk-long evidence is cut)."""
-
-
-def is_japanese_text(text: str) -> bool:
-    return any(is_japanese_char(ch) for ch in text)
 
 
 def type_words(rel_type: str) -> str:

@@ -28,6 +28,11 @@ def is_japanese_char(ch: str) -> bool:
     return is_kana(ch) or is_kanji(ch)
 
 
+def is_japanese_text(text: str) -> bool:
+    """Whether `text` holds any kana or kanji."""
+    return any(is_japanese_char(ch) for ch in text)
+
+
 def detect_language(text: str) -> str:
     """Return "ja" when more than 20 % of the letters are kana or kanji, else "en"."""
     letters = 0

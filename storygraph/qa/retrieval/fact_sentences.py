@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
-from storygraph.library.relation_labels import is_japanese_text
 from storygraph.models import Fact
+from storygraph.text.language import is_japanese_text
 from storygraph.text.terms import content_terms
 
 
