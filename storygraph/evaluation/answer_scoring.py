@@ -61,7 +61,7 @@ from storygraph.models import CITATION_MARK, Citation
 from storygraph.qa.generation.answer import CLOSEST_LEAD, REFUSALS, sentence_line
 from storygraph.qa.generation.checks import says_unknown
 from storygraph.qa.scope.per_story import split_by_story
-from storygraph.text.language import is_japanese_char, is_kana
+from storygraph.text.language import is_japanese_text, is_kana
 from storygraph.text.normalize import (
     normalize_name,
     short_words,
@@ -94,10 +94,6 @@ class AnswerScore:
     best_f1: float = 0.0
 
 
-def _is_japanese(text: str) -> bool:
-    return any(is_japanese_char(ch) for ch in text)
-
-
 def normalise(text: str) -> str:
     """The comparable form of an answer or an accepted answer (rule 1)."""
     folded = CITATION_MARK.sub(" ", unicodedata.normalize("NFKC", text or ""))
@@ -117,7 +113,7 @@ def _reading(text: str) -> str | None:
 
 
 def _tokens(text: str) -> list[str]:
-    if _is_japanese(text):
+    if is_japanese_text(text):
         return [ch for ch in text if not ch.isspace()]
     return text.split()
 
@@ -147,7 +143,7 @@ def _in_order(needles: Sequence[str], haystack: Sequence[str]) -> bool:
 
 
 def is_short(accepted: str) -> bool:
-    if _is_japanese(accepted):
+    if is_japanese_text(accepted):
         return len(accepted.replace(" ", "")) <= SHORT_JA_CHARS
     return len(accepted.split()) <= SHORT_WORDS
 
@@ -168,13 +164,13 @@ def score_answer(answer: str, accepted: Sequence[str], wrong: Sequence[str] = ()
             continue
         if key in said:
             return AnswerScore(True, f"contains:{good}")
-        if _is_japanese(key) and is_short(key):
+        if is_japanese_text(key) and is_short(key):
             if spoken is None:
                 spoken = _reading(said.replace(" ", "")) or ""
             target = _reading(key.replace(" ", ""))
             if spoken and target and len(target) >= 2 and target in spoken:
                 return AnswerScore(True, f"reading:{good}")
-        if not _is_japanese(key) and is_short(key):
+        if not is_japanese_text(key) and is_short(key):
             wanted = english_words(key)
             if said_words is None:
                 said_words = english_words(said)
@@ -322,7 +318,7 @@ def _on_word_boundary(core: str, key: str) -> str | None:
     """How `key` (normalised) occurs in `core` (normalised) under the strict rule, or None."""
     if core == key:
         return "equals"
-    if _is_japanese(key):
+    if is_japanese_text(key):
         flat, target = core.replace(" ", ""), key.replace(" ", "")
         if len(target) <= WHOLE_WORD_JA_CHARS:
             if _ja_spans(flat, target):
