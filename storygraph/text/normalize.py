@@ -15,7 +15,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
-from storygraph.text.language import is_japanese_char, is_kanji
+from storygraph.text.language import is_japanese_text, is_kanji
 
 logger = logging.getLogger(__name__)
 
@@ -189,7 +189,7 @@ def written_form(name: str) -> str | None:
     """A Japanese name as a dictionary writes it (Sudachi's normalised forms: かに → 蟹,
     たぬき → 狸), when that differs from the name; None for other names or without Sudachi."""
     text = _clean(name)
-    if not any(is_japanese_char(ch) for ch in text):
+    if not is_japanese_text(text):
         return None
     tokenizer = _tokenizer()
     if tokenizer is None:

@@ -33,7 +33,7 @@ from storygraph.llm.replies import reply_fields, string_list
 from storygraph.models import ResolvedEntity
 from storygraph.prompt_files import fill
 from storygraph.text.embeddings import Embedder, cosine
-from storygraph.text.language import is_japanese_char
+from storygraph.text.language import is_japanese_text
 from storygraph.text.name_index import MIN_ROMAJI_CHARS, name_index, resolve_name
 from storygraph.text.normalize import (
     normalize_name,
@@ -120,7 +120,7 @@ def dictionary_match(question: str, names: Sequence[dict[str, Any]]) -> list[Res
     a longer matched name at the same place is dropped (鬼 inside 鬼ヶ島).
     """
     text = normalize_name(question)
-    bounds = word_boundaries(text) if any(is_japanese_char(ch) for ch in text) else None
+    bounds = word_boundaries(text) if is_japanese_text(text) else None
     index = name_index(names)
     spans: list[tuple[int, int, str]] = []
     for start in range(len(text)):

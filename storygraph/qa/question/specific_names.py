@@ -37,7 +37,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from storygraph.models import ResolvedEntity
-from storygraph.text.language import is_japanese_char
+from storygraph.text.language import is_japanese_text
 from storygraph.text.normalize import is_common_noun
 from storygraph.text.terms import name_words
 
@@ -50,11 +50,11 @@ SPELLINGS_KEPT = 256
 def is_ordinary_word(mention: str, node_id: str, question: str) -> bool:
     """Whether a name found as `mention` in `question` is an ordinary word (module doc)."""
     written = mention or node_id
-    if not any(is_japanese_char(ch) for ch in written):
+    if not is_japanese_text(written):
         # the finder's mentions are folded to lower case: read the question's own spelling
         at = question.lower().find(written.lower())
         written = question[at : at + len(written)] if at > 0 else node_id
-    if any(is_japanese_char(ch) for ch in written):
+    if is_japanese_text(written):
         return bool(is_common_noun(written))
     return not any(ch.isupper() for ch in written)
 
@@ -110,7 +110,7 @@ def named_in_stories(
 
 def english_common(common: Collection[str]) -> list[str]:
     """Those of `common` written in Latin letters (a Japanese word is judged by Sudachi)."""
-    return [n for n in common if not any(is_japanese_char(ch) for ch in n)]
+    return [n for n in common if not is_japanese_text(n)]
 
 
 _KEPT: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()

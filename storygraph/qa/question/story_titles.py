@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
-from storygraph.text.language import is_japanese_char
+from storygraph.text.language import is_japanese_text
 from storygraph.text.normalize import token_readings
 from storygraph.text.sanitize import romanize
 from storygraph.text.terms import EN_STOP_WORDS, name_words
@@ -60,7 +60,7 @@ def title_words(name: str) -> tuple[str, ...]:
 def question_words(question: str) -> list[str]:
     """The question's words in order as plain folded romaji ("" where a story word, a symbol
     or a word without a reading stands: nothing is joined across it)."""
-    if not any(is_japanese_char(ch) for ch in question):
+    if not is_japanese_text(question):
         return [_folded(w) for w in name_words(question) if w not in STORY_WORDS]
     tokens = token_readings(question)
     if tokens is None:  # no Sudachi: the Latin words only

@@ -46,7 +46,7 @@ from storygraph.store.reading import EVERYTHING, Reading
 from storygraph.store.runner import Row
 from storygraph.text.chunking import split_sentences
 from storygraph.text.embeddings import Embedder, cosine
-from storygraph.text.language import is_japanese_char, is_kanji
+from storygraph.text.language import is_japanese_text, is_kanji
 from storygraph.text.terms import passage_terms
 
 POOL = 24
@@ -551,6 +551,6 @@ def _window(sentences: Sequence[_Sentence], i: int, width: int) -> list[int]:
 
 def _joined(texts: Sequence[str]) -> str:
     """Sentences in order: Japanese ones side by side, others with a space."""
-    if any(is_japanese_char(ch) for text in texts for ch in text):
+    if any(is_japanese_text(text) for text in texts):
         return "".join(texts)
     return " ".join(texts)
