@@ -25,7 +25,8 @@ question id, over what the small model reads, no model call) gives today's in it
 - **Report**: what the gate would show on each run, from the recorded answers (module
   storygraph.qa.verify.gate's rule: above the threshold the model's answer is shown as
   supported; below it the answer is withheld, "not sure" or "the story does not say", right
-  only for an unanswerable question): strict accuracy, precision of what is shown as
+  only for an unanswerable question; an answer the run's cross-language rendering withheld
+  stays withheld, `Row.not_rendered`): strict accuracy, precision of what is shown as
   supported, right shown / right written. The ablation refits without each signal in turn.
   Test runs are only ever summed up here: no test answer is printed.
 """
@@ -39,18 +40,26 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from storygraph.evaluation.answer_scoring import score_strict
+from storygraph.qa.question.translation import DictionaryTranslator
 from storygraph.qa.verify.calibration import WEIGHTS, Calibration, fit, load
 from storygraph.qa.verify.evidence import Evidence
 from storygraph.qa.verify.gate import NO_PREMISE, TOLD
 from storygraph.qa.verify.signals import SIGNALS, read_signals
+from storygraph.text.jmdict import open_dictionary
+from storygraph.text.language import is_japanese_text
 
 LOGPROB_SIGNALS = ("mean_logprob", "min_logprob", "head_logprob", "answer_logprob", "self_check")
 """Read from the small model's token probabilities: a capable model's are on another scale, so
 the "other" family is fitted without them (and its model is not asked the self-check)."""
+
+
+RENDERING = "support check (rendering)"
+"""The warning of an answer the cross-language rendering withheld (`Row.not_rendered`)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,11 @@ class Row:
     model_right: bool
     shown_supported: bool
     shown_right: bool
+    not_rendered: bool = False
+    """The run withheld the answer after the verifier passed it: an English question's answer
+    written as a whole Japanese sentence, which no word-by-word rendering shows
+    (storygraph.qa.generation.answer_crosslang, the "rendering" check). A replay that passes it
+    withholds it too."""
 
 
 def load_run(spec: str) -> list[Row]:
@@ -103,6 +117,7 @@ def load_run(spec: str) -> list[Row]:
                 model_right=model_right,
                 shown_supported=bool(r.get("supported")) and not candidate,
                 shown_right=unanswerable if candidate else bool(r.get("strict_correct")),
+                not_rendered=any(RENDERING in w for w in r.get("warnings", ())),
             )
         )
     return rows
@@ -119,9 +134,31 @@ def _signals(
     if not judged.get("evidence"):
         return dict(judged["signals"])
     evidence = Evidence.from_json(judged["evidence"])
+    if "asked_forms" not in judged["evidence"]:
+        evidence = replace(evidence, asked_forms=_asked_forms(evidence))
     if premise is not False:
         evidence = replace(evidence, rule=NO_PREMISE if premise else TOLD)
     return read_signals(evidence)
+
+
+@cache
+def _translator() -> DictionaryTranslator:
+    dictionary = open_dictionary()
+    if dictionary is None:
+        raise SystemExit("JMdict (the jamdict-data package) is not installed")
+    return DictionaryTranslator(dictionary)
+
+
+def _asked_forms(evidence: Evidence) -> tuple[tuple[str, ...], ...]:
+    """A run saved before 2026-12-06 kept no `Evidence.asked_forms`: a question in another
+    script than what the model read gets them from the dictionary, as the app's default
+    translation (`STORYGRAPH_QUESTION_TRANSLATION=dictionary`, no model call) made them."""
+    asked_ja = is_japanese_text(evidence.question)
+    if not evidence.read or asked_ja == is_japanese_text("".join(evidence.read)):
+        return ()
+    source, target = ("ja", "en") if asked_ja else ("en", "ja")
+    translation = _translator().translate(evidence.question, source, target, [])
+    return translation.word_forms if translation is not None else ()
 
 
 def judged(rows: Sequence[Row]) -> list[Row]:
@@ -181,7 +218,7 @@ def simulate(rows: Sequence[Row], confidence: dict[int, float] | None, threshold
     for i, r in enumerate(rows):
         if confidence is None or i not in confidence:
             supported, right = r.shown_supported, r.shown_right
-        elif confidence[i] >= threshold:
+        elif confidence[i] >= threshold and not r.not_rendered:
             supported, right = True, r.model_right
         else:
             supported, right = False, r.unanswerable  # withheld: right only when unanswerable

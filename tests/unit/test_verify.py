@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -12,13 +13,16 @@ from storygraph.models import Citation
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.entities import ResolvedEntity
 from storygraph.qa.question.question_type import detect_question_type
+from storygraph.qa.question.translation import TranslatedWord, Translation
 from storygraph.qa.verify import Evidence, Verifier, load_verifier
 from storygraph.qa.verify.calibration import Calibration, fit
 from storygraph.qa.verify.gate import evidence_of, support_step
 from storygraph.qa.verify.signals import (
     SIGNALS,
+    form_in,
     read_signals,
     token_spans,
+    translated_in,
     units,
     written_as_name,
 )
@@ -320,6 +324,51 @@ def test_a_cited_sentence_about_the_asked_act_tells_more_of_the_question() -> No
     elsewhere = _evidence(asked, "x", "The baker", cited=("The baker slept all day.",))
     assert SIGNALS["question_in_cited"](about) > SIGNALS["question_in_cited"](elsewhere)  # type: ignore[operator]
     assert SIGNALS["question_in_cited"](_evidence(asked, "x", "y")) is None
+
+
+def test_a_question_in_another_script_is_read_in_the_cited_sentences_language() -> None:
+    # "Who gave the boy apples?" over a Japanese tale: its translated words (give, boy, apple),
+    # each in its forms (a verb's conjugation stems too), found in the cited sentence or not
+    asked = "Who gave the boy apples?"
+    forms = (("あげる", "あげ", "やる", "やり", "やっ"), ("少年",), ("りんご", "林檎"))
+    about = _evidence(asked, "x", "パン屋", cited=(SENTENCES[1],), asked_forms=forms)
+    elsewhere = _evidence(asked, "x", "パン屋", cited=(SENTENCES[0],), asked_forms=forms)
+    assert SIGNALS["question_in_cited"](about) == pytest.approx(1.0)
+    assert SIGNALS["question_in_cited"](elsewhere) == 0.0
+    # untranslated: the scripts share no unit, so the signal cannot be read (not a zero)
+    assert (
+        SIGNALS["question_in_cited"](_evidence(asked, "x", "パン屋", cited=SENTENCES[1:2])) is None
+    )
+    # a Japanese question over an English tale reads its English glosses as words
+    glossed = (("boy", "lad"), ("three",), ("horse",))
+    english = _evidence("少年にりんごをやったのは誰？", "x", "The baker", cited=(SENTENCES[2],),
+                        asked_forms=glossed)  # fmt: skip
+    assert SIGNALS["question_in_cited"](english) == pytest.approx(2 / 3)
+
+
+def test_one_kana_alone_is_no_form_found_but_one_kanji_is() -> None:
+    assert form_in("犬", "犬がほえました。") and not form_in("い", "犬がほえました。い")
+    assert form_in("old woman", "The old woman laughed.") and not form_in(
+        "old man", "The old woman"
+    )
+    assert translated_in((("犬",), ("猫",)), ("犬がほえました。", "犬と猫")) == 1.0
+    assert translated_in((), ("犬",)) is None
+
+
+def test_the_gate_hands_the_questions_translation_to_the_verifier() -> None:
+    analysis = replace(
+        _analysis("Who gave the boy apples?"),
+        translation=Translation("少年 りんご", "ja", "dictionary (JMdict)",
+                                words=(TranslatedWord("boy", ("少年",), noun=True),
+                                       TranslatedWord("apple", ("りんご",), noun=True))),
+    )  # fmt: skip
+    step = support_step(
+        "gate", _verifier(), _Premise(None), analysis, "パン屋です。[2]", "llm-compact",  # type: ignore[arg-type]
+        False, (), CITATIONS, 2, (),
+    )  # fmt: skip
+    kept = step.detail["verifier"]["evidence"]["asked_forms"]
+    assert kept == [["少年"], ["りんご"]]
+    assert step.detail["verifier"]["signals"]["question_in_cited"] == pytest.approx(1.0)
 
 
 def test_the_evidence_kept_in_the_trace_reads_back_to_the_same_signals() -> None:

@@ -101,6 +101,12 @@ class Translation:
         terms = [s for w in self.words for s in (w.search or w.forms)]
         return " ".join([*terms, self.sentence]).strip()
 
+    @property
+    def word_forms(self) -> tuple[tuple[str, ...], ...]:
+        """Each translated word's forms as a text in the other language may write them (its
+        search forms: a verb's conjugation stems too), one tuple per word of the question."""
+        return tuple(tuple(w.search or w.forms) for w in self.words)
+
     def detail(self) -> dict[str, Any]:
         """The trace's view (storygraph.qa.pipeline.trace)."""
         return {

@@ -18,7 +18,10 @@ class Evidence:
     (storygraph.qa.verify.premise: "no premise" or "told"; "" when none ran; a run saved before
     2026-12-03 holds the rule check's verdict there: "supported", "not supported", "no premise"),
     `self_check` the model's own yes/no judgement of the answer against the sentences it cites
-    (storygraph.qa.verify.self_check: log P(yes) - log P(no); None when it was not asked)."""
+    (storygraph.qa.verify.self_check: log P(yes) - log P(no); None when it was not asked),
+    `asked_forms` the question's content words in its stories' language when it was asked in
+    another (storygraph.qa.question.translation.Translation.word_forms: each word's forms;
+    empty when it was not translated)."""
 
     question: str
     answer: str
@@ -29,6 +32,7 @@ class Evidence:
     rule: str = ""
     tokens: tuple[str, ...] = ()
     self_check: float | None = None
+    asked_forms: tuple[tuple[str, ...], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The evidence as the trace keeps it: a saved run's signals can be read again from it
@@ -43,6 +47,7 @@ class Evidence:
             "tokens": list(self.tokens),
             "rule": self.rule,
             "self_check": None if self.self_check is None else round(self.self_check, 4),
+            "asked_forms": [list(forms) for forms in self.asked_forms],
         }
 
     @classmethod
@@ -57,6 +62,7 @@ class Evidence:
             rule=str(raw.get("rule", "")),
             tokens=tuple(str(t) for t in raw.get("tokens", ())),
             self_check=None if raw.get("self_check") is None else float(raw["self_check"]),
+            asked_forms=tuple(tuple(str(f) for f in forms) for forms in raw.get("asked_forms", ())),
         )
 
 

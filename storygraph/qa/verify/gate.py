@@ -49,12 +49,14 @@ def evidence_of(
     premise: str | None,
     tokens: Sequence[str] = (),
     as_written: str | None = None,
+    asked_forms: Sequence[Sequence[str]] = (),
 ) -> Evidence:
     """The verifier's evidence for a written answer: the sources it cites and those it read,
     and the premise check's verdict (`premise`: its reason when the act is told of no one).
     `as_written`: the model's reply when `written` is it with its mark moved
     (storygraph.qa.generation.recite): the evidence reads the reply's words as written (its
-    tokens align with them) and the sources `written` cites."""
+    tokens align with them) and the sources `written` cites. `asked_forms`: the question's
+    translated words (`Evidence.asked_forms`)."""
     cited = tuple(c.text for c in cited_sources(written, citations))
     reply = written if as_written is None else as_written
     return Evidence(
@@ -66,6 +68,7 @@ def evidence_of(
         logprobs=tuple(logprobs),
         tokens=tuple(tokens),
         rule=NO_PREMISE if premise else TOLD,
+        asked_forms=tuple(tuple(forms) for forms in asked_forms),
     )
 
 
@@ -112,8 +115,9 @@ def support_step(
         )  # fmt: skip
         return SupportStep(support, written, warnings, {**detail, "verdict": support.verdict,
                                                          "reason": support.reason})  # fmt: skip
+    translated = analysis.translation.word_forms if analysis.translation is not None else ()
     evidence = evidence_of(
-        analysis.question, written, logprobs, citations, read, told, tokens, as_written
+        analysis.question, written, logprobs, citations, read, told, tokens, as_written, translated
     )
     if self_check is not None:
         asked = self_check(evidence)

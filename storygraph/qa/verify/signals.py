@@ -76,13 +76,42 @@ def question_share(evidence: Evidence) -> float | None:
 
 def question_in_cited(evidence: Evidence) -> float | None:
     """How much of the question the sentence it cites best says (is the cited sentence about
-    what was asked, its act and participants?); None: it cites none."""
+    what was asked, its act and participants?). A question in another script than the cited
+    texts is read in their language: the share of its translated words (`Evidence.asked_forms`)
+    one cited text writes in some form. None: it cites none, or a question in another script
+    has no translated word."""
     if not evidence.cited:
         return None
+    if not _same_script(evidence.question, evidence.cited):
+        return translated_in(evidence.asked_forms, evidence.cited)
     asked = units(evidence.question)
     shares = [share_in(asked, units(text)) for text in evidence.cited]
     known = [s for s in shares if s is not None]
     return max(known) if known else None
+
+
+_KANJI = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々]")
+
+
+def form_in(form: str, text: str) -> bool:
+    """Whether `text` writes `form`: a Japanese form anywhere in its letters (one kana alone is
+    too common to count), an English one as all of its content words."""
+    folded = normalize_name(form)
+    if _JAPANESE.search(folded):
+        return (len(folded) > 1 or bool(_KANJI.search(folded))) and folded in normalize_name(text)
+    mine = units(folded)
+    return bool(mine) and mine <= units(text)
+
+
+def translated_in(words: Sequence[Sequence[str]], texts: Sequence[str]) -> float | None:
+    """The highest share, over `texts`, of `words` (each a word's forms) one text writes in some
+    form; None: no word."""
+    if not words:
+        return None
+    shares = (
+        sum(any(form_in(f, text) for f in forms) for forms in words) / len(words) for text in texts
+    )
+    return max(shares, default=0.0)
 
 
 # One sentence of a cited text: Japanese ends at 。！？ (a closing bracket kept with it) unless a
