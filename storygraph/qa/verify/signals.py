@@ -18,19 +18,19 @@ from collections.abc import Callable, Sequence
 
 from storygraph.qa.question.question_words import asked_kind
 from storygraph.qa.verify.evidence import Evidence
+from storygraph.text.language import is_japanese_char, is_japanese_text, is_kanji
 from storygraph.text.normalize import is_proper_name, normalize_name
 from storygraph.text.terms import JA_QUESTION_WORDS, english_words
 
 Signal = Callable[[Evidence], float | None]
 
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff々〆ヶ]")
 _RUNS = re.compile(r"[\w\u3040-\u30ff\u3400-\u9fff々〆ヶー]+")
 
 
 def units(text: str) -> frozenset[str]:
     """The units `text` is compared by (module doc)."""
     folded = normalize_name(text)
-    if not _JAPANESE.search(folded):
+    if not is_japanese_text(folded):
         return frozenset(english_words(folded))
     found: set[str] = set()
     for run in _RUNS.findall(folded):
@@ -90,15 +90,13 @@ def question_in_cited(evidence: Evidence) -> float | None:
     return max(known) if known else None
 
 
-_KANJI = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々]")
-
-
 def form_in(form: str, text: str) -> bool:
     """Whether `text` writes `form`: a Japanese form anywhere in its letters (one kana alone is
     too common to count), an English one as all of its content words."""
     folded = normalize_name(form)
-    if _JAPANESE.search(folded):
-        return (len(folded) > 1 or bool(_KANJI.search(folded))) and folded in normalize_name(text)
+    if is_japanese_text(folded):
+        alone = len(folded) == 1 and not is_kanji(folded)
+        return not alone and folded in normalize_name(text)
     mine = units(folded)
     return bool(mine) and mine <= units(text)
 
@@ -125,7 +123,7 @@ _JA_ASKED = re.compile("|".join(JA_QUESTION_WORDS))
 def sentences(text: str) -> list[str]:
     """The sentences of `text` (the rules above; a blank line ends one, a single line break is a
     wrapped line's and does not)."""
-    end = _JA_SENTENCE_END if _JAPANESE.search(text) else _EN_SENTENCE_END
+    end = _JA_SENTENCE_END if is_japanese_text(text) else _EN_SENTENCE_END
     out: list[str] = []
     for paragraph in re.split(r"\n\s*\n", text):
         line = re.sub(r"\s*\n\s*", " ", paragraph)
@@ -143,7 +141,7 @@ def asked_units(question: str) -> frozenset[str]:
 def _same_script(question: str, cited: Sequence[str]) -> bool:
     """Whether the question and the cited texts are in the same script (an English question
     over a Japanese story shares no unit with it: a signal comparing them says nothing)."""
-    return bool(_JAPANESE.search(question)) == bool(_JAPANESE.search("".join(cited)))
+    return is_japanese_text(question) == is_japanese_text("".join(cited))
 
 
 def answer_locality(evidence: Evidence) -> float | None:
@@ -175,7 +173,7 @@ def found_in(part: frozenset[str], sentence: str) -> float:
     the sentence's letters, so that a one-letter answer (熊) is found inside a longer run (熊が)."""
     if not part:
         return 0.0
-    if _JAPANESE.search(sentence):
+    if is_japanese_text(sentence):
         folded = normalize_name(sentence)
         return sum(unit in folded for unit in part) / len(part)
     return len(part & units(sentence)) / len(part)
@@ -278,8 +276,8 @@ def answer_logprob(evidence: Evidence) -> float | None:
         if ends <= start or begins >= end or begins == ends:
             continue
         piece = normalize_name(written[begins:ends])
-        if _JAPANESE.search(piece):
-            new = any(ch not in question for ch in piece if _JAPANESE.match(ch))
+        if is_japanese_text(piece):
+            new = any(ch not in question for ch in piece if is_japanese_char(ch))
         else:
             new = any(w not in asked_words for w in english_words(piece))
         if new:
@@ -321,7 +319,7 @@ def written_as_name(core: str) -> bool | None:
     body = core.strip().rstrip(".。!！")
     if not body:
         return False
-    if _JAPANESE.search(body):
+    if is_japanese_text(body):
         return is_proper_name(body)
     words = body.split()
     if len(words) > MAX_NAME_WORDS or words[0].lower() in ("the", "a", "an"):
