@@ -75,7 +75,8 @@ _WATCH_JS = """(culprit) => {
 
 class HeldCulprit:
     """The answer request of `QUESTION` is streamed: the culprit first, then the stream is
-    held until `released`, then its source mark and the end."""
+    held until `released`, then its source mark and the end. The mark is a source about
+    something else (one that does not name 桃太郎): a misreading the check takes back."""
 
     def __init__(self) -> None:
         self.sent = threading.Event()
@@ -83,8 +84,8 @@ class HeldCulprit:
 
     def reply(self, handler: Any, request: dict[str, Any], prompt: str) -> None:
         sources = prompt.rsplit("Sources:", 1)[-1]
-        holding = re.search(r"^\[(\d+)\] .*猿", sources, flags=re.MULTILINE)
-        mark = f"[{holding.group(1)}]" if holding else "[1]"
+        elsewhere = re.search(r"^\[(\d+)\] (?!.*桃太郎).*$", sources, flags=re.MULTILINE)
+        mark = f"[{elsewhere.group(1)}]" if elsewhere else "[1]"
         handler.send_response(200)
         handler.send_header("Content-Type", "text/event-stream")
         handler.end_headers()

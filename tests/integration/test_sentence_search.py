@@ -179,7 +179,8 @@ def test_without_any_fact_the_found_sentences_still_reach_the_answer(
     # more than the question's own words (docs/ISSUES.md#support-quotes)
     said = "The same old tin spoon. [1]"
     monkeypatch.setattr(scripted_logic, "answer", lambda p: prompts.append(p) or said)
-    engine = build_engine(stories.store, ScriptedChatModel(), SMALL, embedder=None)
+    # the small model as the embedded server runs it: token probabilities, the self-check
+    engine = build_engine(stories.store, ScriptedChatModel(logprobs=True), SMALL, embedder=None)
     # No name of the graph in the question: no start entity, no fact; the sentences remain.
     answer_ = engine.ask("What old spoon were they made out of?", QAOptions())
     assert answer_.kept_facts == []
