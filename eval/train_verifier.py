@@ -49,7 +49,7 @@ from storygraph.qa.question.translation import DictionaryTranslator
 from storygraph.qa.verify.calibration import WEIGHTS, Calibration, fit, load
 from storygraph.qa.verify.evidence import Evidence
 from storygraph.qa.verify.gate import NO_PREMISE, TOLD
-from storygraph.qa.verify.signals import SIGNALS, read_signals
+from storygraph.qa.verify.signals import SIGNALS, read_signals, same_script
 from storygraph.text.jmdict import open_dictionary
 from storygraph.text.language import is_japanese_text
 
@@ -153,10 +153,9 @@ def _asked_forms(evidence: Evidence) -> tuple[tuple[str, ...], ...]:
     """A run saved before 2026-12-06 kept no `Evidence.asked_forms`: a question in another
     script than what the model read gets them from the dictionary, as the app's default
     translation (`STORYGRAPH_QUESTION_TRANSLATION=dictionary`, no model call) made them."""
-    asked_ja = is_japanese_text(evidence.question)
-    if not evidence.read or asked_ja == is_japanese_text("".join(evidence.read)):
+    if not evidence.read or same_script(evidence.question, evidence.read):
         return ()
-    source, target = ("ja", "en") if asked_ja else ("en", "ja")
+    source, target = ("ja", "en") if is_japanese_text(evidence.question) else ("en", "ja")
     translation = _translator().translate(evidence.question, source, target, [])
     return translation.word_forms if translation is not None else ()
 

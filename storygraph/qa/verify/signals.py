@@ -82,7 +82,7 @@ def question_in_cited(evidence: Evidence) -> float | None:
     has no translated word."""
     if not evidence.cited:
         return None
-    if not _same_script(evidence.question, evidence.cited):
+    if not same_script(evidence.question, evidence.cited):
         return translated_in(evidence.asked_forms, evidence.cited)
     asked = units(evidence.question)
     shares = [share_in(asked, units(text)) for text in evidence.cited]
@@ -138,10 +138,11 @@ def asked_units(question: str) -> frozenset[str]:
     return units(_JA_ASKED.sub(" ", normalize_name(question)))
 
 
-def _same_script(question: str, cited: Sequence[str]) -> bool:
-    """Whether the question and the cited texts are in the same script (an English question
-    over a Japanese story shares no unit with it: a signal comparing them says nothing)."""
-    return is_japanese_text(question) == is_japanese_text("".join(cited))
+def same_script(question: str, texts: Sequence[str]) -> bool:
+    """Whether the question and `texts` (what it cites or read) are in the same script (an
+    English question over a Japanese story shares no unit with it: a signal comparing them
+    says nothing)."""
+    return is_japanese_text(question) == is_japanese_text("".join(texts))
 
 
 def answer_locality(evidence: Evidence) -> float | None:
@@ -152,7 +153,7 @@ def answer_locality(evidence: Evidence) -> float | None:
     with its participants; a wrong one is named elsewhere, or in a sentence about something
     else; an answer adding nothing to the question fills no gap (0). None: no citation, a
     question in another script, or no unit on either side."""
-    if not evidence.cited or not _same_script(evidence.question, evidence.cited):
+    if not evidence.cited or not same_script(evidence.question, evidence.cited):
         return None
     asked = asked_units(evidence.question)
     core = units(evidence.core)
@@ -183,7 +184,7 @@ def hypothesis_in_cited(evidence: Evidence) -> float | None:
     """How much of the question with its gap filled (its question word replaced by the answer's
     core: 「犬をたたいたのは誰？」 + 猿 → 犬をたたいたのは猿) one cited sentence holds; the best
     sentence's share. None: no citation, a question in another script, or no unit."""
-    if not evidence.cited or not _same_script(evidence.question, evidence.cited):
+    if not evidence.cited or not same_script(evidence.question, evidence.cited):
         return None
     question = normalize_name(evidence.question)
     core = normalize_name(evidence.core)
@@ -202,7 +203,7 @@ def premise_in_read(evidence: Evidence) -> float | None:
     false premise (an act nobody did, a thing the story never names) finds them scattered or
     missing, whatever the model then wrote. None: nothing read, a question in another script, or
     no unit."""
-    if not evidence.read or not _same_script(evidence.question, evidence.read):
+    if not evidence.read or not same_script(evidence.question, evidence.read):
         return None
     asked = asked_units(evidence.question)
     if not asked:
