@@ -4,7 +4,7 @@ real browser: Debian chromium driven by Playwright, against `streamlit run app.p
 The app runs on its own data directory with the real `langchain-openai` client pointed at a
 scripted OpenAI-compatible server that streams its answer (server-sent events). Asked the
 false-premise question 「桃太郎を倒したのは誰？」 (no one defeats 桃太郎), the scripted model
-first writes a culprit, 「猿です。」, then holds its stream open until the test has looked at the
+first writes a culprit the story never names, 「天狗です。」, then holds its stream open until the test has looked at the
 page: meanwhile the page shows the reply only as a muted draft marked "checking…", and when
 the check has replaced it, the answer is a decline with one sentence saying what the model
 first wrote and why it is not shown. A MutationObserver installed before the question watches
@@ -46,7 +46,10 @@ from tests.helpers.scripted_openai_server import (
 pytestmark = pytest.mark.e2e
 
 QUESTION = "桃太郎を倒したのは誰？"
-CULPRIT = "猿です。"
+CULPRIT = "天狗です。"
+"""A name no sentence of the sample story writes: the check takes it back whatever its fitted
+weights (a culprit the story does name beside 桃太郎, such as 猿, is a borderline verdict that
+moves with each refit, and this test is about the draft, not about that verdict)."""
 HELD_S = STEP_TIMEOUT_MS / 1000 * 4
 """The longest the scripted stream stays held (a bound for a failed test, not a pause)."""
 
@@ -197,7 +200,7 @@ def test_a_culprit_the_check_takes_back_is_only_ever_a_draft_marked_checking(
             # depends on the sources it reads; both replace the culprit)
             expect(answer).to_contain_text(re.compile("分かりません|確かな答えは見つかりません"))
             # the flip is said in one plain sentence: what the model first wrote, and why
-            expect(latest).to_contain_text("モデルの最初の答え「猿」は表示していません")
+            expect(latest).to_contain_text("モデルの最初の答え「天狗」は表示していません")
             _shoot(page, "chat-draft-replaced.png")
             shown = page.evaluate("() => window.culpritShown")
             assert page.evaluate("() => window.draftSeen"), "the observer never saw the draft"
