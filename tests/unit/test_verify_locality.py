@@ -1,7 +1,7 @@
 """The verifier's signals of where the answer stands in what it cites (storygraph.qa.verify.
-signals: `sentences`, `answer_locality`, `hypothesis_in_cited`), on made-up sentences: a right
-answer fills the question's gap in the sentence that tells the asked act; a wrong one is named
-in another sentence of the same cited passage, or in none."""
+signals: `sentences`, `answer_locality`, `answer_in_read`, `hypothesis_in_cited`), on made-up
+sentences: a right answer fills the question's gap in the sentence that tells the asked act; a
+wrong one is named in another sentence of the same passage, or in none."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from storygraph.qa.verify import Evidence
 from storygraph.qa.verify.signals import (
+    answer_in_read,
     answer_locality,
     asked_units,
     hypothesis_in_cited,
@@ -98,6 +99,45 @@ def test_locality_is_none_without_a_citation_or_across_scripts() -> None:
 def test_an_answer_that_adds_nothing_to_the_question_is_not_local() -> None:
     # the answer names the asked-about participant again: it fills no gap
     assert answer_locality(_ev("パン屋が少年にやったのは何？", "パン屋", JA_PASSAGE)) == 0.0
+
+
+# --- answer_in_read ----------------------------------------------------------------------------
+def _read_not_cited(
+    question: str, core: str, cited: str, *read: str, forms: tuple[tuple[str, ...], ...] = ()
+) -> Evidence:
+    return Evidence(question, core + " [1]", core, cited=(cited,), read=read, asked_forms=forms)
+
+
+def test_a_right_answer_citing_the_wrong_source_still_stands_in_a_sentence_it_read() -> None:
+    # the model read the passage telling the act but marked another source
+    asked = "Who gave the boy apples?"
+    other_source = "The miller slept all day in the back room."
+    right = _read_not_cited(asked, "The baker", other_source, other_source, EN_PASSAGE)
+    assert answer_locality(right) == 0.0
+    assert answer_in_read(right) == pytest.approx(1.0)
+    wrong = _read_not_cited(asked, "The miller", other_source, other_source, EN_PASSAGE)
+    assert answer_in_read(wrong) == 0.0  # named, but never where the boy gets apples
+    ja = _read_not_cited(
+        "少年にりんごをやったのはだれ？", "パン屋", "魚屋は寝ていました。", JA_PASSAGE
+    )
+    ja_wrong = _read_not_cited(
+        "少年にりんごをやったのはだれ？", "魚屋", "魚屋は寝ていました。", JA_PASSAGE
+    )
+    assert (answer_in_read(ja) or 0.0) > 0.5 > (answer_in_read(ja_wrong) or 0.0)
+
+
+def test_a_question_in_another_script_is_read_by_its_translated_words() -> None:
+    asked = "Who gave the boy apples?"
+    forms = (("少年", "しょうねん"), ("りんご", "林檎"), ("やる", "やり", "与え"))
+    right = _read_not_cited(asked, "パン屋", "魚屋は寝ていました。", JA_PASSAGE, forms=forms)
+    wrong = _read_not_cited(asked, "魚屋", "魚屋は寝ていました。", JA_PASSAGE, forms=forms)
+    assert (answer_in_read(right) or 0.0) > 0.5 > (answer_in_read(wrong) or 0.0)
+    untranslated = _read_not_cited(asked, "パン屋", "魚屋は寝ていました。", JA_PASSAGE)
+    assert answer_in_read(untranslated) is None
+
+
+def test_nothing_read_is_none() -> None:
+    assert answer_in_read(_ev("Who gave the boy apples?", "The baker", EN_PASSAGE)) is None
 
 
 # --- hypothesis_in_cited -----------------------------------------------------------------------

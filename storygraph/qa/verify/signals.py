@@ -145,28 +145,48 @@ def same_script(question: str, texts: Sequence[str]) -> bool:
     return is_japanese_text(question) == is_japanese_text("".join(texts))
 
 
-def answer_locality(evidence: Evidence) -> float | None:
-    """Whether the answer fills the question's gap in the sentence that states it: over each
-    cited sentence, the share of the answer's own units (those the question does not say) it
-    holds times the share of the question's units (its question word left out) it holds; the
-    best sentence's product. A right answer stands in the sentence that tells the asked act
-    with its participants; a wrong one is named elsewhere, or in a sentence about something
-    else; an answer adding nothing to the question fills no gap (0). None: no citation, a
-    question in another script, or no unit on either side."""
-    if not evidence.cited or not same_script(evidence.question, evidence.cited):
-        return None
+def question_share_in(evidence: Evidence, sentence: str) -> float | None:
+    """The share of the question's units (its question word left out) `sentence` holds; a
+    question in another script than the sentence: the share of its translated words
+    (`Evidence.asked_forms`) it writes. None: no unit, or an untranslated question."""
+    if not same_script(evidence.question, (sentence,)):
+        return translated_in(evidence.asked_forms, (sentence,))
     asked = asked_units(evidence.question)
-    core = units(evidence.core)
-    if not core or not asked:
+    return found_in(asked, sentence) if asked else None
+
+
+def gap_filled(evidence: Evidence, texts: Sequence[str]) -> float | None:
+    """Whether the answer fills the question's gap in a sentence of `texts`: over each
+    sentence, the share of the question's units it holds (`question_share_in`) times the share
+    of the answer's own units (those the question does not say) it holds; the best product. A
+    right answer stands in the sentence that tells the asked act with its participants; a
+    wrong one is named elsewhere, or in a sentence about something else; an answer adding
+    nothing to the question fills no gap (0). None: no sentence the question can be read in."""
+    shares = [
+        (share, sentence)
+        for text in texts
+        for sentence in sentences(text)
+        if (share := question_share_in(evidence, sentence)) is not None
+    ]
+    if not shares:
         return None
-    new = core - asked
+    new = units(evidence.core) - asked_units(evidence.question)
     if not new:
         return 0.0
-    best = 0.0
-    for text in evidence.cited:
-        for sentence in sentences(text):
-            best = max(best, found_in(new, sentence) * found_in(asked, sentence))
-    return best
+    return max(share * found_in(new, sentence) for share, sentence in shares)
+
+
+def answer_locality(evidence: Evidence) -> float | None:
+    """`gap_filled` over the sentences the answer cites (None: it cites none)."""
+    return gap_filled(evidence, evidence.cited) if evidence.cited else None
+
+
+def answer_in_read(evidence: Evidence) -> float | None:
+    """`gap_filled` over every sentence the model read, whichever it cites: the small model's
+    source mark follows its position and habit more than the sentence its words come from
+    (docs/ISSUES.md#mark-habit), so a right answer citing the wrong source still stands in the
+    sentence that tells what was asked. None: nothing read."""
+    return gap_filled(evidence, evidence.read) if evidence.read else None
 
 
 def found_in(part: frozenset[str], sentence: str) -> float:
@@ -358,6 +378,7 @@ SIGNALS: dict[str, Signal] = {
     "no_premise": no_premise,
     "core_size": core_size,
     "answer_locality": answer_locality,
+    "answer_in_read": answer_in_read,
     "hypothesis_in_cited": hypothesis_in_cited,
     "premise_in_read": premise_in_read,
     "self_check": self_check,

@@ -45,6 +45,10 @@ SAYING = {
         "it stands in the cited sentence that tells what was asked",
         "no cited sentence tells it with what was asked",
     ),
+    "answer_in_read": (
+        "it stands in a sentence it read that tells what was asked",
+        "no sentence it read tells it with what was asked",
+    ),
     "hypothesis_in_cited": (
         "a cited sentence says the question with it as the answer",
         "no cited sentence says the question with it as the answer",
