@@ -4,11 +4,12 @@ real browser: Debian chromium driven by Playwright, against `streamlit run app.p
 The app runs on its own data directory with the real `langchain-openai` client pointed at a
 scripted OpenAI-compatible server that streams its answer (server-sent events). Asked the
 false-premise question 「桃太郎を倒したのは誰？」 (no one defeats 桃太郎), the scripted model
-first writes a culprit the story never names, 「天狗です。」, then holds its stream open until the test has looked at the
-page: meanwhile the page shows the reply only as a muted draft marked "checking…", and when
-the check has replaced it, the answer is a decline with one sentence saying what the model
-first wrote and why it is not shown. A MutationObserver installed before the question watches
-every change of the page: the culprit may appear only inside the draft.
+first writes a culprit the story never names, 「天狗です。」, then holds its stream open until
+the test has looked at the page: meanwhile the page shows the reply only as a muted draft
+marked "checking…", and when the check has replaced it, the answer is a decline with one
+sentence saying what the model first wrote and why it is not shown. A MutationObserver
+installed before the question watches every change of the page: the culprit may appear only
+inside the draft.
 """
 
 from __future__ import annotations
