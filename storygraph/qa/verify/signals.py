@@ -145,32 +145,32 @@ def same_script(question: str, texts: Sequence[str]) -> bool:
     return is_japanese_text(question) == is_japanese_text("".join(texts))
 
 
-def question_share_in(evidence: Evidence, sentence: str) -> float | None:
-    """The share of the question's units (its question word left out) `sentence` holds; a
-    question in another script than the sentence: the share of its translated words
-    (`Evidence.asked_forms`) it writes. None: no unit, or an untranslated question."""
-    if not same_script(evidence.question, (sentence,)):
-        return translated_in(evidence.asked_forms, (sentence,))
-    asked = asked_units(evidence.question)
-    return found_in(asked, sentence) if asked else None
-
-
 def gap_filled(evidence: Evidence, texts: Sequence[str]) -> float | None:
     """Whether the answer fills the question's gap in a sentence of `texts`: over each
-    sentence, the share of the question's units it holds (`question_share_in`) times the share
-    of the answer's own units (those the question does not say) it holds; the best product. A
-    right answer stands in the sentence that tells the asked act with its participants; a
-    wrong one is named elsewhere, or in a sentence about something else; an answer adding
-    nothing to the question fills no gap (0). None: no sentence the question can be read in."""
+    sentence, the share of the question's units (its question word left out) it holds times
+    the share of the answer's own units (those the question does not say) it holds; the best
+    product. A sentence in another script than the question holds the share of its translated
+    words (`Evidence.asked_forms`) it writes. A right answer stands in the sentence that tells
+    the asked act with its participants; a wrong one is named elsewhere, or in a sentence about
+    something else; an answer adding nothing to the question fills no gap (0). None: no
+    sentence the question can be read in (no unit, or an untranslated question)."""
+    asked = asked_units(evidence.question)
+    question_ja = is_japanese_text(evidence.question)
+
+    def question_share(sentence: str) -> float | None:
+        if question_ja != is_japanese_text(sentence):
+            return translated_in(evidence.asked_forms, (sentence,))
+        return found_in(asked, sentence) if asked else None
+
     shares = [
         (share, sentence)
         for text in texts
         for sentence in sentences(text)
-        if (share := question_share_in(evidence, sentence)) is not None
+        if (share := question_share(sentence)) is not None
     ]
     if not shares:
         return None
-    new = units(evidence.core) - asked_units(evidence.question)
+    new = units(evidence.core) - asked
     if not new:
         return 0.0
     return max(share * found_in(new, sentence) for share, sentence in shares)
