@@ -28,7 +28,9 @@ The strict rule:
 1. The answer itself (`answer_core`): the text before the closing lines the app appends (the
    closest sentence after a refusal, `qa.engine.CLOSEST_LEAD`; the sentence-search line of a
    no-model answer, `qa.answer.sentence_line`), citation marks removed, a closing copula or
-   full stop cut (です, でした, だ, 。, .), then normalised as in rule 1 above.
+   full stop cut (です, でした, だ, 。, .), then normalised as in rule 1 above; an accepted
+   answer that itself ends so (野だ, a name; 何をしているのだ, a line) is looked for in the
+   answer before the cut.
 2. A refusal (`declines`: the app's "the sentences do not say", `qa.answer.UNKNOWN`, "could not
    find", "not sure", 分かりません …) is right for an unanswerable question and wrong for any
    other; an unanswerable question answered with anything else is wrong.
@@ -224,22 +226,23 @@ CLOSING_LEADS = _closing_leads()
 _CLOSING_COPULA = re.compile(r"(?:です|でした|でしょう|である|だった|だ|[。.!！\s])+$")
 
 
-def answer_core(answer: str) -> str:
+def answer_core(answer: str, *, cut_copula: bool = True) -> str:
     """The answer itself, as the strict rule reads it (rule 1 of the strict rule): before the
-    first closing line, citation marks removed, the closing copula and full stop cut; of an
-    answer written per story (qa/scope/per_story.py), each story's part so, one per line."""
-    parts = [_part_core(part) for _, part in split_by_story(answer or "")]
+    first closing line, citation marks removed, the closing copula and full stop cut (not with
+    `cut_copula` False); of an answer written per story (qa/scope/per_story.py), each story's
+    part so, one per line."""
+    parts = [_part_core(part, cut_copula) for _, part in split_by_story(answer or "")]
     return "\n".join(part for part in parts if part)
 
 
-def _part_core(answer: str) -> str:
+def _part_core(answer: str, cut_copula: bool = True) -> str:
     text = unicodedata.normalize("NFKC", answer)
     cut = min(
         (i for lead in CLOSING_LEADS if (i := text.find(unicodedata.normalize("NFKC", lead))) >= 0),
         default=len(text),
     )
     text = CITATION_MARK.sub(" ", text[:cut]).strip()
-    return _CLOSING_COPULA.sub("", text).strip()
+    return _CLOSING_COPULA.sub("", text).strip() if cut_copula else text
 
 
 def declines(answer: str) -> bool:
@@ -371,11 +374,17 @@ def score_strict(
         if key and _wrong_in(core, key):
             return StrictScore(False, f"wrong:{bad}", False, raw_core)
     best = 0.0
+    uncut: str | None = None
     for good in accepted:
         key = normalise(good)
         if not key:
             continue
         how = _on_word_boundary(core, key)
+        if how is None and _CLOSING_COPULA.search(good.strip()):
+            # an accepted answer ending in what the copula cut takes (a name ending in だ, a
+            # line ending in のだ): looked for in the answer before the cut
+            uncut = normalise(answer_core(answer, cut_copula=False)) if uncut is None else uncut
+            how = _on_word_boundary(uncut, key)
         if how is not None:
             return StrictScore(True, f"{how}:{good}", False, raw_core)
         if not is_short(key):

@@ -193,3 +193,13 @@ def test_a_wrong_string_is_not_matched_by_its_content_words_alone() -> None:
     assert not score_strict("Momotaro gave the dog one. [3]", ["half"], wrong).correct
     # a wrong string of content words only still matches as their run (wolves → wolf)
     assert not score_strict("The wolves ate it. [1]", ["fox"], ["wolf ate"]).correct
+
+
+def test_an_accepted_answer_ending_in_a_copula_is_found_before_the_cut() -> None:
+    """The copula cut takes だ off 「野だ」 (a name) and off 「何をしているのだ」 (a line): such an
+    accepted answer is looked for in the answer as written; other answers are not."""
+    assert score_strict("野だです。[2]", ["野だ"], ["赤シャツ"]).correct
+    assert score_strict("野だ", ["野だ"]).correct
+    assert score_strict("「何をしているのだ」と言いました。[1]", ["何をしているのだ"]).correct
+    assert not score_strict("野です。[2]", ["野だ"]).correct
+    assert not score_strict("赤シャツと野だです。[2]", ["野だ"], ["赤シャツ"]).correct
