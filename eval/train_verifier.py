@@ -25,8 +25,10 @@ question id, over what the small model reads, no model call) gives today's in it
 - **Report**: what the gate would show on each run, from the recorded answers (module
   storygraph.qa.verify.gate's rule: above the threshold the model's answer is shown as
   supported; below it the answer is withheld, "not sure" or "the story does not say", right
-  only for an unanswerable question; an answer the run's cross-language rendering withheld
-  stays withheld, `Row.not_rendered`): strict accuracy, precision of what is shown as
+  only for an unanswerable question; an answer a run before 2026-12-06 withheld by its
+  cross-language "rendering" check, a whole Japanese sentence for an English question, is shown
+  as today's code shows it, quoted, unless `--rendering-check` asks for that run's own figures,
+  `Row.not_rendered`): strict accuracy, precision of what is shown as
   supported, right shown / right written. The ablation refits without each signal in turn.
   Test runs are only ever summed up here: no test answer is printed.
 """
@@ -77,12 +79,15 @@ class Row:
     shown_right: bool
     not_rendered: bool = False
     """The run withheld the answer after the verifier passed it: an English question's answer
-    written as a whole Japanese sentence, which no word-by-word rendering shows
-    (storygraph.qa.generation.answer_crosslang, the "rendering" check). A replay that passes it
+    written as a whole Japanese sentence, which a word-by-word rendering misreads (the
+    "rendering" check of storygraph.qa.generation.answer_crosslang until 2026-12-06; today such
+    an answer is shown quoted). Set only with `--rendering-check`: a replay that passes it
     withholds it too."""
 
 
-def load_run(spec: str) -> list[Row]:
+def load_run(spec: str, rendering_check: bool = False) -> list[Row]:
+    """A saved run's rows (module doc); `rendering_check`: an answer the run withheld by the
+    "rendering" check (removed 2026-12-06) stays withheld, as that run showed it."""
     run_path, _, rest = spec.partition(":")
     questions_path, _, premise_path = rest.partition(":")
     questions = {
@@ -117,7 +122,8 @@ def load_run(spec: str) -> list[Row]:
                 model_right=model_right,
                 shown_supported=bool(r.get("supported")) and not candidate,
                 shown_right=unanswerable if candidate else bool(r.get("strict_correct")),
-                not_rendered=any(RENDERING in w for w in r.get("warnings", ())),
+                not_rendered=rendering_check
+                and any(RENDERING in w for w in r.get("warnings", ())),
             )
         )
     return rows
@@ -363,12 +369,18 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--replay", nargs="*", type=Path, default=[], metavar="WEIGHTS.json",
                         help="also replay saved weights as they are (an earlier commit's) on "
                         "dev and test")  # fmt: skip
+    parser.add_argument("--rendering-check", action="store_true",
+                        help="withhold again what a run's cross-language rendering check "
+                        "withheld (removed 2026-12-06): that run's own figures")  # fmt: skip
     parser.add_argument("--write", type=Path, help=f"write the weights (the app's: {WEIGHTS})")
     parser.add_argument("--diagram", type=Path, help="draw the test runs' reliability diagram")
     args = parser.parse_args(argv)
 
-    dev = [row for spec in args.dev for row in load_run(spec)]
-    tests = {Path(spec.partition(":")[0]).stem: load_run(spec) for spec in args.test}
+    dev = [row for spec in args.dev for row in load_run(spec, args.rendering_check)]
+    tests = {
+        Path(spec.partition(":")[0]).stem: load_run(spec, args.rendering_check)
+        for spec in args.test
+    }
     print(f"dev: {len(dev)} questions, {len(judged(dev))} model answers judged, "
           f"{sum(r.model_right for r in judged(dev))} of them right")  # fmt: skip
 

@@ -82,11 +82,12 @@ def test_an_answer_with_no_word_to_render_is_shown_as_written(
     assert hook.render(asked, "たぬきです。[1]").text == "たぬき [1]"
 
 
-def test_a_checked_sentence_is_not_shown_as_a_word_list(hook: SourcesLanguageAnswer) -> None:
+def test_a_checked_sentence_is_shown_quoted_not_as_a_word_list(hook: SourcesLanguageAnswer) -> None:
     """A whole sentence of the story, rendered word by word, read as a list that said something
-    else ("Cats and dogs, article, three" for 「桃太郎は犬と猿と、きじと…」): it is "not sure"
-    with the closest sentence; a phrase is still rendered."""
+    else ("Cats and dogs, article, three" for 「桃太郎は犬と猿と、きじと…」): it is shown as the
+    story's sentence, quoted, with its verdict and marks; a phrase is still rendered."""
     from storygraph.models import Citation, Support
+    from storygraph.qa.generation.answer_crosslang import QUOTED
     from storygraph.qa.retrieval.context import Sources
     from storygraph.qa.verify.support_text import SupportStep
 
@@ -100,10 +101,11 @@ def test_a_checked_sentence_is_not_shown_as_a_word_list(hook: SourcesLanguageAns
     checked = SupportStep(Support("supported", source=1, reason="the answer quotes [1]"), "")
     written = f"{sentence}。[1]"
     shown = hook.shown(asked, SupportStep(checked.support, written), written, "llm", sources)
-    assert shown.support.verdict == "not supported" and shown.support.check == "rendering"
-    assert shown.text.startswith("Not sure: "), shown.text
-    assert shown.detail["model_answer"] == written
-    assert any("(rendering)" in w for w in shown.warnings)
+    assert shown.support.verdict == "supported"
+    assert shown.text == f"{QUOTED}「{sentence}」 [1]", shown.text
+    assert "Cats" not in shown.text and not shown.warnings
+    assert shown.detail["answer_in_sources_language"] == written
+    assert "quoted" in shown.detail["shown_as"]
     phrase = "きびだんごです。[1]"
     kept = hook.shown(asked, SupportStep(checked.support, phrase), phrase, "llm", sources)
     assert kept.support.verdict == "supported" and kept.text.endswith("(きびだんご) [1]"), kept.text

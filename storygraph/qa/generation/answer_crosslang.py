@@ -26,8 +26,9 @@ analysis carries a `translation` into the sources' language, storygraph.qa.quest
   A checked answer with more of its own content words than `RENDERED_WORDS` is a sentence of
   the story, not a word or a phrase: rendered word by word it reads as a list that says
   something else ("Cats and dogs, article, three" for 「桃太郎は犬と猿と、きじと…」), so it is
-  shown as "not sure" with the closest sentence, its verdict "not supported" by the
-  "rendering" check (docs/ISSUES.md#crosslang-answer).
+  shown as the story's sentence, quoted ("In the story's words: 「…」 [2]"), its verdict the
+  verifier's. (Until 2026-12-06 such an answer was withheld as "not sure"; the verifier had
+  passed 9 of the 11 on dev, 7 of them right: docs/ISSUES.md#crosslang-answer.)
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from storygraph.models import Support
 from storygraph.qa.generation.answer import UNKNOWN
 from storygraph.qa.generation.answer_core import SOURCE_MARK, answer_core
 from storygraph.qa.generation.checks import closest_sentence
@@ -43,7 +43,7 @@ from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.checked import in_sources_language
 from storygraph.qa.question.entities import name_reading
 from storygraph.qa.retrieval.context import Sources
-from storygraph.qa.verify.support_text import NOT_SHOWN, SupportStep, support_reply
+from storygraph.qa.verify.support_text import SupportStep, support_reply
 from storygraph.qa.verify.support_words import declines
 from storygraph.text.jmdict import Dictionary
 from storygraph.text.normalize import normalize_name, word_lemmas, written_form
@@ -53,11 +53,13 @@ SOURCES_LANGUAGE = "ja"
 RENDERED_WORDS = 3
 """Content words of the Japanese answer rendered in English, at most (its answer is a word or a
 short phrase; a sentence's other words are the question's, left out)."""
-SENTENCE = (
-    "the answer is a whole sentence of the story, which a word-by-word English rendering "
+QUOTED = "In the story's words: "
+"""Leads a checked answer shown as the story's sentence, not rendered (module doc)."""
+SHOWN_AS_SENTENCE = (
+    "the story's sentence, quoted: a whole sentence, which a word-by-word English rendering "
     "would misread"
 )
-"""Why a checked answer in the sources' language is not shown as the answer (module doc)."""
+"""The trace's note (`shown_as`) on an answer shown quoted (module doc)."""
 GLOSS_WORDS = 3
 """A gloss longer than this is a definition, not a word to show."""
 COMPOUND_NOUNS = 3
@@ -126,36 +128,14 @@ class SourcesLanguageAnswer:
             return replace(checked, text=text, detail=detail)
         core = _core(written)
         words = self._answer_words(analysis, core)
-        if checked.support.supported and len(words) > RENDERED_WORDS:
+        if len(words) > RENDERED_WORDS:
             # a sentence, not a word or a phrase: more content words than a rendering shows
-            return self._not_rendered(analysis, checked, written, sources, detail)
+            marks = " ".join(SOURCE_MARK.findall(written))
+            detail["shown_as"] = SHOWN_AS_SENTENCE
+            return replace(checked, text=f"{QUOTED}「{core}」 {marks}".strip(), detail=detail)
         rendering = self._rendering(analysis, written, core, words)
         detail["rendered"] = list(rendering.words)
         return replace(checked, text=rendering.text, detail=detail)
-
-    def _not_rendered(
-        self,
-        analysis: QuestionAnalysis,
-        checked: SupportStep,
-        written: str,
-        sources: Sources,
-        detail: dict[str, object],
-    ) -> SupportStep:
-        """A checked sentence the English reader cannot be shown word by word: "not sure", the
-        closest sentence, the verdict "not supported" by the "rendering" check (module doc)."""
-        support = Support(
-            "not supported", named=checked.support.named, reason=SENTENCE, check="rendering"
-        )
-        text = support_reply(support, analysis, sources.citations, written) or checked.text
-        warning = f"{NOT_SHOWN}support check (rendering) found {SENTENCE}"
-        detail = {
-            **detail,
-            "verdict": support.verdict,
-            "check": support.check,
-            "reason": support.reason,
-            "model_answer": written,
-        }
-        return SupportStep(support, text, (*checked.warnings, warning), detail)
 
     def render(self, analysis: QuestionAnalysis, answer: str) -> Rendering:
         """The answer as shown, "Mallet (きね) [2]": its own content words in English, the

@@ -61,8 +61,7 @@ def support_reply(
 
 
 NOT_SHOWN = "the answer was not shown: "
-"""Leads the warning of a model answer a check replaced (the verifier's gate, the English
-rendering)."""
+"""Leads the warning of a model answer a check replaced (the verifier's gate)."""
 NAMES_UNHELD = "the answer names what the kept facts and their sentences do not: "
 """Leads the warning of a written answer naming what its sources do not hold (the answer step)."""
 CHECK_WARNINGS = (NOT_SHOWN, NAMES_UNHELD)
