@@ -130,9 +130,9 @@ class SourcesLanguageAnswer:
         words = self._answer_words(analysis, core)
         if len(words) > RENDERED_WORDS:
             # a sentence, not a word or a phrase: more content words than a rendering shows
-            marks = " ".join(SOURCE_MARK.findall(written))
             detail["shown_as"] = SHOWN_AS_SENTENCE
-            return replace(checked, text=f"{QUOTED}「{core}」 {marks}".strip(), detail=detail)
+            text = f"{QUOTED}「{core}」 {_marks(written)}".strip()
+            return replace(checked, text=text, detail=detail)
         rendering = self._rendering(analysis, written, core, words)
         detail["rendered"] = list(rendering.words)
         return replace(checked, text=rendering.text, detail=detail)
@@ -147,7 +147,6 @@ class SourcesLanguageAnswer:
         self, analysis: QuestionAnalysis, answer: str, core: str, words: list[str]
     ) -> Rendering:
         """`render` of an answer whose core (`_core`) and own content words are read."""
-        marks = " ".join(SOURCE_MARK.findall(answer))
         english: list[str] = []
         how: list[str] = []
         asked = analysis.question.lower()
@@ -164,7 +163,7 @@ class SourcesLanguageAnswer:
         said = ", ".join(english)
         said = said[:1].upper() + said[1:]
         text = f"{said} ({core})" if said else core
-        return Rendering(f"{text} {marks}".strip(), tuple(how))
+        return Rendering(f"{text} {_marks(answer)}".strip(), tuple(how))
 
     def _answer_words(self, analysis: QuestionAnalysis, core: str) -> list[str]:
         """The answer's content words the question does not hold (its nouns and adjectives; its
@@ -230,6 +229,11 @@ class SourcesLanguageAnswer:
 def _core(answer: str) -> str:
     """An answer without its source marks and closing copula / punctuation."""
     return answer_core(answer)
+
+
+def _marks(answer: str) -> str:
+    """The answer's source marks as shown after it ("[2]", "[1] [3]")."""
+    return " ".join(SOURCE_MARK.findall(answer))
 
 
 def _short(glosses: list[str]) -> str:
