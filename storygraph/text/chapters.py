@@ -9,7 +9,8 @@ A heading is a line of its own, of one of these constructions:
   each marked title, in order;
 - 第N章 / 第N話 / 第N回 (N in kanji or digits), alone or followed by a title;
 - "Chapter I" / "CHAPTER I" / "Chapter 1", alone, or followed by a title after a mark
-  ("CHAPTER I. Down the Rabbit-Hole") or one that is no sentence;
+  ("CHAPTER I. Down the Rabbit-Hole"), one that is no sentence, or one in capitals, which may
+  ask or exclaim ("Chapter 13 DO YOU BELIEVE IN FAIRIES?");
 - a line of kanji numerals alone (一, 二, 十三), or of a Roman numeral alone (I., II, XIV), the
   latter with a blank line (or the text's edge) on each side. These two are the ambiguous ones
   (a line "I" of wrapped prose, a numeral of a poem): they count only in sequence, each one more
@@ -245,8 +246,9 @@ def _heading(lines: Sequence[_Line], i: int, last: Sequence[int]) -> str | None:
     number, rest = chapter[1], chapter[2].strip()
     if not number.isdigit() and roman_value(number) is None:
         return None
-    if rest and rest[0] not in _TITLE_MARKS and rest.endswith(_SENTENCE_END):
-        return None  # "Chapter 3 was the longest." is prose
+    shouted = any(c.isalpha() for c in rest) and not any(c.islower() for c in rest)
+    if rest and rest[0] not in _TITLE_MARKS and rest.endswith(_SENTENCE_END) and not shouted:
+        return None  # "Chapter 3 was the longest." is prose; "Chapter 3 COME AWAY!" a title
     if rest.strip(_TITLE_MARKS):
         return line
     following = lines[i + 1].text if i + 1 < len(lines) else ""

@@ -80,6 +80,20 @@ def test_english_chapter_headings_roman_and_arabic_with_their_titles() -> None:
 def test_a_sentence_about_a_chapter_is_prose() -> None:
     text = "Chapter 3 was the longest one.\nChapter IIII\nThe end.\n"
     assert _titles(text) == [(0, "")]
+    assert _titles("Chapter 3 was SO long!\nThe end.\n") == [(0, "")]
+
+
+def test_a_title_in_capitals_on_the_headings_line_may_ask_or_exclaim() -> None:
+    text = (
+        "Chapter 1 THE OWL AND THE MILLER\n\nThe owl flew.\n\n"
+        "Chapter 2 COME DOWN, COME DOWN!\n\nThe miller called.\n\n"
+        "CHAPTER 3 WHO TOOK THE FLOUR?\n\nNobody knew.\n"
+    )
+    assert [t for _, t in _titles(text)] == [
+        "Chapter 1 THE OWL AND THE MILLER",
+        "Chapter 2 COME DOWN, COME DOWN!",
+        "CHAPTER 3 WHO TOOK THE FLOUR?",
+    ]
 
 
 def test_roman_numerals_alone_between_blank_lines_start_chapters() -> None:
