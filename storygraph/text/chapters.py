@@ -246,7 +246,7 @@ def _heading(lines: Sequence[_Line], i: int, last: Sequence[int]) -> str | None:
     number, rest = chapter[1], chapter[2].strip()
     if not number.isdigit() and roman_value(number) is None:
         return None
-    shouted = any(c.isalpha() for c in rest) and not any(c.islower() for c in rest)
+    shouted = rest.isupper()  # cased letters, all capitals (kana and kanji have no case)
     if rest and rest[0] not in _TITLE_MARKS and rest.endswith(_SENTENCE_END) and not shouted:
         return None  # "Chapter 3 was the longest." is prose; "Chapter 3 COME AWAY!" a title
     if rest.strip(_TITLE_MARKS):

@@ -81,6 +81,7 @@ def test_a_sentence_about_a_chapter_is_prose() -> None:
     text = "Chapter 3 was the longest one.\nChapter IIII\nThe end.\n"
     assert _titles(text) == [(0, "")]
     assert _titles("Chapter 3 was SO long!\nThe end.\n") == [(0, "")]
+    assert _titles("Chapter 3 で桃太郎は鬼をたおしました。\nおしまい。\n") == [(0, "")]
 
 
 def test_a_title_in_capitals_on_the_headings_line_may_ask_or_exclaim() -> None:
