@@ -245,3 +245,53 @@ def test_a_latin_word_in_japanese_text_is_a_word_not_letter_pairs() -> None:
     ]  # fmt: skip
     assert passage_terms("What kind of -ist was he?", "ja") == ["kind", "ist"]
     assert passage_terms("第23号の犬", "ja")[:2] == ["第2", "23"]  # digits stay in the run
+
+
+def test_a_scene_holds_the_neighbours_of_its_own_document_and_chapter() -> None:
+    rows = [
+        {"id": "a:0", "document_id": "a", "document": "a.txt", "chapter": 1, "text": text}
+        for text in ("The girl sat down. The boy cried loudly.", "She sewed his shadow on.")
+    ] + [
+        {"id": "a:1", "document_id": "a", "document": "a.txt", "chapter": 2, "text": "Night."},
+        {"id": "b:0", "document_id": "b", "document": "b.txt", "chapter": 2, "text": "Owls."},
+    ]
+    index = index_document(rows, "en")
+    texts = [s.text for s in index.sentences]
+    assert texts[:3] == ["The girl sat down.", "The boy cried loudly.", "She sewed his shadow on."]
+    first, middle, last = index.sentences[:3]
+    assert passages.scene_terms(index.sentences, 1) == first.terms + middle.terms + last.terms
+    # the last sentence of chapter 1 does not take chapter 2's first, nor another document's
+    assert passages.scene_terms(index.sentences, 2) == middle.terms + last.terms
+    assert passages.scene_terms(index.sentences, 3) == index.sentences[3].terms
+    # the index holds each sentence's scene, computed once per document version
+    assert [s.terms for s in index.scenes] == [
+        passages.scene_terms(index.sentences, i) for i in range(len(index.sentences))
+    ]
+    assert [s.text for s in index.scenes] == texts
+
+
+def test_with_a_scene_weight_words_spread_over_a_scene_outrank_a_name_and_one_verb(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Many sentences hold the name and the verb; the scene the question paraphrases holds its
+    # other words in the sentence beside the one that answers.
+    filler = [f"Peter cried at the {place}." for place in ("door", "tree", "lake", "hill", "gate")]
+    story = [*filler, "Peter sat on the floor and cried.", "Wendy woke and sewed on the shadow."]
+    rows = [{"id": "p:0", "document_id": "p", "document": "p.txt", "text": " ".join(story)}]
+    index = index_document(rows, "en")
+    query = passage_terms("What did Wendy do when Peter cried on the floor?", "en")
+    answer = [s.text for s in index.sentences].index("Wendy woke and sewed on the shadow.")
+
+    def rank() -> int:
+        scores = passages.scene_scored(
+            query, index.sentences, index.scenes, index.document_frequency
+        )
+        return sorted(range(len(scores)), key=lambda i: -scores[i]).index(answer)
+
+    monkeypatch.setattr(passages, "SCENE_WEIGHT", 0.0)
+    assert passages.scene_scored(
+        query, index.sentences, index.scenes, index.document_frequency
+    ) == bm25(query, index.sentences, index.document_frequency)
+    alone = rank()
+    monkeypatch.setattr(passages, "SCENE_WEIGHT", 1.0)
+    assert rank() < alone

@@ -19,7 +19,9 @@ scored; the engine gives them to the answerer after the facts' own sentences.
    (`QuestionAnalysis.translation`) and its start entities' graph names too, read in the
    document's language, a single kanji as the document's bigrams holding it
    (`widen_single_kanji`), so an English question over a Japanese story matches the sentences
-   naming 桃太郎 and the ones saying what it asks about;
+   naming 桃太郎 and the ones saying what it asks about; a sentence's words score is half its
+   own BM25 and half its scene's, the sentence with its neighbours as one bag (`SCENE_WEIGHT`,
+   `scene_terms`);
 4. the best `POOL` sentences by BM25 are re-scored with the embedding cosine to the question
    when an embedder is installed: score = BM25 / best BM25 + `EMBEDDING_WEIGHT` × cosine
    (`EMBEDDING_WEIGHT_ACROSS` for a sentence in another language than the question's);
@@ -35,7 +37,7 @@ import threading
 import unicodedata
 from collections import Counter, OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -73,6 +75,13 @@ MAX_SEARCHED_STORIES = MAX_INDEXED_DOCUMENTS
 than this sentence search reads none (a minute a question at 1,000 stories: every story indexed
 again, the cache holds MAX_INDEXED_DOCUMENTS) and the answer asks the user to name someone or
 pick stories (`unsearched_warning`; docs/ISSUES.md#library-speed)."""
+SCENE_WEIGHT = 0.5
+"""How much a sentence's scene counts in its words score: (1 - w) x its own BM25 + w x the BM25
+of the sentence with its neighbours (`scene_terms`). A question about a book paraphrases a scene
+whose words are spread over two or three sentences, while dozens of single sentences hold its
+characters' names and one verb. Chosen on dev without the model (evidence in what the model
+reads; 0 / 0.25 / 0.5 / 0.75 / 1.0): the two dev novel splits 63 / 64 / 65 / 64 / 62 of 83,
+eval/test14 ... test17 1,127 at 0 and 1,145 at 0.5 of 1,292 (docs/EVALUATION.md, "Novels")."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 IDF_POWER = 2.0
@@ -141,6 +150,10 @@ class _Sentence:
 class _DocumentIndex:
     sentences: tuple[_Sentence, ...]
     document_frequency: Counter[str]
+    scenes: tuple[_Sentence, ...] = ()
+    """Each sentence with its scene's terms (`scene_terms`), in the same order. A scene stays
+    within its chapter, so the reading position (whole chapters) reads a sentence's scene
+    whole or not at all."""
 
 
 def is_heading(text: str, start: int, end: int) -> bool:
@@ -189,7 +202,8 @@ def index_document(rows: Sequence[Row], language: str) -> _DocumentIndex:
                     str(row.get("chapter_title") or ""),
                 )
             )
-    return _DocumentIndex(tuple(sentences), frequency)
+    scenes = tuple(replace(s, terms=scene_terms(sentences, i)) for i, s in enumerate(sentences))
+    return _DocumentIndex(tuple(sentences), frequency, scenes)
 
 
 class _IndexCache:
@@ -274,6 +288,37 @@ def bm25(
             )
         scores.append(total)
     return scores
+
+
+def scene_terms(sentences: Sequence[_Sentence], i: int) -> Counter[str]:
+    """The terms of sentence `i` with those of its neighbours (one on each side) from its own
+    document and chapter: the scene it is part of, as one bag."""
+    terms = Counter(sentences[i].terms)
+    for j in (i - 1, i + 1):
+        if not 0 <= j < len(sentences):
+            continue
+        other = sentences[j]
+        if other.document_id == sentences[i].document_id and other.chapter == sentences[i].chapter:
+            terms.update(other.terms)
+    return terms
+
+
+def scene_scored(
+    query: Sequence[str],
+    sentences: Sequence[_Sentence],
+    scenes: Sequence[_Sentence],
+    frequency: Counter[str],
+    same_word: Mapping[str, str] | None = None,
+    synonyms: Sequence[Sequence[Sequence[str]]] = (),
+) -> list[float]:
+    """Each sentence's words score: its own BM25, and with `SCENE_WEIGHT` its scene's
+    (`scenes`: the same sentences with `scene_terms`; the document frequency stays the
+    sentences')."""
+    own = bm25(query, sentences, frequency, same_word, synonyms)
+    if SCENE_WEIGHT <= 0 or not sentences:
+        return own
+    scene = bm25(query, scenes, frequency, same_word, synonyms)
+    return [(1 - SCENE_WEIGHT) * a + SCENE_WEIGHT * b for a, b in zip(own, scene, strict=True)]
 
 
 def idf(df: int, count: int) -> float:
@@ -429,9 +474,16 @@ class SentenceSearch:
                 synonyms = [widened_forms(word, frequency) for word in forms]
             # the reading position's one filter: only the sentences read are scored, and a
             # passage's neighbours are among them (store/reading.py)
-            read = [s for index in group for s in index.sentences if reading.allows(s.chunk_id)]
-            sentences.extend(read)
-            lexical.extend(bm25(query, read, frequency, same_word, synonyms))
+            read = [
+                (sentence, scene)
+                for index in group
+                for sentence, scene in zip(index.sentences, index.scenes, strict=True)
+                if reading.allows(sentence.chunk_id)
+            ]
+            own = [sentence for sentence, _ in read]
+            sentences.extend(own)
+            scenes = [scene for _, scene in read]
+            lexical.extend(scene_scored(query, own, scenes, frequency, same_word, synonyms))
         best = max(lexical, default=0.0)
         if best <= 0:
             return self._nearest_by_meaning(analysis, sentences, limit)
