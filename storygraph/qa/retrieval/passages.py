@@ -76,12 +76,9 @@ than this sentence search reads none (a minute a question at 1,000 stories: ever
 again, the cache holds MAX_INDEXED_DOCUMENTS) and the answer asks the user to name someone or
 pick stories (`unsearched_warning`; docs/ISSUES.md#library-speed)."""
 SCENE_WEIGHT = 0.5
-"""How much a sentence's scene counts in its words score: (1 - w) x its own BM25 + w x the BM25
-of the sentence with its neighbours (`scene_terms`). A question about a book paraphrases a scene
-whose words are spread over two or three sentences, while dozens of single sentences hold its
-characters' names and one verb. Chosen on dev without the model (evidence in what the model
-reads; 0 / 0.25 / 0.5 / 0.75 / 1.0): the two dev novel splits 63 / 64 / 65 / 64 / 62 of 83,
-eval/test14 ... test17 1,127 at 0 and 1,145 at 0.5 of 1,292 (docs/EVALUATION.md, "Novels")."""
+"""A sentence's words score: (1 - w) x its own BM25 + w x its scene's (`scene_terms`): a question
+about a book paraphrases a scene spread over two or three sentences, while dozens of sentences
+hold its names and one verb (chosen on dev: docs/EVALUATION.md, "Novels")."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 IDF_POWER = 2.0
@@ -151,9 +148,8 @@ class _DocumentIndex:
     sentences: tuple[_Sentence, ...]
     document_frequency: Counter[str]
     scenes: tuple[_Sentence, ...] = ()
-    """Each sentence with its scene's terms (`scene_terms`), in the same order. A scene stays
-    within its chapter, so the reading position (whole chapters) reads a sentence's scene
-    whole or not at all."""
+    """Each sentence with its scene's terms (`scene_terms`; within its chapter, so the reading
+    position, whole chapters, reads a scene whole or not at all)."""
 
 
 def is_heading(text: str, start: int, end: int) -> bool:
@@ -311,9 +307,8 @@ def scene_scored(
     same_word: Mapping[str, str] | None = None,
     synonyms: Sequence[Sequence[Sequence[str]]] = (),
 ) -> list[float]:
-    """Each sentence's words score: its own BM25, and with `SCENE_WEIGHT` its scene's
-    (`scenes`: the same sentences with `scene_terms`; the document frequency stays the
-    sentences')."""
+    """Each sentence's words score: its own BM25, and with `SCENE_WEIGHT` its scene's (`scenes`,
+    the same sentences with `scene_terms`; the document frequency stays the sentences')."""
     own = bm25(query, sentences, frequency, same_word, synonyms)
     if SCENE_WEIGHT <= 0 or not sentences:
         return own
@@ -474,15 +469,10 @@ class SentenceSearch:
                 synonyms = [widened_forms(word, frequency) for word in forms]
             # the reading position's one filter: only the sentences read are scored, and a
             # passage's neighbours are among them (store/reading.py)
-            read = [
-                (sentence, scene)
-                for index in group
-                for sentence, scene in zip(index.sentences, index.scenes, strict=True)
-                if reading.allows(sentence.chunk_id)
-            ]
-            own = [sentence for sentence, _ in read]
+            pairs = [(s, c) for i in group for s, c in zip(i.sentences, i.scenes, strict=True)]
+            own = [s for s, c in pairs if reading.allows(s.chunk_id)]
+            scenes = [c for s, c in pairs if reading.allows(s.chunk_id)]
             sentences.extend(own)
-            scenes = [scene for _, scene in read]
             lexical.extend(scene_scored(query, own, scenes, frequency, same_word, synonyms))
         best = max(lexical, default=0.0)
         if best <= 0:
