@@ -147,7 +147,7 @@ class _Sentence:
 class _DocumentIndex:
     sentences: tuple[_Sentence, ...]
     document_frequency: Counter[str]
-    scenes: tuple[_Sentence, ...] = ()
+    scenes: tuple[_Sentence, ...]
     """Each sentence with its scene's terms (`scene_terms`; within its chapter, so the reading
     position, whole chapters, reads a scene whole or not at all)."""
 
@@ -469,9 +469,9 @@ class SentenceSearch:
                 synonyms = [widened_forms(word, frequency) for word in forms]
             # the reading position's one filter: only the sentences read are scored, and a
             # passage's neighbours are among them (store/reading.py)
-            pairs = [(s, c) for i in group for s, c in zip(i.sentences, i.scenes, strict=True)]
-            own = [s for s, c in pairs if reading.allows(s.chunk_id)]
-            scenes = [c for s, c in pairs if reading.allows(s.chunk_id)]
+            pairs = ((s, c) for i in group for s, c in zip(i.sentences, i.scenes, strict=True))
+            read = [(s, c) for s, c in pairs if reading.allows(s.chunk_id)]
+            own, scenes = [s for s, _ in read], [c for _, c in read]
             sentences.extend(own)
             lexical.extend(scene_scored(query, own, scenes, frequency, same_word, synonyms))
         best = max(lexical, default=0.0)
