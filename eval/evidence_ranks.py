@@ -22,6 +22,7 @@ from storygraph.evaluation.answer_scoring import evidence_found
 from storygraph.evaluation.e2e import (
     ingest_story,
     load_e2e_questions,
+    no_model_settings,
     read_citations,
     story_services,
 )
@@ -65,14 +66,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("questions")
     parser.add_argument("--stories", required=True)
     args = parser.parse_args(argv)
-    settings = get_settings()
-    settings = settings.model_copy(
-        update={
-            "no_llm": True,
-            "chunk_size": settings.effective_chunk_size(),
-            "chunk_overlap": settings.effective_chunk_overlap(),
-        }
-    )
+    settings = no_model_settings(get_settings())
     options = QAOptions.from_settings(settings, no_llm=True, small_model_budget=True)
     passages._passages = _recording
     by_story: dict[str, list[Any]] = {}

@@ -22,6 +22,7 @@ from storygraph.evaluation.e2e import (
     E2EQuestion,
     ingest_story,
     load_e2e_questions,
+    no_model_settings,
     read_citations,
     story_services,
 )
@@ -40,14 +41,7 @@ def main(argv: Sequence[str]) -> int:
         parser.error(f"passages has no constant {args.constant}")
     kind = type(getattr(passages, args.constant))
     values = [kind(v) for v in args.values.split(",")]
-    settings = get_settings()
-    settings = settings.model_copy(
-        update={
-            "no_llm": True,
-            "chunk_size": settings.effective_chunk_size(),
-            "chunk_overlap": settings.effective_chunk_overlap(),
-        }
-    )
+    settings = no_model_settings(get_settings())
     options = QAOptions.from_settings(settings, no_llm=True, small_model_budget=True)
     cache = settings.data_dir / "e2e"
     totals: dict[tuple[str, int], list[int]] = {}

@@ -156,6 +156,7 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
     from storygraph.evaluation.e2e import (
         first_per_story,
         load_e2e_questions,
+        no_model_settings,
         rescore_report,
         run_e2e,
     )
@@ -186,13 +187,7 @@ def run_e2e_command(args: argparse.Namespace, settings: Settings) -> int:
         # No model, but the sources the configured one would read: the story chunked for it
         # (no model alone chunks as a capable one does) and the small model's budget.
         small_model_budget = model_info(settings).provider == "embedded"
-        settings = settings.model_copy(
-            update={
-                "no_llm": True,
-                "chunk_size": settings.effective_chunk_size(),
-                "chunk_overlap": settings.effective_chunk_overlap(),
-            }
-        )
+        settings = no_model_settings(settings)
     options = QAOptions.from_settings(
         settings, no_llm=bool(args.no_llm), small_model_budget=small_model_budget
     )

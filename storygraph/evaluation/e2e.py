@@ -76,6 +76,18 @@ def _strings(raw: Any, where: str, name: str) -> tuple[str, ...]:
     return tuple(raw)
 
 
+def no_model_settings(settings: Settings) -> Settings:
+    """`settings` for a run without the model that reads the sources the configured model
+    would: the story chunked for it (no model alone chunks as a capable one does)."""
+    return settings.model_copy(
+        update={
+            "no_llm": True,
+            "chunk_size": settings.effective_chunk_size(),
+            "chunk_overlap": settings.effective_chunk_overlap(),
+        }
+    )
+
+
 def load_e2e_questions(path: Path) -> list[E2EQuestion]:
     """The questions of a JSON-lines file (format: eval/e2e/README.md); bad lines fail loudly."""
     questions: list[E2EQuestion] = []
