@@ -55,12 +55,9 @@ POOL = 24
 """Sentences (best by BM25) that the embedder re-scores: ~2 ms each the first time."""
 EMBEDDING_WEIGHT = 1.0
 EMBEDDING_WEIGHT_ACROSS = 3.0
-"""The embedding's weight for a question asked in another language than the sentences. Its
-BM25 terms are a dictionary's translation of the question (every sense of every word) and the
-graph's names, a noisier match than a question's own words; the multilingual encoder compares
-the question itself. Chosen on the dev sets' English questions over Japanese stories (102 with
-an evidence sentence; the answering sentence's window among the first three passages: 51 at
-1.0, 58 at 2.0, 63 at 3.0, 60 at 5.0; docs/ISSUES.md#sentence-search)."""
+"""The embedding's weight for a question asked in another language than the sentences: its
+BM25 terms are a dictionary's translation and the graph's names, a noisier match than a
+question's own words (chosen on dev: docs/ISSUES.md#sentence-search)."""
 WINDOW = 1
 """Neighbouring sentences a passage brings on each side of the one that matched (1 measured
 better than 0 on both e2e sets: docs/ISSUES.md#sentence-search)."""
@@ -82,14 +79,9 @@ hold its names and one verb (chosen on dev: docs/EVALUATION.md, "Novels")."""
 BM25_K1 = 1.2
 BM25_B = 0.75
 IDF_POWER = 2.0
-"""A query term's BM25 weight is its inverse document frequency to this power. In a long book
-the words of a question that many sentences hold (a name, a Japanese question's kana bigrams of
-grammar: した, のは, から) add up: at the plain IDF three or four of them outweigh the one rare
-word the answering sentence shares with the question; squared, the rare word counts. Measured
-with tale questions whose tale was set inside a novel of its language (the evidence within the
-passages the small model reads): Japanese top-1 0.600 -> 0.633, English top-3 0.798 -> 0.821;
-the tales alone 0.675 -> 0.692 and 0.869 -> 0.869; the novel dev split, ja_fresh and en_fresh
-unchanged (29/33, 36/40, 16/16)."""
+"""A query term's BM25 weight is its inverse document frequency to this power: in a long book
+the question's words many sentences hold (a name, kana bigrams of grammar: した, のは) must not
+outweigh the one rare word the answering sentence shares (docs/ISSUES.md#sentence-search)."""
 
 
 @dataclass(frozen=True)
