@@ -17,7 +17,8 @@ stop_on_sigterm()
 atexit.register(lambda: open(sys.argv[1], "w").write("atexit ran"))
 try:
     print("ready", flush=True)
-    time.sleep(60)
+    for _ in range(600):  # short sleeps: the handler runs soon even if another thread got
+        time.sleep(0.1)   # the signal (the main thread runs it at its next check)
 except KeyboardInterrupt:
     sys.exit(130)
 """
@@ -38,7 +39,7 @@ def _run_and_terminate(tmp_path: Path, code: str) -> tuple[int, Path, str]:
         if line.strip() == "ready":
             break
     proc.send_signal(signal.SIGTERM)
-    _out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=120)
     return proc.returncode, marker, err
 
 
