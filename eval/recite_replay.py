@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from storygraph.evaluation.harness import configured_model
+from storygraph.evaluation.saved_runs import read_run
 from storygraph.models import Citation
 from storygraph.qa.generation.answer_core import cited_numbers
 from storygraph.qa.generation.recite import recited
@@ -62,7 +63,7 @@ def main(argv: Sequence[str]) -> int:
             return 2
         check = ModelSelfCheck(llm) if check_again else None
         for run in args[1:]:
-            data = json.loads(Path(run).read_text(encoding="utf-8"))
+            data = read_run(Path(run))
             started, count = time.perf_counter(), 0
             for row in data["questions"]:
                 evidence = (row.get("verifier") or {}).get("evidence")

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from storygraph.evaluation.harness import configured_model
+from storygraph.evaluation.saved_runs import read_run
 from storygraph.qa.verify.evidence import Evidence
 from storygraph.qa.verify.self_check import ModelSelfCheck
 from storygraph.settings import get_settings
@@ -37,7 +38,7 @@ def main(argv: Sequence[str]) -> int:
             return 2
         check = ModelSelfCheck(llm)
         for run in argv[1:]:
-            data = json.loads(Path(run).read_text(encoding="utf-8"))
+            data = read_run(Path(run))
             started, asked, unread = time.perf_counter(), 0, 0
             for row in data["questions"]:
                 judged = row.get("verifier") or {}

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from storygraph.evaluation.answer_scoring import score_strict
+from storygraph.evaluation.saved_runs import read_run
 
 
 def _questions(path: Path | None) -> dict[str, dict[str, Any]]:
@@ -89,7 +90,7 @@ def main(argv: list[str]) -> int:
     for arg in argv:
         name, _, paths = arg.partition("=")
         run_path, _, questions_path = paths.partition(":")
-        run = json.loads(Path(run_path).read_text(encoding="utf-8"))
+        run = read_run(Path(run_path))
         questions = _questions(Path(questions_path) if questions_path else None)
         print("| " + " | ".join(row(name, run, questions)) + " |")
     return 0

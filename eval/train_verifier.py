@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from storygraph.evaluation.answer_scoring import score_strict
+from storygraph.evaluation.saved_runs import read_run
 from storygraph.qa.question.translation import DictionaryTranslator
 from storygraph.qa.verify.calibration import WEIGHTS, Calibration, fit, load
 from storygraph.qa.verify.evidence import Evidence
@@ -100,7 +101,7 @@ def load_run(spec: str, rendering_check: bool = False) -> list[Row]:
     }
     premise = json.loads(Path(premise_path).read_text(encoding="utf-8")) if premise_path else None
     rows = []
-    for r in json.loads(Path(run_path).read_text(encoding="utf-8"))["questions"]:
+    for r in read_run(Path(run_path))["questions"]:
         q = questions[r["id"]]
         judged = r.get("verifier") or None
         unanswerable = bool(q.get("unanswerable"))
