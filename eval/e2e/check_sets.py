@@ -57,6 +57,17 @@ def is_japanese(text: str) -> bool:
     return any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
+def check_lists(row: dict, where: str) -> list[str]:
+    """`answers`, `wrong` and `evidence` are lists of strings: the only shape eval-e2e reads (a
+    string would pass the verbatim check letter by letter)."""
+    return [
+        f"{where}: `{key}` must be a list of strings"
+        for key in ("answers", "wrong", "evidence")
+        if key in row
+        and not (isinstance(row[key], list) and all(isinstance(x, str) for x in row[key]))
+    ]
+
+
 def check_answer_kinds(row: dict, where: str) -> list[str]:
     """The `unanswerable` and `wrong` rules of the module docstring (no story needed)."""
     errors: list[str] = []
@@ -95,6 +106,10 @@ def check_file(path: Path, stories: Path, seen: set[str]) -> tuple[list[str], li
         if row["id"] in seen:
             errors.append(f"{where}: duplicate id {row['id']}")
         seen.add(row["id"])
+        shape = check_lists(row, where)
+        if shape:
+            errors += shape
+            continue
         if row["type"] not in TYPES:
             errors.append(f"{where}: unknown type {row['type']!r}")
         errors += check_answer_kinds(row, where)

@@ -106,3 +106,11 @@ def test_the_check_catches_bad_wrong_lists_and_unanswerable_rows() -> None:
     assert check({**unanswerable, "note": "never given"}, "q") == []
     assert "no answers" in check({**unanswerable, "note": "n", "answers": ["森"]}, "q")[0]
     assert "no accepted answer" in check({**row, "answers": []}, "q")[0]
+
+
+def test_evidence_written_as_one_string_is_an_error() -> None:
+    """A string would pass the verbatim check letter by letter; eval-e2e reads only lists."""
+    check_lists = load("check_sets").check_lists
+    row = {"answers": ["猿"], "wrong": ["犬"], "evidence": "猿が来ました。"}
+    assert check_lists(row, "t:1") == ["t:1: `evidence` must be a list of strings"]
+    assert check_lists({**row, "evidence": ["猿が来ました。"]}, "t:1") == []
