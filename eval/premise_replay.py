@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,9 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from storygraph.evaluation.e2e import ingest_story, story_services
 from storygraph.evaluation.harness import read_jsonl
 from storygraph.llm.factory import ModelInfo
+from storygraph.models import Citation
 from storygraph.qa.pipeline.parts import QAOptions
+from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.verify.premise import GraphPremiseChecker
 from storygraph.services import question_structure, sentence_frames
 from storygraph.settings import Settings
@@ -35,7 +38,20 @@ SMALL = ModelInfo("embedded", "premise-replay", capable=False)
 """The small embedded model's parts (its retrieval budget and sources); never called."""
 
 
-def replay(questions: Path, stories: Path) -> dict[str, str | None]:
+Judge = Callable[[GraphPremiseChecker, QuestionAnalysis, Sequence[Citation], Any], Any]
+"""What is recorded per question: (the check, the question's analysis as the model answers it,
+the sources it reads, the engine's answer without the model) → a JSON value."""
+
+
+def premise_verdict(
+    checker: GraphPremiseChecker, analysis: QuestionAnalysis, read: Sequence[Citation], answer: Any
+) -> str | None:
+    """The premise check's reason, or None (module doc)."""
+    return checker.missing(analysis, read, answer.citations, answer.facts)
+
+
+def replay(questions: Path, stories: Path, judge: Judge = premise_verdict) -> dict[str, Any]:
+    """`judge`'s value for every question of the set, story by story (module doc)."""
     settings = Settings()
     cache = Path(settings.data_dir) / "e2e"
     by_story: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -43,7 +59,7 @@ def replay(questions: Path, stories: Path) -> dict[str, str | None]:
         by_story[str(row["story"])].append(row)
     llm = FakeListChatModel(responses=["(never called)"])
     options = replace(QAOptions.from_settings(settings), compose_answer=False)
-    found: dict[str, str | None] = {}
+    found: dict[str, Any] = {}
     for story, cases in by_story.items():
         with story_services(settings, llm=llm, info=SMALL) as services:
             ingest_story(services, stories / story, cache)
@@ -61,9 +77,7 @@ def replay(questions: Path, stories: Path) -> dict[str, str | None]:
                 if parts.across is not None:
                     analysis = parts.across.asked(analysis) or analysis
                 read = parts.context.within_budget(answer.citations).read
-                found[str(case["id"])] = checker.missing(
-                    analysis, read, answer.citations, answer.facts
-                )
+                found[str(case["id"])] = judge(checker, analysis, read, answer)
         print(f"{story}: {len(cases)} questions", file=sys.stderr)
     return found
 

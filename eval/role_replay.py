@@ -16,28 +16,19 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from langchain_core.language_models.fake_chat_models import FakeListChatModel
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from storygraph.evaluation.e2e import ingest_story, story_services
-from storygraph.evaluation.harness import read_jsonl
-from storygraph.llm.factory import ModelInfo
+from premise_replay import replay
+
 from storygraph.models import Citation
-from storygraph.qa.pipeline.parts import QAOptions
 from storygraph.qa.question.analysis import QuestionAnalysis
 from storygraph.qa.question.relation_words import type_stems
 from storygraph.qa.verify.premise import PREMISE_KINDS, GraphPremiseChecker, wanted_slots
 from storygraph.qa.verify.support_links import same
-from storygraph.services import question_structure, sentence_frames
-from storygraph.settings import Settings
-
-SMALL = ModelInfo("embedded", "role-replay", capable=False)
-
 
 Fillers = list[dict[str, str]]
 
@@ -65,42 +56,11 @@ def fillers(
     return found
 
 
-def replay(questions: Path, stories: Path) -> dict[str, Fillers | None]:
-    settings = Settings()
-    cache = Path(settings.data_dir) / "e2e"
-    by_story: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for _, row in read_jsonl(questions):
-        by_story[str(row["story"])].append(row)
-    llm = FakeListChatModel(responses=["(never called)"])
-    options = replace(QAOptions.from_settings(settings), compose_answer=False)
-    found: dict[str, Fillers | None] = {}
-    for story, cases in by_story.items():
-        with story_services(settings, llm=llm, info=SMALL) as services:
-            ingest_story(services, stories / story, cache)
-
-            def chunk_text(chunk_id: str, store: Any = services.store) -> str:
-                return str(store.chunks([chunk_id]).get(chunk_id, {}).get("text") or "")
-
-            checker = GraphPremiseChecker(sentence_frames, chunk_text, question_structure)
-            engine = services.qa()
-            parts = engine.parts_for(options)
-            for case in cases:
-                question = str(case["question"])
-                answer = engine.ask(question, options)
-                analysis = parts.reader.read(question, [])
-                if parts.across is not None:
-                    analysis = parts.across.asked(analysis) or analysis
-                read = parts.context.within_budget(answer.citations).read
-                found[str(case["id"])] = fillers(checker, analysis, read, answer)
-        print(f"{story}: {len(cases)} questions", file=sys.stderr)
-    return found
-
-
 def main(argv: list[str]) -> int:
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    found = replay(Path(argv[0]), Path(argv[1]))
+    found = replay(Path(argv[0]), Path(argv[1]), fillers)
     Path(argv[2]).write_text(json.dumps(found, ensure_ascii=False, indent=1), encoding="utf-8")
     asked = [v for v in found.values() if v is not None]
     filled = sum(bool(v) for v in asked)

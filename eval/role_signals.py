@@ -114,16 +114,7 @@ def main(argv: Sequence[str]) -> int:
             got = [r for r in judged if (r.signals or {}).get(name) == value]
             right = sum(r.model_right for r in got)
             print(f"{name}={value:.0f}: {right}/{len(got)} right")
-    base = list(load()["embedded"].features)
-    for extra in [[], *(e.split(",") for e in args.extra)]:
-        oof = trainer.out_of_fold(rows, base + extra)
-        target = trainer.rule_precision(rows, oof)
-        threshold = trainer.choose_threshold(rows, oof, target)
-        print(
-            f"{'+'.join(extra) or 'the nine'}: AUC {trainer.auc(rows, oof):.4f}, P {target} "
-            f"t {threshold}: {trainer.simulate(rows, oof, threshold).line()}"
-        )
-        print("   ", "; ".join(trainer.by_precision(rows, oof, (0.70, 0.75, 0.80))))
+    trainer.compare_extras(rows, load()["embedded"].features, args.extra)
     return 0
 
 

@@ -123,8 +123,7 @@ def load_run(spec: str, rendering_check: bool = False) -> list[Row]:
                 model_right=model_right,
                 shown_supported=bool(r.get("supported")) and not candidate,
                 shown_right=unanswerable if candidate else bool(r.get("strict_correct")),
-                not_rendered=rendering_check
-                and any(RENDERING in w for w in r.get("warnings", ())),
+                not_rendered=rendering_check and any(RENDERING in w for w in r.get("warnings", ())),
             )
         )
     return rows
@@ -293,6 +292,22 @@ def by_precision(
             out.append(f">={target:.2f}: {g.written_right_shown}/{g.written_right} "
                        f"({g.shown_right}/{g.shown}, t {best[1]:.2f})")  # fmt: skip
     return out
+
+
+def compare_extras(rows: Sequence[Row], base: Sequence[str], extras: Sequence[str]) -> None:
+    """Prints, out of fold by story at the standing threshold rule, `base` refitted on `rows`,
+    then with each set of extra signals (`extras`: names comma-separated, each in the signals
+    table): its AUC, operating point and the right answers shown at each precision target. The
+    dev-only measure of a candidate signal (eval/meaning_signals.py, eval/role_signals.py)."""
+    for extra in [[], *(e.split(",") for e in extras)]:
+        oof = out_of_fold(rows, [*base, *extra])
+        target = rule_precision(rows, oof)
+        threshold = choose_threshold(rows, oof, target)
+        print(
+            f"{'+'.join(extra) or 'the nine'}: AUC {auc(rows, oof):.4f}, P {target} "
+            f"t {threshold}: {simulate(rows, oof, threshold).line()}"
+        )
+        print("   ", "; ".join(by_precision(rows, oof, (0.70, 0.75, 0.80))))
 
 
 def auc(rows: Sequence[Row], confidence: dict[int, float]) -> float:
