@@ -9,6 +9,15 @@ same answers and asks the same check).
 Each run is written to OUTDIR under its own name; eval/train_verifier.py reads it as any run.
 The check is asked through the configured model (the embedded server by default), exactly as
 the pipeline asks it.
+
+    python eval/self_check_replay.py --japanese-prompt eval/prompts/self_check_ja.txt \
+        OUTDIR RUN.json ...
+
+asks only the answers to a Japanese question over Japanese sentences, with another prompt (a
+file like prompts/self_check.txt: instructions, a `---` line, then the sentences, question and
+answer; the reply still yes or no), and keeps the value it replaces as `self_check_en` (a
+variant measured on dev: docs/EVALUATION.md, "The self-check asked in Japanese of a Japanese
+answer").
 """
 
 from __future__ import annotations
@@ -16,17 +25,47 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from storygraph.evaluation.harness import configured_model
 from storygraph.evaluation.saved_runs import read_run
+from storygraph.qa.generation.answer_core import without_marks
+from storygraph.qa.verify import self_check
 from storygraph.qa.verify.evidence import Evidence
 from storygraph.qa.verify.self_check import ModelSelfCheck
 from storygraph.settings import get_settings
+from storygraph.text.language import is_japanese_text
+
+
+def japanese(evidence: Evidence) -> bool:
+    """A Japanese question answered over Japanese sentences (what `--japanese-prompt` asks)."""
+    cited = "".join(evidence.cited)
+    return is_japanese_text(evidence.question) and bool(cited) and is_japanese_text(cited)
+
+
+def prompted(template: str) -> Callable[[Evidence], list[Any]]:
+    """The check's messages from `template` (the format of prompts/self_check.txt)."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    system, _, user = template.partition("\n---\n")
+
+    def messages(evidence: Evidence) -> list[Any]:
+        filled = user.strip().format(
+            sentences="\n".join(evidence.cited),
+            question=evidence.question,
+            answer=" ".join(without_marks(evidence.answer, "").split()),
+        )
+        return [SystemMessage(system.strip()), HumanMessage(filled)]
+
+    return messages
 
 
 def main(argv: Sequence[str]) -> int:
+    variant: Path | None = None
+    if argv[:1] == ["--japanese-prompt"] and len(argv) > 1:
+        variant, argv = Path(argv[1]), argv[2:]
     if len(argv) < 2:
         print(__doc__)
         return 2
@@ -37,6 +76,8 @@ def main(argv: Sequence[str]) -> int:
             print("the self-check is the embedded model's signal: no embedded model configured")
             return 2
         check = ModelSelfCheck(llm)
+        if variant is not None:
+            self_check.self_check_messages = prompted(variant.read_text(encoding="utf-8"))
         for run in argv[1:]:
             data = read_run(Path(run))
             started, asked, unread = time.perf_counter(), 0, 0
@@ -44,11 +85,16 @@ def main(argv: Sequence[str]) -> int:
                 judged = row.get("verifier") or {}
                 if not judged.get("evidence"):
                     continue
-                got = check.judge(Evidence.from_json(judged["evidence"]), callbacks=[])
+                evidence = Evidence.from_json(judged["evidence"])
+                if variant is not None:
+                    if not japanese(evidence):
+                        continue
+                    judged["evidence"]["self_check_en"] = judged["evidence"].get("self_check")
+                got = check.judge(evidence, callbacks=[])
                 judged["evidence"]["self_check"] = got.value
                 asked += 1
                 unread += got.value is None
-            target = out / Path(run).name
+            target = out / Path(run).name.removesuffix(".gz")  # written plain
             target.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
             seconds = time.perf_counter() - started
             print(
