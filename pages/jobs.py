@@ -30,13 +30,16 @@ SLOTS_KEY = "_jobs_banner_slots"
 
 
 def progress_text(job: Job) -> str:
-    """One line: what the job is doing, its chunks, the rate and the ETA."""
+    """One line: what the job is doing, its chunks (and chapter, in a text with headings), the
+    rate and the ETA."""
     if job.state == "queued":
         return job.message if job.message == WAITING_FOR_LOCK else "starting"
     if job.stage == "extract" and job.chunks_total:
         saved = f" ({job.chunks_cached} saved before)" if job.chunks_cached else ""
         rate = job_rate_text(job) or "measuring the rate…"
-        return f"chunk {job.chunks_done + 1} of {job.chunks_total}{saved} · {rate}"
+        headed = job.chapters and job.chapter
+        where = f" · chapter {job.chapter} of {job.chapters}" if headed else ""
+        return f"chunk {job.chunks_done + 1} of {job.chunks_total}{saved}{where} · {rate}"
     if job.stage == "write":
         return "writing to the graph"
     return job.message or job.stage
@@ -49,7 +52,7 @@ def fraction(job: Job) -> float:
 
 
 def verb(job: Job, ahead: int) -> str:
-    """"Adding" a running job; "Queued" only behind another job (`ahead` of it in this list,
+    """ "Adding" a running job; "Queued" only behind another job (`ahead` of it in this list,
     or another process's, which holds the data directory's lock); else "Starting"."""
     if job.state == "running":
         return "Adding"

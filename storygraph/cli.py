@@ -45,23 +45,38 @@ def _services(settings: Settings) -> Services:
     return services
 
 
+_PRINTED: dict[str, tuple[int, int]] = {}
+"""Per document, the tenth of its chunks and the chapter of the last progress line written to a
+stderr that is not a terminal (`_stderr_progress`)."""
+
+
 def _stderr_progress(job: Job, event: Progress) -> None:
+    """The ingest's progress on stderr: on a terminal one line redrawn for every chunk; to a file
+    or a pipe a line at each tenth of the chunks and at each new chapter, not one per chunk."""
     from storygraph.ingest.jobs import job_rate_text
 
     if event.stage == "extract" and event.total:
         width = 30
         filled = int(width * event.done / event.total)
         bar = "#" * filled + "-" * (width - filled)
-        end = "\n" if event.done == event.total else ""
+        done = event.done == event.total
         saved = f", {event.cached} saved" if event.cached else ""
-        rate = job_rate_text(job)
-        print(
-            f"\r{event.document}: [{bar}] {event.done}/{event.total} chunks{saved}"
-            + (f" · {rate}" if rate and end == "" else ""),
-            end=end,
-            file=sys.stderr,
-            flush=True,
+        where = (
+            f", chapter {event.chapter} of {event.chapters}"
+            if event.chapters and event.chapter and not done
+            else ""
         )
+        rate = job_rate_text(job)
+        line = f"{event.document}: [{bar}] {event.done}/{event.total} chunks{saved}{where}" + (
+            f" · {rate}" if rate and not done else ""
+        )
+        if sys.stderr.isatty():
+            print("\r" + line, end="\n" if done else "", file=sys.stderr, flush=True)
+            return
+        step = (10 * event.done // event.total, event.chapter)
+        if done or _PRINTED.get(event.document) != step:
+            _PRINTED[event.document] = step
+            print(line, file=sys.stderr, flush=True)
     elif event.stage in ("decode", "write"):
         print(f"{event.document}: {event.message}", file=sys.stderr, flush=True)
 
@@ -419,8 +434,7 @@ def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
             found = [s for s in deleted.values() if args.id in (s.document_id, s.name)]
             if not found:
                 print(
-                    f"no deleted document {args.id!r} can be restored (only until the next "
-                    "ingest)",
+                    f"no deleted document {args.id!r} can be restored (only until the next ingest)",
                     file=sys.stderr,
                 )
                 return 1

@@ -69,6 +69,10 @@ class Job:
     chunks_total: int = 0
     chunks_cached: int = 0
     chunks_extracted: int = 0
+    chapter: int = 0
+    """The chapter being read (storygraph.ingest.pipeline.Progress.chapter); 0 for none."""
+    chapters: int = 0
+    """The text's chapters with a heading; 0 for a text with none."""
     rate: float | None = None
     """Chunks the model extracted per second in this run (cached chunks excluded)."""
     eta_s: float | None = None
@@ -101,7 +105,7 @@ def duration(seconds: float) -> str:
 
 
 def job_rate_text(job: Job) -> str:
-    """"3.1 chunks/min, ETA 4 min" once the model has extracted a chunk; "" before."""
+    """ "3.1 chunks/min, ETA 4 min" once the model has extracted a chunk; "" before."""
     if job.rate is None:
         return ""
     eta = f", ETA {duration(job.eta_s)}" if job.eta_s is not None else ""
@@ -364,6 +368,7 @@ class JobRunner:
             if event.stage == "extract":
                 job.chunks_done, job.chunks_total = event.done, event.total
                 job.chunks_cached, job.chunks_extracted = event.cached, event.extracted
+                job.chapter, job.chapters = event.chapter, event.chapters
                 meter.update(event, job)
             now = time.monotonic()
             if news or now - saved_at >= SAVE_EVERY_S:

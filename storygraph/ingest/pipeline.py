@@ -46,6 +46,11 @@ class Progress:
     message: str = ""
     cached: int = 0
     extracted: int = 0
+    chapter: int = 0
+    """During extraction, the chapter of the chunk being read (0: before any heading, or a text
+    without chapters)."""
+    chapters: int = 0
+    """The text's chapters with a heading (storygraph.text.chapters); 0 for a text with none."""
 
 
 ProgressFn = Callable[[Progress], None]
@@ -230,18 +235,22 @@ class Ingestor:
         """Every chunk's extraction: from the cache when saved, else from the model (and saved)."""
         results: list[ChunkExtraction] = []
         total = len(chunks)
+        headed = sum(1 for c in prepared.chapters if c.index > 0)
         for i, chunk in enumerate(chunks):
             if should_stop():
                 raise IngestCancelled
+            where = f", chapter {chunk.chapter} of {headed}" if headed and chunk.chapter else ""
             progress(
                 Progress(
                     name,
                     "extract",
                     i,
                     total,
-                    f"chunk {i + 1} of {total}",
+                    f"chunk {i + 1} of {total}{where}",
                     report.chunks_cached,
                     report.chunks_extracted,
+                    chunk.chapter,
+                    headed,
                 )
             )
             saved = self.cache.get(chunk, prepared.language) if self.cache else None
@@ -263,6 +272,8 @@ class Ingestor:
                 "extracted",
                 report.chunks_cached,
                 report.chunks_extracted,
+                headed,
+                headed,
             )
         )
         return results

@@ -117,9 +117,7 @@ def test_the_chat_answers_while_a_story_is_added(services: Services, gate: Gate)
     assert any(m.label == "Chunks" for m in at.metric)  # the report of the finished job
 
 
-def test_cancelling_from_the_app_leaves_the_graph_as_it_was(
-    services: Services, gate: Gate
-) -> None:
+def test_cancelling_from_the_app_leaves_the_graph_as_it_was(services: Services, gate: Gate) -> None:
     at = _start_sample(_app(services), gate)
     (job,) = services.job_runner().active()
     at.button(key=f"job_cancel_{job.id}").click().run()
@@ -195,3 +193,6 @@ def test_a_job_reads_queued_only_behind_another() -> None:
     running = Job(id="c", name="story.txt", state="running", stage="extract", chunks_total=4)
     assert verb(running, ahead=0) == "Adding"
     assert progress_text(running).startswith("chunk 1 of 4")
+    reading = Job(id="d", name="novel.txt", state="running", stage="extract", chunks_done=9,
+                  chunks_total=40, chapter=3, chapters=12)  # fmt: skip
+    assert progress_text(reading).startswith("chunk 10 of 40 · chapter 3 of 12 · ")

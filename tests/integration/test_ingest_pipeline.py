@@ -71,6 +71,23 @@ def test_progress_reports_every_chunk(services: Services, shared_dir: Path) -> N
     assert events[-1].stage == "done"
 
 
+def test_progress_names_the_chapter_being_read(services: Services) -> None:
+    body = "The miller walked to the river and sat by the mill. " * 12
+    text = (
+        f"The Long Road\n\nChapter I\n\n{body}\n\nChapter II\n\n{body}\n\nChapter III\n\n{body}\n"
+    )
+    events = []
+    services.ingestor().ingest_bytes("road.txt", text.encode("utf-8"), events.append)
+    extract = [e for e in events if e.stage == "extract"]
+    assert {e.chapters for e in extract} == {3}
+    read = [e.chapter for e in extract[:-1]]
+    assert read == sorted(read) and {1, 2, 3} <= set(read)
+    assert any(e.message.endswith("chapter 2 of 3") for e in extract)
+    plain = []
+    services.ingestor().ingest_bytes("plain.txt", body.encode("utf-8"), plain.append)
+    assert {(e.chapter, e.chapters) for e in plain if e.stage == "extract"} == {(0, 0)}
+
+
 def test_variant_names_merge_into_one_node(services: Services) -> None:
     from tests.helpers.scripted_logic import Script
     from tests.helpers.scripted_model import ScriptedChatModel
