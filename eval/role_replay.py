@@ -45,7 +45,7 @@ def fillers(
     if analysis.qtype.speech:
         return None
     found = []
-    for link in checker._links(analysis, read, answer.citations, answer.facts):
+    for link in checker.links(analysis, read, answer.citations, answer.facts):
         if not type_stems(link.relation) & (analysis.related or analysis.stems):
             continue
         for entity, slot in wanted:

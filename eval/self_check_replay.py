@@ -31,10 +31,8 @@ from typing import Any
 
 from storygraph.evaluation.harness import configured_model
 from storygraph.evaluation.saved_runs import read_run
-from storygraph.qa.generation.answer_core import without_marks
-from storygraph.qa.verify import self_check
 from storygraph.qa.verify.evidence import Evidence
-from storygraph.qa.verify.self_check import ModelSelfCheck
+from storygraph.qa.verify.self_check import ModelSelfCheck, check_values
 from storygraph.settings import get_settings
 from storygraph.text.language import is_japanese_text
 
@@ -46,17 +44,14 @@ def japanese(evidence: Evidence) -> bool:
 
 
 def prompted(template: str) -> Callable[[Evidence], list[Any]]:
-    """The check's messages from `template` (the format of prompts/self_check.txt)."""
+    """The check's messages from `template` (the format of prompts/self_check.txt), filled as
+    the app fills its own (`check_values`)."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
     system, _, user = template.partition("\n---\n")
 
     def messages(evidence: Evidence) -> list[Any]:
-        filled = user.strip().format(
-            sentences="\n".join(evidence.cited),
-            question=evidence.question,
-            answer=" ".join(without_marks(evidence.answer, "").split()),
-        )
+        filled = user.strip().format(**check_values(evidence))
         return [SystemMessage(system.strip()), HumanMessage(filled)]
 
     return messages
@@ -76,8 +71,8 @@ def main(argv: Sequence[str]) -> int:
             print("the self-check is the embedded model's signal: no embedded model configured")
             return 2
         check = ModelSelfCheck(llm)
-        if variant is not None:
-            self_check.self_check_messages = prompted(variant.read_text(encoding="utf-8"))
+        if variant is not None:  # the variant's prompt in place of prompts/self_check.txt
+            check.messages = prompted(variant.read_text(encoding="utf-8"))
         for run in argv[1:]:
             data = read_run(Path(run))
             started, asked, unread = time.perf_counter(), 0, 0

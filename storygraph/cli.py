@@ -45,27 +45,26 @@ def _services(settings: Settings) -> Services:
     return services
 
 
-_PRINTED: dict[str, tuple[int, int]] = {}
-"""Per document, the tenth of its chunks and the chapter of the last progress line written to a
-stderr that is not a terminal (`_stderr_progress`)."""
-
-
-def _stderr_progress(job: Job, event: Progress) -> None:
-    """The ingest's progress on stderr: on a terminal one line redrawn for every chunk; to a file
+def _stderr_progress() -> Callable[[Job, Progress], None]:
+    """One ingest's progress on stderr: on a terminal one line redrawn for every chunk; to a file
     or a pipe a line at each tenth of the chunks and at each new chapter, not one per chunk."""
     from storygraph.ingest.jobs import job_rate_text
 
-    if event.stage == "extract" and event.total:
+    printed: tuple[int, int] | None = None  # the last line's tenth and chapter (non-terminal)
+
+    def show(job: Job, event: Progress) -> None:
+        nonlocal printed
+        if event.stage in ("decode", "write"):
+            print(f"{event.document}: {event.message}", file=sys.stderr, flush=True)
+        if event.stage != "extract" or not event.total:
+            return
         width = 30
         filled = int(width * event.done / event.total)
         bar = "#" * filled + "-" * (width - filled)
         done = event.done == event.total
         saved = f", {event.cached} saved" if event.cached else ""
-        where = (
-            f", chapter {event.chapter} of {event.chapters}"
-            if event.chapters and event.chapter and not done
-            else ""
-        )
+        headed = event.chapters and event.chapter and not done
+        where = f", chapter {event.chapter} of {event.chapters}" if headed else ""
         rate = job_rate_text(job)
         line = f"{event.document}: [{bar}] {event.done}/{event.total} chunks{saved}{where}" + (
             f" · {rate}" if rate and not done else ""
@@ -74,11 +73,11 @@ def _stderr_progress(job: Job, event: Progress) -> None:
             print("\r" + line, end="\n" if done else "", file=sys.stderr, flush=True)
             return
         step = (10 * event.done // event.total, event.chapter)
-        if done or _PRINTED.get(event.document) != step:
-            _PRINTED[event.document] = step
+        if done or printed != step:
+            printed = step
             print(line, file=sys.stderr, flush=True)
-    elif event.stage in ("decode", "write"):
-        print(f"{event.document}: {event.message}", file=sys.stderr, flush=True)
+
+    return show
 
 
 def _job_report(job: Job) -> IngestReport:
@@ -118,7 +117,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                 print(f"{path}: cannot read ({exc.strerror})", file=sys.stderr)
                 failed += 1
                 continue
-            job = runner.submit(path.name, data, on_progress=_stderr_progress)
+            job = runner.submit(path.name, data, on_progress=_stderr_progress())
             try:
                 report = _job_report(runner.wait(job.id))
             except KeyboardInterrupt:

@@ -12,11 +12,12 @@ from storygraph.ingest.pipeline import Progress
 
 def test_a_file_gets_a_line_per_tenth_and_per_chapter(capsys: pytest.CaptureFixture[str]) -> None:
     job = Job(id="j", name="novel.txt", state="running", stage="extract")
+    show = _stderr_progress()
     total = 200
     for done in range(total):
         chapter = 1 if done < 150 else 2
-        _stderr_progress(job, Progress("novel.txt", "extract", done, total, "", 0, 0, chapter, 2))
-    _stderr_progress(job, Progress("novel.txt", "extract", total, total, "", 0, 0, 2, 2))
+        show(job, Progress("novel.txt", "extract", done, total, "", 0, 0, chapter, 2))
+    show(job, Progress("novel.txt", "extract", total, total, "", 0, 0, 2, 2))
     lines = capsys.readouterr().err.splitlines()
     assert "\r" not in "".join(lines)
     assert 10 <= len(lines) <= 13  # tenths, the new chapter, the end

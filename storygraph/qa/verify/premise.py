@@ -101,7 +101,7 @@ class GraphPremiseChecker:
             # 「玉手箱に入っていた…とは何だった？」 asks what a thing is: the verb of its relative
             # clause says which thing; nor must the story hold an act someone is asked to do
             return None
-        links = self._links(analysis, read, citations, facts)
+        links = self.links(analysis, read, citations, facts)
         for link in links:
             if not type_stems(link.relation) & (analysis.related or analysis.stems):
                 continue
@@ -118,7 +118,7 @@ class GraphPremiseChecker:
             return f"no fact or sentence has anyone {verb} {entity}"
         return f"no fact or sentence has {entity} {verb} anyone"
 
-    def _links(
+    def links(
         self,
         analysis: QuestionAnalysis,
         read: Sequence[Citation],

@@ -20,7 +20,7 @@ None and the answer's warnings name the fault (`SelfChecked.failed`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -88,22 +88,26 @@ def first_alternatives(chunk: Any) -> list[tuple[str, float]]:
     return token_logprob_pairs(entries[0].get("top_logprobs") or ()) if entries else []
 
 
+def check_values(evidence: Evidence) -> dict[str, str]:
+    """What the check's prompt is filled with: the cited sentences, the question, and the reply
+    as written without its source marks (a reply's own words judged better than its core on
+    dev, EVALUATION.md)."""
+    answer = " ".join(without_marks(evidence.answer, "").split())
+    return {"sentences": "\n".join(evidence.cited), "question": evidence.question, "answer": answer}
+
+
 def self_check_messages(evidence: Evidence) -> list[Any]:
-    """The check's prompt: the cited sentences, the question, and the reply as written without
-    its source marks (a reply's own words judged better than its core on dev, EVALUATION.md)."""
-    return prompt_messages(
-        "self_check",
-        sentences="\n".join(evidence.cited),
-        question=evidence.question,
-        answer=" ".join(without_marks(evidence.answer, "").split()),
-    )
+    """The check's prompt (prompts/self_check.txt) filled with `check_values`."""
+    return prompt_messages("self_check", **check_values(evidence))
 
 
 @dataclass
 class ModelSelfCheck:
-    """The check on a model reached through LangChain (module doc)."""
+    """The check on a model reached through LangChain (module doc); `messages` writes its
+    prompt (another only in a replay measuring a variant, eval/self_check_replay.py)."""
 
     llm: BaseChatModel
+    messages: Callable[[Evidence], list[Any]] = self_check_messages
 
     def judge(self, evidence: Evidence, callbacks: list[Any]) -> SelfChecked:
         if not evidence.cited:
@@ -114,7 +118,7 @@ class ModelSelfCheck:
         alternatives: list[tuple[str, float]] = []
         try:
             stream = self.llm.stream(
-                self_check_messages(evidence), config={"callbacks": callbacks}, extra_body=body
+                self.messages(evidence), config={"callbacks": callbacks}, extra_body=body
             )
             with deferred(), closing(stream):
                 for chunk in stream:
